@@ -1,0 +1,49 @@
+"""lamina: a Keras-style deep-learning framework with an inspectable graph, on JAX.
+
+>>> import numpy as np
+>>> import lamina
+>>> from lamina import layers
+>>> inputs = lamina.Input(shape=(4,))
+>>> outputs = layers.Dense(2, activation="softmax")(layers.Dense(8, activation="relu")(inputs))
+>>> model = lamina.Model(inputs, outputs)
+>>> model(np.ones((3, 4))).shape
+(3, 2)
+"""
+
+from lamina import (
+    activations,
+    backend,
+    constraints,
+    initializers,
+    layers,
+    models,
+    ops,
+    regularizers,
+    utils,
+)
+from lamina.backend import Variable
+from lamina.layers import Input, InputLayer, Layer
+from lamina.models import Model, Sequential
+from lamina.ops import random
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Input",
+    "InputLayer",
+    "Layer",
+    "Model",
+    "Sequential",
+    "Variable",
+    "__version__",
+    "activations",
+    "backend",
+    "constraints",
+    "initializers",
+    "layers",
+    "models",
+    "ops",
+    "random",
+    "regularizers",
+    "utils",
+]

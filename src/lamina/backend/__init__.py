@@ -1,0 +1,121 @@
+"""The backend seam: one set of functions, several engines.
+
+The engine is chosen once, at import, from the `LAMINA_BACKEND` environment variable
+(default `"jax"`). Every engine package (`backend/jax/`, later `backend/torch/`) provides the
+same modules (`core`, `numpy`, `nn`, `math`, `random`) with the same function names;
+`tests/backend/test_contract.py` holds that checklist.
+
+>>> from lamina import backend
+>>> backend.backend()
+'jax'
+>>> backend.floatx()
+'float32'
+"""
+
+from __future__ import annotations
+
+from lamina.backend.common.global_state import reset_session as _reset_session
+from lamina.backend.common.variables import (
+    StatelessScope,
+    current_stateless_scope,
+    in_stateless_scope,
+    standardize_dtype,
+)
+from lamina.backend.config import (
+    backend,
+    epsilon,
+    floatx,
+    image_data_format,
+    set_epsilon,
+    set_floatx,
+    set_image_data_format,
+    standardize_data_format,
+)
+
+if backend() == "jax":
+    from lamina.backend.jax import core, math, nn, numpy, random
+    from lamina.backend.jax.core import (
+        Variable,
+        block_until_ready,
+        cast,
+        cond,
+        convert_to_numpy,
+        convert_to_tensor,
+        fori_loop,
+        is_tensor,
+        jit,
+        scan,
+        shape,
+        stop_gradient,
+        value_and_grad,
+        while_loop,
+    )
+else:
+    raise ValueError(
+        f"Unknown LAMINA_BACKEND {backend()!r}. Available backends: ['jax']. "
+        "Unset the variable or set LAMINA_BACKEND=jax."
+    )
+
+
+def clear_session() -> None:
+    """Reset automatic layer names (`dense`, `dense_1`, ...) and the global seed state."""
+    _reset_session()
+
+
+def function(inputs, outputs, updates=None, name=None):
+    """The classic `K.function`: a callable from input values to output values.
+
+    Args:
+        inputs: a KerasTensor or list of KerasTensors (from `Input`).
+        outputs: a KerasTensor or list of KerasTensors computed from `inputs`.
+        updates: optional list of `(variable, new_value)` pairs, where `new_value` is a
+            KerasTensor of the same graph; each call assigns the computed values.
+
+    >>> import numpy as np, lamina
+    >>> x = lamina.Input((2,))
+    >>> f = lamina.backend.function([x], [x * 2.0])
+    >>> f([np.ones((1, 2), "float32")])[0].tolist()
+    [[2.0, 2.0]]
+    """
+    # The classic API lives in `backend` but is built on the graph above it; this is the
+    # one import the layers contract allows upwards (see pyproject.toml).
+    from lamina.graph.function import backend_function
+
+    return backend_function(inputs, outputs, updates=updates, name=name)
+
+
+__all__ = [
+    "StatelessScope",
+    "Variable",
+    "backend",
+    "block_until_ready",
+    "cast",
+    "clear_session",
+    "cond",
+    "convert_to_numpy",
+    "convert_to_tensor",
+    "core",
+    "current_stateless_scope",
+    "epsilon",
+    "floatx",
+    "fori_loop",
+    "function",
+    "image_data_format",
+    "in_stateless_scope",
+    "is_tensor",
+    "jit",
+    "math",
+    "nn",
+    "numpy",
+    "random",
+    "scan",
+    "set_epsilon",
+    "set_floatx",
+    "set_image_data_format",
+    "shape",
+    "standardize_data_format",
+    "standardize_dtype",
+    "stop_gradient",
+    "value_and_grad",
+    "while_loop",
+]

@@ -1,0 +1,1 @@
+"""Engine-agnostic pieces of the backend seam: variables and the stateless scope."""

@@ -1,0 +1,292 @@
+"""Variables and the stateless scope.
+
+Layer code is written in stateful style (`self.kernel`, `self.moving_mean.assign(...)`).
+Compiled training needs pure functions, so the trainer opens a `StatelessScope` that maps
+each variable to a value: reads come from the map and `assign` records a new value in the
+scope instead of touching the variable. Outside any scope a variable is ordinary state.
+
+Each engine subclasses `Variable` to say how a value becomes an engine array; everything
+else (names, trainability, the scope protocol, arithmetic) lives here once.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+_state = threading.local()
+
+
+def _scope_stack() -> list:
+    stack = getattr(_state, "stateless_scopes", None)
+    if stack is None:
+        stack = _state.stateless_scopes = []
+    return stack
+
+
+class StatelessScope:
+    """Maps variables to values so layer code can run as a pure function.
+
+    Args:
+        state_mapping: iterable of `(variable, value)` pairs giving the values to read.
+    """
+
+    def __init__(self, state_mapping=(), collect_losses=False):
+        self.collect_losses = collect_losses
+        self.losses: list = []
+        self._values: dict[int, object] = {}
+        self._variables: dict[int, Variable] = {}
+        self._updates: dict[int, object] = {}
+        for variable, value in state_mapping:
+            self._values[id(variable)] = value
+            self._variables[id(variable)] = variable
+
+    def get_current_value(self, variable):
+        key = id(variable)
+        if key in self._updates:
+            return self._updates[key]
+        return self._values.get(key)
+
+    def add_update(self, variable, value) -> None:
+        self._variables[id(variable)] = variable
+        self._updates[id(variable)] = value
+
+    def get_update(self, variable):
+        return self._updates.get(id(variable))
+
+    @property
+    def updates(self) -> list:
+        """`(variable, new_value)` pairs assigned inside the scope, in assignment order."""
+        return [(self._variables[k], v) for k, v in self._updates.items()]
+
+    def __enter__(self):
+        _scope_stack().append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _scope_stack().pop()
+        return False
+
+
+def current_stateless_scope() -> StatelessScope | None:
+    stack = _scope_stack()
+    return stack[-1] if stack else None
+
+
+def in_stateless_scope() -> bool:
+    return bool(_scope_stack())
+
+
+class Variable:
+    """A named, mutable tensor: a layer weight, an optimizer slot or a metric total.
+
+    Args:
+        initializer: an array-like initial value, or a callable `(shape, dtype) -> array`
+            (such as an initializer object) used with `shape`.
+        shape: the shape, required when `initializer` is a callable.
+        dtype: the dtype; defaults to the initial value's float dtype or `floatx()`.
+        trainable: whether the optimizer updates it.
+        name: a short name such as `"kernel"`.
+
+    >>> v = Variable([1.0, 2.0], name="v")
+    >>> v.assign_add([1.0, 1.0]).numpy().tolist()
+    [2.0, 3.0]
+    """
+
+    def __init__(self, initializer, shape=None, dtype=None, trainable=True, name=None):
+        from lamina.backend import config
+
+        self.name = name or "variable"
+        self.path = self.name
+        self.trainable = bool(trainable)
+        if callable(initializer):
+            if shape is None:
+                raise ValueError(
+                    f"Variable {self.name!r}: a callable initializer needs `shape`; "
+                    "pass shape=(...) or give an array as the initial value."
+                )
+            dtype = standardize_dtype(dtype or config.floatx())
+            # Initial values are real data even when a layer is built while a function
+            # is being traced; seed updates made here must reach the real seed state.
+            stack = _scope_stack()
+            saved, stack[:] = list(stack), []
+            try:
+                with self._eager_context():
+                    value = initializer(tuple(shape), dtype=dtype)
+            finally:
+                stack[:] = saved
+        else:
+            value = initializer
+            if dtype is None:
+                arr = np.asarray(_host_value(value))
+                dtype = config.floatx() if arr.dtype.kind == "f" else str(arr.dtype)
+            dtype = standardize_dtype(dtype)
+        self._dtype = dtype
+        self._value = self._convert(value, dtype)
+        self._shape = tuple(int(d) for d in self._value.shape)
+        if shape is not None and tuple(shape) != self._shape:
+            raise ValueError(
+                f"Variable {self.name!r}: initial value has shape {self._shape}, "
+                f"expected shape {tuple(shape)}."
+            )
+        self.regularizer = None
+        self.constraint = None
+
+    # Engine hooks ------------------------------------------------------------------
+    def _convert(self, value, dtype):  # pragma: no cover - overridden per engine
+        raise NotImplementedError
+
+    def _eager_context(self):  # pragma: no cover - overridden per engine
+        raise NotImplementedError
+
+    # Reading -----------------------------------------------------------------------
+    @property
+    def value(self):
+        scope = current_stateless_scope()
+        if scope is not None:
+            value = scope.get_current_value(self)
+            if value is not None:
+                return value
+        return self._value
+
+    @property
+    def dtype(self) -> str:
+        return self._dtype
+
+    @property
+    def shape(self) -> tuple:
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def numpy(self) -> np.ndarray:
+        return np.array(self.value)
+
+    def __array__(self, dtype=None, copy=None):
+        arr = np.asarray(self.value)
+        return arr.astype(dtype) if dtype is not None else arr
+
+    # Writing -----------------------------------------------------------------------
+    def assign(self, value):
+        value = self._convert(_unwrap(value), self._dtype)
+        if tuple(value.shape) != self._shape:
+            raise ValueError(
+                f"Variable {self.path!r} has shape {self._shape}; cannot assign a value of "
+                f"shape {tuple(value.shape)}."
+            )
+        scope = current_stateless_scope()
+        if scope is not None:
+            scope.add_update(self, value)
+        else:
+            self._value = value
+        return self
+
+    def assign_add(self, value):
+        return self.assign(self.value + self._convert(_unwrap(value), self._dtype))
+
+    def assign_sub(self, value):
+        return self.assign(self.value - self._convert(_unwrap(value), self._dtype))
+
+    def __repr__(self) -> str:
+        return f"<Variable path={self.path}, shape={self._shape}, dtype={self._dtype}>"
+
+    # Arithmetic reads the current value, so `variable * 2` works like an array.
+    def _binary(self, other, fn, reverse=False):
+        from lamina import ops
+
+        a, b = (other, self) if reverse else (self, other)
+        return getattr(ops, fn)(a, b)
+
+    def __add__(self, o):
+        return self._binary(o, "add")
+
+    def __radd__(self, o):
+        return self._binary(o, "add", True)
+
+    def __sub__(self, o):
+        return self._binary(o, "subtract")
+
+    def __rsub__(self, o):
+        return self._binary(o, "subtract", True)
+
+    def __mul__(self, o):
+        return self._binary(o, "multiply")
+
+    def __rmul__(self, o):
+        return self._binary(o, "multiply", True)
+
+    def __truediv__(self, o):
+        return self._binary(o, "divide")
+
+    def __rtruediv__(self, o):
+        return self._binary(o, "divide", True)
+
+    def __pow__(self, o):
+        return self._binary(o, "power")
+
+    def __matmul__(self, o):
+        return self._binary(o, "matmul")
+
+    def __rmatmul__(self, o):
+        return self._binary(o, "matmul", True)
+
+    def __neg__(self):
+        return -self.value
+
+    def __getitem__(self, idx):
+        return self.value[idx]
+
+    def __len__(self):
+        return self._shape[0]
+
+    def __float__(self):
+        return float(np.asarray(self.value))
+
+    def __int__(self):
+        return int(np.asarray(self.value))
+
+    def __bool__(self):
+        return bool(np.asarray(self.value))
+
+
+def _unwrap(value):
+    return value.value if isinstance(value, Variable) else value
+
+
+def _host_value(value):
+    return value.value if isinstance(value, Variable) else value
+
+
+_DTYPE_ALIASES = {
+    "float": "float32",
+    "double": "float64",
+    "half": "float16",
+    "int": "int32",
+    "bool_": "bool",
+}
+
+
+def standardize_dtype(dtype) -> str:
+    """Normalise a dtype (string, NumPy dtype, engine dtype) to its NumPy-style name."""
+    if dtype is None:
+        from lamina.backend import config
+
+        return config.floatx()
+    if hasattr(dtype, "name") and not isinstance(dtype, str):
+        name = dtype.name
+    elif isinstance(dtype, type):
+        name = np.dtype(dtype).name
+    else:
+        name = str(dtype)
+    name = _DTYPE_ALIASES.get(name, name)
+    if name.startswith("torch."):
+        name = name[len("torch.") :]
+    try:
+        if name != "bfloat16":
+            name = np.dtype(name).name
+    except TypeError as err:
+        raise ValueError(f"Unknown dtype {dtype!r}.") from err
+    return name

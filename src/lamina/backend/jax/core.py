@@ -1,0 +1,201 @@
+"""Core JAX backend functions: variables, conversion, control flow, compilation."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from lamina.backend.common.variables import (
+    StatelessScope,
+    standardize_dtype,
+)
+from lamina.backend.common.variables import (
+    Variable as _BaseVariable,
+)
+
+SUPPORTS_SPARSE_TENSORS = False
+
+
+class Variable(_BaseVariable):
+    __doc__ = _BaseVariable.__doc__
+
+    def _convert(self, value, dtype):
+        return jnp.asarray(value, dtype=dtype)
+
+    def _eager_context(self):
+        return jax.ensure_compile_time_eval()
+
+
+def _unwrap(x):
+    return x.value if isinstance(x, _BaseVariable) else x
+
+
+def convert_to_tensor(x, dtype=None):
+    """Convert an array-like or Variable to a JAX array (optionally cast to `dtype`)."""
+    x = _unwrap(x)
+    if dtype is not None:
+        dtype = standardize_dtype(dtype)
+    if isinstance(x, jax.Array) and (dtype is None or x.dtype == dtype):
+        return x
+    if dtype is None and isinstance(x, (float, np.floating)) and not isinstance(x, np.ndarray):
+        from lamina.backend import config
+
+        dtype = config.floatx()
+    if dtype is None:
+        arr = np.asarray(x) if not isinstance(x, jax.Array) else x
+        if arr.dtype == np.float64:
+            from lamina.backend import config
+
+            dtype = config.floatx()
+        elif arr.dtype == np.int64:
+            dtype = "int32"
+    return jnp.asarray(x, dtype=dtype)
+
+
+def convert_to_numpy(x) -> np.ndarray:
+    """Copy a tensor (or Variable) to a NumPy array on the host."""
+    return np.asarray(_unwrap(x))
+
+
+def is_tensor(x) -> bool:
+    return isinstance(x, jax.Array)
+
+
+def shape(x) -> tuple:
+    return tuple(_unwrap(x).shape)
+
+
+def cast(x, dtype):
+    return convert_to_tensor(x).astype(standardize_dtype(dtype))
+
+
+def standardize(dtype) -> str:
+    return standardize_dtype(dtype)
+
+
+def stop_gradient(x):
+    return jax.lax.stop_gradient(_unwrap(x))
+
+
+def cond(pred, true_fn, false_fn):
+    return jax.lax.cond(_unwrap(pred), true_fn, false_fn)
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    return jax.lax.scan(f, init, xs, length=length, reverse=reverse, unroll=unroll)
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    return jax.lax.fori_loop(lower, upper, body_fun, init_val)
+
+
+def while_loop(cond, body, loop_vars, maximum_iterations=None):
+    if maximum_iterations is None:
+        return jax.lax.while_loop(cond, body, loop_vars)
+
+    def cond_with_count(state):
+        count, values = state
+        return jnp.logical_and(count < maximum_iterations, cond(values))
+
+    def body_with_count(state):
+        count, values = state
+        return count + 1, body(values)
+
+    return jax.lax.while_loop(cond_with_count, body_with_count, (0, loop_vars))[1]
+
+
+def vectorized_map(function, elements):
+    return jax.vmap(function)(elements)
+
+
+def slice(inputs, start_indices, shape):
+    return jax.lax.dynamic_slice(_unwrap(inputs), start_indices, shape)
+
+
+def slice_update(inputs, start_indices, updates):
+    return jax.lax.dynamic_update_slice(_unwrap(inputs), _unwrap(updates), start_indices)
+
+
+def unstack(x, num=None, axis=0):
+    x = _unwrap(x)
+    return [jnp.take(x, i, axis=axis) for i in range(x.shape[axis])]
+
+
+# Abstract evaluation ------------------------------------------------------------------
+class ShapeSpec:
+    """What abstract evaluation needs to know of a symbolic input: shape and dtype."""
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+
+
+def compute_output_spec(fn, args, kwargs, is_spec, make_spec):
+    """Shapes and dtypes of `fn(*args, **kwargs)` without computing on data.
+
+    Symbolic inputs (recognised by `is_spec`) stand in as `jax.ShapeDtypeStruct`s. Unknown
+    dimensions (`None`) are filled with two different sizes; output dimensions that change
+    between the two evaluations are reported as `None`. Variables are read through a
+    stateless scope so that any `assign` inside `fn` is discarded.
+    """
+    leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=is_spec)
+    has_unknown = any(is_spec(x) and any(d is None for d in x.shape) for x in leaves)
+
+    def evaluate(fill):
+        dynamic_idx, dynamic_vals, static_leaves = [], [], list(leaves)
+        for i, leaf in enumerate(leaves):
+            if is_spec(leaf):
+                shape = tuple(fill if d is None else d for d in leaf.shape)
+                dynamic_idx.append(i)
+                dynamic_vals.append(jax.ShapeDtypeStruct(shape, leaf.dtype))
+
+        def wrapped(*dyn):
+            filled = list(static_leaves)
+            for i, v in zip(dynamic_idx, dyn, strict=True):
+                filled[i] = v
+            a, k = jax.tree_util.tree_unflatten(treedef, filled)
+            with StatelessScope():
+                return fn(*a, **k)
+
+        return jax.eval_shape(wrapped, *dynamic_vals)
+
+    first = evaluate(83)
+    if not has_unknown:
+        return jax.tree_util.tree_map(
+            lambda s: make_spec(s.shape, standardize_dtype(s.dtype)), first
+        )
+    second = evaluate(89)
+
+    def merge(a, b):
+        shape = tuple(d1 if d1 == d2 else None for d1, d2 in zip(a.shape, b.shape, strict=True))
+        return make_spec(shape, standardize_dtype(a.dtype))
+
+    return jax.tree_util.tree_map(merge, first, second)
+
+
+# Compilation and differentiation -----------------------------------------------------
+def jit(fn, donate_argnums=(), static_argnums=()):
+    """Compile `fn` with XLA; donated arguments' buffers are reused for the outputs."""
+    return jax.jit(fn, donate_argnums=donate_argnums, static_argnums=static_argnums)
+
+
+def value_and_grad(fn, has_aux=False):
+    """`fn`'s value and its gradient with respect to the first argument."""
+    return jax.value_and_grad(fn, has_aux=has_aux)
+
+
+def tree_map(fn, *trees):
+    return jax.tree_util.tree_map(fn, *trees)
+
+
+def tree_flatten(tree):
+    return jax.tree_util.tree_leaves(tree)
+
+
+def device_put(x):
+    return jax.device_put(x)
+
+
+def block_until_ready(x):
+    return jax.block_until_ready(x)

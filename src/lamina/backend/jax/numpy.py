@@ -1,0 +1,520 @@
+"""NumPy-style tensor functions on JAX arrays (names and semantics follow NumPy)."""
+
+from __future__ import annotations
+
+import builtins
+
+import jax
+import jax.numpy as jnp
+
+from lamina.backend import config
+from lamina.backend.common.variables import standardize_dtype
+
+
+def _dtype(dtype):
+    return standardize_dtype(dtype) if dtype is not None else None
+
+
+def _float(dtype):
+    return standardize_dtype(dtype) if dtype is not None else config.floatx()
+
+
+# Creation --------------------------------------------------------------------------
+def zeros(shape, dtype=None):
+    return jnp.zeros(shape, dtype=_float(dtype))
+
+
+def ones(shape, dtype=None):
+    return jnp.ones(shape, dtype=_float(dtype))
+
+
+def full(shape, fill_value, dtype=None):
+    return jnp.full(shape, fill_value, dtype=_dtype(dtype))
+
+
+def zeros_like(x, dtype=None):
+    return jnp.zeros_like(x, dtype=_dtype(dtype))
+
+
+def ones_like(x, dtype=None):
+    return jnp.ones_like(x, dtype=_dtype(dtype))
+
+
+def full_like(x, fill_value, dtype=None):
+    return jnp.full_like(x, fill_value, dtype=_dtype(dtype))
+
+
+def eye(N, M=None, k=0, dtype=None):
+    return jnp.eye(N, M, k=k, dtype=_float(dtype))
+
+
+def identity(n, dtype=None):
+    return jnp.identity(n, dtype=_float(dtype))
+
+
+def arange(start, stop=None, step=1, dtype=None):
+    return jnp.arange(start, stop, step, dtype=_dtype(dtype))
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None):
+    return jnp.linspace(start, stop, num, endpoint=endpoint, dtype=_float(dtype))
+
+
+def tri(N, M=None, k=0, dtype=None):
+    return jnp.tri(N, M, k, dtype=_float(dtype))
+
+
+def tril(x, k=0):
+    return jnp.tril(x, k)
+
+
+def triu(x, k=0):
+    return jnp.triu(x, k)
+
+
+def meshgrid(*x, indexing="xy"):
+    return jnp.meshgrid(*x, indexing=indexing)
+
+
+def copy(x):
+    return jnp.array(x, copy=True)
+
+
+# Elementwise, one argument ------------------------------------------------------------
+def abs(x):
+    return jnp.abs(x)
+
+
+def absolute(x):
+    return jnp.abs(x)
+
+
+def negative(x):
+    return jnp.negative(x)
+
+
+def sign(x):
+    return jnp.sign(x)
+
+
+def sqrt(x):
+    return jnp.sqrt(x)
+
+
+def square(x):
+    return jnp.square(x)
+
+
+def exp(x):
+    return jnp.exp(x)
+
+
+def expm1(x):
+    return jnp.expm1(x)
+
+
+def log(x):
+    return jnp.log(x)
+
+
+def log1p(x):
+    return jnp.log1p(x)
+
+
+def log2(x):
+    return jnp.log2(x)
+
+
+def log10(x):
+    return jnp.log10(x)
+
+
+def sin(x):
+    return jnp.sin(x)
+
+
+def cos(x):
+    return jnp.cos(x)
+
+
+def tan(x):
+    return jnp.tan(x)
+
+
+def arcsin(x):
+    return jnp.arcsin(x)
+
+
+def arccos(x):
+    return jnp.arccos(x)
+
+
+def arctan(x):
+    return jnp.arctan(x)
+
+
+def sinh(x):
+    return jnp.sinh(x)
+
+
+def cosh(x):
+    return jnp.cosh(x)
+
+
+def tanh(x):
+    return jnp.tanh(x)
+
+
+def arcsinh(x):
+    return jnp.arcsinh(x)
+
+
+def arccosh(x):
+    return jnp.arccosh(x)
+
+
+def arctanh(x):
+    return jnp.arctanh(x)
+
+
+def floor(x):
+    return jnp.floor(x)
+
+
+def ceil(x):
+    return jnp.ceil(x)
+
+
+def round(x, decimals=0):
+    return jnp.round(x, decimals)
+
+
+def reciprocal(x):
+    return jnp.reciprocal(x)
+
+
+def logical_not(x):
+    return jnp.logical_not(x)
+
+
+def isnan(x):
+    return jnp.isnan(x)
+
+
+def isinf(x):
+    return jnp.isinf(x)
+
+
+def isfinite(x):
+    return jnp.isfinite(x)
+
+
+def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    return jnp.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+
+# Elementwise, two arguments -----------------------------------------------------------
+def add(x1, x2):
+    return jnp.add(x1, x2)
+
+
+def subtract(x1, x2):
+    return jnp.subtract(x1, x2)
+
+
+def multiply(x1, x2):
+    return jnp.multiply(x1, x2)
+
+
+def divide(x1, x2):
+    return jnp.true_divide(x1, x2)
+
+
+def true_divide(x1, x2):
+    return jnp.true_divide(x1, x2)
+
+
+def floor_divide(x1, x2):
+    return jnp.floor_divide(x1, x2)
+
+
+def mod(x1, x2):
+    return jnp.mod(x1, x2)
+
+
+def power(x1, x2):
+    return jnp.power(x1, x2)
+
+
+def maximum(x1, x2):
+    return jnp.maximum(x1, x2)
+
+
+def minimum(x1, x2):
+    return jnp.minimum(x1, x2)
+
+
+def arctan2(x1, x2):
+    return jnp.arctan2(x1, x2)
+
+
+def logaddexp(x1, x2):
+    return jnp.logaddexp(x1, x2)
+
+
+def equal(x1, x2):
+    return jnp.equal(x1, x2)
+
+
+def not_equal(x1, x2):
+    return jnp.not_equal(x1, x2)
+
+
+def less(x1, x2):
+    return jnp.less(x1, x2)
+
+
+def less_equal(x1, x2):
+    return jnp.less_equal(x1, x2)
+
+
+def greater(x1, x2):
+    return jnp.greater(x1, x2)
+
+
+def greater_equal(x1, x2):
+    return jnp.greater_equal(x1, x2)
+
+
+def logical_and(x1, x2):
+    return jnp.logical_and(x1, x2)
+
+
+def logical_or(x1, x2):
+    return jnp.logical_or(x1, x2)
+
+
+def logical_xor(x1, x2):
+    return jnp.logical_xor(x1, x2)
+
+
+def isclose(x1, x2, rtol=1e-5, atol=1e-8):
+    return jnp.isclose(x1, x2, rtol=rtol, atol=atol)
+
+
+def clip(x, x_min, x_max):
+    return jnp.clip(x, x_min, x_max)
+
+
+def where(condition, x1=None, x2=None):
+    if x1 is None and x2 is None:
+        raise ValueError(
+            "where(condition) with one argument has a data-dependent shape; "
+            "pass both x1 and x2."
+        )
+    return jnp.where(condition, x1, x2)
+
+
+# Products -----------------------------------------------------------------------------
+def matmul(x1, x2):
+    return jnp.matmul(x1, x2)
+
+
+def dot(x1, x2):
+    return jnp.dot(x1, x2)
+
+
+def einsum(subscripts, *operands):
+    return jnp.einsum(subscripts, *operands)
+
+
+def tensordot(x1, x2, axes=2):
+    return jnp.tensordot(x1, x2, axes)
+
+
+def outer(x1, x2):
+    return jnp.outer(x1, x2)
+
+
+def cross(x1, x2, axis=-1):
+    return jnp.cross(x1, x2, axis=axis)
+
+
+# Reductions ---------------------------------------------------------------------------
+def sum(x, axis=None, keepdims=False):
+    return jnp.sum(x, axis=axis, keepdims=keepdims)
+
+
+def mean(x, axis=None, keepdims=False):
+    x = jnp.asarray(x)
+    if not jnp.issubdtype(x.dtype, jnp.inexact):
+        x = x.astype(config.floatx())
+    return jnp.mean(x, axis=axis, keepdims=keepdims)
+
+
+def max(x, axis=None, keepdims=False):
+    return jnp.max(x, axis=axis, keepdims=keepdims)
+
+
+def min(x, axis=None, keepdims=False):
+    return jnp.min(x, axis=axis, keepdims=keepdims)
+
+
+def prod(x, axis=None, keepdims=False):
+    return jnp.prod(x, axis=axis, keepdims=keepdims)
+
+
+def std(x, axis=None, keepdims=False):
+    return jnp.std(x, axis=axis, keepdims=keepdims)
+
+
+def var(x, axis=None, keepdims=False):
+    return jnp.var(x, axis=axis, keepdims=keepdims)
+
+
+def any(x, axis=None, keepdims=False):
+    return jnp.any(x, axis=axis, keepdims=keepdims)
+
+
+def all(x, axis=None, keepdims=False):
+    return jnp.all(x, axis=axis, keepdims=keepdims)
+
+
+def argmax(x, axis=None, keepdims=False):
+    return jnp.argmax(x, axis=axis, keepdims=keepdims)
+
+
+def argmin(x, axis=None, keepdims=False):
+    return jnp.argmin(x, axis=axis, keepdims=keepdims)
+
+
+def cumsum(x, axis=None, dtype=None):
+    return jnp.cumsum(x, axis=axis, dtype=_dtype(dtype))
+
+
+def cumprod(x, axis=None, dtype=None):
+    return jnp.cumprod(x, axis=axis, dtype=_dtype(dtype))
+
+
+def count_nonzero(x, axis=None):
+    return jnp.count_nonzero(x, axis=axis)
+
+
+def average(x, axis=None, weights=None):
+    return jnp.average(x, axis=axis, weights=weights)
+
+
+def trace(x, offset=0, axis1=0, axis2=1):
+    return jnp.trace(x, offset=offset, axis1=axis1, axis2=axis2)
+
+
+# Shapes -------------------------------------------------------------------------------
+def reshape(x, newshape):
+    newshape = tuple(-1 if d is None else d for d in newshape)
+    return jnp.reshape(x, newshape)
+
+
+def transpose(x, axes=None):
+    return jnp.transpose(x, axes)
+
+
+def expand_dims(x, axis):
+    return jnp.expand_dims(x, axis)
+
+
+def squeeze(x, axis=None):
+    return jnp.squeeze(x, axis)
+
+
+def ravel(x):
+    return jnp.ravel(x)
+
+
+def flip(x, axis=None):
+    return jnp.flip(x, axis)
+
+
+def roll(x, shift, axis=None):
+    return jnp.roll(x, shift, axis)
+
+
+def swapaxes(x, axis1, axis2):
+    return jnp.swapaxes(x, axis1, axis2)
+
+
+def moveaxis(x, source, destination):
+    return jnp.moveaxis(x, source, destination)
+
+
+def broadcast_to(x, shape):
+    return jnp.broadcast_to(x, shape)
+
+
+def concatenate(xs, axis=0):
+    return jnp.concatenate(xs, axis=axis)
+
+
+def stack(x, axis=0):
+    return jnp.stack(x, axis=axis)
+
+
+def split(x, indices_or_sections, axis=0):
+    return jnp.split(x, indices_or_sections, axis=axis)
+
+
+def append(x1, x2, axis=None):
+    return jnp.append(x1, x2, axis=axis)
+
+
+def tile(x, repeats):
+    return jnp.tile(x, repeats)
+
+
+def repeat(x, repeats, axis=None):
+    return jnp.repeat(x, repeats, axis=axis)
+
+
+def pad(x, pad_width, mode="constant", constant_values=None):
+    if constant_values is None or mode != "constant":
+        return jnp.pad(x, pad_width, mode=mode)
+    return jnp.pad(x, pad_width, mode=mode, constant_values=constant_values)
+
+
+def take(x, indices, axis=None):
+    return jnp.take(x, indices, axis=axis)
+
+
+def take_along_axis(x, indices, axis=None):
+    return jnp.take_along_axis(x, indices, axis=axis)
+
+
+def diag(x, k=0):
+    return jnp.diag(x, k)
+
+
+def diagonal(x, offset=0, axis1=0, axis2=1):
+    return jnp.diagonal(x, offset, axis1, axis2)
+
+
+def sort(x, axis=-1):
+    return jnp.sort(x, axis=axis)
+
+
+def argsort(x, axis=-1):
+    return jnp.argsort(x, axis=axis)
+
+
+def size(x):
+    return jnp.size(x)
+
+
+def ndim(x):
+    return jnp.ndim(x)
+
+
+def get_item(x, key):
+    return x[key]
+
+
+def _unused():  # keeps `builtins` referenced for names shadowed above
+    return builtins.max

@@ -1,0 +1,282 @@
+"""Function: maps the DAG between some input and output KerasTensors, and runs it.
+
+Mapping walks back from the outputs by depth-first search over nodes (each tensor's
+`_keras_history` names the node that made it), refusing cycles, then gives every node
+a depth: outputs' nodes are at depth 0, and a node is one deeper than its deepest
+consumer. A shared layer takes the depth of its deepest use. Running visits depths from
+the deepest to 0, feeding each node the values (and masks) of its inputs.
+"""
+
+from __future__ import annotations
+
+from lamina.graph import tree
+from lamina.graph.keras_tensor import KerasTensor
+from lamina.graph.operation import current_call_context
+
+
+def _describe(x) -> str:
+    return f"{type(x).__name__} {x!r}"[:200]
+
+
+def map_graph(inputs: list, outputs: list):
+    """Nodes, depths and operations of the graph from `inputs` to `outputs`.
+
+    Returns `(nodes, nodes_by_depth, operations, operations_by_depth)` where `nodes` is in
+    traversal order (parents first) and `operations` sorted by decreasing depth, ties in
+    traversal order.
+    """
+    input_ids = {id(x) for x in inputs}
+    finished, in_progress = set(), set()
+    ordered_nodes: list = []
+    operation_indices: dict = {}
+
+    def build_map(tensor):
+        operation, node_index, _ = tensor._keras_history
+        node = operation._inbound_nodes[node_index]
+        if node in finished:
+            return
+        if node in in_progress:
+            raise ValueError(
+                f"The graph has a cycle: tensor {tensor.name!r} depends on itself through "
+                f"{type(operation).__name__} {operation.name!r}."
+            )
+        operation_indices.setdefault(operation, len(operation_indices))
+        in_progress.add(node)
+        if id(tensor) not in input_ids:
+            for x in node.input_tensors:
+                if x._keras_history is None:
+                    raise ValueError(
+                        f"Tensor {x.name!r} (input of {operation.name!r}) has no history: "
+                        "it was not created by `Input` or a layer call."
+                    )
+                build_map(x)
+        in_progress.discard(node)
+        finished.add(node)
+        ordered_nodes.append(node)
+
+    for x in outputs:
+        build_map(x)
+
+    node_set = set(ordered_nodes)
+    node_depths: dict = {}
+    operation_depths: dict = {}
+    for node in reversed(ordered_nodes):
+        depth = node_depths.setdefault(node, 0)
+        depth = max(depth, operation_depths.get(node.operation, 0))
+        operation_depths[node.operation] = depth
+        node_depths[node] = depth
+        for parent in node.parent_nodes:
+            if parent in node_set:
+                node_depths[parent] = max(depth + 1, node_depths.get(parent, 0))
+
+    nodes_by_depth: dict = {}
+    for node in ordered_nodes:
+        nodes_by_depth.setdefault(node_depths[node], []).append(node)
+    operations_by_depth: dict = {}
+    for op, depth in operation_depths.items():
+        operations_by_depth.setdefault(depth, []).append(op)
+    operations = []
+    for depth in sorted(operations_by_depth, reverse=True):
+        ops_at_depth = sorted(operations_by_depth[depth], key=lambda o: operation_indices[o])
+        operations_by_depth[depth] = ops_at_depth
+        operations.extend(ops_at_depth)
+    return ordered_nodes, nodes_by_depth, operations, operations_by_depth
+
+
+class Function:
+    """A callable graph from input KerasTensors to output KerasTensors.
+
+    Args:
+        inputs: a KerasTensor, or a list/tuple/dict of them.
+        outputs: a KerasTensor, or a list/tuple/dict of them, computed from `inputs`.
+
+    >>> import numpy as np, lamina
+    >>> from lamina.graph import Function
+    >>> x = lamina.Input((2,))
+    >>> f = Function(x, lamina.ops.relu(x) + 1.0)
+    >>> np.asarray(f(np.array([[-1.0, 2.0]]))).tolist()
+    [[1.0, 3.0]]
+    """
+
+    def __init__(self, inputs, outputs, name: str | None = None):
+        self.name = name
+        self._inputs_struct = inputs
+        self._outputs_struct = outputs
+        self.inputs = tree.flatten(inputs)
+        self.outputs = tree.flatten(outputs)
+        self._check_tensors()
+        (
+            self.nodes,
+            self.nodes_by_depth,
+            self.operations,
+            self.operations_by_depth,
+        ) = map_graph(self.inputs, self.outputs)
+        self._plan = self._check_connected_and_plan()
+        self._check_unique_names()
+
+    def _check_tensors(self):
+        for role, tensors in (("input", self.inputs), ("output", self.outputs)):
+            for x in tensors:
+                if not isinstance(x, KerasTensor):
+                    raise TypeError(
+                        f"Every model {role} must be a symbolic tensor (a KerasTensor from "
+                        f"`Input` or a layer call); received {_describe(x)}."
+                    )
+                if x._keras_history is None:
+                    raise ValueError(
+                        f"Model {role} {x.name!r} was not created by `Input` or a layer "
+                        "call, so it has no place in a graph."
+                    )
+        seen = set()
+        for x in self.inputs:
+            if id(x) in seen:
+                raise ValueError(
+                    f"Input tensor {x.name!r} is listed more than once in the model inputs; "
+                    "list each input once."
+                )
+            seen.add(id(x))
+
+    def _check_connected_and_plan(self) -> list:
+        computable = {id(x) for x in self.inputs}
+        accessed: list[str] = []
+        plan = []
+        for depth in sorted(self.nodes_by_depth, reverse=True):
+            for node in self.nodes_by_depth[depth]:
+                if any(id(x) in computable for x in node.output_tensors):
+                    continue  # this node made a given input: the graph starts after it
+                if node.is_input:
+                    continue  # an Input that was not given: flagged where it is used
+                for x in node.input_tensors:
+                    if id(x) not in computable:
+                        raise ValueError(
+                            f"Graph disconnected: cannot obtain a value for tensor {x.name!r} "
+                            f"(shape {x.shape}) at layer {node.operation.name!r}. The layers "
+                            f"reached without issue so far: {accessed}. Pass the Input that "
+                            "this tensor comes from in the model's inputs."
+                        )
+                computable.update(id(x) for x in node.output_tensors)
+                accessed.append(node.operation.name)
+                plan.append(node)
+        for x in self.outputs:
+            if id(x) not in computable:
+                raise ValueError(
+                    f"Graph disconnected: output {x.name!r} cannot be computed from the "
+                    f"given inputs {[i.name for i in self.inputs]}."
+                )
+        return plan
+
+    def _check_unique_names(self):
+        by_name: dict = {}
+        for op in self.operations:
+            other = by_name.setdefault(op.name, op)
+            if other is not op:
+                raise ValueError(
+                    f"The name {op.name!r} is used by two different layers in one model "
+                    f"({type(other).__name__} and {type(op).__name__}). Every layer name "
+                    "must be unique: rename one of them with `name=`."
+                )
+
+    # Running ---------------------------------------------------------------------------
+    def _flatten_values(self, inputs) -> list:
+        if isinstance(self._inputs_struct, dict) and isinstance(inputs, dict):
+            return [inputs[k] for k in sorted(self._inputs_struct)]
+        if len(self.inputs) == 1 and not isinstance(inputs, (list, tuple, dict)):
+            return [inputs]
+        flat = tree.flatten(inputs)
+        if len(flat) != len(self.inputs):
+            raise ValueError(
+                f"Expected {len(self.inputs)} input(s) {[x.name for x in self.inputs]}, "
+                f"received {len(flat)}."
+            )
+        return flat
+
+    def __call__(self, inputs, training=None, mask=None):
+        return self.run(inputs, training=training, mask=mask)[0]
+
+    def run(self, inputs, training=None, mask=None):
+        """Compute the outputs (and their masks) of the graph on concrete `inputs`.
+
+        Returns `(outputs, output_masks)`, both in the structure of the outputs.
+        """
+        values = self._flatten_values(inputs)
+        masks = [None] * len(values) if mask is None else self._flatten_values(mask)
+        memo: dict = {}
+        for x, v, m in zip(self.inputs, values, masks, strict=True):
+            memo[id(x)] = (v, m)
+        if training is None:
+            context = current_call_context()
+            training = context.training if context is not None else None
+
+        for node in self._plan:
+            op = node.operation
+            lookup = lambda t: memo[id(t)][0] if isinstance(t, KerasTensor) else t  # noqa: E731
+            args = tree.map_structure(lookup, node.call_args)
+            kwargs = tree.map_structure(lookup, node.call_kwargs)
+            if getattr(op, "_call_has_training_arg", False) and "training" not in kwargs:
+                if training is not None:
+                    kwargs["training"] = training
+            in_masks = [memo[id(t)][1] for t in node.input_tensors]
+            node_mask = None
+            if any(m is not None for m in in_masks):
+                first = node.call_args[0] if node.call_args else None
+                node_mask = tree.map_structure(
+                    lambda t: memo[id(t)][1] if isinstance(t, KerasTensor) else None, first
+                )
+                if getattr(op, "_call_has_mask_arg", False) and "mask" not in kwargs:
+                    kwargs["mask"] = node_mask
+            outputs = op(*args, **kwargs)
+            flat_out = tree.flatten(outputs)
+            out_masks = [None] * len(flat_out)
+            compute_mask = getattr(op, "compute_mask", None)
+            if compute_mask is not None and (
+                node_mask is not None or getattr(op, "_always_compute_mask", False)
+            ):
+                computed = compute_mask(args[0] if args else None, node_mask)
+                if computed is not None:
+                    out_masks = tree.flatten(computed) if tree.is_nested(computed) else [computed]
+                    if len(out_masks) != len(flat_out):
+                        out_masks = [out_masks[0]] * len(flat_out)
+            for x, v, m in zip(node.output_tensors, flat_out, out_masks, strict=True):
+                memo[id(x)] = (v, m)
+
+        outs = [memo[id(x)][0] for x in self.outputs]
+        out_masks = [memo[id(x)][1] for x in self.outputs]
+        return (
+            tree.pack_sequence_as(self._outputs_struct, outs),
+            tree.pack_sequence_as(self._outputs_struct, out_masks),
+        )
+
+
+class _BackendFunction:
+    """The callable returned by `backend.function`: runs the graph, then the updates."""
+
+    def __init__(self, inputs, outputs, updates, name):
+        self._was_list = isinstance(outputs, (list, tuple))
+        outputs = list(outputs) if self._was_list else [outputs]
+        self._updates = list(updates or [])
+        update_tensors = []
+        for pair in self._updates:
+            if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
+                raise ValueError(
+                    "`updates` must be a list of (variable, new_value) pairs; received "
+                    f"{_describe(pair)}."
+                )
+            update_tensors.append(pair[1])
+        self._symbolic_updates = [isinstance(v, KerasTensor) for v in update_tensors]
+        symbolic = [v for v in update_tensors if isinstance(v, KerasTensor)]
+        inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        self._function = Function(inputs, outputs + symbolic, name=name)
+        self._num_outputs = len(outputs)
+
+    def __call__(self, inputs):
+        inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        results = self._function(inputs)
+        outs = results[: self._num_outputs]
+        computed = iter(results[self._num_outputs :])
+        for (variable, value), symbolic in zip(self._updates, self._symbolic_updates, strict=True):
+            variable.assign(next(computed) if symbolic else value)
+        return outs if self._was_list else outs[0]
+
+
+def backend_function(inputs, outputs, updates=None, name=None):
+    return _BackendFunction(inputs, outputs, updates, name)

@@ -1,0 +1,183 @@
+"""Activation layers: ReLU, LeakyReLU, ELU, PReLU, Softmax."""
+
+from __future__ import annotations
+
+from lamina import activations, constraints, initializers, ops, regularizers
+from lamina.layers.layer import Layer
+from lamina.utils import serialization
+
+
+def _register(cls):
+    serialization.register_builtin("layers", cls)
+    return cls
+
+
+class _Elementwise(Layer):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.built = True
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+
+@_register
+class ReLU(_Elementwise):
+    """Rectified linear unit: `max(x, 0)`, with optional cap, slope and threshold.
+
+    Args:
+        max_value: cap on the output (None for no cap).
+        negative_slope: slope below the threshold.
+        threshold: values below it are scaled by `negative_slope`.
+
+    >>> import numpy as np
+    >>> np.asarray(ReLU(max_value=1.0)(np.array([-1.0, 0.5, 3.0]))).tolist()
+    [0.0, 0.5, 1.0]
+    """
+
+    def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
+        super().__init__(**kwargs)
+        if max_value is not None and max_value < 0:
+            raise ValueError(f"ReLU max_value must be >= 0; received {max_value}.")
+        if negative_slope is None or negative_slope < 0:
+            raise ValueError(f"ReLU negative_slope must be >= 0; received {negative_slope}.")
+        self.max_value = max_value
+        self.negative_slope = negative_slope
+        self.threshold = threshold
+
+    def call(self, inputs):
+        return activations.relu(
+            inputs,
+            negative_slope=self.negative_slope,
+            max_value=self.max_value,
+            threshold=self.threshold,
+        )
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "max_value": self.max_value,
+            "negative_slope": self.negative_slope,
+            "threshold": self.threshold,
+        }
+
+
+@_register
+class LeakyReLU(_Elementwise):
+    """Leaky ReLU: `x` if `x >= 0` else `negative_slope * x` (default slope 0.3)."""
+
+    def __init__(self, negative_slope=0.3, **kwargs):
+        if "alpha" in kwargs:
+            negative_slope = kwargs.pop("alpha")
+        super().__init__(**kwargs)
+        if negative_slope is None or negative_slope < 0:
+            raise ValueError(f"LeakyReLU negative_slope must be >= 0; received {negative_slope}.")
+        self.negative_slope = negative_slope
+
+    def call(self, inputs):
+        return ops.leaky_relu(inputs, negative_slope=self.negative_slope)
+
+    def get_config(self):
+        return {**super().get_config(), "negative_slope": self.negative_slope}
+
+
+@_register
+class ELU(_Elementwise):
+    """Exponential linear unit: `x` if `x > 0` else `alpha * (exp(x) - 1)`."""
+
+    def __init__(self, alpha=1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.alpha = alpha
+
+    def call(self, inputs):
+        return ops.elu(inputs, alpha=self.alpha)
+
+    def get_config(self):
+        return {**super().get_config(), "alpha": self.alpha}
+
+
+@_register
+class PReLU(Layer):
+    """Parametric ReLU: `x` if `x >= 0` else `alpha * x`, with `alpha` learned.
+
+    Args:
+        alpha_initializer, alpha_regularizer, alpha_constraint: for the `alpha` weights.
+        shared_axes: axes (1-indexed, excluding batch) along which `alpha` is shared.
+    """
+
+    def __init__(
+        self,
+        alpha_initializer="zeros",
+        alpha_regularizer=None,
+        alpha_constraint=None,
+        shared_axes=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.alpha_initializer = initializers.get(alpha_initializer)
+        self.alpha_regularizer = regularizers.get(alpha_regularizer)
+        self.alpha_constraint = constraints.get(alpha_constraint)
+        if shared_axes is None:
+            self.shared_axes = None
+        elif isinstance(shared_axes, (list, tuple)):
+            self.shared_axes = list(shared_axes)
+        else:
+            self.shared_axes = [shared_axes]
+
+    def build(self, input_shape):
+        param_shape = list(input_shape[1:])
+        for axis in self.shared_axes or []:
+            param_shape[axis - 1] = 1
+        self.alpha = self.add_weight(
+            shape=param_shape,
+            initializer=self.alpha_initializer,
+            regularizer=self.alpha_regularizer,
+            constraint=self.alpha_constraint,
+            name="alpha",
+        )
+        self.built = True
+
+    def call(self, inputs):
+        pos = ops.relu(inputs)
+        neg = -self.alpha * ops.relu(-inputs)
+        return pos + neg
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "alpha_initializer": initializers.serialize(self.alpha_initializer),
+            "alpha_regularizer": regularizers.serialize(self.alpha_regularizer),
+            "alpha_constraint": constraints.serialize(self.alpha_constraint),
+            "shared_axes": self.shared_axes,
+        }
+
+
+@_register
+class Softmax(_Elementwise):
+    """Softmax over `axis`; masked positions (mask False) get probability 0.
+
+    Call arguments:
+        inputs: the logits. mask: optional boolean mask broadcastable to `inputs`.
+    """
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs, mask=None):
+        if mask is not None:
+            inputs = ops.where(ops.cast(mask, "bool"), inputs, -1e9)
+        if isinstance(self.axis, (list, tuple)):
+            return ops.exp(inputs - ops.logsumexp(inputs, axis=tuple(self.axis), keepdims=True))
+        return ops.softmax(inputs, axis=self.axis)
+
+    def compute_mask(self, inputs, previous_mask=None):
+        return None
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis}

@@ -1,0 +1,413 @@
+"""Core layers: Dense, Activation, Dropout, Identity, Lambda, Embedding, Masking."""
+
+from __future__ import annotations
+
+import base64
+import marshal
+import types
+
+from lamina import activations, constraints, initializers, ops, regularizers
+from lamina.layers.input_spec import InputSpec
+from lamina.layers.layer import Layer
+from lamina.ops import random as ops_random
+from lamina.utils import serialization
+
+_UNSAFE = {"enabled": False}
+
+
+def enable_unsafe_deserialization() -> None:
+    """Allow loading Python bytecode (Lambda layers) from configs you trust."""
+    _UNSAFE["enabled"] = True
+
+
+def _register(cls):
+    serialization.register_builtin("layers", cls)
+    return cls
+
+
+@_register
+class Dense(Layer):
+    """A densely connected layer: `activation(inputs @ kernel + bias)`.
+
+    Args:
+        units: size of the output's last dimension.
+        activation: activation function or its name (default: none).
+        use_bias: whether to add a bias vector.
+        kernel_initializer, bias_initializer: initializers (objects or names).
+        kernel_regularizer, bias_regularizer, activity_regularizer: regularizers.
+        kernel_constraint, bias_constraint: constraints applied after each update.
+
+    Input shape: `(batch, ..., input_dim)`. Output shape: `(batch, ..., units)`.
+
+    >>> import numpy as np
+    >>> layer = Dense(4)
+    >>> layer(np.ones((2, 3))).shape
+    (2, 4)
+    >>> [tuple(w.shape) for w in layer.weights]
+    [(3, 4), (4,)]
+    """
+
+    def __init__(
+        self,
+        units: int,
+        activation=None,
+        use_bias: bool = True,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        **kwargs,
+    ):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
+            raise ValueError(f"Dense expects `units` to be a positive int; received {units!r}.")
+        self.units = units
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.input_spec = InputSpec(min_ndim=2)
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        input_dim = input_shape[-1]
+        if input_dim is None:
+            raise ValueError(
+                f"Dense {self.name!r} needs the last dimension of its input to be known; "
+                f"received shape {tuple(input_shape)}."
+            )
+        self.kernel = self.add_weight(
+            shape=(input_dim, self.units),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+            name="kernel",
+        )
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight(
+                shape=(self.units,),
+                initializer=self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+                name="bias",
+            )
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim})
+        self.built = True
+
+    def call(self, inputs):
+        x = ops.matmul(inputs, self.kernel)
+        if self.bias is not None:
+            x = ops.add(x, self.bias)
+        return self.activation(x) if self.activation is not None else x
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape[:-1]) + (self.units,)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "units": self.units,
+            "activation": activations.serialize(self.activation),
+            "use_bias": self.use_bias,
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "kernel_constraint": constraints.serialize(self.kernel_constraint),
+            "bias_constraint": constraints.serialize(self.bias_constraint),
+        }
+
+
+@_register
+class Activation(Layer):
+    """Applies an activation function to its input.
+
+    Args:
+        activation: a function or a name such as `"relu"`.
+
+    >>> import numpy as np
+    >>> np.asarray(Activation("relu")(np.array([-1.0, 2.0]))).tolist()
+    [0.0, 2.0]
+    """
+
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.activation = activations.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {**super().get_config(), "activation": activations.serialize(self.activation)}
+
+
+@_register
+class Identity(Layer):
+    """Returns its input unchanged (a placeholder, e.g. when pruning a model)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
+    def call(self, inputs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+
+@_register
+class Dropout(Layer):
+    """Sets a random fraction `rate` of inputs to 0 during training, scaling the rest.
+
+    Active only when called with `training=True` (as `fit` does); identity otherwise.
+
+    Args:
+        rate: fraction of the inputs to drop, in `[0, 1)`.
+        noise_shape: shape of the keep mask, `None` entries taking the input's size.
+        seed: an int for reproducible masks.
+
+    Call arguments:
+        inputs: a tensor. training: whether to drop.
+    """
+
+    def __init__(self, rate: float, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if not 0 <= rate < 1:
+            raise ValueError(f"Dropout expects `rate` in [0, 1); received {rate!r}.")
+        self.rate = float(rate)
+        self.noise_shape = tuple(noise_shape) if noise_shape is not None else None
+        self.seed = seed
+        self.seed_generator = ops_random.SeedGenerator(seed)
+        self.supports_masking = True
+        self.built = True
+
+    def call(self, inputs, training=False):
+        if training and self.rate > 0:
+            return ops_random.dropout(inputs, self.rate, self.noise_shape, seed=self.seed_generator)
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "rate": self.rate,
+            "noise_shape": self.noise_shape,
+            "seed": self.seed,
+        }
+
+
+@_register
+class Embedding(Layer):
+    """Turns non-negative integer indices into dense vectors of size `output_dim`.
+
+    Args:
+        input_dim: vocabulary size (largest index + 1).
+        output_dim: size of each vector.
+        embeddings_initializer, embeddings_regularizer, embeddings_constraint: for the
+            `(input_dim, output_dim)` table.
+        mask_zero: treat index 0 as padding and emit a mask that later layers respect.
+
+    Input shape: `(batch, ...)` integers. Output shape: `(batch, ..., output_dim)`.
+
+    >>> import numpy as np
+    >>> emb = Embedding(10, 3, mask_zero=True)
+    >>> emb(np.array([[1, 0]])).shape
+    (1, 2, 3)
+    >>> np.asarray(emb.compute_mask(np.array([[1, 0]]))).tolist()
+    [[True, False]]
+    """
+
+    def __init__(
+        self,
+        input_dim: int,
+        output_dim: int,
+        embeddings_initializer="uniform",
+        embeddings_regularizer=None,
+        embeddings_constraint=None,
+        mask_zero: bool = False,
+        **kwargs,
+    ):
+        kwargs.pop("input_length", None)
+        super().__init__(**kwargs)
+        self.input_dim = int(input_dim)
+        self.output_dim = int(output_dim)
+        self.embeddings_initializer = initializers.get(embeddings_initializer)
+        self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = constraints.get(embeddings_constraint)
+        self.mask_zero = mask_zero
+        self.supports_masking = mask_zero
+        self.autocast = False
+
+    def build(self, input_shape=None):
+        self.embeddings = self.add_weight(
+            shape=(self.input_dim, self.output_dim),
+            initializer=self.embeddings_initializer,
+            regularizer=self.embeddings_regularizer,
+            constraint=self.embeddings_constraint,
+            name="embeddings",
+        )
+        self.built = True
+
+    def call(self, inputs):
+        if "int" not in str(inputs.dtype):
+            inputs = ops.cast(inputs, "int32")
+        return ops.take(self.embeddings, inputs, axis=0)
+
+    def compute_mask(self, inputs, previous_mask=None):
+        if not self.mask_zero:
+            return None
+        return ops.not_equal(inputs, 0)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape) + (self.output_dim,)
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "input_dim": self.input_dim,
+            "output_dim": self.output_dim,
+            "embeddings_initializer": initializers.serialize(self.embeddings_initializer),
+            "embeddings_regularizer": regularizers.serialize(self.embeddings_regularizer),
+            "embeddings_constraint": constraints.serialize(self.embeddings_constraint),
+            "mask_zero": self.mask_zero,
+        }
+
+
+@_register
+class Masking(Layer):
+    """Masks timesteps whose features all equal `mask_value` (and zeroes them).
+
+    Input shape: `(batch, timesteps, features)`; the mask has shape `(batch, timesteps)`.
+    """
+
+    def __init__(self, mask_value: float = 0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.mask_value = mask_value
+        self.supports_masking = True
+
+    def compute_mask(self, inputs, previous_mask=None):
+        return ops.any(ops.not_equal(inputs, self.mask_value), axis=-1)
+
+    def call(self, inputs):
+        keep = ops.any(ops.not_equal(inputs, self.mask_value), axis=-1, keepdims=True)
+        return ops.multiply(inputs, ops.cast(keep, inputs.dtype))
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {**super().get_config(), "mask_value": self.mask_value}
+
+
+@_register
+class Lambda(Layer):
+    """Wraps a function as a layer: `Lambda(lambda x: x ** 2)`.
+
+    Prefer subclassing `Layer` for anything with weights. A Lambda's config stores its
+    function's name (for registered functions) or its Python bytecode; bytecode loads
+    only with `safe_mode=False`, because loading it runs code from the file.
+
+    Args:
+        function: the function of the input(s).
+        output_shape: optional output shape (or a function of the input shape).
+        mask: optional mask (or a function `(inputs, mask) -> mask`).
+        arguments: optional dict of extra keyword arguments for `function`.
+    """
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        if not callable(function):
+            raise TypeError(f"Lambda expects a callable; received {type(function).__name__}.")
+        self.function = function
+        self._output_shape = output_shape
+        self.mask = mask
+        self.arguments = dict(arguments or {})
+        self.supports_masking = mask is not None
+        self.built = True
+
+    def call(self, inputs, mask=None):
+        return self.function(inputs, **self.arguments)
+
+    def compute_mask(self, inputs, previous_mask=None):
+        if callable(self.mask):
+            return self.mask(inputs, previous_mask)
+        return self.mask
+
+    def compute_output_spec(self, *args, **kwargs):
+        if self._output_shape is None:
+            return super().compute_output_spec(*args, **kwargs)
+        from lamina.layers.layer import _shapes_to_specs
+
+        shape = self._output_shape
+        if callable(shape):
+            shape = shape(args[0].shape)
+        else:
+            shape = (args[0].shape[0],) + tuple(shape)
+        return _shapes_to_specs(tuple(shape), self.compute_dtype)
+
+    def get_config(self):
+        config = super().get_config()
+        config["function"] = _serialize_function(self.function)
+        config["arguments"] = self.arguments
+        if self._output_shape is not None and not callable(self._output_shape):
+            config["output_shape"] = list(self._output_shape)
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None, safe_mode=None):
+        config = dict(config)
+        config["function"] = _deserialize_function(config["function"], custom_objects, safe_mode)
+        if config.get("output_shape") is not None:
+            config["output_shape"] = tuple(config["output_shape"])
+        config.pop("output_shape_type", None)
+        return super().from_config(config)
+
+
+def _serialize_function(fn):
+    name = getattr(fn, "__name__", None)
+    registered = serialization.get_registered_object(
+        serialization.get_registered_name(fn)
+    )
+    if registered is fn and name != "<lambda>":
+        return serialization.serialize_keras_object(fn)
+    code = base64.b64encode(marshal.dumps(fn.__code__)).decode("ascii")
+    defaults = list(fn.__defaults__) if fn.__defaults__ else None
+    return {
+        "class_name": "__lambda__",
+        "config": {"code": code, "defaults": defaults, "closure": None},
+    }
+
+
+def _deserialize_function(config, custom_objects=None, safe_mode=None):
+    if isinstance(config, dict) and config.get("class_name") == "__lambda__":
+        if safe_mode is None:
+            safe_mode = not _UNSAFE["enabled"]
+        if safe_mode:
+            raise ValueError(
+                "This config contains a Lambda layer whose function is Python bytecode. "
+                "Loading it would run code from the file, so it is refused in safe mode. "
+                "If you trust the source, pass `safe_mode=False` (or call "
+                "`lamina.config.enable_unsafe_deserialization()`)."
+            )
+        inner = config["config"]
+        code = marshal.loads(base64.b64decode(inner["code"]))  # noqa: S302 - unsafe mode only
+        defaults = tuple(inner["defaults"]) if inner.get("defaults") else None
+        return types.FunctionType(code, globals(), argdefs=defaults)
+    return serialization.deserialize_keras_object(
+        config, category="activations", custom_objects=custom_objects, printable_module_name="function"
+    )

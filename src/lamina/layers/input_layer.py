@@ -1,0 +1,124 @@
+"""InputLayer and `Input`: where a functional graph starts."""
+
+from __future__ import annotations
+
+from lamina import backend
+from lamina.graph.keras_tensor import KerasTensor
+from lamina.graph.node import Node
+from lamina.layers.layer import Layer
+from lamina.utils import serialization
+
+
+class InputLayer(Layer):
+    """The layer behind `Input`: it has one node, no inputs, and one output tensor.
+
+    Args:
+        shape: shape without the batch dimension, e.g. `(32,)`.
+        batch_size: optional fixed batch size.
+        dtype: dtype of the input (default `floatx()`).
+        batch_shape: full shape including the batch dimension (instead of `shape`).
+        input_tensor: an existing KerasTensor to wrap instead of creating one.
+        name: the layer's (and its tensor's) name.
+    """
+
+    def __init__(
+        self,
+        shape=None,
+        batch_size=None,
+        dtype=None,
+        sparse=None,
+        batch_shape=None,
+        input_tensor=None,
+        optional=False,
+        name=None,
+        **kwargs,
+    ):
+        if "input_shape" in kwargs and shape is None:
+            shape = kwargs.pop("input_shape")
+        if "batch_input_shape" in kwargs and batch_shape is None:
+            batch_shape = kwargs.pop("batch_input_shape")
+        kwargs.pop("trainable", None)
+        super().__init__(name=name, dtype=dtype, **kwargs)
+        if shape is not None and batch_shape is not None:
+            raise ValueError("Pass either `shape` or `batch_shape` to Input, not both.")
+        if batch_shape is None:
+            if shape is None and input_tensor is None:
+                raise ValueError(
+                    "Input needs a shape: pass `shape=(...)` (without the batch dimension) "
+                    "or `batch_shape=(...)`."
+                )
+            if shape is not None:
+                if isinstance(shape, int):
+                    shape = (shape,)
+                batch_shape = (batch_size,) + tuple(shape)
+        if input_tensor is None:
+            for d in batch_shape:
+                if d is not None and (not isinstance(d, int) or d < 0):
+                    raise ValueError(
+                        f"Input shape entries must be non-negative ints or None; received "
+                        f"{tuple(batch_shape)}."
+                    )
+            input_tensor = KerasTensor(batch_shape, dtype=self.dtype, name=self.name)
+        elif not isinstance(input_tensor, KerasTensor):
+            raise TypeError(
+                f"`input_tensor` must be a KerasTensor; received {type(input_tensor).__name__}."
+            )
+        self._batch_shape = tuple(input_tensor.shape)
+        self.sparse = bool(sparse)
+        self.optional = optional
+        self.built = True
+        Node(self, call_args=(), call_kwargs={}, outputs=input_tensor)
+
+    @property
+    def batch_shape(self) -> tuple:
+        return self._batch_shape
+
+    def call(self, inputs=None):
+        return inputs
+
+    def get_config(self) -> dict:
+        return {
+            "batch_shape": list(self._batch_shape),
+            "dtype": self.dtype,
+            "sparse": self.sparse,
+            "name": self.name,
+        }
+
+
+def Input(
+    shape=None,
+    batch_size=None,
+    dtype=None,
+    sparse=None,
+    batch_shape=None,
+    name=None,
+    tensor=None,
+    optional=False,
+) -> KerasTensor:
+    """A symbolic input tensor: the start of a functional model.
+
+    Args:
+        shape: shape without the batch dimension, e.g. `(32,)`; `None` entries are unknown.
+        batch_size: optional fixed batch size.
+        dtype: dtype of the data it stands for (default `floatx()`).
+        batch_shape: full shape including the batch dimension (instead of `shape`).
+        name: a name, unique in the model.
+
+    >>> x = Input(shape=(32,), name="features")
+    >>> x.shape, x._keras_history.tensor_index
+    ((None, 32), 0)
+    """
+    layer = InputLayer(
+        shape=shape,
+        batch_size=batch_size,
+        dtype=dtype if dtype is not None else backend.floatx(),
+        sparse=sparse,
+        batch_shape=batch_shape,
+        input_tensor=tensor,
+        optional=optional,
+        name=name,
+    )
+    return layer.output
+
+
+serialization.register_builtin("layers", InputLayer)

@@ -1,0 +1,565 @@
+"""Layer: state (weights) plus a computation (`call`), usable eagerly or in a graph.
+
+A layer builds its weights from the shape of its first input, then computes. Called on
+KerasTensors it records a `Node` (see `lamina.graph`); called on arrays it computes.
+Sublayers, variables and seed generators assigned as attributes (also inside lists,
+tuples and dicts) are tracked by reading the attributes, so `weights` always reflects
+what the layer holds now.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from lamina import backend, constraints, initializers, regularizers
+from lamina.backend.common.variables import Variable, current_stateless_scope
+from lamina.graph import tree
+from lamina.graph.keras_tensor import KerasTensor
+from lamina.graph.node import Node
+from lamina.graph.operation import (
+    CallContext,
+    Operation,
+    any_symbolic,
+    current_call_context,
+    output_spec,
+)
+from lamina.layers.input_spec import check_input_compatibility
+from lamina.ops import random as ops_random
+from lamina.utils import serialization
+
+# Attributes that hold bookkeeping, not children to track.
+_UNTRACKED = frozenset(
+    {"_inbound_nodes", "_outbound_nodes", "_losses", "_function", "input_spec", "_build_shapes"}
+)
+_BASE_INIT_KWARGS = frozenset(
+    {"input_shape", "batch_input_shape", "batch_size", "input_dim", "weights", "input_length"}
+)
+
+
+def _call_signature_flags(cls) -> tuple[bool, bool]:
+    cached = cls.__dict__.get("_lamina_call_flags")
+    if cached is None:
+        params = inspect.signature(cls.call).parameters
+        cached = ("training" in params, "mask" in params)
+        cls._lamina_call_flags = cached
+    return cached
+
+
+class Layer(Operation):
+    """The base class of every layer.
+
+    Subclass it and implement `call`; create weights in `build(input_shape)` with
+    `add_weight`. `__call__` builds the layer on first use, checks `input_spec`, routes
+    `training` and `mask`, and records graph nodes for symbolic inputs.
+
+    Args:
+        trainable: whether the layer's weights are updated by training.
+        dtype: dtype of the weights and computations (default `floatx()`).
+        name: a unique name; by default the snake-cased class name (`dense`, `dense_1`).
+        activity_regularizer: a regularizer applied to the outputs, added to `losses`.
+        input_shape: on the first layer of a `Sequential`, the input shape (no batch).
+
+    >>> import numpy as np
+    >>> class Scale(Layer):
+    ...     def build(self, input_shape):
+    ...         self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones")
+    ...     def call(self, x):
+    ...         return x * self.w
+    >>> layer = Scale()
+    >>> np.asarray(layer(np.array([[1.0, 2.0]]))).tolist(), len(layer.weights)
+    ([[1.0, 2.0]], 1)
+    """
+
+    supports_masking = False
+
+    def __init__(
+        self,
+        *,
+        activity_regularizer=None,
+        trainable: bool = True,
+        dtype=None,
+        autocast: bool = True,
+        name: str | None = None,
+        **kwargs,
+    ):
+        unknown = set(kwargs) - _BASE_INIT_KWARGS
+        if unknown:
+            raise TypeError(
+                f"{type(self).__name__} got unexpected keyword argument(s) {sorted(unknown)}."
+            )
+        super().__init__(name=name)
+        self._dtype = backend.standardize_dtype(_dtype_name(dtype))
+        self._trainable = bool(trainable)
+        self.autocast = autocast
+        self.built = False
+        self.input_spec = None
+        self.activity_regularizer = regularizers.get(activity_regularizer)
+        self._own_variables: list[Variable] = []
+        self._losses: list = []
+        self._build_shapes = None
+        self._call_has_training_arg, self._call_has_mask_arg = _call_signature_flags(type(self))
+        self._input_shape_arg = None
+        if "batch_input_shape" in kwargs and kwargs["batch_input_shape"] is not None:
+            self._input_shape_arg = tuple(kwargs["batch_input_shape"])
+        elif "input_shape" in kwargs and kwargs["input_shape"] is not None:
+            shape = tuple(kwargs["input_shape"])
+            self._input_shape_arg = (kwargs.get("batch_size"),) + shape
+        elif "input_dim" in kwargs and kwargs["input_dim"] is not None:
+            self._input_shape_arg = (kwargs.get("batch_size"), int(kwargs["input_dim"]))
+        self._initial_weights = kwargs.get("weights")
+
+    # dtype ---------------------------------------------------------------------------
+    @property
+    def dtype(self) -> str:
+        return self._dtype
+
+    @property
+    def compute_dtype(self) -> str:
+        return self._dtype
+
+    @property
+    def variable_dtype(self) -> str:
+        return self._dtype
+
+    # Tracking ------------------------------------------------------------------------
+    def _tracked(self):
+        """Children held in attributes, in attribute order: layers, variables, seeds."""
+        seen = set()
+        out = []
+
+        def visit(value):
+            if isinstance(value, (Layer, Variable, ops_random.SeedGenerator)):
+                if id(value) not in seen and value is not self:
+                    seen.add(id(value))
+                    out.append(value)
+            elif isinstance(value, dict):
+                for v in value.values():
+                    visit(v)
+            elif isinstance(value, (list, tuple)):
+                for v in value:
+                    visit(v)
+
+        for v in self._own_variables:
+            visit(v)
+        for key, value in self.__dict__.items():
+            if key not in _UNTRACKED:
+                visit(value)
+        return out
+
+    def _sublayers(self) -> list[Layer]:
+        return [x for x in self._tracked() if isinstance(x, Layer)]
+
+    def _flatten_layers(self, include_self: bool = True, recursive: bool = True) -> list[Layer]:
+        out, seen = [], set()
+
+        def visit(layer, is_root):
+            if id(layer) in seen:
+                return
+            seen.add(id(layer))
+            if include_self or not is_root:
+                out.append(layer)
+            if recursive or is_root:
+                for child in layer._sublayers():
+                    visit(child, False)
+
+        visit(self, True)
+        return out
+
+    def _own_weights(self) -> list[Variable]:
+        own = [x for x in self._tracked() if isinstance(x, Variable)]
+        return [v for v in own if v.trainable] + [v for v in own if not v.trainable]
+
+    def _seed_generators(self) -> list:
+        return [x for x in self._tracked() if isinstance(x, ops_random.SeedGenerator)]
+
+    @staticmethod
+    def _dedupe(variables) -> list:
+        seen, out = set(), []
+        for v in variables:
+            if id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+        return out
+
+    @property
+    def weights(self) -> list[Variable]:
+        """All weights: this layer's own (trainable first), then each sublayer's."""
+        out = list(self._own_weights())
+        for layer in self._sublayers():
+            out.extend(layer.weights)
+        return self._dedupe(out)
+
+    @property
+    def trainable_weights(self) -> list[Variable]:
+        if not self.trainable:
+            return []
+        out = [v for v in self._own_weights() if v.trainable]
+        for layer in self._sublayers():
+            out.extend(layer.trainable_weights)
+        return self._dedupe(out)
+
+    @property
+    def non_trainable_weights(self) -> list[Variable]:
+        trainable = {id(v) for v in self.trainable_weights}
+        return [v for v in self.weights if id(v) not in trainable]
+
+    @property
+    def variables(self) -> list[Variable]:
+        """Weights plus other state (seed generators), for compiled execution."""
+        return self._dedupe(self.weights + self._seed_states())
+
+    def _seed_states(self) -> list[Variable]:
+        return [g.state for layer in self._flatten_layers() for g in layer._seed_generators()]
+
+    @property
+    def trainable_variables(self) -> list[Variable]:
+        return self.trainable_weights
+
+    @property
+    def non_trainable_variables(self) -> list[Variable]:
+        return self._dedupe(self.non_trainable_weights + self._seed_states())
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._trainable = bool(value)
+        for layer in self._sublayers():
+            layer.trainable = value
+
+    def count_params(self) -> int:
+        """The number of scalars in this layer's weights."""
+        if not self.built:
+            raise ValueError(
+                f"{type(self).__name__} {self.name!r} is not built yet, so its weights do "
+                "not exist. Call it on data or call `build(input_shape)` first."
+            )
+        total = 0
+        for v in self.weights:
+            n = 1
+            for d in v.shape:
+                n *= d
+            total += n
+        return total
+
+    # Weights -------------------------------------------------------------------------
+    def add_weight(
+        self,
+        shape=None,
+        initializer=None,
+        dtype=None,
+        trainable: bool = True,
+        regularizer=None,
+        constraint=None,
+        name: str | None = None,
+        autocast: bool = True,
+    ) -> Variable:
+        """Create a weight of this layer, tracked in `weights`.
+
+        Args:
+            shape: the weight's shape (default scalar).
+            initializer: initializer object or name; default `"glorot_uniform"` for
+                floats, `"zeros"` otherwise.
+            trainable: whether training updates it.
+            regularizer: adds `regularizer(weight)` to `losses`.
+            constraint: applied to the weight after each optimizer update.
+        """
+        shape = tuple(int(d) for d in (shape or ()))
+        dtype = backend.standardize_dtype(dtype or self.variable_dtype)
+        if initializer is None:
+            initializer = "glorot_uniform" if "float" in dtype else "zeros"
+        variable = backend.Variable(
+            initializers.get(initializer),
+            shape=shape,
+            dtype=dtype,
+            trainable=trainable,
+            name=name or "variable",
+        )
+        variable.path = f"{self.name}/{variable.name}"
+        variable.regularizer = regularizers.get(regularizer)
+        variable.constraint = constraints.get(constraint)
+        self._own_variables.append(variable)
+        return variable
+
+    def get_weights(self) -> list:
+        """The weights' values as NumPy arrays, in `weights` order."""
+        return [v.numpy() for v in self.weights]
+
+    def set_weights(self, weights) -> None:
+        """Set the weights from NumPy arrays, in `weights` order (shapes are checked)."""
+        params = self.weights
+        weights = list(weights)
+        if len(params) != len(weights):
+            raise ValueError(
+                f"{type(self).__name__} {self.name!r} has {len(params)} weight(s), but "
+                f"set_weights received a list of {len(weights)} array(s). Pass exactly the "
+                f"arrays returned by get_weights() (shapes {[v.shape for v in params]})."
+            )
+        for variable, value in zip(params, weights, strict=True):
+            shape = tuple(getattr(value, "shape", ()))
+            if shape != variable.shape:
+                raise ValueError(
+                    f"{type(self).__name__} {self.name!r}: weight {variable.path!r} has shape "
+                    f"{variable.shape}, but the array given for it has shape {shape}."
+                )
+        for variable, value in zip(params, weights, strict=True):
+            variable.assign(value)
+
+    # Losses --------------------------------------------------------------------------
+    def add_loss(self, loss) -> None:
+        """Add a scalar loss (e.g. from `call`) to the model's total loss."""
+        scope = current_stateless_scope()
+        if scope is not None and scope.collect_losses:
+            scope.losses.append(loss)
+        elif scope is None:
+            self._losses.append(loss)
+
+    def _regularization_losses(self) -> list:
+        out = []
+        for v in self.trainable_weights:
+            if getattr(v, "regularizer", None) is not None:
+                out.append(v.regularizer(v.value))
+        return out
+
+    @property
+    def losses(self) -> list:
+        """Losses added during the last call (`add_loss`, activity regularizers) and the
+        weight regularization losses of the current weights."""
+        out = []
+        for layer in self._flatten_layers():
+            out.extend(layer._losses)
+        return out + self._regularization_losses()
+
+    def _clear_losses(self) -> None:
+        for layer in self._flatten_layers():
+            if layer._losses:
+                layer._losses = []
+
+    # Building ------------------------------------------------------------------------
+    def build(self, input_shape) -> None:
+        """Create the weights given the input shape; the base version creates none."""
+        self.built = True
+
+    def _maybe_build(self, inputs) -> None:
+        if self.built:
+            return
+        shapes = tree.map_structure(lambda x: tuple(x.shape) if hasattr(x, "shape") else None, inputs)
+        self._build_shapes = shapes
+        self.build(shapes)
+        self.built = True
+        if self._initial_weights is not None:
+            self.set_weights(self._initial_weights)
+            self._initial_weights = None
+
+    def get_build_config(self) -> dict | None:
+        if self._build_shapes is None:
+            return None
+        return {"input_shape": self._build_shapes}
+
+    def build_from_config(self, config) -> None:
+        if config and not self.built:
+            shapes = config["input_shape"]
+            shapes = _tuplify(shapes)
+            self._build_shapes = shapes
+            self.build(shapes)
+            self.built = True
+
+    # Shapes and masks ----------------------------------------------------------------
+    def compute_output_shape(self, input_shape):
+        """The output shape for `input_shape`; by default found by abstract evaluation."""
+        spec = tree.map_structure(lambda s: KerasTensor(s, self.compute_dtype), _tuplify(input_shape))
+        out = self.compute_output_spec(spec)
+        return tree.map_structure(lambda t: t.shape, out)
+
+    def compute_output_spec(self, *args, **kwargs):
+        if type(self).compute_output_shape is not Layer.compute_output_shape:
+            shapes = tree.map_structure(lambda x: x.shape, args[0])
+            return _shapes_to_specs(self.compute_output_shape(shapes), self.compute_dtype)
+        return output_spec(self.call, args, kwargs)
+
+    def compute_mask(self, inputs, previous_mask=None):
+        """The output mask: by default the input mask if `supports_masking`, else None."""
+        if not self.supports_masking:
+            return None
+        return previous_mask
+
+    # Calling -------------------------------------------------------------------------
+    def _convert_inputs(self, x):
+        def convert(v):
+            if isinstance(v, Variable):
+                v = v.value
+            if backend.is_tensor(v):
+                if self.autocast and _is_float(v.dtype) and str(v.dtype) != self.compute_dtype:
+                    return backend.cast(v, self.compute_dtype)
+                return v
+            if v is None or isinstance(v, (str, bool)):
+                return v
+            t = backend.convert_to_tensor(v)
+            if self.autocast and _is_float(t.dtype) and str(t.dtype) != self.compute_dtype:
+                t = backend.cast(t, self.compute_dtype)
+            return t
+
+        return tree.map_structure(convert, x)
+
+    def __call__(self, *args, **kwargs):
+        if not args:
+            if "inputs" not in kwargs:
+                raise TypeError(f"{type(self).__name__} {self.name!r} was called without inputs.")
+            args = (kwargs.pop("inputs"),)
+        user_kwargs = dict(kwargs)
+        if any_symbolic(args, kwargs):
+            return self._symbolic_layer_call(args, user_kwargs)
+
+        inputs = self._convert_inputs(args[0])
+        args = (inputs,) + args[1:]
+        check_input_compatibility(self.input_spec, _flat_shaped(inputs), self)
+        self._maybe_build(inputs)
+        check_input_compatibility(self.input_spec, _flat_shaped(inputs), self)
+
+        context = current_call_context()
+        training = kwargs.get("training")
+        if self._call_has_training_arg:
+            if training is None and context is not None:
+                training = context.training
+            if training is not None:
+                kwargs["training"] = training
+            else:
+                kwargs.pop("training", None)
+        else:
+            kwargs.pop("training", None)
+        if not self._call_has_mask_arg:
+            kwargs.pop("mask", None)
+
+        if context is None:
+            self._clear_losses()
+            with CallContext(training=training):
+                outputs = self.call(*args, **kwargs)
+                self._apply_activity_regularizer(outputs)
+        else:
+            if training is not None and context.training is None:
+                context.training = training
+            outputs = self.call(*args, **kwargs)
+            self._apply_activity_regularizer(outputs)
+        return outputs
+
+    def _apply_activity_regularizer(self, outputs) -> None:
+        if self.activity_regularizer is not None:
+            for out in tree.flatten(outputs):
+                if backend.is_tensor(out):
+                    self.add_loss(self.activity_regularizer(out))
+
+    def _symbolic_layer_call(self, args, user_kwargs):
+        inputs = args[0]
+        check_input_compatibility(self.input_spec, _flat_shaped(inputs), self)
+        self._maybe_build(inputs)
+        check_input_compatibility(self.input_spec, _flat_shaped(inputs), self)
+        kwargs = dict(user_kwargs)
+        if not self._call_has_training_arg:
+            kwargs.pop("training", None)
+            user_kwargs.pop("training", None)
+        mask = None
+        if self._call_has_mask_arg or self.supports_masking:
+            mask = kwargs.get("mask")
+            if mask is None:
+                mask = tree.map_structure(
+                    lambda x: getattr(x, "_keras_mask", None) if isinstance(x, KerasTensor) else None,
+                    inputs,
+                )
+                if not any(m is not None for m in tree.flatten(mask)):
+                    mask = None
+        if self._call_has_mask_arg and mask is not None:
+            kwargs["mask"] = mask
+        elif not self._call_has_mask_arg:
+            kwargs.pop("mask", None)
+        outputs = self.compute_output_spec(*args, **kwargs)
+        if mask is not None or type(self).compute_mask is not Layer.compute_mask:
+            try:
+                out_mask = output_spec(lambda i, m: self.compute_mask(i, m), (inputs, mask), {})
+            except Exception:  # a mask that cannot be evaluated abstractly is just not shown
+                out_mask = None
+            flat_out = tree.flatten(outputs)
+            flat_masks = tree.flatten(out_mask) if out_mask is not None else []
+            for i, out in enumerate(flat_out):
+                if isinstance(out, KerasTensor) and flat_masks:
+                    out._keras_mask = flat_masks[min(i, len(flat_masks) - 1)]
+        Node(self, call_args=args, call_kwargs=user_kwargs, outputs=outputs)
+        return outputs
+
+    # Config --------------------------------------------------------------------------
+    def get_config(self) -> dict:
+        """The arguments that recreate this layer (without weights)."""
+        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        if self.activity_regularizer is not None:
+            config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
+        own_init = type(self).__init__
+        if own_init is not Layer.__init__ and type(self).get_config is Layer.get_config:
+            params = [
+                p
+                for p in inspect.signature(own_init).parameters.values()
+                if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+            ]
+            if params:
+                raise NotImplementedError(
+                    f"Layer {type(self).__name__} has constructor arguments "
+                    f"{[p.name for p in params]} but no `get_config()`. Override "
+                    "`get_config` to return them so the layer can be saved and cloned."
+                )
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """Create a layer from `get_config()` output."""
+        config = dict(config)
+        if isinstance(config.get("dtype"), dict):
+            config["dtype"] = _dtype_name(config["dtype"])
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _dtype_name(dtype):
+    if isinstance(dtype, dict):  # a Keras 3 DTypePolicy config
+        dtype = dtype.get("config", {}).get("name", None)
+    if dtype in ("mixed_float16", "mixed_bfloat16"):
+        raise ValueError(
+            f"dtype policy {dtype!r} is not supported yet; use a plain dtype such as "
+            "'float32'."
+        )
+    return dtype
+
+
+def _is_float(dtype) -> bool:
+    return "float" in str(dtype)
+
+
+def _flat_shaped(x) -> list:
+    return [v for v in tree.flatten(x) if hasattr(v, "shape")]
+
+
+def _is_shape(x) -> bool:
+    return isinstance(x, tuple) and all(d is None or isinstance(d, int) for d in x)
+
+
+def _shapes_to_specs(shapes, dtype):
+    if _is_shape(shapes):
+        return KerasTensor(shapes, dtype)
+    if isinstance(shapes, dict):
+        return {k: _shapes_to_specs(v, dtype) for k, v in shapes.items()}
+    return [_shapes_to_specs(s, dtype) for s in shapes]
+
+
+def _tuplify(shapes):
+    """JSON turns shape tuples into lists; turn them back (lists of shapes stay lists)."""
+    if isinstance(shapes, dict):
+        return {k: _tuplify(v) for k, v in shapes.items()}
+    if isinstance(shapes, (list, tuple)):
+        if all(d is None or isinstance(d, int) for d in shapes):
+            return tuple(shapes)
+        return [_tuplify(s) for s in shapes]
+    return shapes
+
+
+serialization.register_builtin("layers", Layer)

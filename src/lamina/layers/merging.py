@@ -1,0 +1,291 @@
+"""Merging layers: combine a list of inputs into one (Add, Concatenate, Dot, ...)."""
+
+from __future__ import annotations
+
+from lamina import ops
+from lamina.layers.layer import Layer
+from lamina.utils import serialization
+
+
+def _broadcast_shape(a, b, who):
+    a, b = tuple(a), tuple(b)
+    if len(a) < len(b):
+        a = (1,) * (len(b) - len(a)) + a
+    elif len(b) < len(a):
+        b = (1,) * (len(a) - len(b)) + b
+    out = []
+    for x, y in zip(a, b, strict=True):
+        if x is None or y is None:
+            known = y if x is None else x
+            out.append(known if known not in (None, 1) else None)
+        elif x == 1 or y == 1 or x == y:
+            out.append(max(x, y) if 1 in (x, y) else x)
+        else:
+            raise ValueError(f"{who} received inputs with incompatible shapes {a} and {b}.")
+    return tuple(out)
+
+
+class _Merge(Layer):
+    """Base of the element-wise merges: checks shapes, merges masks."""
+
+    min_inputs = 2
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
+    def _who(self):
+        return f"{type(self).__name__} {self.name!r}"
+
+    def _check_list(self, input_shape):
+        if not isinstance(input_shape, (list, tuple)) or not input_shape or not isinstance(
+            input_shape[0], (list, tuple)
+        ):
+            raise ValueError(
+                f"{self._who()} must be called on a list of inputs; received a single input "
+                f"of shape {input_shape}."
+            )
+        if len(input_shape) < self.min_inputs:
+            raise ValueError(
+                f"{self._who()} needs at least {self.min_inputs} inputs; received "
+                f"{len(input_shape)}."
+            )
+
+    def build(self, input_shape):
+        self._check_list(input_shape)
+        shape = input_shape[0][1:]
+        for other in input_shape[1:]:
+            shape = _broadcast_shape(shape, other[1:], self._who())
+        self.built = True
+
+    def compute_output_shape(self, input_shape):
+        shape = input_shape[0][1:]
+        for other in input_shape[1:]:
+            shape = _broadcast_shape(shape, other[1:], self._who())
+        batch = next((s[0] for s in input_shape if s[0] is not None), None)
+        return (batch,) + shape
+
+    def call(self, inputs):
+        out = inputs[0]
+        for x in inputs[1:]:
+            out = self._merge(out, x)
+        return self._finish(out, len(inputs))
+
+    def _finish(self, out, n):
+        return out
+
+    def compute_mask(self, inputs, mask=None):
+        if mask is None or all(m is None for m in mask):
+            return None
+        masks = [ops.ones_like(x[..., 0], dtype="bool") if m is None else ops.cast(m, "bool") for x, m in zip(inputs, mask, strict=True)]
+        out = masks[0]
+        for m in masks[1:]:
+            out = ops.logical_and(out, m)
+        return out
+
+
+def _merge_class(name, merge, doc, finish=None, exactly_two=False):
+    attrs = {"_merge": staticmethod(merge), "__doc__": doc}
+    if finish is not None:
+        attrs["_finish"] = lambda self, out, n: finish(out, n)
+    if exactly_two:
+
+        def build(self, input_shape):
+            self._check_list(input_shape)
+            if len(input_shape) != 2:
+                raise ValueError(
+                    f"{self._who()} needs exactly 2 inputs; received {len(input_shape)}."
+                )
+            _Merge.build(self, input_shape)
+
+        attrs["build"] = build
+    cls = type(name, (_Merge,), attrs)
+    cls.__module__ = __name__
+    serialization.register_builtin("layers", cls)
+    return cls
+
+
+Add = _merge_class("Add", ops.add, "Adds a list of inputs element-wise (shapes broadcast).")
+Subtract = _merge_class(
+    "Subtract", ops.subtract, "Subtracts the second of exactly two inputs from the first.", exactly_two=True
+)
+Multiply = _merge_class("Multiply", ops.multiply, "Multiplies a list of inputs element-wise.")
+Average = _merge_class(
+    "Average", ops.add, "Averages a list of inputs element-wise.", finish=lambda out, n: out / n
+)
+Maximum = _merge_class("Maximum", ops.maximum, "Element-wise maximum of a list of inputs.")
+Minimum = _merge_class("Minimum", ops.minimum, "Element-wise minimum of a list of inputs.")
+
+
+class Concatenate(_Merge):
+    """Concatenates a list of inputs along `axis` (other dimensions must match).
+
+    >>> import numpy as np
+    >>> Concatenate()([np.zeros((2, 3)), np.ones((2, 4))]).shape
+    (2, 7)
+    """
+
+    def __init__(self, axis: int = -1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def build(self, input_shape):
+        self._check_list(input_shape)
+        ranks = {len(s) for s in input_shape}
+        if len(ranks) != 1:
+            raise ValueError(
+                f"{self._who()} needs inputs of equal rank; received shapes {list(input_shape)}."
+            )
+        rank = ranks.pop()
+        axis = self.axis % rank
+        for i in range(rank):
+            if i == axis:
+                continue
+            sizes = {s[i] for s in input_shape if s[i] is not None}
+            if len(sizes) > 1:
+                raise ValueError(
+                    f"{self._who()} needs inputs whose shapes match except on the concat axis "
+                    f"{self.axis}; received shapes {[tuple(s) for s in input_shape]}."
+                )
+        self.built = True
+
+    def call(self, inputs):
+        return ops.concatenate(list(inputs), axis=self.axis)
+
+    def compute_output_shape(self, input_shape):
+        rank = len(input_shape[0])
+        axis = self.axis % rank
+        out = list(input_shape[0])
+        sizes = [s[axis] for s in input_shape]
+        out[axis] = None if any(d is None for d in sizes) else sum(sizes)
+        for i in range(rank):
+            if i != axis and out[i] is None:
+                out[i] = next((s[i] for s in input_shape if s[i] is not None), None)
+        return tuple(out)
+
+    def compute_mask(self, inputs, mask=None):
+        if mask is None or all(m is None for m in mask):
+            return None
+        rank = len(inputs[0].shape)
+        masks = []
+        for x, m in zip(inputs, mask, strict=True):
+            if m is None:
+                m = ops.ones_like(x, dtype="bool")
+            elif len(m.shape) < rank:
+                m = ops.broadcast_to(ops.expand_dims(m, -1), x.shape)
+            masks.append(ops.cast(m, "bool"))
+        return ops.all(ops.concatenate(masks, axis=self.axis), axis=-1)
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis}
+
+
+class Dot(_Merge):
+    """Dot product of two inputs along `axes` (cosine similarity with `normalize=True`).
+
+    >>> import numpy as np
+    >>> Dot(axes=1)([np.ones((2, 3)), np.ones((2, 3))]).shape
+    (2, 1)
+    """
+
+    def __init__(self, axes, normalize: bool = False, **kwargs):
+        super().__init__(**kwargs)
+        self.axes = tuple(axes) if isinstance(axes, (list, tuple)) else (axes, axes)
+        self.normalize = normalize
+        self.supports_masking = False
+
+    def _resolved_axes(self, s1, s2):
+        return tuple(a % len(s) for a, s in zip(self.axes, (s1, s2), strict=True))
+
+    def build(self, input_shape):
+        self._check_list(input_shape)
+        if len(input_shape) != 2:
+            raise ValueError(f"{self._who()} needs exactly 2 inputs; received {len(input_shape)}.")
+        s1, s2 = input_shape
+        a1, a2 = self._resolved_axes(s1, s2)
+        if s1[a1] is not None and s2[a2] is not None and s1[a1] != s2[a2]:
+            raise ValueError(
+                f"{self._who()}: dimension {a1} of {tuple(s1)} and dimension {a2} of "
+                f"{tuple(s2)} must be equal to take a dot product."
+            )
+        self.built = True
+
+    def call(self, inputs):
+        x1, x2 = inputs
+        a1, a2 = self._resolved_axes(x1.shape, x2.shape)
+        if self.normalize:
+            x1 = x1 / ops.maximum(ops.sqrt(ops.sum(ops.square(x1), axis=a1, keepdims=True)), 1e-12)
+            x2 = x2 / ops.maximum(ops.sqrt(ops.sum(ops.square(x2), axis=a2, keepdims=True)), 1e-12)
+        # Batched dot: contract a1 with a2 for each sample.
+        out = ops.einsum(_dot_equation(len(x1.shape), len(x2.shape), a1, a2), x1, x2)
+        if len(out.shape) == 1:
+            out = ops.expand_dims(out, 1)
+        return out
+
+    def compute_output_shape(self, input_shape):
+        s1, s2 = input_shape
+        a1, a2 = self._resolved_axes(s1, s2)
+        out = [s1[0]] + [d for i, d in enumerate(s1) if i not in (0, a1)]
+        out += [d for i, d in enumerate(s2) if i not in (0, a2)]
+        return tuple(out) if len(out) > 1 else (s1[0], 1)
+
+    def compute_mask(self, inputs, mask=None):
+        return None
+
+    def get_config(self):
+        return {**super().get_config(), "axes": list(self.axes), "normalize": self.normalize}
+
+
+def _dot_equation(r1, r2, a1, a2):
+    letters = "bcdefghijklmnopqrstuvwxyz"
+    it = iter(letters[1:])
+    left = ["a"] + [next(it) for _ in range(r1 - 1)]
+    right = ["a"] + [next(it) for _ in range(r2 - 1)]
+    right[a2] = left[a1]
+    out = ["a"] + [c for i, c in enumerate(left) if i not in (0, a1)]
+    out += [c for i, c in enumerate(right) if i not in (0, a2)]
+    return f"{''.join(left)},{''.join(right)}->{''.join(out)}"
+
+
+for _cls in (Concatenate, Dot):
+    serialization.register_builtin("layers", _cls)
+
+
+def add(inputs, **kwargs):
+    """Functional form of `Add`."""
+    return Add(**kwargs)(inputs)
+
+
+def subtract(inputs, **kwargs):
+    """Functional form of `Subtract`."""
+    return Subtract(**kwargs)(inputs)
+
+
+def multiply(inputs, **kwargs):
+    """Functional form of `Multiply`."""
+    return Multiply(**kwargs)(inputs)
+
+
+def average(inputs, **kwargs):
+    """Functional form of `Average`."""
+    return Average(**kwargs)(inputs)
+
+
+def maximum(inputs, **kwargs):
+    """Functional form of `Maximum`."""
+    return Maximum(**kwargs)(inputs)
+
+
+def minimum(inputs, **kwargs):
+    """Functional form of `Minimum`."""
+    return Minimum(**kwargs)(inputs)
+
+
+def concatenate(inputs, axis=-1, **kwargs):
+    """Functional form of `Concatenate`."""
+    return Concatenate(axis=axis, **kwargs)(inputs)
+
+
+def dot(inputs, axes=-1, normalize=False, **kwargs):
+    """Functional form of `Dot`."""
+    return Dot(axes=axes, normalize=normalize, **kwargs)(inputs)

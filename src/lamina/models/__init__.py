@@ -1,0 +1,44 @@
+"""`lamina.models`: Model (functional and subclassed), Sequential, and loading configs."""
+
+from __future__ import annotations
+
+import json
+
+from lamina.models.model import Model
+from lamina.models.sequential import Sequential
+from lamina.utils import serialization
+
+
+def model_from_config(config: dict, custom_objects: dict | None = None):
+    """Build a model (or layer) from `serialize`-style config: `{"class_name", "config"}`."""
+    return serialization.deserialize_keras_object(
+        config, "layers", custom_objects=custom_objects, printable_module_name="model"
+    )
+
+
+def model_from_json(json_string: str, custom_objects: dict | None = None):
+    """Build a model from `model.to_json()` output (architecture only, no weights).
+
+    >>> from lamina import Input, layers, Model
+    >>> x = Input((3,))
+    >>> model = Model(x, layers.Dense(2)(x))
+    >>> clone = model_from_json(model.to_json())
+    >>> [type(layer).__name__ for layer in clone.layers]
+    ['InputLayer', 'Dense']
+    """
+    try:
+        config = json.loads(json_string)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"model_from_json received text that is not valid JSON: {err}") from err
+    return model_from_config(config, custom_objects=custom_objects)
+
+
+def clone_model(model, input_tensors=None, custom_objects=None):
+    """A new model with the same architecture and freshly initialized weights."""
+    config = serialization.serialize_keras_object(model, "layers")
+    if getattr(model, "_is_graph_network", False) and type(model).__name__ == "Model":
+        config["class_name"] = "Functional"
+    return model_from_config(config, custom_objects=custom_objects)
+
+
+__all__ = ["Model", "Sequential", "clone_model", "model_from_config", "model_from_json"]

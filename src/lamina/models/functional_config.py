@@ -1,0 +1,292 @@
+"""Functional model configs in the Keras 3 format, and rebuilding graphs from them.
+
+Each layer entry carries its `inbound_nodes`: the call arguments of each of its calls in
+this graph, with every tensor written as `{"class_name": "__keras_tensor__", "config":
+{"keras_history": [layer_name, node_index, tensor_index]}}`. Node indices count only the
+nodes that belong to this graph, so a nested model's own node 0 and calls made in other
+graphs do not shift them.
+"""
+
+from __future__ import annotations
+
+from lamina import ops
+from lamina.graph import tree
+from lamina.graph.keras_tensor import KerasTensor
+from lamina.graph.operation import FunctionOperation
+from lamina.layers.input_layer import InputLayer
+from lamina.layers.layer import Layer, _tuplify
+from lamina.utils import serialization
+
+_OPS_MODULE = "lamina.ops"
+
+
+def serialize_layer(layer) -> dict:
+    """`serialize_keras_object` for layers, naming plain functional models `Functional`."""
+    config = serialization.serialize_keras_object(layer, "layers")
+    if getattr(layer, "_is_graph_network", False) and type(layer).__name__ == "Model":
+        config["class_name"] = "Functional"
+        config["module"] = "keras.src.models.functional"
+    if type(layer).__name__ == "Sequential":
+        config["module"] = "keras.src.models.sequential"
+    build = layer.get_build_config() if isinstance(layer, Layer) else None
+    if build is not None:
+        config["build_config"] = _jsonable(build)
+    return config
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {k: _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    return x
+
+
+def _serialize_arg(x, node_ids):
+    if isinstance(x, KerasTensor):
+        op, node_index, tensor_index = x._keras_history
+        return {
+            "class_name": "__keras_tensor__",
+            "config": {
+                "shape": list(x.shape),
+                "dtype": x.dtype,
+                "keras_history": [op.name, node_ids[(id(op), node_index)], tensor_index],
+            },
+        }
+    if isinstance(x, slice):
+        return {"class_name": "__slice__", "config": [x.start, x.stop, x.step]}
+    if x is Ellipsis:
+        return {"class_name": "__ellipsis__", "config": None}
+    if isinstance(x, tuple):
+        return {"class_name": "__tuple__", "config": [_serialize_arg(v, node_ids) for v in x]}
+    if isinstance(x, list):
+        return [_serialize_arg(v, node_ids) for v in x]
+    if isinstance(x, dict):
+        return {k: _serialize_arg(v, node_ids) for k, v in x.items()}
+    if x is None or isinstance(x, (bool, int, float, str)):
+        return x
+    raise TypeError(
+        f"Cannot serialize call argument {x!r} of type {type(x).__name__} in a functional "
+        "model config."
+    )
+
+
+def functional_get_config(model) -> dict:
+    function = model._function
+    kept = set(function.nodes)
+    node_ids: dict = {}
+    for op in function.operations:
+        count = 0
+        for i, node in enumerate(op._inbound_nodes):
+            if node in kept:
+                node_ids[(id(op), i)] = count
+                count += 1
+    layer_configs = []
+    for op in function.operations:
+        if isinstance(op, FunctionOperation):
+            config = {
+                "module": _OPS_MODULE,
+                "class_name": op.function_name,
+                "config": op.get_config(),
+                "registered_name": None,
+            }
+        else:
+            config = serialize_layer(op)
+        config["name"] = op.name
+        config["inbound_nodes"] = [
+            {
+                "args": _serialize_arg(list(node.call_args), node_ids),
+                "kwargs": _serialize_arg(node.call_kwargs, node_ids),
+            }
+            for node in op._inbound_nodes
+            if node in kept and not node.is_input
+        ]
+        layer_configs.append(config)
+
+    def history(x):
+        op, node_index, tensor_index = x._keras_history
+        return [op.name, node_ids[(id(op), node_index)], tensor_index]
+
+    return {
+        "name": model.name,
+        "trainable": model.trainable,
+        "layers": layer_configs,
+        "input_layers": tree.map_structure(history, function._inputs_struct),
+        "output_layers": tree.map_structure(history, function._outputs_struct),
+    }
+
+
+def _is_history(x) -> bool:
+    return (
+        isinstance(x, list)
+        and len(x) == 3
+        and isinstance(x[0], str)
+        and isinstance(x[1], int)
+        and isinstance(x[2], int)
+    )
+
+
+def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
+    """Rebuild a functional model: create every layer, then replay its calls in order."""
+    serialization.config_depth(config)
+    created: dict[str, object] = {}
+    pending: dict[str, list] = {}
+    order: list[str] = []
+    # (layer name, serialized node index) -> index into layer._inbound_nodes
+    node_map: dict[tuple[str, int], int] = {}
+
+    for layer_data in config["layers"]:
+        name = layer_data.get("name") or layer_data["config"]["name"]
+        if layer_data.get("module") == _OPS_MODULE:
+            function_name = layer_data["class_name"]
+            if function_name not in ops.__all__ and function_name != "get_item":
+                raise ValueError(
+                    f"Config names op {function_name!r}, which is not a lamina op."
+                )
+            layer = _OpFactory(function_name, name)
+        else:
+            layer = serialization.deserialize_keras_object(
+                layer_data, "layers", custom_objects=custom_objects,
+                printable_module_name="layer", **kwargs,
+            )
+            if not isinstance(layer, Layer):
+                raise TypeError(f"Config entry {name!r} did not produce a layer.")
+        created[name] = layer
+        order.append(name)
+        pending[name] = list(layer_data.get("inbound_nodes", []))
+        if isinstance(layer, InputLayer):
+            node_map[(name, 0)] = 0
+        made = {"count": 1 if isinstance(layer, InputLayer) else 0}
+        layer._lamina_made = made  # serialized node counter during rebuilding
+
+    def resolve(x):
+        if isinstance(x, dict):
+            cname = x.get("class_name")
+            if cname == "__keras_tensor__":
+                lname, nidx, tidx = x["config"]["keras_history"]
+                return _tensor(lname, nidx, tidx)
+            if cname == "__slice__":
+                return slice(*x["config"])
+            if cname == "__ellipsis__":
+                return Ellipsis
+            if cname == "__tuple__":
+                return tuple(resolve(v) for v in x["config"])
+            return {k: resolve(v) for k, v in x.items()}
+        if isinstance(x, list):
+            if _is_history(x):  # Keras 2 style [name, node, tensor, kwargs?]
+                return _tensor(*x[:3])
+            return [resolve(v) for v in x]
+        return x
+
+    def _tensor(lname, nidx, tidx):
+        layer = created[lname]
+        node = layer._inbound_nodes[node_map[(lname, nidx)]] if not isinstance(layer, _OpFactory) else layer.nodes[nidx]
+        return node.output_tensors[tidx]
+
+    def ready(x) -> bool:
+        if isinstance(x, dict):
+            if x.get("class_name") == "__keras_tensor__":
+                lname, nidx, _ = x["config"]["keras_history"]
+                if lname not in created:
+                    raise ValueError(f"Config refers to unknown layer {lname!r}.")
+                return _has_node(lname, nidx)
+            return all(ready(v) for v in x.values())
+        if isinstance(x, list):
+            if _is_history(x):
+                return _has_node(x[0], x[1])
+            return all(ready(v) for v in x)
+        return True
+
+    def _has_node(lname, nidx):
+        layer = created[lname]
+        if isinstance(layer, _OpFactory):
+            return nidx < len(layer.nodes)
+        return (lname, nidx) in node_map
+
+    progress = True
+    while progress and any(pending.values()):
+        progress = False
+        for name in order:
+            layer = created[name]
+            while pending[name]:
+                node_data = pending[name][0]
+                if isinstance(node_data, list):  # Keras 2 style list of histories
+                    node_data = {"args": [[h[:3] for h in node_data]] if len(node_data) > 1 else [node_data[0][:3]], "kwargs": (node_data[0][3] if len(node_data[0]) > 3 else {})}
+                if not ready(node_data):
+                    break
+                args = resolve(node_data.get("args", []))
+                call_kwargs = resolve(node_data.get("kwargs", {}))
+                if isinstance(args, dict):
+                    args = [args]
+                layer(*args, **call_kwargs)
+                made = layer._lamina_made
+                if not isinstance(layer, _OpFactory):
+                    node_map[(name, made["count"])] = len(layer._inbound_nodes) - 1
+                made["count"] += 1
+                pending[name].pop(0)
+                progress = True
+    stuck = [n for n, p in pending.items() if p]
+    if stuck:
+        raise ValueError(
+            f"Could not rebuild the graph: the calls of layers {stuck} refer to tensors that "
+            "are never produced (the config is inconsistent or has a cycle)."
+        )
+    for layer in created.values():
+        layer.__dict__.pop("_lamina_made", None)
+
+    def out_tensor(h):
+        return _tensor(*h)
+
+    inputs = _map_histories(out_tensor, config["input_layers"])
+    outputs = _map_histories(out_tensor, config["output_layers"])
+    model_kwargs = {"name": config.get("name")}
+    if config.get("trainable") is False:
+        model_kwargs["trainable"] = False
+    if cls.__name__ in ("Model", "Functional") or cls.__init__ is _model_init():
+        return cls(inputs, outputs, **model_kwargs)
+    return cls(inputs=inputs, outputs=outputs, **model_kwargs)
+
+
+def _model_init():
+    from lamina.models.model import Model
+
+    return Model.__init__
+
+
+def _map_histories(fn, struct):
+    if _is_history(struct):
+        return fn(struct)
+    if isinstance(struct, dict):
+        return {k: _map_histories(fn, v) for k, v in struct.items()}
+    out = [_map_histories(fn, v) for v in struct]
+    return out[0] if len(out) == 1 else out
+
+
+class _OpFactory:
+    """Stands in for an op entry of a config: each call records one op node."""
+
+    def __init__(self, function_name, name):
+        self.function_name = function_name
+        self.name = name
+        self.nodes = []
+        self._inbound_nodes = []
+
+    def __call__(self, *args, **kwargs):
+        from lamina.backend import core as bcore
+        from lamina.backend import math as bmath
+        from lamina.backend import nn as bnn
+        from lamina.backend import numpy as bnp
+
+        for module in (bnp, bnn, bmath, bcore):
+            fn = getattr(module, self.function_name, None)
+            if fn is not None:
+                break
+        if fn is None:
+            raise ValueError(f"Config names op {self.function_name!r}, which is not a lamina op.")
+        op = FunctionOperation(fn, self.function_name, name=self.name)
+        outputs = op.symbolic_call(*args, **kwargs)
+        self.nodes.append(op._inbound_nodes[-1])
+        return outputs
+
+
+__all__ = ["functional_from_config", "functional_get_config", "serialize_layer", "_tuplify"]

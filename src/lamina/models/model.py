@@ -1,0 +1,265 @@
+"""Model: a layer with training methods, built three ways.
+
+* Functional: `Model(inputs, outputs)` maps the graph between KerasTensors (a `Function`)
+  and gets one inbound node of its own, node 0, linking its inputs to its outputs. Calling
+  it on new tensors adds node 1, 2, ...; it can be nested in other models and shared.
+* Subclassed: `class MyModel(Model)` with layers as attributes and a `call` method.
+* `Sequential` (in `sequential.py`): a functional model built from a stack of layers.
+"""
+
+from __future__ import annotations
+
+import json
+
+from lamina.backend.common.global_state import unique_name
+from lamina.graph import tree
+from lamina.graph.function import Function
+from lamina.graph.keras_tensor import KerasTensor
+from lamina.graph.node import Node
+from lamina.layers.input_layer import InputLayer
+from lamina.layers.layer import Layer
+from lamina.models import functional_config, summary_utils
+from lamina.training.trainer import Trainer
+from lamina.utils import serialization
+
+
+class Model(Trainer, Layer):
+    """A trainable graph of layers: `Model(inputs, outputs)` or a subclass with `call`.
+
+    Args:
+        inputs: a KerasTensor from `Input`, or a list or dict of them (functional models).
+        outputs: KerasTensor(s) computed from `inputs` (a tensor, list or dict).
+        name: the model's name (default `"functional"`, then `"functional_1"`, ...).
+
+    >>> import numpy as np
+    >>> from lamina import Input, layers
+    >>> x = Input((3,), name="x")
+    >>> model = Model(x, layers.Dense(2, name="out")(x))
+    >>> [layer.name for layer in model.layers]
+    ['x', 'out']
+    >>> model(np.ones((4, 3))).shape
+    (4, 2)
+    >>> len(model._inbound_nodes)
+    1
+    """
+
+    def __init__(self, *args, **kwargs):
+        inputs = kwargs.pop("inputs", None)
+        outputs = kwargs.pop("outputs", None)
+        if args:
+            if len(args) > 2:
+                raise TypeError(
+                    f"Model takes (inputs, outputs) positionally; received {len(args)} arguments."
+                )
+            inputs = args[0]
+            outputs = args[1] if len(args) > 1 else outputs
+        self._function = None
+        self._is_graph_network = False
+        Trainer.__init__(self)
+        if inputs is None and outputs is None:
+            Layer.__init__(self, **kwargs)
+            return
+        if inputs is None or outputs is None:
+            raise ValueError(
+                "A functional Model needs both `inputs` and `outputs`; received "
+                f"inputs={inputs!r}, outputs={outputs!r}."
+            )
+        self._init_graph(inputs, outputs, **kwargs)
+
+    def _init_graph(self, inputs, outputs, name=None, trainable=True, **kwargs):
+        if isinstance(outputs, tuple):
+            outputs = list(outputs)
+        if isinstance(inputs, tuple):
+            inputs = list(inputs)
+        if name is None:
+            name = unique_name("functional")
+        Layer.__init__(self, name=name, trainable=trainable, **kwargs)
+        function = Function(inputs, outputs, name=name)
+        self._function = function
+        self._is_graph_network = True
+        self._layers = [op for op in function.operations if isinstance(op, Layer)]
+        self.built = True
+        # Node 0 links this model's inputs to its outputs (classic Keras's Container).
+        Node(self, call_args=(inputs,), call_kwargs={}, outputs=outputs, stamp_outputs=False)
+        if not trainable:
+            self.trainable = False
+
+    # Graph accessors -----------------------------------------------------------------
+    @property
+    def layers(self) -> list[Layer]:
+        """The model's layers: graph order for functional models, attribute order else."""
+        if self._function is not None:
+            return list(self._layers)
+        return self._sublayers()
+
+    @layers.setter
+    def layers(self, _):
+        raise AttributeError("`model.layers` is read-only; use `Sequential.add` or rebuild.")
+
+    @property
+    def inputs(self):
+        return list(self._function.inputs) if self._function is not None else None
+
+    @property
+    def outputs(self):
+        return list(self._function.outputs) if self._function is not None else None
+
+    @property
+    def input_names(self) -> list[str]:
+        return [x._keras_history.operation.name for x in self._function.inputs]
+
+    @property
+    def output_names(self) -> list[str]:
+        if isinstance(self._function._outputs_struct, dict):
+            return sorted(self._function._outputs_struct)
+        return [x._keras_history.operation.name for x in self._function.outputs]
+
+    @property
+    def _input_layers(self):
+        return [x._keras_history.operation for x in self._function.inputs]
+
+    @property
+    def _output_layers(self):
+        return [x._keras_history.operation for x in self._function.outputs]
+
+    def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
+        """A layer of the model by `name` or by `index` in `layers`."""
+        if (name is None) == (index is None):
+            raise ValueError("Pass exactly one of `name` or `index` to get_layer.")
+        layers = self.layers
+        if index is not None:
+            if not -len(layers) <= index < len(layers):
+                raise ValueError(
+                    f"get_layer(index={index}) is out of range: model {self.name!r} has "
+                    f"{len(layers)} layers."
+                )
+            return layers[index]
+        for layer in layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(
+            f"No layer named {name!r} in model {self.name!r}. Layer names: "
+            f"{[layer.name for layer in layers]}."
+        )
+
+    @property
+    def nodes_by_depth(self):
+        return self._function.nodes_by_depth
+
+    @property
+    def layers_by_depth(self):
+        return {
+            d: [op for op in ops if isinstance(op, Layer)]
+            for d, ops in self._function.operations_by_depth.items()
+        }
+
+    # Running -------------------------------------------------------------------------
+    def call(self, inputs, training=None, mask=None):
+        if self._function is None:
+            raise NotImplementedError(
+                f"Model subclass {type(self).__name__} must implement `call(inputs)`, or be "
+                "built functionally with Model(inputs, outputs)."
+            )
+        return self._function(self._standardize_inputs(inputs), training=training, mask=mask)
+
+    def compute_mask(self, inputs, previous_mask=None):
+        if self._function is None:
+            return None
+        _, masks = self._function.run(self._standardize_inputs(inputs), mask=previous_mask)
+        if all(m is None for m in tree.flatten(masks)):
+            return None
+        return masks
+
+    def compute_output_spec(self, *args, **kwargs):
+        if self._function is not None:
+            self._check_input_structure(args[0])
+        return super().compute_output_spec(*args, **kwargs)
+
+    def _standardize_inputs(self, inputs):
+        self._check_input_structure(inputs)
+        if isinstance(inputs, dict) and not isinstance(self._function._inputs_struct, dict):
+            names = [x._keras_history.operation.name for x in self._function.inputs]
+            return [inputs[n] for n in names]
+        return inputs
+
+    def _check_input_structure(self, inputs):
+        expected = self._function.inputs
+        struct = self._function._inputs_struct
+        names = [x._keras_history.operation.name for x in expected]
+        if isinstance(inputs, dict):
+            keys = sorted(struct) if isinstance(struct, dict) else names
+            unknown = sorted(k for k in inputs if k not in keys)
+            missing = sorted(k for k in keys if k not in inputs)
+            if unknown or missing:
+                raise ValueError(
+                    f"Model {self.name!r} expects inputs named {keys}; received dict keys "
+                    f"{sorted(inputs)} (unknown: {unknown}, missing: {missing})."
+                )
+            return
+        flat = tree.flatten(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        if len(flat) != len(expected):
+            raise ValueError(
+                f"Model {self.name!r} expects {len(expected)} input(s) {names}, but it "
+                f"received {len(flat)} input(s)."
+            )
+
+    # Building ------------------------------------------------------------------------
+    def build(self, input_shape):
+        if self._function is not None:
+            self.built = True
+            return
+        if input_shape is None:
+            raise ValueError("Model.build needs an input shape.")
+        # A subclassed model builds by running `call` on placeholders of that shape.
+        spec = tree.map_structure(
+            lambda s: KerasTensor(s, self.compute_dtype), _shape_structure(input_shape)
+        )
+        self.built = True
+        Layer.compute_output_spec(self, spec)
+
+    # Description ---------------------------------------------------------------------
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
+                show_trainable=False, layer_range=None):
+        """Print the layer table and parameter counts, as Keras does.
+
+        Args:
+            line_length: total width of the table.
+            positions: relative or absolute column edges.
+            print_fn: called with each line (default `print`).
+        """
+        summary_utils.print_summary(
+            self, line_length=line_length, positions=positions, print_fn=print_fn,
+            show_trainable=show_trainable,
+        )
+
+    def get_config(self) -> dict:
+        if self._function is None:
+            return Layer.get_config(self)
+        return functional_config.functional_get_config(self)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None, **kwargs):
+        if "layers" in config and "output_layers" in config:
+            return functional_config.functional_from_config(
+                cls, config, custom_objects=custom_objects, **kwargs
+            )
+        return cls(**config)
+
+    def to_json(self, **kwargs) -> str:
+        """The model's architecture as a JSON string (`models.model_from_json` reads it)."""
+        return json.dumps(functional_config.serialize_layer(self), **kwargs)
+
+
+def _shape_structure(shape):
+    if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple)):
+        return [tuple(s) for s in shape]
+    if isinstance(shape, dict):
+        return {k: tuple(v) for k, v in shape.items()}
+    return tuple(shape)
+
+
+serialization.register_builtin("models", Model)
+serialization.register_builtin("models", Model, name="Functional")
+serialization.register_builtin("layers", Model, name="Functional")
+serialization.register_builtin("layers", Model)
+__all__ = ["InputLayer", "Model"]

@@ -1,0 +1,205 @@
+"""Sequential: a plain stack of layers, each feeding the next."""
+
+from __future__ import annotations
+
+from lamina import backend
+from lamina.graph.function import Function
+from lamina.graph.keras_tensor import KerasTensor
+from lamina.graph.node import Node
+from lamina.layers.input_layer import Input, InputLayer
+from lamina.layers.layer import Layer, _tuplify
+from lamina.models import functional_config
+from lamina.models.model import Model
+from lamina.utils import serialization
+
+
+class Sequential(Model):
+    """A model made of a stack of layers with one input and one output each.
+
+    Start it with an `Input` (or give the first layer `input_shape=`) to build it at
+    once; otherwise it builds on its first call, from the data's shape.
+
+    Args:
+        layers: optional list of layers to add.
+        name: the model's name (default `"sequential"`).
+
+    >>> from lamina import Input, layers
+    >>> model = Sequential([Input((4,)), layers.Dense(8, activation="relu"), layers.Dense(1)])
+    >>> [layer.name for layer in model.layers]
+    ['dense', 'dense_1']
+    >>> model.output_shape
+    (None, 1)
+    """
+
+    def __init__(self, layers=None, trainable: bool = True, name: str | None = None):
+        super().__init__(trainable=trainable, name=name)
+        self._stack: list[Layer] = []
+        self._graph_stale = True
+        for layer in layers or []:
+            self.add(layer, rebuild=False)
+        self._maybe_build_graph()
+
+    # Editing the stack ---------------------------------------------------------------
+    def add(self, layer, rebuild: bool = True) -> None:
+        """Append a layer (or an `Input` tensor) to the top of the stack."""
+        if isinstance(layer, KerasTensor):
+            history = layer._keras_history
+            if history is None or not isinstance(history.operation, InputLayer):
+                raise ValueError(
+                    "Sequential.add accepts an `Input(...)` tensor or a layer; received a "
+                    f"symbolic tensor {layer.name!r} that is not an Input."
+                )
+            layer = history.operation
+        if not isinstance(layer, Layer):
+            raise TypeError(
+                f"Sequential.add expects a Layer instance; received {type(layer).__name__} "
+                f"{layer!r}."
+            )
+        if isinstance(layer, InputLayer) and self._stack:
+            raise ValueError(
+                f"Sequential {self.name!r}: an InputLayer can only be the first layer; the "
+                f"stack already holds {[lyr.name for lyr in self._stack]}."
+            )
+        names = {lyr.name for lyr in self._stack}
+        if layer.name in names:
+            raise ValueError(
+                f"Sequential {self.name!r} already has a layer named {layer.name!r}; every "
+                "layer name in a model must be unique."
+            )
+        self._stack.append(layer)
+        self._invalidate()
+        if rebuild:
+            self._maybe_build_graph()
+
+    def pop(self, rebuild: bool = True) -> Layer:
+        """Remove and return the top layer."""
+        layers = self.layers
+        if not layers:
+            raise ValueError(f"Sequential {self.name!r} has no layers to pop.")
+        layer = self._stack.pop()
+        self._invalidate()
+        if rebuild:
+            self._maybe_build_graph()
+        return layer
+
+    def _invalidate(self):
+        self._function = None
+        self._is_graph_network = False
+        self._graph_stale = True
+        own = getattr(self, "_own_node", None)
+        if own is not None and own in self._inbound_nodes:
+            self._inbound_nodes.remove(own)
+        self._own_node = None
+        self.built = False
+
+    # Building ------------------------------------------------------------------------
+    def _input_batch_shape(self):
+        if not self._stack:
+            return None, None
+        first = self._stack[0]
+        if isinstance(first, InputLayer):
+            return first.batch_shape, first.dtype
+        if first._input_shape_arg is not None:
+            return first._input_shape_arg, first.dtype
+        return None, None
+
+    def _maybe_build_graph(self, batch_shape=None, dtype=None):
+        if not self._graph_stale:
+            return
+        if batch_shape is None:
+            batch_shape, dtype = self._input_batch_shape()
+        if batch_shape is None or not self.layers:
+            return
+        first = self._stack[0]
+        if isinstance(first, InputLayer):
+            x = first.output
+        else:
+            x = Input(batch_shape=batch_shape, dtype=dtype or backend.floatx())
+            self._stack.insert(0, x._keras_history.operation)
+        inputs = x
+        for layer in self.layers:
+            x = layer(x)
+            if isinstance(x, (list, tuple)):
+                raise ValueError(
+                    f"Sequential layers must have one output each; {layer.name!r} returned "
+                    f"{len(x)}. Use the functional API for multi-output layers."
+                )
+        function = Function(inputs, x, name=self.name)
+        self._function = function
+        self._is_graph_network = True
+        self._layers = [op for op in function.operations if isinstance(op, Layer)]
+        self._graph_stale = False
+        self.built = True
+        self._build_shapes = tuple(batch_shape)
+        self._own_node = Node(self, call_args=(inputs,), call_kwargs={}, outputs=x, stamp_outputs=False)
+
+    def build(self, input_shape=None):
+        """Build the stack for inputs of `input_shape` (with batch dimension)."""
+        if input_shape is None:
+            input_shape, _ = self._input_batch_shape()
+        if input_shape is None:
+            raise ValueError(
+                f"Sequential {self.name!r} cannot build without an input shape; pass "
+                "build(input_shape) or start the model with an Input."
+            )
+        self._maybe_build_graph(tuple(input_shape))
+
+    def _maybe_build(self, inputs) -> None:
+        if self._function is None:
+            self._maybe_build_graph((None,) + tuple(inputs.shape[1:]), str(inputs.dtype))
+
+    def call(self, inputs, training=None, mask=None):
+        if self._function is None:
+            self._maybe_build(inputs)
+        return self._function(inputs, training=training, mask=mask)
+
+    @property
+    def layers(self) -> list[Layer]:
+        """The stacked layers, without the InputLayer (as in Keras)."""
+        return [layer for layer in self._stack if not isinstance(layer, InputLayer)]
+
+    @layers.setter
+    def layers(self, _):
+        raise AttributeError("`model.layers` is read-only; use `add` / `pop`.")
+
+    def _sublayers(self):
+        return self.layers
+
+    @property
+    def input_shape(self):
+        if self._function is None:
+            raise AttributeError(f"Sequential {self.name!r} is not built, so it has no input shape.")
+        return self._function.inputs[0].shape
+
+    @property
+    def output_shape(self):
+        if self._function is None:
+            raise AttributeError(f"Sequential {self.name!r} is not built, so it has no output shape.")
+        return self._function.outputs[0].shape
+
+    # Config --------------------------------------------------------------------------
+    def get_config(self) -> dict:
+        layer_configs = [functional_config.serialize_layer(layer) for layer in self._stack]
+        config = {"name": self.name, "trainable": self.trainable, "layers": layer_configs}
+        if self._function is not None:
+            config["build_input_shape"] = list(self._function.inputs[0].shape)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None, **kwargs):
+        serialization.config_depth(config)
+        model = cls(name=config.get("name"), trainable=config.get("trainable", True))
+        for layer_data in config["layers"]:
+            layer = serialization.deserialize_keras_object(
+                layer_data, "layers", custom_objects=custom_objects,
+                printable_module_name="layer", **kwargs,
+            )
+            model.add(layer, rebuild=False)
+        model._maybe_build_graph()
+        if model._function is None and config.get("build_input_shape"):
+            model.build(_tuplify(config["build_input_shape"]))
+        return model
+
+
+serialization.register_builtin("models", Sequential)
+serialization.register_builtin("layers", Sequential)

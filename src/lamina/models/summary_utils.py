@@ -1,0 +1,157 @@
+"""`Model.summary()`: the table of layers, output shapes and parameter counts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lamina.graph.operation import FunctionOperation
+
+
+def _format_shape(shapes):
+    if isinstance(shapes, list):
+        if len(shapes) == 1:
+            return _format_shape(shapes[0])
+        return "[" + ", ".join(_format_shape(s) for s in shapes) + "]"
+    return "(" + ", ".join("None" if d is None else str(d) for d in shapes) + (",)" if len(shapes) == 1 else ")")
+
+
+def _weight_count(weights) -> int:
+    return int(sum(math.prod(w.shape) for w in weights))
+
+
+def _weight_bytes(weights) -> int:
+    return int(sum(math.prod(w.shape) * np.dtype(w.dtype if w.dtype != "bfloat16" else "float16").itemsize for w in weights))
+
+
+def _readable_bytes(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.2f} {unit}"
+        n /= 1024
+    return f"{n:.2f} GB"
+
+
+def _is_sequential_like(model) -> bool:
+    if type(model).__name__ == "Sequential":
+        return True
+    if model._function is None:
+        return True
+    for node in model._function.nodes:
+        if len(node.input_tensors) > 1:
+            return False
+    layers_seen = {}
+    for node in model._function.nodes:
+        op = node.operation
+        layers_seen[id(op)] = layers_seen.get(id(op), 0) + 1
+        if layers_seen[id(op)] > 1:
+            return False
+    return len(model._function.inputs) == 1 and len(model._function.outputs) == 1
+
+
+def _rows(model, graph_mode: bool):
+    rows = []
+    function = model._function
+    if function is None:
+        for layer in model.layers:
+            try:
+                shape = _format_shape(list(layer.output_shape)) if layer._inbound_nodes else "?"
+            except AttributeError:
+                shape = "?"
+            params = layer.count_params() if layer.built else 0
+            rows.append((f"{layer.name} ({type(layer).__name__})", shape, f"{params:,}", ""))
+        return rows
+    kept = set(function.nodes)
+    is_sequential = type(model).__name__ == "Sequential"
+    for op in function.operations:
+        if is_sequential and type(op).__name__ == "InputLayer":
+            continue
+        nodes = [n for n in op._inbound_nodes if n in kept]
+        shapes = [n.output_shapes for n in nodes]
+        shape = _format_shape(shapes[0]) if len(shapes) == 1 else "multiple" if shapes else "?"
+        if isinstance(op, FunctionOperation):
+            type_name = op.function_name.title().replace("_", "")
+            params = 0
+        else:
+            type_name = "Functional" if getattr(op, "_is_graph_network", False) and type(op).__name__ == "Model" else type(op).__name__
+            params = op.count_params() if op.built else 0
+        connections = []
+        for node in nodes:
+            for layer, node_index, tensor_index in zip(
+                node.inbound_layers, node.node_indices, node.tensor_indices, strict=True
+            ):
+                connections.append(f"{layer.name}[{node_index}][{tensor_index}]")
+        rows.append((f"{op.name} ({type_name})", shape, f"{params:,}", ", ".join(connections) if connections else "-"))
+    return rows
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    if width <= 0:
+        return [text]
+    if len(text) <= width:
+        return [text]
+    out = []
+    while len(text) > width:
+        cut = text.rfind(", ", 0, width)
+        cut = cut + 1 if cut > 0 else width
+        out.append(text[:cut].rstrip())
+        text = text[cut:].lstrip()
+    out.append(text)
+    return out
+
+
+def print_summary(model, line_length=None, positions=None, print_fn=None, show_trainable=False):
+    if not model.built:
+        raise ValueError(
+            f"Model {model.name!r} has not been built yet, so its layers and shapes are "
+            "unknown. Call it on data, call `build(input_shape)`, or start it with an "
+            "`Input` / `input_shape=` argument."
+        )
+    print_fn = print_fn or print
+    graph_mode = model._function is not None and not _is_sequential_like(model)
+    headers = ["Layer (type)", "Output Shape", "Param #"] + (["Connected to"] if graph_mode else [])
+    line_length = line_length or (110 if graph_mode else 80)
+    positions = positions or ([0.3, 0.55, 0.67, 1.0] if graph_mode else [0.45, 0.84, 1.0])
+    if positions[-1] <= 1:
+        positions = [int(line_length * p) for p in positions]
+    widths = [positions[0]] + [b - a for a, b in zip(positions[:-1], positions[1:], strict=True)]
+    rows = _rows(model, graph_mode)
+
+    def emit(cells, right_align=(2,)):
+        wrapped = [_wrap(str(c), w - 3) for c, w in zip(cells, widths, strict=False)]
+        height = max(len(w) for w in wrapped)
+        for i in range(height):
+            parts = []
+            for j, (lines, w) in enumerate(zip(wrapped, widths, strict=False)):
+                text = lines[i] if i < len(lines) else ""
+                parts.append(" " + (text.rjust(w - 3) if j in right_align else text.ljust(w - 3)) + " ")
+            print_fn("│" + "│".join(parts) + "│")
+
+    def rule(left, mid, right, fill):
+        print_fn(left + mid.join(fill * (w - 1) for w in widths) + right)
+
+    widths = [w + 1 if i else w for i, w in enumerate(widths)]
+    kind = "Sequential" if type(model).__name__ == "Sequential" else "Functional" if model._function is not None else type(model).__name__
+    print_fn(f'Model: "{model.name}"' + ("" if kind in ("Sequential", "Functional") else ""))
+    rule("┏", "┳", "┓", "━")
+    emit(headers, right_align=())
+    rule("┡", "╇", "┩", "━")
+    for i, row in enumerate(rows):
+        emit(row[: len(headers)])
+        if i < len(rows) - 1:
+            rule("├", "┼", "┤", "─")
+    rule("└", "┴", "┘", "─")
+    trainable = model.trainable_weights
+    non_trainable = model.non_trainable_weights
+    total = trainable + non_trainable
+    print_fn(f" Total params: {_weight_count(total):,} ({_readable_bytes(_weight_bytes(total))})")
+    print_fn(f" Trainable params: {_weight_count(trainable):,} ({_readable_bytes(_weight_bytes(trainable))})")
+    print_fn(
+        f" Non-trainable params: {_weight_count(non_trainable):,} "
+        f"({_readable_bytes(_weight_bytes(non_trainable))})"
+    )
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is not None and getattr(optimizer, "built", False):
+        opt_vars = [v for v in optimizer.variables]
+        print_fn(f" Optimizer params: {_weight_count(opt_vars):,} ({_readable_bytes(_weight_bytes(opt_vars))})")

@@ -1,0 +1,109 @@
+"""The op wrapper and the core ops: conversion, casting, control flow, slicing.
+
+Every public op is written once: `_op(backend_fn)` gives a function that computes eagerly
+on arrays and, when any argument is a KerasTensor, records a graph node whose output spec
+comes from the engine's abstract evaluation. Variables are read through `.value`, so the
+stateless scope of compiled execution sees them.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from lamina import backend
+from lamina.backend.common.variables import Variable
+from lamina.graph import tree
+from lamina.graph.keras_tensor import KerasTensor
+from lamina.graph.operation import any_symbolic, symbolic_call
+
+
+def _read(x):
+    if isinstance(x, Variable):
+        return x.value
+    if isinstance(x, (list, tuple)) and any(isinstance(v, Variable) for v in x):
+        return type(x)(v.value if isinstance(v, Variable) else v for v in x)
+    return x
+
+
+def _op(fn, name: str | None = None):
+    """Make the public op for backend function `fn` (eager or symbolic by argument)."""
+    op_name = name or fn.__name__
+
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        if any_symbolic(args, kwargs):
+            return symbolic_call(fn, op_name, args, kwargs)
+        return fn(*[_read(a) for a in args], **{k: _read(v) for k, v in kwargs.items()})
+
+    op.__module__ = "lamina.ops"
+    return op
+
+
+def convert_to_tensor(x, dtype=None):
+    """Convert an array-like (or Variable) to an engine tensor."""
+    return backend.convert_to_tensor(x, dtype=dtype)
+
+
+def convert_to_numpy(x):
+    """Copy a tensor to a NumPy array."""
+    if isinstance(x, KerasTensor):
+        raise TypeError(f"Cannot convert symbolic tensor {x.name!r} to NumPy: it holds no data.")
+    return backend.convert_to_numpy(x)
+
+
+def is_tensor(x) -> bool:
+    return backend.is_tensor(x)
+
+
+def shape(x) -> tuple:
+    """The shape of `x` as a tuple (unknown symbolic dims are `None`)."""
+    if isinstance(x, (KerasTensor, Variable)):
+        return x.shape
+    return backend.shape(x)
+
+
+def dtype(x) -> str:
+    """The dtype of `x` as a string such as `"float32"`."""
+    if isinstance(x, (KerasTensor, Variable)):
+        return x.dtype
+    return backend.standardize_dtype(backend.convert_to_tensor(x).dtype)
+
+
+cast = _op(backend.core.cast)
+stop_gradient = _op(backend.core.stop_gradient)
+slice = _op(backend.core.slice)
+slice_update = _op(backend.core.slice_update)
+unstack = _op(backend.core.unstack)
+vectorized_map = _op(backend.core.vectorized_map)
+
+
+def cond(pred, true_fn, false_fn):
+    """`true_fn()` if `pred` else `false_fn()`, traced as one conditional when compiled."""
+    if isinstance(pred, KerasTensor):
+        return symbolic_call(backend.core.cond, "cond", (pred, true_fn, false_fn), {})
+    return backend.core.cond(_read(pred), true_fn, false_fn)
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns `(carry, ys)`."""
+    if any_symbolic((init, xs)):
+        return symbolic_call(
+            backend.core.scan, "scan", (f, init, xs), dict(length=length, reverse=reverse, unroll=unroll)
+        )
+    return backend.core.scan(f, tree.map_structure(_read, init), xs, length, reverse, unroll)
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    """`for i in range(lower, upper): val = body_fun(i, val)` as one compiled loop."""
+    if any_symbolic((init_val,)):
+        return symbolic_call(backend.core.fori_loop, "fori_loop", (lower, upper, body_fun, init_val), {})
+    return backend.core.fori_loop(lower, upper, body_fun, tree.map_structure(_read, init_val))
+
+
+def while_loop(cond, body, loop_vars, maximum_iterations=None):
+    """`while cond(vars): vars = body(vars)` as one compiled loop."""
+    if any_symbolic((loop_vars,)):
+        return symbolic_call(
+            backend.core.while_loop, "while_loop", (cond, body, loop_vars), dict(maximum_iterations=maximum_iterations)
+        )
+    return backend.core.while_loop(cond, body, tree.map_structure(_read, loop_vars), maximum_iterations)

@@ -1,0 +1,124 @@
+"""Seeded random sampling. Randomness comes from explicit seed state, never hidden globals.
+
+`seed` is an int (the same draw every time), a `SeedGenerator` (a new draw each call, its
+state a variable that compiled training carries along), or `None` (the global generator,
+reset by `lamina.utils.set_random_seed`).
+"""
+
+from __future__ import annotations
+
+import random as _py_random
+
+from lamina import backend
+from lamina.backend.common.global_state import register_reset_hook
+
+
+class SeedGenerator:
+    """Seed state for a stream of random draws.
+
+    Args:
+        seed: an int; `None` draws one from Python's `random` (itself seeded by
+            `lamina.utils.set_random_seed`).
+
+    >>> gen = SeedGenerator(42)
+    >>> a = normal((2,), seed=gen)
+    >>> b = normal((2,), seed=gen)
+    >>> bool((a != b).any())
+    True
+    """
+
+    def __init__(self, seed: int | None = None, name: str | None = None):
+        if seed is None:
+            seed = _py_random.randint(1, 2**31 - 1)
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise TypeError(f"SeedGenerator seed must be an int or None; received {seed!r}.")
+        self._initial_seed = seed
+        self.name = name or "seed_generator"
+        self.state = backend.Variable(
+            backend.random.make_seed(seed),
+            dtype="uint32",
+            trainable=False,
+            name="seed_generator_state",
+        )
+
+    def next(self):
+        """The current seed tensor; advances the state."""
+        seed = self.state.value
+        self.state.assign(seed + backend.convert_to_tensor([0, 1], dtype="uint32"))
+        return seed
+
+    def get_config(self) -> dict:
+        return {"seed": self._initial_seed}
+
+
+_GLOBAL_GENERATOR: SeedGenerator | None = None
+
+
+def global_seed_generator() -> SeedGenerator:
+    global _GLOBAL_GENERATOR
+    if _GLOBAL_GENERATOR is None:
+        _GLOBAL_GENERATOR = SeedGenerator()
+    return _GLOBAL_GENERATOR
+
+
+def set_global_seed(seed: int) -> None:
+    global _GLOBAL_GENERATOR
+    _GLOBAL_GENERATOR = SeedGenerator(seed)
+
+
+def _reset_global():
+    global _GLOBAL_GENERATOR
+    _GLOBAL_GENERATOR = None
+
+
+register_reset_hook(_reset_global)
+
+
+def draw_seed(seed):
+    """A seed tensor from an int, a SeedGenerator, None (global) or a seed tensor."""
+    if isinstance(seed, SeedGenerator):
+        return seed.next()
+    if seed is None:
+        return global_seed_generator().next()
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        return backend.random.make_seed(seed)
+    if backend.is_tensor(seed):
+        return seed
+    raise TypeError(
+        f"`seed` must be an int, a SeedGenerator or None; received {type(seed).__name__}."
+    )
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Samples from a normal distribution."""
+    return backend.random.normal(shape, mean, stddev, dtype, seed=draw_seed(seed))
+
+
+def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    """Samples from a uniform distribution on `[minval, maxval)`."""
+    return backend.random.uniform(shape, minval, maxval, dtype, seed=draw_seed(seed))
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    """Normal samples re-drawn beyond two standard deviations."""
+    return backend.random.truncated_normal(shape, mean, stddev, dtype, seed=draw_seed(seed))
+
+
+def randint(shape, minval, maxval, dtype="int32", seed=None):
+    """Integers uniformly drawn from `[minval, maxval)`."""
+    return backend.random.randint(shape, minval, maxval, dtype, seed=draw_seed(seed))
+
+
+def categorical(logits, num_samples, dtype="int32", seed=None):
+    """Class indices drawn from the categorical distributions given by `logits`."""
+    return backend.random.categorical(logits, num_samples, dtype, seed=draw_seed(seed))
+
+
+def dropout(inputs, rate, noise_shape=None, seed=None):
+    """Zero each element with probability `rate`, scaling the rest by `1 / (1 - rate)`."""
+    return backend.random.dropout(inputs, rate, noise_shape, seed=draw_seed(seed))
+
+
+def shuffle(x, axis=0, seed=None):
+    """A random permutation of `x` along `axis`."""
+    return backend.random.shuffle(x, axis, seed=draw_seed(seed))

@@ -1,0 +1,219 @@
+"""Turning objects into configs and back, through a registry only.
+
+Deserialization resolves a `class_name` only through lamina's registry: the built-ins
+each package registers, what users register with `register_keras_serializable`, and the
+`custom_objects` passed in. It never imports a module or looks a name up elsewhere, so a
+config (or a file) cannot make lamina run arbitrary code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+# category -> {name: object}; categories are "layers", "activations", "initializers", ...
+_BUILTINS: dict[str, dict[str, object]] = {}
+_CUSTOM_OBJECTS: dict[str, object] = {}
+_CUSTOM_NAMES: dict[object, str] = {}
+_scope = threading.local()
+
+# Keras writes these module names; we write the same so files move both ways.
+MODULE_NAMES = {
+    "layers": "keras.layers",
+    "activations": "keras.activations",
+    "initializers": "keras.initializers",
+    "regularizers": "keras.regularizers",
+    "constraints": "keras.constraints",
+    "optimizers": "keras.optimizers",
+    "schedules": "keras.optimizers.schedules",
+    "losses": "keras.losses",
+    "metrics": "keras.metrics",
+    "models": "keras.models",
+}
+
+
+def register_builtin(category: str, obj, name: str | None = None):
+    """Register a built-in class or function under `name` (default: its `__name__`)."""
+    _BUILTINS.setdefault(category, {})[name or obj.__name__] = obj
+    return obj
+
+
+def builtins(category: str) -> dict:
+    return dict(_BUILTINS.get(category, {}))
+
+
+def register_keras_serializable(package: str = "Custom", name: str | None = None):
+    """Decorator registering a user class or function as `"package>name"`.
+
+    >>> @register_keras_serializable(package="demo")
+    ... def double(x):
+    ...     return x * 2
+    >>> get_registered_name(double)
+    'demo>double'
+    """
+
+    def decorator(obj):
+        registered = f"{package}>{name or obj.__name__}"
+        if registered in _CUSTOM_OBJECTS and _CUSTOM_OBJECTS[registered] is not obj:
+            raise ValueError(f"{registered!r} is already registered to another object.")
+        _CUSTOM_OBJECTS[registered] = obj
+        _CUSTOM_NAMES[obj] = registered
+        return obj
+
+    return decorator
+
+
+def get_registered_name(obj) -> str:
+    return _CUSTOM_NAMES.get(obj, getattr(obj, "__name__", type(obj).__name__))
+
+
+def get_registered_object(name: str, custom_objects: dict | None = None, category: str | None = None):
+    """Look `name` up in: scoped custom objects, `custom_objects`, registered, built-ins."""
+    for scope in reversed(getattr(_scope, "stack", [])):
+        if name in scope:
+            return scope[name]
+    if custom_objects and name in custom_objects:
+        return custom_objects[name]
+    if name in _CUSTOM_OBJECTS:
+        return _CUSTOM_OBJECTS[name]
+    short = name.split(">")[-1]
+    for key, obj in _CUSTOM_OBJECTS.items():
+        if key.split(">")[-1] == short:
+            return obj
+    categories = [category] if category else list(_BUILTINS)
+    for cat in categories:
+        if name in _BUILTINS.get(cat, {}):
+            return _BUILTINS[cat][name]
+    return None
+
+
+@contextlib.contextmanager
+def custom_object_scope(custom_objects: dict):
+    """Within the block, `custom_objects` resolve in every deserialization."""
+    stack = getattr(_scope, "stack", None)
+    if stack is None:
+        stack = _scope.stack = []
+    stack.append(dict(custom_objects or {}))
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+CustomObjectScope = custom_object_scope
+
+
+def serialize_keras_object(obj, category: str | None = None):
+    """A JSON-able config: `{"module", "class_name", "config", "registered_name"}`.
+
+    Functions registered as built-ins serialize to their name (as Keras does for
+    activations); `None`, numbers and strings pass through.
+    """
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    if isinstance(obj, (list, tuple)):
+        return [serialize_keras_object(o, category) for o in obj]
+    if isinstance(obj, dict):
+        return {k: serialize_keras_object(v, category) for k, v in obj.items()}
+    if callable(obj) and not hasattr(obj, "get_config"):
+        name = getattr(obj, "__name__", None)
+        if obj in _CUSTOM_NAMES:
+            return {
+                "module": None,
+                "class_name": "function",
+                "config": _CUSTOM_NAMES[obj],
+                "registered_name": "function",
+            }
+        if name is not None:
+            return name
+    if not hasattr(obj, "get_config"):
+        raise TypeError(
+            f"Cannot serialize {type(obj).__name__} {obj!r}: it has no `get_config()`."
+        )
+    cls = type(obj)
+    registered = _CUSTOM_NAMES.get(cls)
+    module = MODULE_NAMES.get(category or "", None) if registered is None else cls.__module__
+    return {
+        "module": module,
+        "class_name": cls.__name__,
+        "config": obj.get_config(),
+        "registered_name": registered,
+    }
+
+
+MAX_CONFIG_DEPTH = 100
+
+
+def config_depth(config, limit: int = MAX_CONFIG_DEPTH) -> int:
+    """Nesting depth of a config, stopping (and raising) past `limit`."""
+    stack = [(config, 1)]
+    deepest = 0
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > limit:
+            raise ValueError(
+                f"Config nested deeper than {limit} levels; refusing to deserialize it."
+            )
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
+
+
+def deserialize_keras_object(
+    config,
+    category: str | None = None,
+    custom_objects: dict | None = None,
+    printable_module_name: str = "object",
+    **kwargs,
+):
+    """Rebuild an object from `serialize_keras_object` output (or a bare name string)."""
+    if config is None:
+        return None
+    if isinstance(config, str):
+        obj = get_registered_object(config, custom_objects, category)
+        if obj is None:
+            valid = sorted(_BUILTINS.get(category or "", {}))
+            raise ValueError(
+                f"Unknown {printable_module_name}: {config!r}. Valid names are {valid}; "
+                "register custom objects with `register_keras_serializable` or pass "
+                "them in `custom_objects`."
+            )
+        return obj
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise TypeError(
+            f"Cannot deserialize {printable_module_name} from {config!r}: expected a name "
+            "or a dict with 'class_name' and 'config'."
+        )
+    config_depth(config)
+    class_name = config["class_name"]
+    inner = config.get("config", {})
+    if class_name == "function":
+        obj = get_registered_object(inner, custom_objects, category)
+        if obj is None:
+            raise ValueError(f"Unknown function {inner!r} for {printable_module_name}.")
+        return obj
+    registered = config.get("registered_name") or class_name
+    cls = get_registered_object(registered, custom_objects, category)
+    if cls is None and registered != class_name:
+        cls = get_registered_object(class_name, custom_objects, category)
+    if cls is None:
+        valid = sorted(_BUILTINS.get(category or "", {}))
+        raise ValueError(
+            f"Unknown {printable_module_name} class {class_name!r}. Known built-ins: "
+            f"{valid}. Register custom classes with `register_keras_serializable` or "
+            "pass them in `custom_objects`."
+        )
+    if not isinstance(cls, type):
+        return cls
+    if hasattr(cls, "from_config"):
+        try:
+            return cls.from_config(inner, custom_objects=custom_objects, **kwargs)
+        except TypeError as err:
+            if "custom_objects" not in str(err):
+                raise
+            with custom_object_scope(custom_objects or {}):
+                return cls.from_config(inner)
+    return cls(**inner)
