@@ -228,8 +228,9 @@ class Function:
             flat_out = tree.flatten(outputs)
             out_masks = [None] * len(flat_out)
             compute_mask = getattr(op, "compute_mask", None)
-            if compute_mask is not None and (
-                node_mask is not None or getattr(op, "_always_compute_mask", False)
+            # The symbolic call recorded which outputs carry a mask: compute only those.
+            if compute_mask is not None and any(
+                t._keras_mask is not None for t in node.output_tensors
             ):
                 computed = compute_mask(args[0] if args else None, node_mask)
                 if computed is not None:

@@ -122,8 +122,8 @@ class Variable:
                 arr = np.asarray(_host_value(value))
                 dtype = config.floatx() if arr.dtype.kind == "f" else str(arr.dtype)
             dtype = standardize_dtype(dtype)
-        self._dtype = dtype
         self._value = self._convert(value, dtype)
+        self._dtype = standardize_dtype(self._value.dtype)
         self._shape = tuple(int(d) for d in self._value.shape)
         if shape is not None and tuple(shape) != self._shape:
             raise ValueError(

@@ -21,10 +21,15 @@ class Variable(_BaseVariable):
     __doc__ = _BaseVariable.__doc__
 
     def _convert(self, value, dtype):
-        return jnp.asarray(value, dtype=dtype)
+        return jnp.asarray(value, dtype=_canonical(dtype))
 
     def _eager_context(self):
         return jax.ensure_compile_time_eval()
+
+
+def _canonical(dtype):
+    # Without x64 mode JAX has no 64-bit types: ask for the 32-bit ones it will give.
+    return jax.dtypes.canonicalize_dtype(dtype) if dtype is not None else None
 
 
 def _unwrap(x):
@@ -50,7 +55,7 @@ def convert_to_tensor(x, dtype=None):
             dtype = config.floatx()
         elif arr.dtype == np.int64:
             dtype = "int32"
-    return jnp.asarray(x, dtype=dtype)
+    return jnp.asarray(x, dtype=_canonical(dtype))
 
 
 def convert_to_numpy(x) -> np.ndarray:
@@ -67,7 +72,7 @@ def shape(x) -> tuple:
 
 
 def cast(x, dtype):
-    return convert_to_tensor(x).astype(standardize_dtype(dtype))
+    return convert_to_tensor(x).astype(_canonical(standardize_dtype(dtype)))
 
 
 def standardize(dtype) -> str:

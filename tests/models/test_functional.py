@@ -1,0 +1,168 @@
+"""Functional models: building, running, nesting, config round trips, errors."""
+
+import json
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import Input, Model, layers, models
+
+
+def _data(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype("float32")
+
+
+def test_list_and_dict_inputs_and_outputs():
+    a, b = Input((3,), name="a"), Input((2,), name="b")
+    h = layers.Concatenate()([a, b])
+    model = Model({"a": a, "b": b}, {"y1": layers.Dense(1, name="y1")(h), "y2": layers.Dense(2, name="y2")(h)})
+    out = model({"a": _data(4, 3), "b": _data(4, 2)})
+    assert set(out) == {"y1", "y2"} and out["y1"].shape == (4, 1) and out["y2"].shape == (4, 2)
+    with pytest.raises(ValueError, match=r"expects inputs named \['a', 'b'\].*unknown: \['c'\]"):
+        model({"a": _data(4, 3), "c": _data(4, 2)})
+    listed = Model([a, b], [layers.Dense(1)(h)])
+    assert isinstance(listed([_data(4, 3), _data(4, 2)]), list)
+    with pytest.raises(ValueError, match=r"expects 2 input\(s\) \['a', 'b'\], but it received 1"):
+        listed(_data(4, 3))
+    by_name = listed({"a": _data(4, 3), "b": _data(4, 2)})
+    assert by_name[0].shape == (4, 1)
+
+
+def test_model_on_numpy_input_matches_reference():
+    x = Input((3,))
+    dense = layers.Dense(2, activation="relu")
+    model = Model(x, dense(x))
+    data = _data(5, 3)
+    expected = np.maximum(data @ dense.kernel.numpy() + dense.bias.numpy(), 0)
+    np.testing.assert_allclose(np.asarray(model(data)), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(model(data.astype("float64"))), expected, rtol=1e-5, atol=1e-6)
+
+
+def _abab_model():
+    x = Input((4,), name="x")
+    a, b = layers.Dense(4, name="A"), layers.Dense(4, name="B")
+    return Model(x, a(b(a(b(x))))), a, b
+
+
+def test_shared_layers_round_trip_through_config():
+    model, a, b = _abab_model()
+    assert len(a._inbound_nodes) == 2 and len(b._inbound_nodes) == 2
+    config = model.get_config()
+    json.dumps(config)  # the config is JSON
+    entry = {layer["name"]: layer for layer in config["layers"]}
+    assert len(entry["A"]["inbound_nodes"]) == 2
+    history = entry["A"]["inbound_nodes"][1]["args"][0]["config"]["keras_history"]
+    assert history == ["B", 1, 0]
+    clone = Model.from_config(config)
+    assert [lyr.name for lyr in clone.layers] == [lyr.name for lyr in model.layers]
+    clone.set_weights(model.get_weights())
+    data = _data(3, 4)
+    np.testing.assert_allclose(np.asarray(clone(data)), np.asarray(model(data)), rtol=1e-6)
+    assert clone.get_config() == config
+
+
+def test_nested_models_round_trip_and_weights():
+    x = Input((3,), name="inner_in")
+    inner = Model(x, layers.Dense(2, name="inner_dense")(x), name="inner")
+    a, b = Input((3,), name="a"), Input((3,), name="b")
+    outer = Model([a, b], layers.Add(name="sum")([inner(a), inner(b)]), name="outer")
+    assert len(outer.weights) == 2
+    config = outer.get_config()
+    inner_entry = next(e for e in config["layers"] if e["name"] == "inner")
+    assert inner_entry["class_name"] == "Functional"
+    # inner's node 0 is its own; the two calls in `outer` are serialized as 0 and 1.
+    assert [n["args"][0]["config"]["keras_history"] for n in inner_entry["inbound_nodes"]] == [["a", 0, 0], ["b", 0, 0]]
+    sum_entry = next(e for e in config["layers"] if e["name"] == "sum")
+    assert [t["config"]["keras_history"] for t in sum_entry["inbound_nodes"][0]["args"][0]] == [["inner", 0, 0], ["inner", 1, 0]]
+    clone = Model.from_config(config)
+    clone.set_weights(outer.get_weights())
+    data = [_data(2, 3), _data(2, 3, seed=1)]
+    np.testing.assert_allclose(np.asarray(clone(data)), np.asarray(outer(data)), rtol=1e-6)
+
+
+def test_nested_trainable_propagates():
+    x = Input((3,))
+    inner = Model(x, layers.Dense(2)(layers.Dense(3)(x)))
+    y = Input((3,))
+    outer = Model(y, layers.Dense(1)(inner(y)))
+    assert len(outer.trainable_weights) == 6
+    inner.trainable = False
+    assert all(not lyr.trainable for lyr in inner.layers)
+    assert len(outer.trainable_weights) == 2 and len(outer.non_trainable_weights) == 4
+    outer.trainable = False
+    assert outer.trainable_weights == [] and len(outer.non_trainable_weights) == 6
+    outer.trainable = True
+    assert len(outer.trainable_weights) == 6
+
+
+def test_to_json_and_model_from_json_with_custom_objects():
+    @lamina.utils.register_keras_serializable(package="tests")
+    class Double(layers.Layer):
+        def call(self, x):
+            return x * 2.0
+
+    x = Input((2,))
+    model = Model(x, Double(name="double")(layers.Dense(2)(x)))
+    text = model.to_json()
+    clone = models.model_from_json(text)
+    assert type(clone.get_layer("double")) is Double
+
+    class Unregistered(layers.Layer):
+        def call(self, x):
+            return x + 1.0
+
+    model2 = Model(x, Unregistered(name="plus")(x))
+    with pytest.raises(ValueError, match="Unknown layer class 'Unregistered'"):
+        models.model_from_json(model2.to_json())
+    clone2 = models.model_from_json(model2.to_json(), custom_objects={"Unregistered": Unregistered})
+    np.testing.assert_allclose(np.asarray(clone2(np.zeros((1, 2), "float32"))), [[1.0, 1.0]])
+
+
+def test_ops_in_graph_round_trip_through_config():
+    x = Input((3,), name="x")
+    y = lamina.ops.relu(x[:, 1:] * 2.0) + 1.0
+    model = Model(x, y)
+    clone = Model.from_config(json.loads(json.dumps(model.get_config())))
+    data = _data(2, 3)
+    np.testing.assert_allclose(np.asarray(clone(data)), np.asarray(model(data)), rtol=1e-6)
+
+
+def test_get_layer_and_count_params():
+    x = Input((3,), name="x")
+    model = Model(x, layers.Dense(2, name="d")(x))
+    assert model.get_layer("d") is model.get_layer(index=1)
+    assert model.count_params() == 8
+    with pytest.raises(ValueError, match="No layer named 'zz'.*'x', 'd'"):
+        model.get_layer("zz")
+    with pytest.raises(ValueError, match="out of range"):
+        model.get_layer(index=5)
+
+
+def test_model_input_output_properties():
+    x = Input((3,), name="x")
+    model = Model(x, layers.Dense(2, name="d")(x))
+    assert model.inputs == [x] and model.input is x
+    assert model.output is model.outputs[0]
+    assert model.input_shape == (None, 3) and model.output_shape == (None, 2)
+    assert model.input_names == ["x"] and model.output_names == ["d"]
+
+
+def test_layer_called_on_wrong_shape_names_the_layer():
+    x = Input((3,))
+    dense = layers.Dense(2, name="dense_x")
+    dense(x)
+    with pytest.raises(ValueError, match=r"Dense 'dense_x' expected input with last dimension 3, received shape \(None, 5\)"):
+        dense(Input((5,)))
+    with pytest.raises(ValueError, match=r"Dense 'dense_x' expected input with last dimension 3, received shape \(2, 5\)"):
+        dense(np.zeros((2, 5), "float32"))
+
+
+def test_backend_function_with_updates():
+    x = Input((2,))
+    counter = lamina.Variable(np.zeros(2, "float32"), name="counter")
+    total = x[0] + 1.0
+    f = lamina.backend.function([x], [x * 3.0], updates=[(counter, total)])
+    out = f([np.array([[1.0, 2.0]], "float32")])
+    np.testing.assert_allclose(out[0], [[3.0, 6.0]])
+    np.testing.assert_allclose(counter.numpy(), [2.0, 3.0])

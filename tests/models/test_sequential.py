@@ -1,0 +1,74 @@
+"""Sequential models: add, pop, deferred build, input_shape, config."""
+
+import numpy as np
+import pytest
+
+from lamina import Input, Sequential, layers, models
+
+
+def test_built_from_input_has_node_zero():
+    model = Sequential([Input((4,)), layers.Dense(3), layers.Dense(1)])
+    assert model.built and [lyr.name for lyr in model.layers] == ["dense", "dense_1"]
+    assert len(model._inbound_nodes) == 1
+    assert model.output_shape == (None, 1) and model.input_shape == (None, 4)
+    assert model.count_params() == 4 * 3 + 3 + 3 + 1
+
+
+def test_input_shape_on_first_layer():
+    model = Sequential([layers.Dense(3, input_shape=(5,)), layers.Dense(2)])
+    assert model.built and model.input_shape == (None, 5)
+    assert model(np.ones((2, 5), "float32")).shape == (2, 2)
+
+
+def test_deferred_build_on_first_call():
+    model = Sequential()
+    model.add(layers.Dense(3))
+    model.add(layers.Dense(2))
+    assert not model.built
+    with pytest.raises(ValueError, match="not been built"):
+        model.summary()
+    out = model(np.ones((4, 7), "float32"))
+    assert out.shape == (4, 2) and model.built and model.input_shape == (None, 7)
+    assert len(model.weights) == 4
+
+
+def test_add_and_pop():
+    model = Sequential([Input((2,)), layers.Dense(4), layers.Dense(3)])
+    popped = model.pop()
+    assert isinstance(popped, layers.Dense) and model.output_shape == (None, 4)
+    model.add(layers.Dense(5))
+    assert model.output_shape == (None, 5)
+    with pytest.raises(TypeError, match="expects a Layer instance"):
+        model.add("dense")
+    with pytest.raises(ValueError, match="InputLayer can only be the first"):
+        model.add(layers.InputLayer(shape=(2,)))
+
+
+def test_sequential_matches_reference():
+    model = Sequential([Input((3,)), layers.Dense(2, activation="relu"), layers.Dense(1)])
+    data = np.random.default_rng(0).standard_normal((5, 3)).astype("float32")
+    d1, d2 = model.layers
+    h = np.maximum(data @ d1.kernel.numpy() + d1.bias.numpy(), 0)
+    np.testing.assert_allclose(
+        np.asarray(model(data)), h @ d2.kernel.numpy() + d2.bias.numpy(), rtol=1e-5, atol=1e-6
+    )
+
+
+def test_config_round_trip():
+    model = Sequential([Input((3,)), layers.Dense(2, activation="relu"), layers.Dropout(0.2)])
+    config = model.get_config()
+    assert config["layers"][0]["class_name"] == "InputLayer"
+    clone = Sequential.from_config(config)
+    clone.set_weights(model.get_weights())
+    data = np.ones((2, 3), "float32")
+    np.testing.assert_allclose(np.asarray(clone(data)), np.asarray(model(data)))
+    again = models.model_from_json(model.to_json())
+    assert isinstance(again, Sequential) and len(again.layers) == 2
+
+
+def test_sequential_nested_in_functional():
+    inner = Sequential([Input((3,)), layers.Dense(2)])
+    x = Input((3,))
+    outer = __import__("lamina").Model(x, layers.Dense(1)(inner(x)))
+    assert len(outer.weights) == 4
+    assert outer(np.ones((2, 3), "float32")).shape == (2, 1)
