@@ -195,10 +195,11 @@ class Variable:
 
     # Arithmetic reads the current value, so `variable * 2` works like an array.
     def _binary(self, other, fn, reverse=False):
-        from lamina import ops
+        from lamina.backend import numpy as engine_numpy  # the engine chosen at import
 
-        a, b = (other, self) if reverse else (self, other)
-        return getattr(ops, fn)(a, b)
+        other = _unwrap(other)
+        a, b = (other, self.value) if reverse else (self.value, other)
+        return getattr(engine_numpy, fn)(a, b)
 
     def __add__(self, o):
         return self._binary(o, "add")

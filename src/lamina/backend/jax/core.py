@@ -67,6 +67,13 @@ def is_tensor(x) -> bool:
     return isinstance(x, jax.Array)
 
 
+def is_concrete(x) -> bool:
+    """True for data that exists now (NumPy or an engine array outside any trace)."""
+    return isinstance(x, np.ndarray) or (
+        isinstance(x, jax.Array) and not isinstance(x, jax.core.Tracer)
+    )
+
+
 def shape(x) -> tuple:
     return tuple(_unwrap(x).shape)
 

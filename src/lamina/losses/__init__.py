@@ -1,0 +1,191 @@
+"""`lamina.losses`: Keras's losses, as classes and as per-sample functions.
+
+Resolve a loss from a name with `get` (`"mse"`, `"categorical_crossentropy"`,
+`"BinaryCrossentropy"`, a config dict, or a callable), and check targets against a
+loss on the host with `check_targets` before training.
+
+>>> import numpy as np
+>>> from lamina import losses
+>>> losses.get("mse") is losses.mean_squared_error
+True
+>>> float(losses.MeanSquaredError()(np.zeros((2, 2)), np.ones((2, 2))))
+1.0
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from lamina.losses.checks import check_targets
+from lamina.losses.hinge import (
+    CategoricalHinge,
+    Hinge,
+    SquaredHinge,
+    categorical_hinge,
+    hinge,
+    squared_hinge,
+)
+from lamina.losses.loss import (
+    Loss,
+    LossFunctionWrapper,
+    reduce_weighted_values,
+    squeeze_or_expand_to_same_rank,
+)
+from lamina.losses.probabilistic import (
+    BinaryCrossentropy,
+    BinaryFocalCrossentropy,
+    CategoricalCrossentropy,
+    CategoricalFocalCrossentropy,
+    KLDivergence,
+    Poisson,
+    SparseCategoricalCrossentropy,
+    binary_crossentropy,
+    binary_focal_crossentropy,
+    categorical_crossentropy,
+    categorical_focal_crossentropy,
+    kl_divergence,
+    poisson,
+    sparse_categorical_crossentropy,
+)
+from lamina.losses.regression import (
+    CosineSimilarity,
+    Huber,
+    LogCosh,
+    MeanAbsoluteError,
+    MeanAbsolutePercentageError,
+    MeanSquaredError,
+    MeanSquaredLogarithmicError,
+    cosine_similarity,
+    huber,
+    log_cosh,
+    mean_absolute_error,
+    mean_absolute_percentage_error,
+    mean_squared_error,
+    mean_squared_logarithmic_error,
+)
+from lamina.utils import serialization
+
+# Keras's short names (and the classic long ones) for the loss functions.
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+kld = KLD = kullback_leibler_divergence = kl_divergence
+logcosh = log_cosh
+bce = BCE = binary_crossentropy
+
+_ALIASES = {
+    "mse": mean_squared_error,
+    "MSE": mean_squared_error,
+    "mae": mean_absolute_error,
+    "MAE": mean_absolute_error,
+    "mape": mean_absolute_percentage_error,
+    "MAPE": mean_absolute_percentage_error,
+    "msle": mean_squared_logarithmic_error,
+    "MSLE": mean_squared_logarithmic_error,
+    "kld": kl_divergence,
+    "KLD": kl_divergence,
+    "kullback_leibler_divergence": kl_divergence,
+    "logcosh": log_cosh,
+    "huber_loss": huber,
+    "bce": binary_crossentropy,
+    "BCE": binary_crossentropy,
+}
+for _name, _obj in _ALIASES.items():
+    serialization.register_builtin("losses", _obj, name=_name)
+
+
+def serialize(loss):
+    """A loss's config dict (or a loss function's name)."""
+    return serialization.serialize_keras_object(loss, "losses")
+
+
+def deserialize(config, custom_objects=None):
+    """Rebuild a loss from `serialize` output or a name (names give functions or classes)."""
+    return serialization.deserialize_keras_object(
+        config, "losses", custom_objects, printable_module_name="loss function"
+    )
+
+
+def get(identifier):
+    """Resolve a loss: `None`, a name, a config dict, a class, or a callable.
+
+    A class name gives an instance with default arguments; a function name gives the
+    function.
+
+    >>> get("categorical_crossentropy").__name__
+    'categorical_crossentropy'
+    >>> get("BinaryCrossentropy").name
+    'binary_crossentropy'
+    """
+    if identifier is None:
+        return None
+    obj = deserialize(identifier) if isinstance(identifier, (str, dict)) else identifier
+    if inspect.isclass(obj):
+        obj = obj()
+    if not callable(obj):
+        raise ValueError(
+            f"Could not interpret loss identifier {identifier!r}: expected a loss name such "
+            "as 'mse', a config dict, a Loss instance or a function (y_true, y_pred)."
+        )
+    return obj
+
+
+__all__ = [
+    "BCE",
+    "KLD",
+    "MAE",
+    "MAPE",
+    "MSE",
+    "MSLE",
+    "BinaryCrossentropy",
+    "BinaryFocalCrossentropy",
+    "CategoricalCrossentropy",
+    "CategoricalFocalCrossentropy",
+    "CategoricalHinge",
+    "CosineSimilarity",
+    "Hinge",
+    "Huber",
+    "KLDivergence",
+    "LogCosh",
+    "Loss",
+    "LossFunctionWrapper",
+    "MeanAbsoluteError",
+    "MeanAbsolutePercentageError",
+    "MeanSquaredError",
+    "MeanSquaredLogarithmicError",
+    "Poisson",
+    "SparseCategoricalCrossentropy",
+    "SquaredHinge",
+    "bce",
+    "binary_crossentropy",
+    "binary_focal_crossentropy",
+    "categorical_crossentropy",
+    "categorical_focal_crossentropy",
+    "categorical_hinge",
+    "check_targets",
+    "cosine_similarity",
+    "deserialize",
+    "get",
+    "hinge",
+    "huber",
+    "kl_divergence",
+    "kld",
+    "kullback_leibler_divergence",
+    "log_cosh",
+    "logcosh",
+    "mae",
+    "mape",
+    "mean_absolute_error",
+    "mean_absolute_percentage_error",
+    "mean_squared_error",
+    "mean_squared_logarithmic_error",
+    "mse",
+    "msle",
+    "poisson",
+    "reduce_weighted_values",
+    "serialize",
+    "sparse_categorical_crossentropy",
+    "squared_hinge",
+    "squeeze_or_expand_to_same_rank",
+]

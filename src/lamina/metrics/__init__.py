@@ -1,0 +1,215 @@
+"""`lamina.metrics`: stateful metrics (Keras's set) and per-sample metric functions.
+
+`get` resolves Keras's names: class names (`"AUC"`), their snake-case forms
+(`"auc"`, `"binary_accuracy"`, `"categorical_crossentropy"`) and the short forms
+`"mse"`, `"mae"`, `"mape"`, `"msle"`, `"bce"`; each gives a new metric object.
+`"accuracy"`/`"acc"` give plain `Accuracy`: choosing binary, categorical or sparse
+accuracy from the loss and output shape is the trainer's job.
+
+>>> import numpy as np
+>>> from lamina import metrics
+>>> m = metrics.get("mae")
+>>> float(m(np.zeros((2, 1)), np.ones((2, 1))))
+1.0
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from lamina.metrics.accuracy_metrics import (
+    Accuracy,
+    BinaryAccuracy,
+    CategoricalAccuracy,
+    SparseCategoricalAccuracy,
+    SparseTopKCategoricalAccuracy,
+    TopKCategoricalAccuracy,
+    accuracy,
+    binary_accuracy,
+    categorical_accuracy,
+    sparse_categorical_accuracy,
+    sparse_top_k_categorical_accuracy,
+    top_k_categorical_accuracy,
+)
+from lamina.metrics.confusion_metrics import (
+    AUC,
+    FalseNegatives,
+    FalsePositives,
+    Precision,
+    Recall,
+    TrueNegatives,
+    TruePositives,
+)
+from lamina.metrics.f_score_metrics import F1Score, FBetaScore
+from lamina.metrics.metric import Metric
+from lamina.metrics.probabilistic_metrics import (
+    BinaryCrossentropy,
+    CategoricalCrossentropy,
+    CategoricalHinge,
+    Hinge,
+    KLDivergence,
+    Poisson,
+    SparseCategoricalCrossentropy,
+    SquaredHinge,
+)
+from lamina.metrics.reduction_metrics import Mean, MeanMetricWrapper, Sum
+from lamina.metrics.regression_metrics import (
+    CosineSimilarity,
+    LogCoshError,
+    MeanAbsoluteError,
+    MeanAbsolutePercentageError,
+    MeanSquaredError,
+    MeanSquaredLogarithmicError,
+    R2Score,
+    RootMeanSquaredError,
+    cosine_similarity,
+)
+from lamina.utils import serialization
+
+# Name -> class for `get`: each class's default name (its snake-case name) plus
+# Keras's short forms. Metric *functions* stay reachable by name through `deserialize`.
+_NAMES: dict[str, type] = dict(
+    {
+        "mean": Mean,
+        "sum": Sum,
+        "accuracy": Accuracy,
+        "acc": Accuracy,
+        "binary_accuracy": BinaryAccuracy,
+        "categorical_accuracy": CategoricalAccuracy,
+        "sparse_categorical_accuracy": SparseCategoricalAccuracy,
+        "top_k_categorical_accuracy": TopKCategoricalAccuracy,
+        "sparse_top_k_categorical_accuracy": SparseTopKCategoricalAccuracy,
+        "auc": AUC,
+        "precision": Precision,
+        "recall": Recall,
+        "true_positives": TruePositives,
+        "true_negatives": TrueNegatives,
+        "false_positives": FalsePositives,
+        "false_negatives": FalseNegatives,
+        "f1_score": F1Score,
+        "fbeta_score": FBetaScore,
+        "f_beta_score": FBetaScore,
+        "mean_squared_error": MeanSquaredError,
+        "mean_absolute_error": MeanAbsoluteError,
+        "mean_absolute_percentage_error": MeanAbsolutePercentageError,
+        "mean_squared_logarithmic_error": MeanSquaredLogarithmicError,
+        "root_mean_squared_error": RootMeanSquaredError,
+        "logcosh": LogCoshError,
+        "log_cosh_error": LogCoshError,
+        "log_cosh": LogCoshError,
+        "cosine_similarity": CosineSimilarity,
+        "r2_score": R2Score,
+        "binary_crossentropy": BinaryCrossentropy,
+        "categorical_crossentropy": CategoricalCrossentropy,
+        "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
+        "kl_divergence": KLDivergence,
+        "kld": KLDivergence,
+        "KLD": KLDivergence,
+        "poisson": Poisson,
+        "hinge": Hinge,
+        "squared_hinge": SquaredHinge,
+        "categorical_hinge": CategoricalHinge,
+        "mse": MeanSquaredError,
+        "MSE": MeanSquaredError,
+        "mae": MeanAbsoluteError,
+        "MAE": MeanAbsoluteError,
+        "mape": MeanAbsolutePercentageError,
+        "MAPE": MeanAbsolutePercentageError,
+        "msle": MeanSquaredLogarithmicError,
+        "MSLE": MeanSquaredLogarithmicError,
+        "bce": BinaryCrossentropy,
+        "BCE": BinaryCrossentropy,
+    }
+)
+
+
+def serialize(metric):
+    """A metric's config dict (or a metric function's name)."""
+    return serialization.serialize_keras_object(metric, "metrics")
+
+
+def deserialize(config, custom_objects=None):
+    """Rebuild a metric from `serialize` output, or resolve a class or function name."""
+    return serialization.deserialize_keras_object(
+        config, "metrics", custom_objects, printable_module_name="metric"
+    )
+
+
+def get(identifier):
+    """Resolve a metric: `None`, a name, a config dict, a class, a Metric, or a function.
+
+    Names and classes give a new metric with default arguments; functions and Metric
+    objects are returned as they are.
+
+    >>> type(get("accuracy")).__name__
+    'Accuracy'
+    >>> get("auc").name
+    'auc'
+    """
+    if identifier is None:
+        return None
+    if isinstance(identifier, str):
+        obj = _NAMES.get(identifier)
+        if obj is None:
+            obj = deserialize(identifier)
+    elif isinstance(identifier, dict):
+        obj = deserialize(identifier)
+    else:
+        obj = identifier
+    if inspect.isclass(obj):
+        obj = obj()
+    if not callable(obj) and not isinstance(obj, Metric):
+        raise ValueError(
+            f"Could not interpret metric identifier {identifier!r}: expected a metric name "
+            "such as 'auc', a config dict, a Metric instance or a function (y_true, y_pred)."
+        )
+    return obj
+
+
+__all__ = [
+    "AUC",
+    "Accuracy",
+    "BinaryAccuracy",
+    "BinaryCrossentropy",
+    "CategoricalAccuracy",
+    "CategoricalCrossentropy",
+    "CategoricalHinge",
+    "CosineSimilarity",
+    "F1Score",
+    "FBetaScore",
+    "FalseNegatives",
+    "FalsePositives",
+    "Hinge",
+    "KLDivergence",
+    "LogCoshError",
+    "Mean",
+    "MeanAbsoluteError",
+    "MeanAbsolutePercentageError",
+    "MeanMetricWrapper",
+    "MeanSquaredError",
+    "MeanSquaredLogarithmicError",
+    "Metric",
+    "Poisson",
+    "Precision",
+    "R2Score",
+    "Recall",
+    "RootMeanSquaredError",
+    "SparseCategoricalAccuracy",
+    "SparseCategoricalCrossentropy",
+    "SparseTopKCategoricalAccuracy",
+    "SquaredHinge",
+    "Sum",
+    "TopKCategoricalAccuracy",
+    "TrueNegatives",
+    "TruePositives",
+    "accuracy",
+    "binary_accuracy",
+    "categorical_accuracy",
+    "cosine_similarity",
+    "deserialize",
+    "get",
+    "serialize",
+    "sparse_categorical_accuracy",
+    "sparse_top_k_categorical_accuracy",
+    "top_k_categorical_accuracy",
+]
