@@ -17,7 +17,9 @@ def test_variable_basics():
     np.testing.assert_allclose(v.numpy(), [3.5, 4.5])
     np.testing.assert_allclose(np.asarray(v.value), [3.5, 4.5])
     np.testing.assert_allclose(np.asarray(v * 2), [7.0, 9.0])
-    with pytest.raises(ValueError, match=r"has shape \(2,\); cannot assign a value of shape \(3,\)"):
+    with pytest.raises(
+        ValueError, match=r"has shape \(2,\); cannot assign a value of shape \(3,\)"
+    ):
         v.assign([1.0, 2.0, 3.0])
     frozen = lamina.Variable(np.zeros((2, 2)), trainable=False, dtype="float64")
     assert not frozen.trainable and frozen.dtype in ("float32", "float64")
@@ -34,7 +36,7 @@ def test_stateless_scope_reads_and_records():
         v.assign(v + 5.0)
         np.testing.assert_allclose(np.asarray(v.value), [5, 5])
     np.testing.assert_allclose(v.numpy(), [1, 1])
-    (var, value), = scope.updates
+    ((var, value),) = scope.updates
     assert var is v
     np.testing.assert_allclose(np.asarray(value), [5, 5])
 

@@ -16,7 +16,9 @@ def _data(*shape, seed=0):
 def test_list_and_dict_inputs_and_outputs():
     a, b = Input((3,), name="a"), Input((2,), name="b")
     h = layers.Concatenate()([a, b])
-    model = Model({"a": a, "b": b}, {"y1": layers.Dense(1, name="y1")(h), "y2": layers.Dense(2, name="y2")(h)})
+    model = Model(
+        {"a": a, "b": b}, {"y1": layers.Dense(1, name="y1")(h), "y2": layers.Dense(2, name="y2")(h)}
+    )
     out = model({"a": _data(4, 3), "b": _data(4, 2)})
     assert set(out) == {"y1", "y2"} and out["y1"].shape == (4, 1) and out["y2"].shape == (4, 2)
     with pytest.raises(ValueError, match=r"expects inputs named \['a', 'b'\].*unknown: \['c'\]"):
@@ -36,7 +38,9 @@ def test_model_on_numpy_input_matches_reference():
     data = _data(5, 3)
     expected = np.maximum(data @ dense.kernel.numpy() + dense.bias.numpy(), 0)
     np.testing.assert_allclose(np.asarray(model(data)), expected, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(np.asarray(model(data.astype("float64"))), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(model(data.astype("float64"))), expected, rtol=1e-5, atol=1e-6
+    )
 
 
 def _abab_model():
@@ -72,9 +76,15 @@ def test_nested_models_round_trip_and_weights():
     inner_entry = next(e for e in config["layers"] if e["name"] == "inner")
     assert inner_entry["class_name"] == "Functional"
     # inner's node 0 is its own; the two calls in `outer` are serialized as 0 and 1.
-    assert [n["args"][0]["config"]["keras_history"] for n in inner_entry["inbound_nodes"]] == [["a", 0, 0], ["b", 0, 0]]
+    assert [n["args"][0]["config"]["keras_history"] for n in inner_entry["inbound_nodes"]] == [
+        ["a", 0, 0],
+        ["b", 0, 0],
+    ]
     sum_entry = next(e for e in config["layers"] if e["name"] == "sum")
-    assert [t["config"]["keras_history"] for t in sum_entry["inbound_nodes"][0]["args"][0]] == [["inner", 0, 0], ["inner", 1, 0]]
+    assert [t["config"]["keras_history"] for t in sum_entry["inbound_nodes"][0]["args"][0]] == [
+        ["inner", 0, 0],
+        ["inner", 1, 0],
+    ]
     clone = Model.from_config(config)
     clone.set_weights(outer.get_weights())
     data = [_data(2, 3), _data(2, 3, seed=1)]
@@ -152,9 +162,15 @@ def test_layer_called_on_wrong_shape_names_the_layer():
     x = Input((3,))
     dense = layers.Dense(2, name="dense_x")
     dense(x)
-    with pytest.raises(ValueError, match=r"Dense 'dense_x' expected input with last dimension 3, received shape \(None, 5\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"Dense 'dense_x' expected input with last dimension 3, received shape \(None, 5\)",
+    ):
         dense(Input((5,)))
-    with pytest.raises(ValueError, match=r"Dense 'dense_x' expected input with last dimension 3, received shape \(2, 5\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"Dense 'dense_x' expected input with last dimension 3, received shape \(2, 5\)",
+    ):
         dense(np.zeros((2, 5), "float32"))
 
 

@@ -29,7 +29,9 @@ class Node:
         self.call_kwargs = dict(call_kwargs or {})
         self.outputs = outputs
         self.input_tensors = [
-            x for x in tree.flatten((self.call_args, self.call_kwargs)) if isinstance(x, KerasTensor)
+            x
+            for x in tree.flatten((self.call_args, self.call_kwargs))
+            if isinstance(x, KerasTensor)
         ]
         self.output_tensors = [x for x in tree.flatten(outputs) if isinstance(x, KerasTensor)]
         self.arguments = {

@@ -48,8 +48,7 @@ class Operation:
             name = unique_name(to_snake_case(type(self).__name__))
         elif not isinstance(name, str) or "/" in name:
             raise ValueError(
-                f"Invalid name {name!r} for {type(self).__name__}: expected a string "
-                "without '/'."
+                f"Invalid name {name!r} for {type(self).__name__}: expected a string without '/'."
             )
         self.name = name
         self._inbound_nodes: list[Node] = []
@@ -109,7 +108,9 @@ class Operation:
                 f"{type(self).__name__} {self.name!r} has never been called and so has no "
                 f"defined {what}."
             )
-        return self._node_attr(0, f"{attr}_tensors" if attr in ("input", "output") else attr + "s", what)
+        return self._node_attr(
+            0, f"{attr}_tensors" if attr in ("input", "output") else attr + "s", what
+        )
 
     @property
     def input(self):

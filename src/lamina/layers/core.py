@@ -380,9 +380,7 @@ class Lambda(Layer):
 
 def _serialize_function(fn):
     name = getattr(fn, "__name__", None)
-    registered = serialization.get_registered_object(
-        serialization.get_registered_name(fn)
-    )
+    registered = serialization.get_registered_object(serialization.get_registered_name(fn))
     if registered is fn and name != "<lambda>":
         return serialization.serialize_keras_object(fn)
     code = base64.b64encode(marshal.dumps(fn.__code__)).decode("ascii")
@@ -409,5 +407,8 @@ def _deserialize_function(config, custom_objects=None, safe_mode=None):
         defaults = tuple(inner["defaults"]) if inner.get("defaults") else None
         return types.FunctionType(code, globals(), argdefs=defaults)
     return serialization.deserialize_keras_object(
-        config, category="activations", custom_objects=custom_objects, printable_module_name="function"
+        config,
+        category="activations",
+        custom_objects=custom_objects,
+        printable_module_name="function",
     )

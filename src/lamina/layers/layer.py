@@ -29,7 +29,18 @@ from lamina.utils import serialization
 
 # Attributes that hold bookkeeping, not children to track.
 _UNTRACKED = frozenset(
-    {"_inbound_nodes", "_outbound_nodes", "_losses", "_function", "input_spec", "_build_shapes"}
+    {
+        "_inbound_nodes",
+        "_outbound_nodes",
+        "_losses",
+        "_function",
+        "input_spec",
+        "_build_shapes",
+        "_compiled_calls",
+        "_step_cache",
+        "_own_node",
+        "_state_vars_cache",
+    }
 )
 _BASE_INIT_KWARGS = frozenset(
     {"input_shape", "batch_input_shape", "batch_size", "input_dim", "weights", "input_length"}
@@ -345,7 +356,9 @@ class Layer(Operation):
     def _maybe_build(self, inputs) -> None:
         if self.built:
             return
-        shapes = tree.map_structure(lambda x: tuple(x.shape) if hasattr(x, "shape") else None, inputs)
+        shapes = tree.map_structure(
+            lambda x: tuple(x.shape) if hasattr(x, "shape") else None, inputs
+        )
         self._build_shapes = shapes
         self.build(shapes)
         self.built = True
@@ -369,7 +382,9 @@ class Layer(Operation):
     # Shapes and masks ----------------------------------------------------------------
     def compute_output_shape(self, input_shape):
         """The output shape for `input_shape`; by default found by abstract evaluation."""
-        spec = tree.map_structure(lambda s: KerasTensor(s, self.compute_dtype), _tuplify(input_shape))
+        spec = tree.map_structure(
+            lambda s: KerasTensor(s, self.compute_dtype), _tuplify(input_shape)
+        )
         out = self.compute_output_spec(spec)
         return tree.map_structure(lambda t: t.shape, out)
 
@@ -464,7 +479,9 @@ class Layer(Operation):
             mask = kwargs.get("mask")
             if mask is None:
                 mask = tree.map_structure(
-                    lambda x: getattr(x, "_keras_mask", None) if isinstance(x, KerasTensor) else None,
+                    lambda x: (
+                        getattr(x, "_keras_mask", None) if isinstance(x, KerasTensor) else None
+                    ),
                     inputs,
                 )
                 if not any(m is not None for m in tree.flatten(mask)):
@@ -525,8 +542,7 @@ def _dtype_name(dtype):
         dtype = dtype.get("config", {}).get("name", None)
     if dtype in ("mixed_float16", "mixed_bfloat16"):
         raise ValueError(
-            f"dtype policy {dtype!r} is not supported yet; use a plain dtype such as "
-            "'float32'."
+            f"dtype policy {dtype!r} is not supported yet; use a plain dtype such as 'float32'."
         )
     return dtype
 

@@ -38,8 +38,10 @@ class _Merge(Layer):
         return f"{type(self).__name__} {self.name!r}"
 
     def _check_list(self, input_shape):
-        if not isinstance(input_shape, (list, tuple)) or not input_shape or not isinstance(
-            input_shape[0], (list, tuple)
+        if (
+            not isinstance(input_shape, (list, tuple))
+            or not input_shape
+            or not isinstance(input_shape[0], (list, tuple))
         ):
             raise ValueError(
                 f"{self._who()} must be called on a list of inputs; received a single input "
@@ -77,7 +79,10 @@ class _Merge(Layer):
     def compute_mask(self, inputs, mask=None):
         if mask is None or all(m is None for m in mask):
             return None
-        masks = [ops.ones_like(x[..., 0], dtype="bool") if m is None else ops.cast(m, "bool") for x, m in zip(inputs, mask, strict=True)]
+        masks = [
+            ops.ones_like(x[..., 0], dtype="bool") if m is None else ops.cast(m, "bool")
+            for x, m in zip(inputs, mask, strict=True)
+        ]
         out = masks[0]
         for m in masks[1:]:
             out = ops.logical_and(out, m)
@@ -107,7 +112,10 @@ def _merge_class(name, merge, doc, finish=None, exactly_two=False):
 
 Add = _merge_class("Add", ops.add, "Adds a list of inputs element-wise (shapes broadcast).")
 Subtract = _merge_class(
-    "Subtract", ops.subtract, "Subtracts the second of exactly two inputs from the first.", exactly_two=True
+    "Subtract",
+    ops.subtract,
+    "Subtracts the second of exactly two inputs from the first.",
+    exactly_two=True,
 )
 Multiply = _merge_class("Multiply", ops.multiply, "Multiplies a list of inputs element-wise.")
 Average = _merge_class(

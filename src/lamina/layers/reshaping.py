@@ -37,7 +37,12 @@ class Flatten(Layer):
         if self.data_format == "channels_first" and len(inputs.shape) > 2:
             rank = len(inputs.shape)
             inputs = ops.transpose(inputs, (0,) + tuple(range(2, rank)) + (1,))
-        return ops.reshape(inputs, (inputs.shape[0], -1) if inputs.shape[0] is not None else (-1, self._flat(inputs.shape)))
+        return ops.reshape(
+            inputs,
+            (inputs.shape[0], -1)
+            if inputs.shape[0] is not None
+            else (-1, self._flat(inputs.shape)),
+        )
 
     @staticmethod
     def _flat(shape):
@@ -92,7 +97,8 @@ class Reshape(Layer):
         return (input_shape[0],) + tuple(target)
 
     def call(self, inputs):
-        return ops.reshape(inputs, (-1,) + self.target_shape)
+        target = self.compute_output_shape(tuple(inputs.shape))[1:]
+        return ops.reshape(inputs, (-1,) + tuple(-1 if d is None else d for d in target))
 
     def get_config(self):
         return {**super().get_config(), "target_shape": list(self.target_shape)}

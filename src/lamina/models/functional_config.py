@@ -140,14 +140,15 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
         if layer_data.get("module") == _OPS_MODULE:
             function_name = layer_data["class_name"]
             if function_name not in ops.__all__ and function_name != "get_item":
-                raise ValueError(
-                    f"Config names op {function_name!r}, which is not a lamina op."
-                )
+                raise ValueError(f"Config names op {function_name!r}, which is not a lamina op.")
             layer = _OpFactory(function_name, name)
         else:
             layer = serialization.deserialize_keras_object(
-                layer_data, "layers", custom_objects=custom_objects,
-                printable_module_name="layer", **kwargs,
+                layer_data,
+                "layers",
+                custom_objects=custom_objects,
+                printable_module_name="layer",
+                **kwargs,
             )
             if not isinstance(layer, Layer):
                 raise TypeError(f"Config entry {name!r} did not produce a layer.")
@@ -180,7 +181,11 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
 
     def _tensor(lname, nidx, tidx):
         layer = created[lname]
-        node = layer._inbound_nodes[node_map[(lname, nidx)]] if not isinstance(layer, _OpFactory) else layer.nodes[nidx]
+        node = (
+            layer._inbound_nodes[node_map[(lname, nidx)]]
+            if not isinstance(layer, _OpFactory)
+            else layer.nodes[nidx]
+        )
         return node.output_tensors[tidx]
 
     def ready(x) -> bool:
@@ -211,7 +216,12 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
             while pending[name]:
                 node_data = pending[name][0]
                 if isinstance(node_data, list):  # Keras 2 style list of histories
-                    node_data = {"args": [[h[:3] for h in node_data]] if len(node_data) > 1 else [node_data[0][:3]], "kwargs": (node_data[0][3] if len(node_data[0]) > 3 else {})}
+                    node_data = {
+                        "args": [[h[:3] for h in node_data]]
+                        if len(node_data) > 1
+                        else [node_data[0][:3]],
+                        "kwargs": (node_data[0][3] if len(node_data[0]) > 3 else {}),
+                    }
                 if not ready(node_data):
                     break
                 args = resolve(node_data.get("args", []))

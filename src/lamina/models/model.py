@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 
+from lamina.backend import core as backend_core
 from lamina.backend.common.global_state import unique_name
+from lamina.backend.common.variables import StatelessScope, in_stateless_scope
 from lamina.graph import tree
 from lamina.graph.function import Function
-from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
+from lamina.graph.operation import current_call_context
 from lamina.layers.input_layer import InputLayer
-from lamina.layers.layer import Layer
+from lamina.layers.layer import Layer, _shapes_to_specs, _tuplify
 from lamina.models import functional_config, summary_utils
 from lamina.training.trainer import Trainer
 from lamina.utils import serialization
@@ -154,6 +156,48 @@ class Model(Trainer, Layer):
         }
 
     # Running -------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if (
+            self._function is not None
+            and len(args) == 1
+            and not (kwargs.keys() - {"training"})
+            and not kwargs.get("training")
+            and current_call_context() is None
+            and not in_stateless_scope()
+        ):
+            flat = tree.flatten(args[0])
+            if flat and all(backend_core.is_concrete(v) for v in flat):
+                return self._compiled_call(args[0])
+        return Layer.__call__(self, *args, **kwargs)
+
+    def _compiled_call(self, inputs):
+        """Inference on concrete data through one compiled program per input signature.
+
+        Same result as running the graph layer by layer, without per-op dispatch; losses
+        added during the call are kept in `model.losses` as for an eager call.
+        """
+        self._check_input_structure(inputs)
+        inputs = self._standardize_inputs(inputs)
+        key = tuple((tuple(v.shape), str(v.dtype)) for v in tree.flatten(inputs))
+        cache = self.__dict__.setdefault("_compiled_calls", {})
+        entry = cache.get(key)
+        if entry is None:
+            variables = self.variables
+
+            def pure(values, data):
+                with StatelessScope(
+                    list(zip(variables, values, strict=True)), collect_losses=True
+                ) as scope:
+                    outputs = Layer.__call__(self, data, training=False)
+                return outputs, list(scope.losses)
+
+            entry = cache[key] = (variables, backend_core.jit(pure))
+        variables, fn = entry
+        outputs, losses = fn([v.value for v in variables], inputs)
+        self._clear_losses()
+        self._losses = list(losses)
+        return outputs
+
     def call(self, inputs, training=None, mask=None):
         if self._function is None:
             raise NotImplementedError(
@@ -211,15 +255,20 @@ class Model(Trainer, Layer):
         if input_shape is None:
             raise ValueError("Model.build needs an input shape.")
         # A subclassed model builds by running `call` on placeholders of that shape.
-        spec = tree.map_structure(
-            lambda s: KerasTensor(s, self.compute_dtype), _shape_structure(input_shape)
-        )
+        spec = _shapes_to_specs(_tuplify(input_shape), self.compute_dtype)
         self.built = True
         Layer.compute_output_spec(self, spec)
 
     # Description ---------------------------------------------------------------------
-    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
-                show_trainable=False, layer_range=None):
+    def summary(
+        self,
+        line_length=None,
+        positions=None,
+        print_fn=None,
+        expand_nested=False,
+        show_trainable=False,
+        layer_range=None,
+    ):
         """Print the layer table and parameter counts, as Keras does.
 
         Args:
@@ -228,7 +277,10 @@ class Model(Trainer, Layer):
             print_fn: called with each line (default `print`).
         """
         summary_utils.print_summary(
-            self, line_length=line_length, positions=positions, print_fn=print_fn,
+            self,
+            line_length=line_length,
+            positions=positions,
+            print_fn=print_fn,
             show_trainable=show_trainable,
         )
 
@@ -248,14 +300,6 @@ class Model(Trainer, Layer):
     def to_json(self, **kwargs) -> str:
         """The model's architecture as a JSON string (`models.model_from_json` reads it)."""
         return json.dumps(functional_config.serialize_layer(self), **kwargs)
-
-
-def _shape_structure(shape):
-    if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple)):
-        return [tuple(s) for s in shape]
-    if isinstance(shape, dict):
-        return {k: tuple(v) for k, v in shape.items()}
-    return tuple(shape)
 
 
 serialization.register_builtin("models", Model)

@@ -90,6 +90,9 @@ class Sequential(Model):
         if own is not None and own in self._inbound_nodes:
             self._inbound_nodes.remove(own)
         self._own_node = None
+        for cache in ("_compiled_calls", "_state_vars_cache"):
+            self.__dict__.pop(cache, None)
+        self._step_cache = {}
         self.built = False
 
     # Building ------------------------------------------------------------------------
@@ -131,7 +134,9 @@ class Sequential(Model):
         self._graph_stale = False
         self.built = True
         self._build_shapes = tuple(batch_shape)
-        self._own_node = Node(self, call_args=(inputs,), call_kwargs={}, outputs=x, stamp_outputs=False)
+        self._own_node = Node(
+            self, call_args=(inputs,), call_kwargs={}, outputs=x, stamp_outputs=False
+        )
 
     def build(self, input_shape=None):
         """Build the stack for inputs of `input_shape` (with batch dimension)."""
@@ -168,13 +173,17 @@ class Sequential(Model):
     @property
     def input_shape(self):
         if self._function is None:
-            raise AttributeError(f"Sequential {self.name!r} is not built, so it has no input shape.")
+            raise AttributeError(
+                f"Sequential {self.name!r} is not built, so it has no input shape."
+            )
         return self._function.inputs[0].shape
 
     @property
     def output_shape(self):
         if self._function is None:
-            raise AttributeError(f"Sequential {self.name!r} is not built, so it has no output shape.")
+            raise AttributeError(
+                f"Sequential {self.name!r} is not built, so it has no output shape."
+            )
         return self._function.outputs[0].shape
 
     # Config --------------------------------------------------------------------------
@@ -191,8 +200,11 @@ class Sequential(Model):
         model = cls(name=config.get("name"), trainable=config.get("trainable", True))
         for layer_data in config["layers"]:
             layer = serialization.deserialize_keras_object(
-                layer_data, "layers", custom_objects=custom_objects,
-                printable_module_name="layer", **kwargs,
+                layer_data,
+                "layers",
+                custom_objects=custom_objects,
+                printable_module_name="layer",
+                **kwargs,
             )
             model.add(layer, rebuild=False)
         model._maybe_build_graph()

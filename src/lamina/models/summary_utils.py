@@ -14,7 +14,11 @@ def _format_shape(shapes):
         if len(shapes) == 1:
             return _format_shape(shapes[0])
         return "[" + ", ".join(_format_shape(s) for s in shapes) + "]"
-    return "(" + ", ".join("None" if d is None else str(d) for d in shapes) + (",)" if len(shapes) == 1 else ")")
+    return (
+        "("
+        + ", ".join("None" if d is None else str(d) for d in shapes)
+        + (",)" if len(shapes) == 1 else ")")
+    )
 
 
 def _weight_count(weights) -> int:
@@ -22,7 +26,12 @@ def _weight_count(weights) -> int:
 
 
 def _weight_bytes(weights) -> int:
-    return int(sum(math.prod(w.shape) * np.dtype(w.dtype if w.dtype != "bfloat16" else "float16").itemsize for w in weights))
+    return int(
+        sum(
+            math.prod(w.shape) * np.dtype(w.dtype if w.dtype != "bfloat16" else "float16").itemsize
+            for w in weights
+        )
+    )
 
 
 def _readable_bytes(n: int) -> str:
@@ -74,7 +83,11 @@ def _rows(model, graph_mode: bool):
             type_name = op.function_name.title().replace("_", "")
             params = 0
         else:
-            type_name = "Functional" if getattr(op, "_is_graph_network", False) and type(op).__name__ == "Model" else type(op).__name__
+            type_name = (
+                "Functional"
+                if getattr(op, "_is_graph_network", False) and type(op).__name__ == "Model"
+                else type(op).__name__
+            )
             params = op.count_params() if op.built else 0
         connections = []
         for node in nodes:
@@ -82,7 +95,14 @@ def _rows(model, graph_mode: bool):
                 node.inbound_layers, node.node_indices, node.tensor_indices, strict=True
             ):
                 connections.append(f"{layer.name}[{node_index}][{tensor_index}]")
-        rows.append((f"{op.name} ({type_name})", shape, f"{params:,}", ", ".join(connections) if connections else "-"))
+        rows.append(
+            (
+                f"{op.name} ({type_name})",
+                shape,
+                f"{params:,}",
+                ", ".join(connections) if connections else "-",
+            )
+        )
     return rows
 
 
@@ -125,14 +145,22 @@ def print_summary(model, line_length=None, positions=None, print_fn=None, show_t
             parts = []
             for j, (lines, w) in enumerate(zip(wrapped, widths, strict=False)):
                 text = lines[i] if i < len(lines) else ""
-                parts.append(" " + (text.rjust(w - 3) if j in right_align else text.ljust(w - 3)) + " ")
+                parts.append(
+                    " " + (text.rjust(w - 3) if j in right_align else text.ljust(w - 3)) + " "
+                )
             print_fn("│" + "│".join(parts) + "│")
 
     def rule(left, mid, right, fill):
         print_fn(left + mid.join(fill * (w - 1) for w in widths) + right)
 
     widths = [w + 1 if i else w for i, w in enumerate(widths)]
-    kind = "Sequential" if type(model).__name__ == "Sequential" else "Functional" if model._function is not None else type(model).__name__
+    kind = (
+        "Sequential"
+        if type(model).__name__ == "Sequential"
+        else "Functional"
+        if model._function is not None
+        else type(model).__name__
+    )
     print_fn(f'Model: "{model.name}"' + ("" if kind in ("Sequential", "Functional") else ""))
     rule("┏", "┳", "┓", "━")
     emit(headers, right_align=())
@@ -146,7 +174,9 @@ def print_summary(model, line_length=None, positions=None, print_fn=None, show_t
     non_trainable = model.non_trainable_weights
     total = trainable + non_trainable
     print_fn(f" Total params: {_weight_count(total):,} ({_readable_bytes(_weight_bytes(total))})")
-    print_fn(f" Trainable params: {_weight_count(trainable):,} ({_readable_bytes(_weight_bytes(trainable))})")
+    print_fn(
+        f" Trainable params: {_weight_count(trainable):,} ({_readable_bytes(_weight_bytes(trainable))})"
+    )
     print_fn(
         f" Non-trainable params: {_weight_count(non_trainable):,} "
         f"({_readable_bytes(_weight_bytes(non_trainable))})"
@@ -154,4 +184,6 @@ def print_summary(model, line_length=None, positions=None, print_fn=None, show_t
     optimizer = getattr(model, "optimizer", None)
     if optimizer is not None and getattr(optimizer, "built", False):
         opt_vars = [v for v in optimizer.variables]
-        print_fn(f" Optimizer params: {_weight_count(opt_vars):,} ({_readable_bytes(_weight_bytes(opt_vars))})")
+        print_fn(
+            f" Optimizer params: {_weight_count(opt_vars):,} ({_readable_bytes(_weight_bytes(opt_vars))})"
+        )

@@ -88,7 +88,10 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns `(carry, ys)`."""
     if any_symbolic((init, xs)):
         return symbolic_call(
-            backend.core.scan, "scan", (f, init, xs), dict(length=length, reverse=reverse, unroll=unroll)
+            backend.core.scan,
+            "scan",
+            (f, init, xs),
+            dict(length=length, reverse=reverse, unroll=unroll),
         )
     return backend.core.scan(f, tree.map_structure(_read, init), xs, length, reverse, unroll)
 
@@ -96,7 +99,9 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
 def fori_loop(lower, upper, body_fun, init_val):
     """`for i in range(lower, upper): val = body_fun(i, val)` as one compiled loop."""
     if any_symbolic((init_val,)):
-        return symbolic_call(backend.core.fori_loop, "fori_loop", (lower, upper, body_fun, init_val), {})
+        return symbolic_call(
+            backend.core.fori_loop, "fori_loop", (lower, upper, body_fun, init_val), {}
+        )
     return backend.core.fori_loop(lower, upper, body_fun, tree.map_structure(_read, init_val))
 
 
@@ -104,6 +109,11 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
     """`while cond(vars): vars = body(vars)` as one compiled loop."""
     if any_symbolic((loop_vars,)):
         return symbolic_call(
-            backend.core.while_loop, "while_loop", (cond, body, loop_vars), dict(maximum_iterations=maximum_iterations)
+            backend.core.while_loop,
+            "while_loop",
+            (cond, body, loop_vars),
+            dict(maximum_iterations=maximum_iterations),
         )
-    return backend.core.while_loop(cond, body, tree.map_structure(_read, loop_vars), maximum_iterations)
+    return backend.core.while_loop(
+        cond, body, tree.map_structure(_read, loop_vars), maximum_iterations
+    )

@@ -14,5 +14,6 @@ erf = _op(_b.erf)
 rsqrt = _op(_b.rsqrt)
 segment_sum = _op(_b.segment_sum)
 norm = _op(_b.norm)
+qr = _op(_b.qr)
 
-__all__ = ['top_k', 'in_top_k', 'logsumexp', 'erf', 'rsqrt', 'segment_sum', 'norm']
+__all__ = ["top_k", "in_top_k", "logsumexp", "erf", "rsqrt", "segment_sum", "norm", "qr"]

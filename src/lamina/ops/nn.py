@@ -26,4 +26,23 @@ log_softmax = _op(_b.log_softmax)
 one_hot = _op(_b.one_hot)
 moments = _op(_b.moments)
 
-__all__ = ['relu', 'relu6', 'sigmoid', 'hard_sigmoid', 'hard_silu', 'softplus', 'softsign', 'silu', 'log_sigmoid', 'leaky_relu', 'elu', 'selu', 'gelu', 'mish', 'softmax', 'log_softmax', 'one_hot', 'moments']
+__all__ = [
+    "relu",
+    "relu6",
+    "sigmoid",
+    "hard_sigmoid",
+    "hard_silu",
+    "softplus",
+    "softsign",
+    "silu",
+    "log_sigmoid",
+    "leaky_relu",
+    "elu",
+    "selu",
+    "gelu",
+    "mish",
+    "softmax",
+    "log_softmax",
+    "one_hot",
+    "moments",
+]

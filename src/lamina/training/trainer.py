@@ -1,12 +1,796 @@
-"""The Trainer mixin: compile / fit / evaluate / predict (filled by the training issue)."""
+"""The Trainer mixin: compile / fit / evaluate / predict, written once.
+
+The step is a pure function of the training state,
+
+    (trainable, non_trainable, optimizer, metrics), batch -> new state, logs
+
+made by running the model, loss, optimizer and metrics (all written in stateful style)
+inside stateless scopes. The backend compiles it (`jit`, with the state donated) and
+takes its gradient (`value_and_grad`); with `steps_per_execution=k` k steps run as one
+compiled `scan` over a stacked chunk of k batches. The state lives outside the variables
+during `fit` and is written back before anything reads them (callbacks that look at
+batches, epoch ends, the end of training).
+"""
 
 from __future__ import annotations
 
+import sys
+
+import numpy as np
+
+from lamina import backend, ops
+from lamina import metrics as metrics_module
+from lamina import optimizers as optimizers_module
+from lamina.backend.common.variables import StatelessScope
+from lamina.graph import tree
+from lamina.training import data_adapter
+from lamina.training.compile_utils import CompileLoss, CompileMetrics, flatten_outputs
+
+
+def _scope(variables, values, collect_losses=False):
+    return StatelessScope(list(zip(variables, values, strict=True)), collect_losses=collect_losses)
+
+
+def _updated(scope, variables, values):
+    out = []
+    for v, old in zip(variables, values, strict=True):
+        new = scope.get_update(v)
+        out.append(old if new is None else new)
+    return out
+
 
 class Trainer:
-    """Training methods shared by every model."""
+    """Training methods shared by every model (mixed into `Model`)."""
 
     def __init__(self):
         self.compiled = False
         self.optimizer = None
         self.stop_training = False
+        self.history = None
+        self._compile_loss = None
+        self._compile_metrics = None
+        self._loss_tracker = None
+        self._output_loss_trackers: list = []
+        self._structures_built = False
+        self._state_vars_cache = None
+        self.run_eagerly = False
+        self.steps_per_execution = 1
+        self._step_cache: dict = {}
+
+    # compile -------------------------------------------------------------------------
+    def compile(
+        self,
+        optimizer="rmsprop",
+        loss=None,
+        loss_weights=None,
+        metrics=None,
+        weighted_metrics=None,
+        run_eagerly: bool = False,
+        steps_per_execution: int = 1,
+        jit_compile="auto",
+        auto_scale_loss: bool = True,
+    ) -> None:
+        """Configure the model for training.
+
+        Args:
+            optimizer: an optimizer name (`"adam"`) or object.
+            loss: a loss name, function or object; a list or dict (by output name) for
+                models with several outputs.
+            loss_weights: scalars weighting each output's loss.
+            metrics: metric names/objects (`"accuracy"` follows the classic rule), per
+                output as a list of lists or a dict.
+            weighted_metrics: metrics that take `sample_weight` / `class_weight` into account.
+            run_eagerly: run the step uncompiled, for debugging.
+            steps_per_execution: number of batches each compiled call processes.
+            jit_compile: `"auto"` or True compile the step; False runs it eagerly.
+        """
+        if not isinstance(steps_per_execution, int) or steps_per_execution < 1:
+            raise ValueError(
+                f"steps_per_execution must be a positive int; received {steps_per_execution!r}."
+            )
+        self.optimizer = optimizers_module.get(optimizer)
+        self._compile_loss = CompileLoss(loss, loss_weights) if loss is not None else None
+        self._compile_metrics = CompileMetrics(metrics, weighted_metrics)
+        self._loss_tracker = metrics_module.Mean(name="loss")
+        self._output_loss_trackers = []
+        self.run_eagerly = bool(run_eagerly) or jit_compile is False
+        self.steps_per_execution = steps_per_execution
+        self.jit_compile = jit_compile
+        self._step_cache = {}
+        self._state_vars_cache = None
+        self._structures_built = False
+        self._metrics_built = False
+        self.compiled = True
+        self.stop_training = False
+
+    def _assert_compiled(self, what: str):
+        if not self.compiled:
+            raise RuntimeError(f"You must call `compile(optimizer, loss, ...)` before `{what}`.")
+
+    # Structures ----------------------------------------------------------------------
+    def _output_names_for(self, y_pred) -> list[str]:
+        flat = flatten_outputs(y_pred)
+        if getattr(self, "_function", None) is not None:
+            names = self.output_names
+            if len(names) == len(flat):
+                return names
+        if isinstance(y_pred, dict):
+            return sorted(y_pred)
+        if len(flat) == 1:
+            return ["output"]
+        return [f"output_{i + 1}" for i in range(len(flat))]
+
+    def _build_structures(self, x):
+        if self._structures_built:
+            return
+        if not self.built or getattr(self, "_function", None) is None:
+            self(x)  # builds subclassed / deferred models on a real batch
+        spec = self._output_spec_for(x)
+        self._output_struct = spec
+        names = self._output_names_for(spec)
+        shapes = [tuple(s.shape) for s in flatten_outputs(spec)]
+        self._output_names_cache = names
+        if self._compile_loss is not None:
+            self._compile_loss.build(names, shapes)
+        self._compile_metrics.build(names, shapes, self._compile_loss)
+        multi = len(names) > 1 and self._compile_loss is not None
+        self._output_loss_trackers = (
+            [
+                metrics_module.Mean(name=f"{name}_loss")
+                if self._compile_loss.losses[i] is not None
+                else None
+                for i, name in enumerate(names)
+            ]
+            if multi
+            else []
+        )
+        self._structures_built = True
+
+    def _output_spec_for(self, x):
+        from lamina.graph.keras_tensor import KerasTensor
+
+        if getattr(self, "_function", None) is not None:
+            return self._function._outputs_struct
+        sample = tree.map_structure(
+            lambda a: KerasTensor((None,) + tuple(np.shape(a)[1:]), str(a.dtype)), x
+        )
+        from lamina.graph.operation import output_spec
+
+        return output_spec(lambda v: self.call(v), (sample,), {})
+
+    @property
+    def metrics(self) -> list:
+        """The metric objects tracked during training: the loss first, then compiled ones."""
+        out = []
+        if self._loss_tracker is not None:
+            out.append(self._loss_tracker)
+        out.extend(t for t in self._output_loss_trackers if t is not None)
+        if self._compile_metrics is not None and self._compile_metrics.built:
+            out.extend(self._compile_metrics.metrics)
+        return out
+
+    @property
+    def metrics_names(self) -> list[str]:
+        return [m.name for m in self.metrics]
+
+    def reset_metrics(self) -> None:
+        for m in self.metrics:
+            m.reset_state()
+
+    def _metric_variables(self) -> list:
+        return [v for m in self.metrics for v in m.variables]
+
+    # Targets -------------------------------------------------------------------------
+    def _flatten_targets(self, y, what="y") -> list:
+        names = self._output_names_cache
+        if y is None:
+            return [None] * len(names)
+        if isinstance(y, dict):
+            unknown = sorted(set(y) - set(names))
+            if unknown:
+                raise ValueError(
+                    f"{what} has keys {unknown} that match no output. The model's outputs are "
+                    f"{names}."
+                )
+            return [y.get(n) for n in names]
+        if isinstance(y, (list, tuple)) and len(names) > 1:
+            if len(y) != len(names):
+                raise ValueError(
+                    f"The model has {len(names)} outputs {names}, but {what} has {len(y)} "
+                    "entries. Pass one target per output (or a dict keyed by output name)."
+                )
+            return list(y)
+        if len(names) != 1:
+            raise ValueError(
+                f"The model has {len(names)} outputs {names}; pass {what} as a list or a dict "
+                "with one entry per output."
+            )
+        return [y]
+
+    def _check_targets(self, y_flat):
+        if self._compile_loss is None:
+            return
+        spec = flatten_outputs(self._output_struct)
+        for loss, yt, yp in zip(self._compile_loss.losses, y_flat, spec, strict=True):
+            if loss is not None and yt is not None and hasattr(yt, "shape"):
+                from lamina import losses as losses_module
+
+                losses_module.check_targets(loss, np.asarray(yt), yp)
+
+    def _check_all_targets(self, batches):
+        """Check every target array once, before the first step (labels out of range...)."""
+        if _is_arrays(batches) and batches.y is not None:
+            self._check_targets(self._flatten_targets(batches.y))
+
+    def _sample_weights(self, y_flat, sample_weight, class_weight) -> list:
+        names = self._output_names_cache
+        if sample_weight is not None:
+            sw = self._flatten_targets(sample_weight, "sample_weight")
+        else:
+            sw = [None] * len(names)
+        if class_weight is not None:
+            if len(names) > 1:
+                raise ValueError(
+                    "class_weight is supported only for single-output models; use "
+                    "sample_weight for each output instead."
+                )
+            y = np.asarray(y_flat[0])
+            labels = (
+                y.argmax(axis=-1) if y.ndim > 1 and y.shape[-1] > 1 else y.reshape(len(y), -1)[:, 0]
+            )
+            labels = np.rint(labels).astype(int)
+            weights = np.array([class_weight.get(int(c), 1.0) for c in labels], dtype="float32")
+            sw[0] = weights if sw[0] is None else np.asarray(sw[0], "float32") * weights
+        return sw
+
+    # The pure steps ------------------------------------------------------------------
+    def _state_variables(self):
+        cached = self.__dict__.get("_state_vars_cache")
+        if cached is not None and (cached[2] or not self.optimizer_built()):
+            return cached
+        trainable = self.trainable_variables
+        ids = {id(v) for v in trainable}
+        non_trainable = [v for v in self.variables if id(v) not in ids]
+        optimizer_vars = list(self.optimizer.variables) if self.optimizer_built() else []
+        result = (trainable, non_trainable, optimizer_vars, self._metric_variables())
+        if self._structures_built or not self.compiled:
+            # The step functions close over these lists: reuse them until recompiled.
+            self._state_vars_cache = result
+        return result
+
+    def _forward_and_loss(self, trainable, non_trainable, tv, ntv, x, y, sw, training):
+        with _scope(trainable + non_trainable, list(tv) + list(ntv), collect_losses=True) as scope:
+            y_pred = self(x, training=training)
+            y_pred_flat = flatten_outputs(y_pred)
+            masks = [None] * len(y_pred_flat)
+            if getattr(self, "_function", None) is not None and any(
+                t._keras_mask is not None for t in self._function.outputs
+            ):
+                masks = flatten_outputs(self.compute_mask(x, None))
+            y_flat = list(y)
+            if self._compile_loss is not None:
+                loss, per_output = self._compile_loss(y_flat, y_pred_flat, list(sw), masks)
+            else:
+                loss, per_output = 0.0, [None] * len(y_pred_flat)
+            extra = list(scope.losses) + self._regularization_losses_all()
+            for value in extra:
+                loss = loss + ops.cast(value, "float32")
+            new_ntv = _updated(scope, non_trainable, ntv)
+        return ops.cast(loss, "float32"), (y_pred, y_pred_flat, masks, per_output, new_ntv)
+
+    def _regularization_losses_all(self) -> list:
+        out = []
+        for layer in self._flatten_layers():
+            for v in layer._own_weights():
+                if layer.trainable and v.trainable and getattr(v, "regularizer", None) is not None:
+                    out.append(v.regularizer(v.value))
+        return out
+
+    def _update_metrics(
+        self, metric_vars, mv, loss, per_output, y, y_pred_flat, sw, masks, batch_size
+    ):
+        with _scope(metric_vars, mv) as scope:
+            self._loss_tracker.update_state(loss, sample_weight=batch_size)
+            for tracker, value in zip(self._output_loss_trackers, per_output, strict=False):
+                if tracker is not None and value is not None:
+                    tracker.update_state(value, sample_weight=batch_size)
+            self._compile_metrics.update_state(list(y), y_pred_flat, list(sw), masks)
+            logs = {m.name: m.result() for m in self.metrics}
+            new_mv = _updated(scope, metric_vars, mv)
+        return new_mv, logs
+
+    def _make_train_step(self):
+        trainable, non_trainable, opt_vars, metric_vars = self._state_variables()
+        optimizer = self.optimizer
+
+        def train_step(state, batch):
+            tv, ntv, ov, mv = state
+            x, y, sw = batch
+            batch_size = tree.flatten(x)[0].shape[0]
+
+            def loss_fn(tv_):
+                return self._forward_and_loss(trainable, non_trainable, tv_, ntv, x, y, sw, True)
+
+            (loss, aux), grads = backend.value_and_grad(loss_fn, has_aux=True)(list(tv))
+            _, y_pred_flat, masks, per_output, new_ntv = aux
+            with _scope(trainable + opt_vars, list(tv) + list(ov)) as scope:
+                optimizer.apply(grads, trainable)
+                for v in trainable:
+                    if getattr(v, "constraint", None) is not None:
+                        v.assign(v.constraint(v.value))
+                new_tv = _updated(scope, trainable, tv)
+                new_ov = _updated(scope, opt_vars, ov)
+            new_mv, logs = self._update_metrics(
+                metric_vars, mv, loss, per_output, y, y_pred_flat, sw, masks, batch_size
+            )
+            return (new_tv, new_ntv, new_ov, new_mv), logs
+
+        return train_step
+
+    def _make_test_step(self):
+        trainable, non_trainable, _, metric_vars = self._state_variables()
+
+        def test_step(params, mv, batch):
+            tv, ntv = params
+            x, y, sw = batch
+            batch_size = tree.flatten(x)[0].shape[0]
+            loss, aux = self._forward_and_loss(trainable, non_trainable, tv, ntv, x, y, sw, False)
+            _, y_pred_flat, masks, per_output, _ = aux
+            new_mv, logs = self._update_metrics(
+                metric_vars, mv, loss, per_output, y, y_pred_flat, sw, masks, batch_size
+            )
+            return new_mv, logs
+
+        return test_step
+
+    def _make_predict_step(self):
+        trainable, non_trainable, _, _ = self._state_variables()
+
+        def predict_step(state, x):
+            tv, ntv = state
+            with _scope(trainable + non_trainable, list(tv) + list(ntv)):
+                return self(x, training=False)
+
+        return predict_step
+
+    def _compiled(self, kind: str):
+        key = (
+            kind,
+            self.run_eagerly if self.compiled else False,
+            getattr(self, "steps_per_execution", 1),
+        )
+        fn = self._step_cache.get(key)
+        if fn is not None:
+            return fn
+        if kind == "train":
+            step = self._make_train_step()
+            k = self.steps_per_execution
+
+            def multi(state, batches):
+                def body(carry, batch):
+                    new_state, logs = step(carry, batch)
+                    return new_state, logs
+
+                state, logs = ops.scan(body, state, batches)
+                return state, tree.map_structure(lambda v: v[-1], logs)
+
+            fns = {"one": step, "many": multi if k > 1 else None}
+            if not self.run_eagerly:
+                fns = {
+                    "one": backend.jit(step, donate_argnums=(0,)),
+                    "many": backend.jit(multi, donate_argnums=(0,)) if k > 1 else None,
+                }
+            fn = fns
+        elif kind == "test":
+            step = self._make_test_step()
+            # Only the metric state is donated: the weights stay in the variables.
+            fn = step if self.run_eagerly else backend.jit(step, donate_argnums=(1,))
+        else:
+            step = self._make_predict_step()
+            run_eagerly = getattr(self, "run_eagerly", False) if self.compiled else False
+            fn = step if run_eagerly else backend.jit(step)
+        self._step_cache[key] = fn
+        return fn
+
+    # State movement ------------------------------------------------------------------
+    def _read_state(self, kind="train"):
+        trainable, non_trainable, opt_vars, metric_vars = self._state_variables()
+        tv = [v.value for v in trainable]
+        ntv = [v.value for v in non_trainable]
+        mv = [v.value for v in metric_vars]
+        if kind == "train":
+            return (tv, ntv, [v.value for v in opt_vars], mv)
+        if kind == "test":
+            return (tv, ntv), mv
+        return (tv, ntv)
+
+    def _write_state(self, state, kind="train"):
+        trainable, non_trainable, opt_vars, metric_vars = self._state_variables()
+        if kind == "train":
+            groups = zip((trainable, non_trainable, opt_vars, metric_vars), state, strict=True)
+        else:
+            groups = [(metric_vars, state)]
+        for variables, values in groups:
+            for v, value in zip(variables, values, strict=True):
+                v._value = value
+
+    # Preparing batches ---------------------------------------------------------------
+    def _prepare_batch(self, x, y, sw, class_weight=None, check=True):
+        y_flat = self._flatten_targets(y)
+        sw_flat = self._sample_weights(y_flat, sw, class_weight)
+        if check:
+            self._check_targets(y_flat)
+        if getattr(self, "_function", None) is not None:
+            x = self._standardize_inputs(x)
+        return x, y_flat, sw_flat
+
+    def _ensure_built(self, x, y=None):
+        self._build_structures(x)
+        if y is not None and not getattr(self, "_metrics_built", False):
+            y_flat = self._flatten_targets(y)
+            batch = np.shape(tree.flatten(x)[0])[0]
+            outputs = flatten_outputs(self._output_struct)
+            for i, metric, _ in self._compile_metrics.entries:
+                if hasattr(metric, "build") and y_flat[i] is not None:
+                    metric.build(np.shape(y_flat[i]), (batch,) + tuple(outputs[i].shape[1:]))
+            self._metrics_built = True
+        if not self.optimizer_built():
+            self.optimizer.build(self.trainable_variables)
+
+    def optimizer_built(self) -> bool:
+        return self.optimizer is not None and getattr(self.optimizer, "built", False)
+
+    # fit -----------------------------------------------------------------------------
+    def fit(
+        self,
+        x=None,
+        y=None,
+        batch_size=None,
+        epochs: int = 1,
+        verbose="auto",
+        callbacks=None,
+        validation_split: float = 0.0,
+        validation_data=None,
+        shuffle=True,
+        class_weight=None,
+        sample_weight=None,
+        initial_epoch: int = 0,
+        steps_per_epoch=None,
+        validation_steps=None,
+        validation_batch_size=None,
+        validation_freq: int = 1,
+    ):
+        """Train the model for `epochs` epochs; returns a `History`.
+
+        Args mirror Keras: arrays, lists/dicts of arrays, generators or a `PyDataset` for
+        `x`; `validation_split` takes the last fraction of the data before shuffling.
+        """
+        self._assert_compiled("fit")
+        from lamina import callbacks as callbacks_module
+
+        if x is None:
+            raise ValueError("fit needs training data: pass x (and y).")
+        if validation_split and validation_data is None:
+            (x, y, sample_weight), validation_data = data_adapter.split_for_validation(
+                x, y, sample_weight, validation_split
+            )
+        elif validation_split:
+            data_adapter.split_for_validation  # noqa: B018 - validated below
+            if not 0 <= validation_split < 1:
+                raise ValueError(
+                    f"validation_split must be in [0, 1); received {validation_split!r}."
+                )
+        batches = data_adapter.make_batches(
+            x, y, sample_weight, batch_size=batch_size, shuffle=shuffle, steps=steps_per_epoch
+        )
+        verbose = _resolve_verbose(verbose)
+        callback_list = callbacks_module.CallbackList(
+            callbacks,
+            add_history=True,
+            add_progbar=verbose != 0,
+            model=self,
+            verbose=verbose,
+            epochs=epochs,
+            steps=batches.steps,
+        )
+        wants_batches = _wants_batch_hooks(callback_list)
+        self.stop_training = False
+        callback_list.on_train_begin()
+        logs = {}
+        epoch_logs = {}
+        state = None
+        for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
+            callback_list.on_epoch_begin(epoch)
+            order = batches.epoch_order()
+            state, logs, seen = self._run_epoch(
+                batches, order, class_weight, callback_list, wants_batches, state
+            )
+            if seen == 0:
+                raise ValueError(
+                    "The training data produced no batches this epoch; check the data or "
+                    "steps_per_epoch."
+                )
+            self._write_state(state)
+            state = None
+            epoch_logs = {k: float(v) for k, v in logs.items()}
+            if validation_data is not None and _should_validate(epoch, validation_freq):
+                vx, vy, vsw = data_adapter.unpack_validation_data(validation_data)
+                val_logs = self.evaluate(
+                    vx,
+                    vy,
+                    sample_weight=vsw,
+                    batch_size=validation_batch_size or batch_size,
+                    steps=validation_steps,
+                    verbose=0,
+                    return_dict=True,
+                    _internal=True,
+                )
+                epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+            batches.on_epoch_end()
+            callback_list.on_epoch_end(epoch, epoch_logs)
+            if self.stop_training:
+                break
+        if hasattr(self.optimizer, "finalize_variable_values"):
+            self.optimizer.finalize_variable_values(self.trainable_variables)
+        callback_list.on_train_end(epoch_logs)
+        return self.history
+
+    def _run_epoch(self, batches, order, class_weight, callback_list, wants_batches, state):
+        k = self.steps_per_execution
+        fns = None
+        step = 0
+        logs = {}
+        pending = []
+        for raw in batches.batches(order):
+            x, y, sw = raw
+            if fns is None:
+                self._ensure_built(x, y)
+                fns = self._compiled("train")
+                state = self._read_state()
+                self._check_all_targets(batches)
+            batch = self._prepare_batch(x, y, sw, class_weight, check=not _is_arrays(batches))
+            if k == 1:
+                if wants_batches:
+                    callback_list.on_train_batch_begin(step)
+                state, logs = fns["one"](state, batch)
+                step += 1
+                if wants_batches:
+                    self._write_state(state)
+                    state = self._read_state()
+                callback_list.on_train_batch_end(step - 1, logs)
+                if self.stop_training:
+                    break
+                continue
+            pending.append(batch)
+            if len(pending) == k and _same_shapes(pending):
+                state, logs, step = self._run_chunk(
+                    fns, state, pending, step, callback_list, wants_batches
+                )
+                pending = []
+                if self.stop_training:
+                    break
+        if pending and not self.stop_training:
+            for batch in pending:  # the remainder runs one step at a time
+                state, logs, step = self._run_chunk(
+                    fns, state, [batch], step, callback_list, wants_batches
+                )
+        if state is None:
+            state = self._read_state()
+        return state, logs, step
+
+    def _run_chunk(self, fns, state, pending, step, callback_list, wants_batches):
+        if wants_batches:
+            callback_list.on_train_batch_begin(step)
+        if len(pending) == 1:
+            state, logs = fns["one"](state, pending[0])
+        else:
+            stacked = _stack([_as_tuple(b) for b in pending])
+            state, logs = fns["many"](state, stacked)
+        step += len(pending)
+        if wants_batches:
+            self._write_state(state)
+            state = self._read_state()
+        callback_list.on_train_batch_end(step - 1, logs)
+        return state, logs, step
+
+    # evaluate ------------------------------------------------------------------------
+    def evaluate(
+        self,
+        x=None,
+        y=None,
+        batch_size=None,
+        verbose="auto",
+        sample_weight=None,
+        steps=None,
+        callbacks=None,
+        return_dict: bool = False,
+        _internal: bool = False,
+        **kwargs,
+    ):
+        """Loss and metric values on the data (a scalar, a list, or a dict)."""
+        self._assert_compiled("evaluate")
+        from lamina import callbacks as callbacks_module
+
+        batches = data_adapter.make_batches(
+            x, y, sample_weight, batch_size=batch_size, shuffle=False, steps=steps
+        )
+        verbose = 0 if _internal else _resolve_verbose(verbose)
+        callback_list = callbacks_module.CallbackList(
+            callbacks,
+            add_progbar=verbose != 0,
+            model=self,
+            verbose=verbose,
+            epochs=1,
+            steps=batches.steps,
+        )
+        callback_list.on_test_begin()
+        metrics_vars = None
+        state = mv = None
+        logs = {}
+        step = 0
+        fn = None
+        for xb, yb, swb in batches.batches():
+            if fn is None:
+                self._ensure_built(xb, yb)
+                fn = self._compiled("test")
+                for m in self.metrics:
+                    m.reset_state()
+                state, mv = self._read_state("test")
+                metrics_vars = True
+                self._check_all_targets(batches)
+            batch = self._prepare_batch(xb, yb, swb, check=not _is_arrays(batches))
+            callback_list.on_test_batch_begin(step)
+            mv, logs = fn(state, mv, batch)
+            callback_list.on_test_batch_end(step, logs)
+            step += 1
+        if metrics_vars:
+            self._write_state(mv, kind="test")
+        if step == 0:
+            raise ValueError("evaluate received no data (no batches were produced).")
+        logs = {k: float(v) for k, v in logs.items()}
+        callback_list.on_test_end(logs)
+        if return_dict:
+            return logs
+        values = [logs[name] for name in self.metrics_names if name in logs]
+        return values[0] if len(values) == 1 else values
+
+    # predict -------------------------------------------------------------------------
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        """Model outputs on `x`, computed in batches and concatenated as NumPy arrays."""
+        from lamina import callbacks as callbacks_module
+
+        batches = data_adapter.make_batches(
+            x, None, None, batch_size=batch_size, shuffle=False, steps=steps
+        )
+        verbose = _resolve_verbose(verbose)
+        callback_list = callbacks_module.CallbackList(
+            callbacks,
+            add_progbar=verbose != 0,
+            model=self,
+            verbose=verbose,
+            epochs=1,
+            steps=batches.steps,
+        )
+        callback_list.on_predict_begin()
+        outputs = []
+        fn = state = None
+        for step, (xb, _, _) in enumerate(batches.batches()):
+            if fn is None:
+                if not self.built or (
+                    getattr(self, "_function", None) is None and not self.weights
+                ):
+                    self(xb)
+                fn = self._compiled("predict")
+                state = self._read_state("predict")
+            if getattr(self, "_function", None) is not None:
+                xb = self._standardize_inputs(xb)
+            callback_list.on_predict_batch_begin(step)
+            out = fn(state, xb)
+            outputs.append(out)
+            callback_list.on_predict_batch_end(step, {"outputs": out})
+        if not outputs:
+            raise ValueError("predict received no data (no batches were produced).")
+        result = tree.map_structure(
+            lambda *xs: np.concatenate([np.asarray(v) for v in xs]), *outputs
+        )
+        callback_list.on_predict_end()
+        return result
+
+    # *_on_batch ------------------------------------------------------------------------
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
+        """One training step on one batch; returns the running loss and metrics."""
+        self._assert_compiled("train_on_batch")
+        xb, yb, swb = data_adapter.unpack_batch((x, y, sample_weight))
+        self._ensure_built(xb, yb)
+        fns = self._compiled("train")
+        state = self._read_state()
+        state, logs = fns["one"](state, self._prepare_batch(xb, yb, swb, class_weight))
+        self._write_state(state)
+        return self._format_logs(logs, return_dict)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """Loss and metrics on one batch (metrics accumulate until `reset_metrics`)."""
+        self._assert_compiled("test_on_batch")
+        xb, yb, swb = data_adapter.unpack_batch((x, y, sample_weight))
+        self._ensure_built(xb, yb)
+        fn = self._compiled("test")
+        (tv, ntv), mv = self._read_state("test")
+        mv, logs = fn((tv, ntv), mv, self._prepare_batch(xb, yb, swb))
+        self._write_state(mv, kind="test")
+        return self._format_logs(logs, return_dict)
+
+    def predict_on_batch(self, x):
+        """Model outputs on one batch, as NumPy arrays."""
+        xb = data_adapter.unpack_batch((x,))[0]
+        if not self.built or (getattr(self, "_function", None) is None and not self.weights):
+            self(xb)
+        fn = self._compiled("predict")
+        if getattr(self, "_function", None) is not None:
+            xb = self._standardize_inputs(xb)
+        return tree.map_structure(np.asarray, fn(self._read_state("predict"), xb))
+
+    def _format_logs(self, logs, return_dict):
+        logs = {k: float(v) for k, v in logs.items()}
+        if return_dict:
+            return logs
+        values = [logs[name] for name in self.metrics_names if name in logs]
+        return values[0] if len(values) == 1 else values
+
+
+def _is_arrays(batches) -> bool:
+    return isinstance(batches, data_adapter.ArrayBatches)
+
+
+def _as_tuple(batch):
+    x, y, sw = batch
+    return (x, list(y), list(sw))
+
+
+def _stack(batches):
+    """One batch structure whose leaves stack the leaves of `batches` on a new axis 0."""
+    flats = [tree.flatten(b) for b in batches]
+    stacked = [
+        None if leaves[0] is None else np.stack(leaves) for leaves in zip(*flats, strict=True)
+    ]
+    return tree.pack_sequence_as(batches[0], stacked)
+
+
+def _same_shapes(batches) -> bool:
+    first = [np.shape(a) for a in tree.flatten(_as_tuple(batches[0])) if a is not None]
+    return all(
+        [np.shape(a) for a in tree.flatten(_as_tuple(b)) if a is not None] == first
+        for b in batches[1:]
+    )
+
+
+def _should_validate(epoch: int, freq) -> bool:
+    if isinstance(freq, int):
+        return (epoch + 1) % freq == 0
+    return (epoch + 1) in freq
+
+
+def _resolve_verbose(verbose):
+    if verbose == "auto":
+        return 1 if sys.stdout.isatty() else 2
+    if verbose not in (0, 1, 2):
+        raise ValueError(f"verbose must be 'auto', 0, 1 or 2; received {verbose!r}.")
+    return verbose
+
+
+def _wants_batch_hooks(callback_list) -> bool:
+    from lamina import callbacks as callbacks_module
+
+    base = callbacks_module.Callback
+    for cb in getattr(callback_list, "callbacks", []):
+        if isinstance(cb, (callbacks_module.History, callbacks_module.ProgbarLogger)):
+            continue
+        for hook in (
+            "on_train_batch_begin",
+            "on_train_batch_end",
+            "on_batch_begin",
+            "on_batch_end",
+        ):
+            if getattr(type(cb), hook, None) is not getattr(base, hook, None):
+                return True
+    return False

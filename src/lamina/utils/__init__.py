@@ -1,5 +1,6 @@
 """Utilities: seeding, serialization, and (later) data helpers."""
 
+from lamina.utils.py_dataset import PyDataset
 from lamina.utils.random import set_random_seed
 from lamina.utils.serialization import (
     CustomObjectScope,
@@ -12,6 +13,7 @@ from lamina.utils.serialization import (
 )
 
 __all__ = [
+    "PyDataset",
     "CustomObjectScope",
     "custom_object_scope",
     "deserialize_keras_object",

@@ -67,7 +67,9 @@ def get_registered_name(obj) -> str:
     return _CUSTOM_NAMES.get(obj, getattr(obj, "__name__", type(obj).__name__))
 
 
-def get_registered_object(name: str, custom_objects: dict | None = None, category: str | None = None):
+def get_registered_object(
+    name: str, custom_objects: dict | None = None, category: str | None = None
+):
     """Look `name` up in: scoped custom objects, `custom_objects`, registered, built-ins."""
     for scope in reversed(getattr(_scope, "stack", [])):
         if name in scope:
@@ -127,9 +129,7 @@ def serialize_keras_object(obj, category: str | None = None):
         if name is not None:
             return name
     if not hasattr(obj, "get_config"):
-        raise TypeError(
-            f"Cannot serialize {type(obj).__name__} {obj!r}: it has no `get_config()`."
-        )
+        raise TypeError(f"Cannot serialize {type(obj).__name__} {obj!r}: it has no `get_config()`.")
     cls = type(obj)
     registered = _CUSTOM_NAMES.get(cls)
     module = MODULE_NAMES.get(category or "", None) if registered is None else cls.__module__

@@ -89,7 +89,8 @@ class Variable:
         trainable: whether the optimizer updates it.
         name: a short name such as `"kernel"`.
 
-    >>> v = Variable([1.0, 2.0], name="v")
+    >>> import lamina
+    >>> v = lamina.Variable([1.0, 2.0], name="v")
     >>> v.assign_add([1.0, 1.0]).numpy().tolist()
     [2.0, 3.0]
     """

@@ -34,3 +34,7 @@ def segment_sum(data, segment_ids, num_segments=None):
 
 def norm(x, ord=None, axis=None, keepdims=False):
     return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+
+
+def qr(x, mode="reduced"):
+    return jnp.linalg.qr(x, mode=mode)

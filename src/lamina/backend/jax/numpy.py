@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import builtins
 
-import jax
 import jax.numpy as jnp
 
 from lamina.backend import config
@@ -309,8 +308,7 @@ def clip(x, x_min, x_max):
 def where(condition, x1=None, x2=None):
     if x1 is None and x2 is None:
         raise ValueError(
-            "where(condition) with one argument has a data-dependent shape; "
-            "pass both x1 and x2."
+            "where(condition) with one argument has a data-dependent shape; pass both x1 and x2."
         )
     return jnp.where(condition, x1, x2)
 

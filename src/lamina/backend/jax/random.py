@@ -56,8 +56,10 @@ def categorical(logits, num_samples, dtype="int32", seed=None):
 
 def dropout(inputs, rate, noise_shape=None, seed=None):
     inputs = jnp.asarray(inputs)
-    shape = inputs.shape if noise_shape is None else tuple(
-        s if n is None else n for s, n in zip(inputs.shape, noise_shape, strict=True)
+    shape = (
+        inputs.shape
+        if noise_shape is None
+        else tuple(s if n is None else n for s, n in zip(inputs.shape, noise_shape, strict=True))
     )
     keep = jax.random.bernoulli(_key(seed), 1.0 - rate, shape)
     keep = jnp.broadcast_to(keep, inputs.shape)

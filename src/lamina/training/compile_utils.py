@@ -1,0 +1,209 @@
+"""What `compile` was given, resolved per model output: losses, weights and metrics.
+
+Resolution waits until the output shapes are known (the first batch), because the
+classic `"accuracy"` rule depends on them: binary accuracy when the output's last
+dimension is 1 or the loss is binary crossentropy, sparse categorical accuracy for
+sparse categorical crossentropy, categorical accuracy otherwise.
+"""
+
+from __future__ import annotations
+
+from lamina import losses as losses_module
+from lamina import metrics as metrics_module
+from lamina import ops
+from lamina.graph import tree
+
+_ACCURACY_NAMES = ("accuracy", "acc")
+_CROSSENTROPY_NAMES = ("crossentropy", "ce")
+
+
+def _loss_kind(loss) -> str:
+    name = getattr(loss, "name", None) or getattr(loss, "__name__", "") or ""
+    cls = type(loss).__name__
+    text = f"{cls} {name}".lower()
+    if "sparse_categorical" in text or "sparsecategorical" in text:
+        return "sparse"
+    if "binary" in text:
+        return "binary"
+    return "categorical"
+
+
+def _resolve_metric(spec, loss, output_shape):
+    if isinstance(spec, str) and spec in _ACCURACY_NAMES + _CROSSENTROPY_NAMES:
+        kind = _loss_kind(loss)
+        if kind != "sparse" and (kind == "binary" or (output_shape and output_shape[-1] == 1)):
+            cls = "BinaryAccuracy" if spec in _ACCURACY_NAMES else "BinaryCrossentropy"
+        elif kind == "sparse":
+            cls = (
+                "SparseCategoricalAccuracy"
+                if spec in _ACCURACY_NAMES
+                else "SparseCategoricalCrossentropy"
+            )
+        else:
+            cls = "CategoricalAccuracy" if spec in _ACCURACY_NAMES else "CategoricalCrossentropy"
+        return getattr(metrics_module, cls)(name=spec)
+    metric = metrics_module.get(spec)
+    if isinstance(metric, metrics_module.Metric):
+        if isinstance(spec, str):
+            metric.name = spec  # Keras logs a metric under the name it was given
+        return metric
+    if isinstance(metric, type):
+        return metric()
+    name = spec if isinstance(spec, str) else getattr(metric, "__name__", "metric")
+    return metrics_module.MeanMetricWrapper(metric, name=name)
+
+
+def _per_output(spec, output_names, what):
+    """Spread a compile argument over the outputs: one for all, a list, or a dict."""
+    n = len(output_names)
+    if isinstance(spec, dict):
+        unknown = sorted(set(spec) - set(output_names))
+        if unknown:
+            raise ValueError(
+                f"compile(...{what}=...) has keys {unknown} that match no output. The model's "
+                f"outputs are {output_names}."
+            )
+        return [spec.get(name) for name in output_names]
+    if isinstance(spec, (list, tuple)) and what == "loss":
+        if len(spec) != n:
+            raise ValueError(
+                f"compile received {len(spec)} losses for a model with {n} output(s) "
+                f"{output_names}; pass one loss per output (or a dict keyed by output name)."
+            )
+        return list(spec)
+    return [spec] * n
+
+
+class CompileLoss:
+    """The compiled loss: one Loss per output, weighted and summed."""
+
+    def __init__(self, loss, loss_weights=None):
+        self._spec = loss
+        self._weights_spec = loss_weights
+        self.built = False
+        self.output_names: list[str] = []
+        self.losses: list = []
+        self.weights: list[float] = []
+
+    def build(self, output_names, output_shapes):
+        self.output_names = list(output_names)
+        specs = _per_output(self._spec, self.output_names, "loss")
+        self.losses = [_as_loss(s) if s is not None else None for s in specs]
+        if all(loss is None for loss in self.losses):
+            raise ValueError(
+                "compile(loss=...) is required to train: no output has a loss. Pass e.g. "
+                "loss='mse' or loss='sparse_categorical_crossentropy'."
+            )
+        weights = self._weights_spec
+        if weights is None:
+            self.weights = [1.0] * len(self.losses)
+        elif isinstance(weights, dict):
+            self.weights = _per_output(weights, self.output_names, "loss_weights")
+            self.weights = [1.0 if w is None else float(w) for w in self.weights]
+        else:
+            weights = list(weights)
+            if len(weights) != len(self.losses):
+                raise ValueError(
+                    f"loss_weights has {len(weights)} entries for {len(self.losses)} outputs "
+                    f"{self.output_names}."
+                )
+            self.weights = [float(w) for w in weights]
+        self.built = True
+
+    def __call__(self, y_true: list, y_pred: list, sample_weight: list, masks: list):
+        """Total loss and per-output losses (a list, None for outputs without loss)."""
+        total = 0.0
+        per_output = []
+        for loss, weight, yt, yp, sw, mask in zip(
+            self.losses, self.weights, y_true, y_pred, sample_weight, masks, strict=True
+        ):
+            if loss is None or yt is None:
+                per_output.append(None)
+                continue
+            value = _call_loss(loss, yt, yp, sw, mask)
+            per_output.append(value)
+            total = total + weight * value
+        return total, per_output
+
+
+def _as_loss(spec):
+    loss = losses_module.get(spec)
+    if isinstance(loss, losses_module.Loss):
+        return loss
+    if isinstance(loss, type):
+        return loss()
+    name = spec if isinstance(spec, str) else getattr(loss, "__name__", "loss")
+    return losses_module.LossFunctionWrapper(loss, name=name)
+
+
+def _call_loss(loss, y_true, y_pred, sample_weight, mask):
+    return loss(y_true, y_pred, sample_weight=sample_weight, mask=mask)
+
+
+class CompileMetrics:
+    """The compiled metrics: per output, unweighted and weighted."""
+
+    def __init__(self, metrics=None, weighted_metrics=None):
+        self._metrics_spec = metrics
+        self._weighted_spec = weighted_metrics
+        self.built = False
+        self.entries: list = []  # (output index, metric, weighted)
+
+    def build(self, output_names, output_shapes, compile_loss):
+        multi = len(output_names) > 1
+        self.entries = []
+        for spec, weighted in ((self._metrics_spec, False), (self._weighted_spec, True)):
+            if spec is None:
+                continue
+            if isinstance(spec, dict):
+                per_output = _per_output(spec, output_names, "metrics")
+            elif (
+                isinstance(spec, (list, tuple))
+                and multi
+                and spec
+                and all(isinstance(s, (list, tuple)) or s is None for s in spec)
+            ):
+                if len(spec) != len(output_names):
+                    raise ValueError(
+                        f"compile received metrics for {len(spec)} outputs; the model has "
+                        f"{len(output_names)} outputs {output_names}."
+                    )
+                per_output = list(spec)
+            else:
+                per_output = [spec] * len(output_names)
+            for i, specs in enumerate(per_output):
+                if specs is None:
+                    continue
+                specs = specs if isinstance(specs, (list, tuple)) else [specs]
+                for s in specs:
+                    loss = compile_loss.losses[i] if compile_loss is not None else None
+                    metric = _resolve_metric(s, loss, output_shapes[i])
+                    if multi:
+                        metric.name = f"{output_names[i]}_{metric.name}"
+                    if weighted and not multi and self._metrics_spec is not None:
+                        metric.name = f"weighted_{metric.name}"
+                    self.entries.append((i, metric, weighted))
+        self.built = True
+
+    @property
+    def metrics(self) -> list:
+        return [m for _, m, _ in self.entries]
+
+    def update_state(self, y_true: list, y_pred: list, sample_weight: list, masks: list):
+        for i, metric, weighted in self.entries:
+            if y_true[i] is None:
+                continue
+            sw = sample_weight[i] if weighted else None
+            mask = masks[i]
+            if mask is not None:
+                m = ops.cast(mask, "float32")
+                if sw is not None:
+                    sw = ops.cast(sw, "float32")
+                    while len(sw.shape) < len(m.shape):
+                        sw = ops.expand_dims(sw, -1)
+                sw = m if sw is None else sw * m
+            metric.update_state(y_true[i], y_pred[i], sample_weight=sw)
+
+
+def flatten_outputs(y_pred) -> list:
+    return tree.flatten(y_pred) if isinstance(y_pred, (list, tuple, dict)) else [y_pred]

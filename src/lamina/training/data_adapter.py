@@ -1,0 +1,254 @@
+"""Turning what users pass to `fit` into batches: arrays, generators, PyDataset.
+
+Arrays (and lists/dicts of arrays) are checked on the host before anything runs: equal
+sample counts, numeric dtypes. Batches come out as `(x, y, sample_weight)` with the
+structure the user gave.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+
+import numpy as np
+
+from lamina.graph import tree
+from lamina.utils.py_dataset import PyDataset  # noqa: F401 - re-exported for the loop
+
+
+def _is_array_like(x) -> bool:
+    return isinstance(x, np.ndarray) or (hasattr(x, "shape") and hasattr(x, "dtype"))
+
+
+def _to_numpy(x, role: str):
+    if x is None:
+        return None
+    arr = np.asarray(x)
+    if arr.dtype == object or arr.dtype.kind in ("U", "S", "O"):
+        raise TypeError(
+            f"{role} has dtype {arr.dtype}, which cannot be fed to a model. Convert it to a "
+            "numeric array first (e.g. with a lookup or `astype('float32')`)."
+        )
+    if arr.dtype == np.float64:
+        arr = arr.astype("float32")
+    elif arr.dtype == np.int64:
+        arr = arr.astype("int32")
+    return arr
+
+
+def _standardize(struct, role: str):
+    if struct is None:
+        return None
+    if isinstance(struct, dict):
+        return {k: _to_numpy(v, f"{role}[{k!r}]") for k, v in struct.items()}
+    if isinstance(struct, (list, tuple)) and struct and all(_is_array_like(v) for v in struct):
+        return [_to_numpy(v, f"{role}[{i}]") for i, v in enumerate(struct)]
+    return _to_numpy(struct, role)
+
+
+def num_samples(struct) -> int:
+    return len(tree.flatten(struct)[0])
+
+
+def check_sample_counts(x, y, sample_weight) -> int:
+    counts = []
+    for role, struct in (("x", x), ("y", y), ("sample_weight", sample_weight)):
+        if struct is None:
+            continue
+        if isinstance(struct, dict):
+            items = [(f"{role}[{k!r}]", v) for k, v in struct.items()]
+        elif isinstance(struct, list):
+            items = [(f"{role}[{i}]", v) for i, v in enumerate(struct)]
+        else:
+            items = [(role, struct)]
+        for name, arr in items:
+            if arr.ndim == 0:
+                raise ValueError(f"{name} is a scalar; expected an array with one row per sample.")
+            counts.append((name, arr.shape[0]))
+    sizes = {n for _, n in counts}
+    if len(sizes) > 1:
+        detail = ", ".join(f"{name} has {n}" for name, n in counts)
+        raise ValueError(
+            f"All inputs and targets must have the same number of samples; {detail}. "
+            "Make sure every array has one row per sample."
+        )
+    return counts[0][1] if counts else 0
+
+
+def _take(struct, idx):
+    return tree.map_structure(lambda a: a[idx], struct) if struct is not None else None
+
+
+class ArrayBatches:
+    """Batches of in-memory arrays, shuffled per epoch with NumPy's global generator."""
+
+    def __init__(self, x, y=None, sample_weight=None, batch_size=32, shuffle=False, steps=None):
+        self.x, self.y, self.sample_weight = x, y, sample_weight
+        self.size = check_sample_counts(x, y, sample_weight)
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+        self._steps = steps
+
+    @property
+    def steps(self) -> int:
+        full = math.ceil(self.size / self.batch_size) if self.size else 0
+        return min(full, self._steps) if self._steps is not None else full
+
+    def epoch_order(self, rng: np.random.RandomState | None = None):
+        """Sample order for one epoch, drawn now (so a run can record and replay it)."""
+        rng = rng or np.random
+        if self.shuffle is True:
+            return rng.permutation(self.size)
+        if self.shuffle == "batch":
+            starts = np.arange(0, self.size, self.batch_size)
+            order = rng.permutation(len(starts))
+            return np.concatenate(
+                [np.arange(s, min(s + self.batch_size, self.size)) for s in starts[order]]
+            )
+        return None
+
+    def batches(self, order=None) -> Iterator:
+        for step in range(self.steps):
+            start = step * self.batch_size
+            stop = min(start + self.batch_size, self.size)
+            idx = slice(start, stop) if order is None else order[start:stop]
+            yield _take(self.x, idx), _take(self.y, idx), _take(self.sample_weight, idx)
+
+    def on_epoch_end(self):
+        pass
+
+
+class IterableBatches:
+    """Batches from a generator, iterable or PyDataset."""
+
+    def __init__(self, source, steps=None):
+        self.source = source
+        self._steps = steps
+        self._iterator = None
+        self._is_pydataset = hasattr(source, "__getitem__") and hasattr(source, "__len__")
+
+    @property
+    def steps(self):
+        if self._steps is not None:
+            return self._steps
+        if self._is_pydataset:
+            return len(self.source)
+        try:
+            return len(self.source)
+        except TypeError:
+            return None
+
+    def epoch_order(self, rng=None):
+        return None
+
+    def _items(self):
+        if self._is_pydataset:
+            for i in range(len(self.source)):
+                yield self.source[i]
+            return
+        if self._steps is not None:
+            # A generator with steps_per_epoch: keep one iterator across epochs.
+            if self._iterator is None:
+                self._iterator = iter(self.source)
+            yield from self._iterator
+            return
+        yield from iter(self.source)
+
+    def batches(self, order=None):
+        count = 0
+        for item in self._items():
+            if self._steps is not None and count >= self._steps:
+                break
+            yield unpack_batch(item)
+            count += 1
+
+    def on_epoch_end(self):
+        if hasattr(self.source, "on_epoch_end"):
+            self.source.on_epoch_end()
+
+
+def unpack_batch(item):
+    if isinstance(item, tuple):
+        if len(item) == 1:
+            x, y, sw = item[0], None, None
+        elif len(item) == 2:
+            (x, y), sw = item, None
+        elif len(item) == 3:
+            x, y, sw = item
+        else:
+            raise ValueError(
+                f"A data generator yielded a tuple of {len(item)} elements; expected "
+                "(x,), (x, y) or (x, y, sample_weight)."
+            )
+    else:
+        x, y, sw = item, None, None
+    x = _standardize(x, "x")
+    y = _standardize(y, "y")
+    sw = _standardize(sw, "sample_weight")
+    check_sample_counts(x, y, sw)
+    return x, y, sw
+
+
+def is_iterable_source(x) -> bool:
+    if isinstance(x, (np.ndarray, list, tuple, dict)) or _is_array_like(x):
+        return False
+    return (
+        isinstance(x, (Iterable, Iterator)) or hasattr(x, "__getitem__") and hasattr(x, "__len__")
+    )
+
+
+def make_batches(x, y=None, sample_weight=None, batch_size=32, shuffle=False, steps=None, role="x"):
+    if is_iterable_source(x):
+        if y is not None:
+            raise ValueError(
+                "When x is a generator, iterable or PyDataset, pass targets inside it "
+                "(yield (x, y)), not as the `y` argument."
+            )
+        return IterableBatches(x, steps=steps)
+    if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
+        raise ValueError(f"batch_size must be a positive int; received {batch_size!r}.")
+    x = _standardize(x, role)
+    y = _standardize(y, "y")
+    sample_weight = _standardize(sample_weight, "sample_weight")
+    return ArrayBatches(
+        x, y, sample_weight, batch_size=batch_size or 32, shuffle=shuffle, steps=steps
+    )
+
+
+def split_for_validation(x, y, sample_weight, validation_split: float):
+    """Split off the last `validation_split` fraction of the samples (before shuffling)."""
+    if not 0 <= validation_split < 1:
+        raise ValueError(f"validation_split must be in [0, 1); received {validation_split!r}.")
+    if is_iterable_source(x):
+        raise ValueError(
+            "validation_split works only with array inputs; for generators and datasets "
+            "pass validation_data instead."
+        )
+    x = _standardize(x, "x")
+    y = _standardize(y, "y")
+    sample_weight = _standardize(sample_weight, "sample_weight")
+    n = check_sample_counts(x, y, sample_weight)
+    split = int(n * (1.0 - validation_split))
+    if split == 0 or split == n:
+        raise ValueError(
+            f"validation_split={validation_split} leaves no samples on one side of the split "
+            f"of {n} samples; use more data or another fraction."
+        )
+    first, last = slice(0, split), slice(split, n)
+    return (
+        (_take(x, first), _take(y, first), _take(sample_weight, first)),
+        (_take(x, last), _take(y, last), _take(sample_weight, last)),
+    )
+
+
+def unpack_validation_data(validation_data):
+    if isinstance(validation_data, tuple):
+        if len(validation_data) == 2:
+            return validation_data[0], validation_data[1], None
+        if len(validation_data) == 3:
+            return validation_data
+        raise ValueError(
+            f"validation_data must be (x, y) or (x, y, sample_weight); received a tuple of "
+            f"{len(validation_data)} elements."
+        )
+    return validation_data, None, None
