@@ -27,7 +27,8 @@ def _flatten(s, out):
 
 def map_structure(fn, structure):
     if isinstance(structure, dict):
-        return {k: map_structure(fn, v) for k, v in structure.items()}
+        # Visit keys in the order `flatten` uses, so pack_sequence_as matches it.
+        return {k: map_structure(fn, structure[k]) for k in sorted(structure)}
     if isinstance(structure, tuple) and hasattr(structure, "_fields"):
         return type(structure)(*(map_structure(fn, v) for v in structure))
     if isinstance(structure, (list, tuple)):

@@ -56,6 +56,7 @@ __all__ = [
     "Minimum",
     "Multiply",
     "PReLU",
+    "Permute",
     "ReLU",
     "RepeatVector",
     "Reshape",

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from lamina import activations, constraints, initializers, ops, regularizers
+import lamina.activations as activations
+from lamina import constraints, initializers, ops, regularizers
 from lamina.layers.layer import Layer
 from lamina.utils import serialization
 

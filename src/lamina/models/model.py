@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from lamina import saving
 from lamina.backend import core as backend_core
 from lamina.backend.common.global_state import unique_name
 from lamina.backend.common.variables import StatelessScope, in_stateless_scope
@@ -296,6 +297,18 @@ class Model(Trainer, Layer):
                 cls, config, custom_objects=custom_objects, **kwargs
             )
         return cls(**config)
+
+    def save_weights(self, filepath, overwrite: bool = True) -> None:
+        """Save the weights to a `.weights.h5` file (written atomically)."""
+        import os
+
+        if not overwrite and os.path.exists(filepath):
+            raise FileExistsError(f"{filepath!r} exists and overwrite=False.")
+        saving.save_weights(self, filepath)
+
+    def load_weights(self, filepath) -> None:
+        """Load weights from a `.weights.h5` file written by `save_weights`."""
+        saving.load_weights(self, filepath)
 
     def to_json(self, **kwargs) -> str:
         """The model's architecture as a JSON string (`models.model_from_json` reads it)."""

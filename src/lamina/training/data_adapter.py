@@ -148,10 +148,15 @@ class IterableBatches:
             return
         if self._steps is not None:
             # A generator with steps_per_epoch: keep one iterator across epochs.
+            # (no `yield from`: closing this generator must not close the user's)
             if self._iterator is None:
                 self._iterator = iter(self.source)
-            yield from self._iterator
-            return
+            while True:
+                try:
+                    item = next(self._iterator)
+                except StopIteration:
+                    return
+                yield item
         yield from iter(self.source)
 
     def batches(self, order=None):

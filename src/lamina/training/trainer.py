@@ -205,6 +205,13 @@ class Trainer:
                 f"The model has {len(names)} outputs {names}; pass {what} as a list or a dict "
                 "with one entry per output."
             )
+        if isinstance(y, (list, tuple)) and y and all(hasattr(v, "shape") for v in y):
+            if len(y) != 1:
+                raise ValueError(
+                    f"The model has 1 output {names}, but {what} has {len(y)} entries. Pass "
+                    "one array."
+                )
+            return [y[0]]
         return [y]
 
     def _check_targets(self, y_flat):
@@ -551,8 +558,7 @@ class Trainer:
                 self._check_all_targets(batches)
             batch = self._prepare_batch(x, y, sw, class_weight, check=not _is_arrays(batches))
             if k == 1:
-                if wants_batches:
-                    callback_list.on_train_batch_begin(step)
+                callback_list.on_train_batch_begin(step)
                 state, logs = fns["one"](state, batch)
                 step += 1
                 if wants_batches:
@@ -580,8 +586,7 @@ class Trainer:
         return state, logs, step
 
     def _run_chunk(self, fns, state, pending, step, callback_list, wants_batches):
-        if wants_batches:
-            callback_list.on_train_batch_begin(step)
+        callback_list.on_train_batch_begin(step)
         if len(pending) == 1:
             state, logs = fns["one"](state, pending[0])
         else:
@@ -691,9 +696,11 @@ class Trainer:
             callback_list.on_predict_batch_end(step, {"outputs": out})
         if not outputs:
             raise ValueError("predict received no data (no batches were produced).")
-        result = tree.map_structure(
-            lambda *xs: np.concatenate([np.asarray(v) for v in xs]), *outputs
-        )
+        flats = [tree.flatten(o) for o in outputs]
+        joined = [
+            np.concatenate([np.asarray(v) for v in leaves]) for leaves in zip(*flats, strict=True)
+        ]
+        result = tree.pack_sequence_as(outputs[0], joined)
         callback_list.on_predict_end()
         return result
 

@@ -1,0 +1,24 @@
+"""`lamina.callbacks`: hooks into training, evaluation and prediction."""
+
+from lamina.callbacks.callback import Callback, CallbackList
+from lamina.callbacks.checkpoint import ModelCheckpoint
+from lamina.callbacks.history import History
+from lamina.callbacks.misc import CSVLogger, LambdaCallback, LearningRateScheduler, TerminateOnNaN
+from lamina.callbacks.monitors import EarlyStopping, ReduceLROnPlateau
+from lamina.callbacks.progbar import Progbar
+from lamina.callbacks.progbar_logger import ProgbarLogger
+
+__all__ = [
+    "CSVLogger",
+    "Callback",
+    "CallbackList",
+    "EarlyStopping",
+    "History",
+    "LambdaCallback",
+    "LearningRateScheduler",
+    "ModelCheckpoint",
+    "Progbar",
+    "ProgbarLogger",
+    "ReduceLROnPlateau",
+    "TerminateOnNaN",
+]

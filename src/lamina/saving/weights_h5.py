@@ -1,0 +1,91 @@
+"""`.weights.h5` files: every layer's own variables, nested as Keras 3 nests them.
+
+Layout: `layers/<layer name>/vars/<i>` for each layer's own variables (in `weights`
+order), with sublayers of a layer under its `layers/` group, and the model's own variables
+under `vars/`. Writes go to a temporary file beside the target that is renamed into place,
+so a failed save leaves any previous file intact.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import h5py
+import numpy as np
+
+
+def _own(layer) -> list:
+    return layer._own_weights()
+
+
+def _write(group, layer):
+    own = group.create_group("vars")
+    for i, v in enumerate(_own(layer)):
+        own.create_dataset(str(i), data=v.numpy())
+    children = layer._sublayers()
+    if children:
+        sub = group.create_group("layers")
+        for child in children:
+            if child.name in sub:
+                continue
+            _write(sub.create_group(child.name), child)
+
+
+def save_weights(model, filepath) -> None:
+    """Write `model`'s weights to `filepath` (must end in `.weights.h5`), atomically."""
+    filepath = os.fspath(filepath)
+    if not filepath.endswith(".weights.h5"):
+        raise ValueError(f"Weights files must end in `.weights.h5`; received {filepath!r}.")
+    directory = os.path.dirname(os.path.abspath(filepath))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".weights.h5", dir=directory)
+    os.close(fd)
+    try:
+        with h5py.File(tmp, "w") as f:
+            _write(f, model)
+        os.replace(tmp, filepath)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def _read(group, layer, path, assignments):
+    own = _own(layer)
+    stored = group.get("vars")
+    count = len(stored) if stored is not None else 0
+    if count != len(own):
+        raise ValueError(
+            f"Layer {path!r} has {len(own)} weight(s) but the file holds {count} for it. "
+            "The file was saved from a different architecture."
+        )
+    for i, v in enumerate(own):
+        dataset = stored[str(i)]
+        if not isinstance(dataset, h5py.Dataset) or dataset.external:
+            raise ValueError(
+                f"Entry {path}/vars/{i} is not an internal dataset; refusing to load it."
+            )
+        if tuple(dataset.shape) != tuple(v.shape):
+            raise ValueError(
+                f"Weight {v.path!r} has shape {tuple(v.shape)}, but the file holds shape "
+                f"{tuple(dataset.shape)} for it."
+            )
+        assignments.append((v, np.asarray(dataset)))
+    children = layer._sublayers()
+    sub = group.get("layers")
+    for child in children:
+        if sub is None or child.name not in sub:
+            if _own(child) or child._sublayers():
+                raise ValueError(f"The file has no weights for layer {path}/{child.name!r}.")
+            continue
+        _read(sub[child.name], child, f"{path}/{child.name}", assignments)
+
+
+def load_weights(model, filepath) -> None:
+    """Load weights saved by `save_weights` into `model` (all shapes checked first)."""
+    filepath = os.fspath(filepath)
+    assignments: list = []
+    with h5py.File(filepath, "r") as f:
+        _read(f, model, model.name, assignments)
+    for variable, value in assignments:
+        variable.assign(value)
