@@ -62,7 +62,7 @@ def main():
         loss="sparse_categorical_crossentropy",
         metrics=["accuracy"],
     )
-    model.fit(x_train, y_train, batch_size=32, epochs=15, validation_split=0.1, verbose=1)
+    model.fit(x_train, y_train, batch_size=32, epochs=30, validation_split=0.1, verbose=1)
     loss, accuracy = model.evaluate(x_test, y_test, verbose=0)
     print(f"\nheld-out accuracy: {accuracy:.4f} (loss {loss:.4f})")
     probs = model.predict(x_test[:1], verbose=0)[0]

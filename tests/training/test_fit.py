@@ -409,3 +409,35 @@ def test_stop_training_and_terminate_on_nan():
         x, y * 1e6, epochs=5, batch_size=8, verbose=0, callbacks=[callbacks.TerminateOnNaN()]
     )
     assert model.stop_training and len(history.history.get("loss", [])) <= 1
+
+
+def test_initial_epoch_validation_freq_and_batch_shuffle():
+    x, y = _regression_data(64)
+    model = _mlp()
+    model.compile(loss="mse")
+    history = model.fit(
+        x,
+        y,
+        epochs=4,
+        initial_epoch=1,
+        validation_data=(x, y),
+        validation_freq=2,
+        shuffle="batch",
+        verbose=0,
+    )
+    assert history.epoch == [1, 2, 3]
+    assert len(history.history["loss"]) == 3 and len(history.history["val_loss"]) == 2
+
+
+def test_summary_of_a_graph_shows_connections_and_counts():
+    a, b = Input((3,), name="a"), Input((3,), name="b")
+    shared = layers.Dense(2, name="shared")
+    out = layers.Add(name="sum")([shared(a), shared(b)])
+    model = Model([a, b], out, name="graph")
+    lines = []
+    model.summary(print_fn=lines.append, line_length=100)
+    text = "\n".join(lines)
+    assert 'Model: "graph"' in text and "Connected to" in text
+    assert "a[0][0]" in text and "shared[0][0], shared[1][0]" in text
+    assert "Total params: 8 (32.00 B)" in text and "Trainable params: 8" in text
+    assert all(len(line) <= 100 for line in lines[1:-3])

@@ -78,7 +78,10 @@ def _rows(model, graph_mode: bool):
             continue
         nodes = [n for n in op._inbound_nodes if n in kept]
         shapes = [n.output_shapes for n in nodes]
-        shape = _format_shape(shapes[0]) if len(shapes) == 1 else "multiple" if shapes else "?"
+        if shapes and all(sh == shapes[0] for sh in shapes):
+            shape = _format_shape(shapes[0])
+        else:
+            shape = "multiple" if shapes else "?"
         if isinstance(op, FunctionOperation):
             type_name = op.function_name.title().replace("_", "")
             params = 0
@@ -138,22 +141,24 @@ def print_summary(model, line_length=None, positions=None, print_fn=None, show_t
     widths = [positions[0]] + [b - a for a, b in zip(positions[:-1], positions[1:], strict=True)]
     rows = _rows(model, graph_mode)
 
+    inner = [w - 1 for w in widths]
+    inner[0] -= 1  # the left border
+
     def emit(cells, right_align=(2,)):
-        wrapped = [_wrap(str(c), w - 3) for c, w in zip(cells, widths, strict=False)]
+        wrapped = [_wrap(str(c), w - 2) for c, w in zip(cells, inner, strict=False)]
         height = max(len(w) for w in wrapped)
         for i in range(height):
             parts = []
-            for j, (lines, w) in enumerate(zip(wrapped, widths, strict=False)):
+            for j, (lines, w) in enumerate(zip(wrapped, inner, strict=False)):
                 text = lines[i] if i < len(lines) else ""
                 parts.append(
-                    " " + (text.rjust(w - 3) if j in right_align else text.ljust(w - 3)) + " "
+                    " " + (text.rjust(w - 2) if j in right_align else text.ljust(w - 2)) + " "
                 )
             print_fn("│" + "│".join(parts) + "│")
 
     def rule(left, mid, right, fill):
-        print_fn(left + mid.join(fill * (w - 1) for w in widths) + right)
+        print_fn(left + mid.join(fill * w for w in inner) + right)
 
-    widths = [w + 1 if i else w for i, w in enumerate(widths)]
     kind = (
         "Sequential"
         if type(model).__name__ == "Sequential"

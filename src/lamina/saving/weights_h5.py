@@ -20,16 +20,16 @@ def _own(layer) -> list:
 
 
 def _write(group, layer):
-    own = group.create_group("vars")
+    own = group.create_group("vars", track_order=True)
     for i, v in enumerate(_own(layer)):
         own.create_dataset(str(i), data=v.numpy())
     children = layer._sublayers()
     if children:
-        sub = group.create_group("layers")
+        sub = group.create_group("layers", track_order=True)
         for child in children:
             if child.name in sub:
                 continue
-            _write(sub.create_group(child.name), child)
+            _write(sub.create_group(child.name, track_order=True), child)
 
 
 def save_weights(model, filepath) -> None:
@@ -73,12 +73,19 @@ def _read(group, layer, path, assignments):
         assignments.append((v, np.asarray(dataset)))
     children = layer._sublayers()
     sub = group.get("layers")
-    for child in children:
-        if sub is None or child.name not in sub:
-            if _own(child) or child._sublayers():
-                raise ValueError(f"The file has no weights for layer {path}/{child.name!r}.")
-            continue
-        _read(sub[child.name], child, f"{path}/{child.name}", assignments)
+    stored_names = list(sub.keys()) if sub is not None else []
+    by_name = all(child.name in stored_names for child in children)
+    if not by_name and len(stored_names) != len(children):
+        missing = [c.name for c in children if c.name not in stored_names]
+        raise ValueError(
+            f"The file has no weights for layer(s) {missing} under {path!r} and cannot match "
+            f"them by position either ({len(stored_names)} stored, {len(children)} in the model)."
+        )
+    # Layers are matched by name; when the names differ (e.g. a rebuilt model with new
+    # automatic names), by position, as classic Keras's load_weights did.
+    for i, child in enumerate(children):
+        stored = sub[child.name] if by_name else sub[stored_names[i]]
+        _read(stored, child, f"{path}/{child.name}", assignments)
 
 
 def load_weights(model, filepath) -> None:
