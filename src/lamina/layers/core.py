@@ -394,6 +394,8 @@ def _serialize_function(fn):
 def _deserialize_function(config, custom_objects=None, safe_mode=None):
     if isinstance(config, dict) and config.get("class_name") == "__lambda__":
         if safe_mode is None:
+            safe_mode = serialization.current_safe_mode()
+        if safe_mode is None:
             safe_mode = not _UNSAFE["enabled"]
         if safe_mode:
             raise ValueError(

@@ -6,6 +6,7 @@ import json
 
 from lamina.models.model import Model
 from lamina.models.sequential import Sequential
+from lamina.saving import load_model
 from lamina.utils import serialization
 
 
@@ -41,4 +42,11 @@ def clone_model(model, input_tensors=None, custom_objects=None):
     return model_from_config(config, custom_objects=custom_objects)
 
 
-__all__ = ["Model", "Sequential", "clone_model", "model_from_config", "model_from_json"]
+__all__ = [
+    "Model",
+    "Sequential",
+    "clone_model",
+    "load_model",
+    "model_from_config",
+    "model_from_json",
+]

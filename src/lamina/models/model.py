@@ -298,6 +298,11 @@ class Model(Trainer, Layer):
             )
         return cls(**config)
 
+    def save(self, filepath, overwrite: bool = True) -> None:
+        """Save the whole model to a `.keras` file: architecture, weights, compile state
+        and optimizer variables (written atomically)."""
+        saving.save_model(self, filepath, overwrite=overwrite)
+
     def save_weights(self, filepath, overwrite: bool = True) -> None:
         """Save the weights to a `.weights.h5` file (written atomically)."""
         import os

@@ -1,5 +1,6 @@
-"""`lamina.saving`: weights files (`.weights.h5`) and, later, whole-model `.keras` files."""
+"""`lamina.saving`: `.keras` model files and `.weights.h5` weights files."""
 
+from lamina.saving.keras_file import load_model, save_model
 from lamina.saving.weights_h5 import load_weights, save_weights
 
-__all__ = ["load_weights", "save_weights"]
+__all__ = ["load_model", "load_weights", "save_model", "save_weights"]

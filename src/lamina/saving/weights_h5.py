@@ -23,6 +23,12 @@ def _write(group, layer):
     own = group.create_group("vars", track_order=True)
     for i, v in enumerate(_own(layer)):
         own.create_dataset(str(i), data=v.numpy())
+    # Seed state (dropout, noise) is saved too, so training resumes with the same draws.
+    for i, generator in enumerate(layer._seed_generators()):
+        name = "seed_generator" if i == 0 else f"seed_generator_{i}"
+        group.create_group(name).create_group("vars").create_dataset(
+            "0", data=generator.state.numpy()
+        )
     children = layer._sublayers()
     if children:
         sub = group.create_group("layers", track_order=True)
@@ -30,6 +36,67 @@ def _write(group, layer):
             if child.name in sub:
                 continue
             _write(sub.create_group(child.name, track_order=True), child)
+
+
+def write_model(f, model) -> None:
+    """Write the model's weights (and its optimizer's state, if built) into open file `f`."""
+    _write(f, model)
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is not None and getattr(optimizer, "built", False):
+        group = f.create_group("optimizer", track_order=True).create_group("vars", track_order=True)
+        for i, v in enumerate(optimizer.variables):
+            group.create_dataset(str(i), data=v.numpy())
+
+
+def check_safe(f) -> None:
+    """Refuse HDF5 external links, soft links and external datasets anywhere in `f`."""
+
+    def visit(group, path):
+        for name in group:
+            link = group.get(name, getlink=True)
+            where = f"{path}/{name}"
+            if isinstance(link, (h5py.ExternalLink, h5py.SoftLink)):
+                raise ValueError(
+                    f"Refusing to load weights: {where!r} is an HDF5 {type(link).__name__}; "
+                    "weights files may only contain their own data."
+                )
+            item = group[name]
+            if isinstance(item, h5py.Group):
+                visit(item, where)
+            elif isinstance(item, h5py.Dataset) and (item.external or item.is_virtual):
+                raise ValueError(
+                    f"Refusing to load weights: dataset {where!r} stores its data outside the file."
+                )
+
+    visit(f, "")
+
+
+def read_model(f, model, restore_optimizer: bool = False) -> None:
+    """Load weights from open file `f` into `model` (all shapes checked before assigning)."""
+    check_safe(f)
+    assignments: list = []
+    _read(f, model, model.name, assignments)
+    optimizer = getattr(model, "optimizer", None)
+    if restore_optimizer and optimizer is not None and "optimizer" in f:
+        if not optimizer.built:
+            optimizer.build(model.trainable_variables)
+        stored = f["optimizer"]["vars"]
+        variables = optimizer.variables
+        if len(stored) != len(variables):
+            raise ValueError(
+                f"The file holds {len(stored)} optimizer variables; the model's optimizer has "
+                f"{len(variables)}."
+            )
+        for i, v in enumerate(variables):
+            data = stored[str(i)]
+            if tuple(data.shape) != tuple(v.shape):
+                raise ValueError(
+                    f"Optimizer variable {v.name!r} has shape {tuple(v.shape)}, the file holds "
+                    f"{tuple(data.shape)}."
+                )
+            assignments.append((v, np.asarray(data)))
+    for variable, value in assignments:
+        variable.assign(value)
 
 
 def save_weights(model, filepath) -> None:
@@ -61,7 +128,7 @@ def _read(group, layer, path, assignments):
         )
     for i, v in enumerate(own):
         dataset = stored[str(i)]
-        if not isinstance(dataset, h5py.Dataset) or dataset.external:
+        if not isinstance(dataset, h5py.Dataset) or dataset.external or dataset.is_virtual:
             raise ValueError(
                 f"Entry {path}/vars/{i} is not an internal dataset; refusing to load it."
             )
@@ -71,6 +138,14 @@ def _read(group, layer, path, assignments):
                 f"{tuple(dataset.shape)} for it."
             )
         assignments.append((v, np.asarray(dataset)))
+    for i, generator in enumerate(layer._seed_generators()):
+        name = "seed_generator" if i == 0 else f"seed_generator_{i}"
+        stored_seed = group.get(f"{name}/vars/0")
+        if (
+            isinstance(stored_seed, h5py.Dataset)
+            and tuple(stored_seed.shape) == generator.state.shape
+        ):
+            assignments.append((generator.state, np.asarray(stored_seed)))
     children = layer._sublayers()
     sub = group.get("layers")
     stored_names = list(sub.keys()) if sub is not None else []
@@ -91,8 +166,5 @@ def _read(group, layer, path, assignments):
 def load_weights(model, filepath) -> None:
     """Load weights saved by `save_weights` into `model` (all shapes checked first)."""
     filepath = os.fspath(filepath)
-    assignments: list = []
     with h5py.File(filepath, "r") as f:
-        _read(f, model, model.name, assignments)
-    for variable, value in assignments:
-        variable.assign(value)
+        read_model(f, model)

@@ -89,6 +89,15 @@ class Trainer:
                 f"steps_per_execution must be a positive int; received {steps_per_execution!r}."
             )
         self.optimizer = optimizers_module.get(optimizer)
+        self._compile_args = dict(
+            loss=loss,
+            loss_weights=loss_weights,
+            metrics=metrics,
+            weighted_metrics=weighted_metrics,
+            run_eagerly=run_eagerly,
+            steps_per_execution=steps_per_execution,
+            jit_compile=jit_compile,
+        )
         self._compile_loss = CompileLoss(loss, loss_weights) if loss is not None else None
         self._compile_metrics = CompileMetrics(metrics, weighted_metrics)
         self._loss_tracker = metrics_module.Mean(name="loss")
@@ -102,6 +111,60 @@ class Trainer:
         self._metrics_built = False
         self.compiled = True
         self.stop_training = False
+
+    def _compile_config(self) -> dict:
+        """What `compile` was given, as JSON (saved in `.keras` files)."""
+        from lamina.utils import serialization
+
+        def encode(spec):
+            if spec is None or isinstance(spec, (str, int, float, bool)):
+                return spec
+            if isinstance(spec, (list, tuple)):
+                return [encode(s) for s in spec]
+            if isinstance(spec, dict):
+                return {k: encode(v) for k, v in spec.items()}
+            if hasattr(spec, "get_config"):
+                kind = "losses" if hasattr(spec, "reduction") else "metrics"
+                return serialization.serialize_keras_object(spec, kind)
+            return serialization.serialize_keras_object(spec)
+
+        config = {k: encode(v) for k, v in self._compile_args.items()}
+        config["optimizer"] = serialization.serialize_keras_object(self.optimizer, "optimizers")
+        return config
+
+    def _compile_from_config(self, config: dict, custom_objects=None) -> None:
+        from lamina import losses as losses_module
+        from lamina.utils import serialization
+
+        def decode(spec, category):
+            if isinstance(spec, dict) and "class_name" in spec:
+                return serialization.deserialize_keras_object(
+                    spec, category, custom_objects=custom_objects
+                )
+            if isinstance(spec, list):
+                return [decode(s, category) for s in spec]
+            if isinstance(spec, dict):
+                return {k: decode(v, category) for k, v in spec.items()}
+            return spec
+
+        config = dict(config)
+        optimizer = optimizers_module.deserialize(
+            config.pop("optimizer"), custom_objects=custom_objects
+        )
+        loss = decode(config.pop("loss", None), "losses")
+        if isinstance(loss, type) and issubclass(loss, losses_module.Loss):
+            loss = loss()
+        self.compile(
+            optimizer=optimizer,
+            loss=loss,
+            metrics=decode(config.pop("metrics", None), "metrics"),
+            weighted_metrics=decode(config.pop("weighted_metrics", None), "metrics"),
+            **{
+                k: v
+                for k, v in config.items()
+                if k in ("loss_weights", "run_eagerly", "steps_per_execution", "jit_compile")
+            },
+        )
 
     def _assert_compiled(self, what: str):
         if not self.compiled:

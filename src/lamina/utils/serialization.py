@@ -141,6 +141,25 @@ def serialize_keras_object(obj, category: str | None = None):
     }
 
 
+@contextlib.contextmanager
+def safe_mode_scope(safe_mode: bool | None):
+    """Within the block, deserialization refuses (True) or allows (False) Python bytecode."""
+    stack = getattr(_scope, "safe_mode", None)
+    if stack is None:
+        stack = _scope.safe_mode = []
+    stack.append(safe_mode)
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def current_safe_mode() -> bool | None:
+    """The innermost `safe_mode_scope` value, or None when none is active."""
+    stack = getattr(_scope, "safe_mode", None)
+    return stack[-1] if stack else None
+
+
 MAX_CONFIG_DEPTH = 100
 
 
@@ -170,6 +189,11 @@ def deserialize_keras_object(
     **kwargs,
 ):
     """Rebuild an object from `serialize_keras_object` output (or a bare name string)."""
+    if "safe_mode" in kwargs:
+        with safe_mode_scope(kwargs.pop("safe_mode")):
+            return deserialize_keras_object(
+                config, category, custom_objects, printable_module_name, **kwargs
+            )
     if config is None:
         return None
     if isinstance(config, str):

@@ -1,0 +1,134 @@
+"""`.keras` files: a zip of `config.json`, `metadata.json` and `model.weights.h5`.
+
+Loading is safe by construction: class names resolve only through lamina's registry
+(see `lamina.utils.serialization`), zip entries must be plain relative names of bounded
+size and compression ratio, and the weights file may not use HDF5 external links or
+external storage. Saving writes a temporary file beside the target and renames it into
+place, so a failed save leaves the previous file intact.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import json
+import os
+import tempfile
+import zipfile
+
+import h5py
+
+from lamina.saving import weights_h5
+from lamina.utils import serialization
+
+CONFIG = "config.json"
+METADATA = "metadata.json"
+WEIGHTS = "model.weights.h5"
+ALLOWED_ENTRIES = {CONFIG, METADATA, WEIGHTS, "assets/"}
+MAX_ENTRY_BYTES = 2 * 1024**3  # 2 GiB uncompressed per entry
+MAX_CONFIG_BYTES = 64 * 1024**2
+MAX_COMPRESSION_RATIO = 200
+KERAS_VERSION = "3.8.0"  # the Keras file format version these files follow
+
+
+def save_model(model, filepath, overwrite: bool = True) -> None:
+    """Save architecture, weights and compile/optimizer state to a `.keras` file."""
+    filepath = os.fspath(filepath)
+    if not filepath.endswith(".keras"):
+        raise ValueError(f"Model files must end in `.keras`; received {filepath!r}.")
+    if not overwrite and os.path.exists(filepath):
+        raise FileExistsError(f"{filepath!r} exists and overwrite=False.")
+    config = serialization.serialize_keras_object(model, "layers")
+    if getattr(model, "_is_graph_network", False) and type(model).__name__ == "Model":
+        config["class_name"] = "Functional"
+    build = model.get_build_config()
+    if build is not None:
+        config["build_config"] = build
+    compile_config = model._compile_config() if getattr(model, "compiled", False) else None
+    if compile_config is not None:
+        config["compile_config"] = compile_config
+    metadata = {
+        "keras_version": KERAS_VERSION,
+        "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
+        "saved_by": "lamina",
+    }
+    weights = io.BytesIO()
+    with h5py.File(weights, "w") as f:
+        weights_h5.write_model(f, model)
+    directory = os.path.dirname(os.path.abspath(filepath))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".keras", dir=directory)
+    os.close(fd)
+    try:
+        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr(METADATA, json.dumps(metadata))
+            zf.writestr(CONFIG, json.dumps(config))
+            zf.writestr(WEIGHTS, weights.getvalue())
+        os.replace(tmp, filepath)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def _check_zip(zf: zipfile.ZipFile, filepath) -> None:
+    for info in zf.infolist():
+        name = info.filename
+        if name.startswith("/") or "\\" in name or ".." in name.split("/") or ":" in name:
+            raise ValueError(
+                f"Refusing to load {filepath!r}: zip entry {name!r} is not a plain relative name."
+            )
+        if name not in ALLOWED_ENTRIES and not name.startswith("assets/"):
+            raise ValueError(
+                f"Refusing to load {filepath!r}: unexpected zip entry {name!r}; a .keras file "
+                f"holds only {sorted(ALLOWED_ENTRIES)}."
+            )
+        if info.file_size > MAX_ENTRY_BYTES:
+            raise ValueError(
+                f"Refusing to load {filepath!r}: entry {name!r} would unpack to "
+                f"{info.file_size} bytes (limit {MAX_ENTRY_BYTES})."
+            )
+        if info.compress_size and info.file_size / info.compress_size > MAX_COMPRESSION_RATIO:
+            raise ValueError(
+                f"Refusing to load {filepath!r}: entry {name!r} has compression ratio "
+                f"{info.file_size / info.compress_size:.0f}:1 (limit {MAX_COMPRESSION_RATIO}:1); "
+                "it looks like a zip bomb."
+            )
+    for required in (CONFIG, WEIGHTS):
+        if required not in zf.namelist():
+            raise ValueError(f"{filepath!r} is not a .keras file: it has no {required}.")
+
+
+def _read_bounded(zf, name, limit):
+    with zf.open(name) as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"Entry {name!r} is larger than {limit} bytes; refusing to load it.")
+    return data
+
+
+def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: bool = True):
+    """Load a model saved by `model.save` (or by Keras 3 for the layers lamina has)."""
+    filepath = os.fspath(filepath)
+    if not zipfile.is_zipfile(filepath):
+        raise ValueError(f"{filepath!r} is not a .keras (zip) file.")
+    with zipfile.ZipFile(filepath) as zf:
+        _check_zip(zf, filepath)
+        config = json.loads(_read_bounded(zf, CONFIG, MAX_CONFIG_BYTES))
+        weights = _read_bounded(zf, WEIGHTS, MAX_ENTRY_BYTES)
+    serialization.config_depth(config)
+    compile_config = config.pop("compile_config", None)
+    model = serialization.deserialize_keras_object(
+        config,
+        "layers",
+        custom_objects=custom_objects,
+        printable_module_name="model",
+        safe_mode=safe_mode,
+    )
+    build_config = config.get("build_config")
+    if build_config and not model.built:
+        model.build_from_config(build_config)
+    if compile and compile_config:
+        model._compile_from_config(compile_config, custom_objects)
+    with h5py.File(io.BytesIO(weights), "r") as f:
+        weights_h5.read_model(f, model, restore_optimizer=bool(compile and compile_config))
+    return model
