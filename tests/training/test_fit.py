@@ -441,3 +441,38 @@ def test_summary_of_a_graph_shows_connections_and_counts():
     assert "a[0][0]" in text and "shared[0][0], shared[1][0]" in text
     assert "Total params: 8 (32.00 B)" in text and "Trainable params: 8" in text
     assert all(len(line) <= 100 for line in lines[1:-3])
+
+
+def test_masked_timesteps_count_in_neither_loss_nor_metrics():
+    tokens = np.array([[3, 1, 0, 0], [2, 4, 5, 0]])
+    targets = np.array([[1, 0, 1, 1], [0, 1, 1, 0]], "float32")[..., None]
+    x = Input((4,), dtype="int32")
+    h = layers.Embedding(6, 3, mask_zero=True)(x)
+    out = layers.Dense(1, activation="sigmoid")(h)
+    model = Model(x, out)
+    model.compile(loss="binary_crossentropy", metrics=["accuracy"])
+    logs = model.evaluate(tokens, targets, batch_size=2, verbose=0, return_dict=True)
+    p = np.clip(np.asarray(model.predict(tokens, verbose=0))[..., 0], 1e-7, 1 - 1e-7)
+    t = targets[..., 0]
+    valid = tokens != 0
+    bce = -(t * np.log(p) + (1 - t) * np.log(1 - p))
+    np.testing.assert_allclose(logs["loss"], bce[valid].mean(), rtol=1e-4)
+    np.testing.assert_allclose(logs["accuracy"], ((p > 0.5) == t)[valid].mean(), rtol=1e-6)
+
+
+def test_variables_written_back_before_batch_callbacks():
+    x, y = _regression_data(32)
+    model = _mlp()
+    model.compile(optimizer=optimizers.SGD(0.01), loss="mse")
+    seen = []
+
+    class Reader(callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            seen.append(
+                (int(self.model.optimizer.iterations.numpy()), self.model.get_weights()[0].copy())
+            )
+
+    model.fit(x, y, batch_size=8, epochs=1, verbose=0, callbacks=[Reader()])
+    assert [s[0] for s in seen] == [1, 2, 3, 4]
+    assert all(not np.array_equal(a[1], b[1]) for a, b in zip(seen, seen[1:]))
+    np.testing.assert_array_equal(seen[-1][1], model.get_weights()[0])
