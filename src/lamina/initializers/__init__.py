@@ -32,7 +32,7 @@ class Initializer:
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
-        return cls(**config)
+        return cls(**serialization.drop_keras_only_arguments(config, cls.__name__))
 
 
 def _dtype(dtype):

@@ -528,7 +528,7 @@ class Layer(Operation):
     @classmethod
     def from_config(cls, config: dict, custom_objects=None):
         """Create a layer from `get_config()` output."""
-        config = dict(config)
+        config = serialization.drop_keras_only_arguments(config, cls.__name__)
         if isinstance(config.get("dtype"), dict):
             config["dtype"] = _dtype_name(config["dtype"])
         return cls(**config)

@@ -37,8 +37,6 @@ def model_from_json(json_string: str, custom_objects: dict | None = None):
 def clone_model(model, input_tensors=None, custom_objects=None):
     """A new model with the same architecture and freshly initialized weights."""
     config = serialization.serialize_keras_object(model, "layers")
-    if getattr(model, "_is_graph_network", False) and type(model).__name__ == "Model":
-        config["class_name"] = "Functional"
     return model_from_config(config, custom_objects=custom_objects)
 
 

@@ -23,11 +23,6 @@ _OPS_MODULE = "lamina.ops"
 def serialize_layer(layer) -> dict:
     """`serialize_keras_object` for layers, naming plain functional models `Functional`."""
     config = serialization.serialize_keras_object(layer, "layers")
-    if getattr(layer, "_is_graph_network", False) and type(layer).__name__ == "Model":
-        config["class_name"] = "Functional"
-        config["module"] = "keras.src.models.functional"
-    if type(layer).__name__ == "Sequential":
-        config["module"] = "keras.src.models.sequential"
     build = layer.get_build_config() if isinstance(layer, Layer) else None
     if build is not None:
         config["build_config"] = _jsonable(build)

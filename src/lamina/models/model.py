@@ -285,6 +285,13 @@ class Model(Trainer, Layer):
             show_trainable=show_trainable,
         )
 
+    def _keras_serialized_names(self):
+        if type(self).__name__ == "Sequential":
+            return "keras", "Sequential", None
+        if self._is_graph_network and type(self) is Model:
+            return "keras.src.models.functional", "Functional", "Functional"
+        return type(self).__module__, type(self).__name__, None
+
     def get_config(self) -> dict:
         if self._function is None:
             return Layer.get_config(self)

@@ -39,8 +39,6 @@ def save_model(model, filepath, overwrite: bool = True) -> None:
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath!r} exists and overwrite=False.")
     config = serialization.serialize_keras_object(model, "layers")
-    if getattr(model, "_is_graph_network", False) and type(model).__name__ == "Model":
-        config["class_name"] = "Functional"
     build = model.get_build_config()
     if build is not None:
         config["build_config"] = build

@@ -1,8 +1,10 @@
 """`.weights.h5` files: every layer's own variables, nested as Keras 3 nests them.
 
-Layout: `layers/<layer name>/vars/<i>` for each layer's own variables (in `weights`
-order), with sublayers of a layer under its `layers/` group, and the model's own variables
-under `vars/`. Writes go to a temporary file beside the target that is renamed into place,
+Layout (Keras 3's): `vars/<i>` holds an object's own variables (trainable first);
+a functional or Sequential model's layers sit in `layers/<class name>[_k]/` (named by
+class and position, not by layer name, so a rebuilt model with new automatic names
+loads); other layers' sublayers and seed generators sit under their attribute names; the
+optimizer's variables under `optimizer/vars/<i>`. Writes go to a temporary file beside the target that is renamed into place,
 so a failed save leaves any previous file intact.
 """
 
@@ -14,28 +16,77 @@ import tempfile
 import h5py
 import numpy as np
 
+from lamina.backend.common.global_state import to_snake_case
+
 
 def _own(layer) -> list:
     return layer._own_weights()
 
 
-def _write(group, layer):
+def _class_key(obj) -> str:
+    if getattr(obj, "_is_graph_network", False) and type(obj).__name__ == "Model":
+        return "functional"
+    return to_snake_case(type(obj).__name__)
+
+
+def _container(items) -> list:
+    """Keras names the layers of a list by class: `dense`, `dense_1`, `input_layer`..."""
+    used: dict[str, int] = {}
+    out = []
+    for item in items:
+        key = _class_key(item)
+        if key in used:
+            used[key] += 1
+            key = f"{key}_{used[key]}"
+        else:
+            used[key] = 0
+        out.append((key, item))
+    return out
+
+
+def _children(layer) -> list:
+    """`(relative path, child)` for every saveable child, named as Keras 3 names them.
+
+    Functional and Sequential models keep their layers in a `layers` container; other
+    layers are walked by attribute name (lists and dicts of layers become containers).
+    Seed generators are children too, so dropout draws resume where they left off.
+    """
+    from lamina.layers.layer import _UNTRACKED, Layer
+    from lamina.ops.random import SeedGenerator
+
+    if getattr(layer, "_function", None) is not None:
+        stack = getattr(layer, "_stack", None)
+        items = stack if stack is not None else layer._layers
+        return [(f"layers/{key}", child) for key, child in _container(items)]
+    out, seen = [], set()
+    for attr in sorted(layer.__dict__):
+        value = layer.__dict__[attr]
+        if attr in _UNTRACKED or attr.startswith("__"):
+            continue
+        if isinstance(value, (Layer, SeedGenerator)):
+            if id(value) not in seen:
+                seen.add(id(value))
+                out.append((attr, value))
+        elif isinstance(value, (list, tuple, dict)):
+            values = list(value.values()) if isinstance(value, dict) else list(value)
+            members = [v for v in values if isinstance(v, Layer) and id(v) not in seen]
+            for key, child in _container(members):
+                seen.add(id(child))
+                out.append((f"{attr}/{key}", child))
+    return out
+
+
+def _write(group, obj):
+    from lamina.ops.random import SeedGenerator
+
     own = group.create_group("vars", track_order=True)
-    for i, v in enumerate(_own(layer)):
+    variables = [obj.state] if isinstance(obj, SeedGenerator) else _own(obj)
+    for i, v in enumerate(variables):
         own.create_dataset(str(i), data=v.numpy())
-    # Seed state (dropout, noise) is saved too, so training resumes with the same draws.
-    for i, generator in enumerate(layer._seed_generators()):
-        name = "seed_generator" if i == 0 else f"seed_generator_{i}"
-        group.create_group(name).create_group("vars").create_dataset(
-            "0", data=generator.state.numpy()
-        )
-    children = layer._sublayers()
-    if children:
-        sub = group.create_group("layers", track_order=True)
-        for child in children:
-            if child.name in sub:
-                continue
-            _write(sub.create_group(child.name, track_order=True), child)
+    if isinstance(obj, SeedGenerator):
+        return
+    for path, child in _children(obj):
+        _write(group.require_group(path), child)
 
 
 def write_model(f, model) -> None:
@@ -82,6 +133,9 @@ def read_model(f, model, restore_optimizer: bool = False) -> None:
             optimizer.build(model.trainable_variables)
         stored = f["optimizer"]["vars"]
         variables = optimizer.variables
+        base = 1 + (optimizer._learning_rate is not None)
+        if len(stored) == base:
+            variables = variables[:base]  # saved before its first step: no slots yet
         if len(stored) != len(variables):
             raise ValueError(
                 f"The file holds {len(stored)} optimizer variables; the model's optimizer has "
@@ -117,11 +171,16 @@ def save_weights(model, filepath) -> None:
         raise
 
 
-def _read(group, layer, path, assignments):
-    own = _own(layer)
+def _read(group, obj, path, assignments):
+    from lamina.ops.random import SeedGenerator
+
+    is_seed = isinstance(obj, SeedGenerator)
+    own = [obj.state] if is_seed else _own(obj)
     stored = group.get("vars")
     count = len(stored) if stored is not None else 0
     if count != len(own):
+        if is_seed:
+            return  # a file without seed state: keep the current one
         raise ValueError(
             f"Layer {path!r} has {len(own)} weight(s) but the file holds {count} for it. "
             "The file was saved from a different architecture."
@@ -138,29 +197,20 @@ def _read(group, layer, path, assignments):
                 f"{tuple(dataset.shape)} for it."
             )
         assignments.append((v, np.asarray(dataset)))
-    for i, generator in enumerate(layer._seed_generators()):
-        name = "seed_generator" if i == 0 else f"seed_generator_{i}"
-        stored_seed = group.get(f"{name}/vars/0")
-        if (
-            isinstance(stored_seed, h5py.Dataset)
-            and tuple(stored_seed.shape) == generator.state.shape
-        ):
-            assignments.append((generator.state, np.asarray(stored_seed)))
-    children = layer._sublayers()
-    sub = group.get("layers")
-    stored_names = list(sub.keys()) if sub is not None else []
-    by_name = all(child.name in stored_names for child in children)
-    if not by_name and len(stored_names) != len(children):
-        missing = [c.name for c in children if c.name not in stored_names]
-        raise ValueError(
-            f"The file has no weights for layer(s) {missing} under {path!r} and cannot match "
-            f"them by position either ({len(stored_names)} stored, {len(children)} in the model)."
-        )
-    # Layers are matched by name; when the names differ (e.g. a rebuilt model with new
-    # automatic names), by position, as classic Keras's load_weights did.
-    for i, child in enumerate(children):
-        stored = sub[child.name] if by_name else sub[stored_names[i]]
-        _read(stored, child, f"{path}/{child.name}", assignments)
+    if is_seed:
+        return
+    for child_path, child in _children(obj):
+        sub = group.get(child_path)
+        if sub is None:
+            if isinstance(child, SeedGenerator):
+                continue
+            if _own(child) or _children(child):
+                raise ValueError(
+                    f"The file has no weights for {path}/{child_path} ({type(child).__name__} "
+                    f"{child.name!r}). It was saved from a different architecture."
+                )
+            continue
+        _read(sub, child, f"{path}/{child_path}", assignments)
 
 
 def load_weights(model, filepath) -> None:

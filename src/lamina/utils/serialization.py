@@ -133,9 +133,14 @@ def serialize_keras_object(obj, category: str | None = None):
     cls = type(obj)
     registered = _CUSTOM_NAMES.get(cls)
     module = MODULE_NAMES.get(category or "", None) if registered is None else cls.__module__
+    class_name = cls.__name__
+    keras_names = getattr(obj, "_keras_serialized_names", None)
+    if registered is None and keras_names is not None:
+        # Models are written under the names Keras uses, so Keras can read the file.
+        module, class_name, registered = keras_names()
     return {
         "module": module,
-        "class_name": cls.__name__,
+        "class_name": class_name,
         "config": obj.get_config(),
         "registered_name": registered,
     }
@@ -158,6 +163,32 @@ def current_safe_mode() -> bool | None:
     """The innermost `safe_mode_scope` value, or None when none is active."""
     stack = getattr(_scope, "safe_mode", None)
     return stack[-1] if stack else None
+
+
+# Arguments newer Keras versions write that lamina does not implement. A config may
+# carry them at these default values (they are dropped); any other value is refused.
+KERAS_ONLY_DEFAULTS = {
+    "ragged": False,
+    "quantization_config": None,
+    "lora_rank": None,
+    "lora_alpha": None,
+    "input_axes": None,
+    "output_axes": None,
+}
+
+
+def drop_keras_only_arguments(config: dict, who: str) -> dict:
+    """Remove Keras-only arguments that are at their defaults; refuse other values."""
+    config = dict(config)
+    for key, default in KERAS_ONLY_DEFAULTS.items():
+        if key in config:
+            value = config.pop(key)
+            if value != default:
+                raise ValueError(
+                    f"{who} config sets {key}={value!r}, which lamina does not support "
+                    f"(only {default!r})."
+                )
+    return config
 
 
 MAX_CONFIG_DEPTH = 100
