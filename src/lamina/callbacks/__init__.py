@@ -1,5 +1,6 @@
 """`lamina.callbacks`: hooks into training, evaluation and prediction."""
 
+from lamina.callbacks.backup import BackupAndRestore
 from lamina.callbacks.callback import Callback, CallbackList
 from lamina.callbacks.checkpoint import ModelCheckpoint
 from lamina.callbacks.history import History
@@ -9,6 +10,7 @@ from lamina.callbacks.progbar import Progbar
 from lamina.callbacks.progbar_logger import ProgbarLogger
 
 __all__ = [
+    "BackupAndRestore",
     "CSVLogger",
     "Callback",
     "CallbackList",

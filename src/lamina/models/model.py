@@ -310,6 +310,32 @@ class Model(Trainer, Layer):
         and optimizer variables (written atomically)."""
         saving.save_model(self, filepath, overwrite=overwrite)
 
+    # Backups for BackupAndRestore (kept here: callbacks reach saving through the model).
+    def _write_backup(self, directory, epoch, step, rng_state) -> bool:
+        from lamina.saving import backup
+
+        if not backup.all_finite(self):
+            return False
+        backup.write_backup(self, directory, {"epoch": epoch, "step": step}, rng_state)
+        return True
+
+    def _restore_backup(self, directory) -> None:
+        from lamina.saving import backup
+
+        found = backup.read_backup(self, directory)
+        if found is not None:
+            meta, rng_state = found
+            self._resume_point = {
+                "epoch": meta["epoch"],
+                "step": meta["step"],
+                "rng_state": rng_state,
+            }
+
+    def _delete_backup(self, directory) -> None:
+        from lamina.saving import backup
+
+        backup.delete_backup(directory)
+
     def save_weights(self, filepath, overwrite: bool = True) -> None:
         """Save the weights to a `.weights.h5` file (written atomically)."""
         import os

@@ -107,8 +107,8 @@ class ArrayBatches:
             )
         return None
 
-    def batches(self, order=None) -> Iterator:
-        for step in range(self.steps):
+    def batches(self, order=None, start: int = 0) -> Iterator:
+        for step in range(start, self.steps):
             start = step * self.batch_size
             stop = min(start + self.batch_size, self.size)
             idx = slice(start, stop) if order is None else order[start:stop]
@@ -159,13 +159,15 @@ class IterableBatches:
                 yield item
         yield from iter(self.source)
 
-    def batches(self, order=None):
+    def batches(self, order=None, start: int = 0):
         count = 0
         for item in self._items():
             if self._steps is not None and count >= self._steps:
                 break
-            yield unpack_batch(item)
             count += 1
+            if count <= start:
+                continue  # resuming: these batches were trained before the interruption
+            yield unpack_batch(item)
 
     def on_epoch_end(self):
         if hasattr(self.source, "on_epoch_end"):

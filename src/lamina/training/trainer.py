@@ -565,16 +565,31 @@ class Trainer:
         )
         wants_batches = _wants_batch_hooks(callback_list)
         self.stop_training = False
+        self._resume_point = None
+        if any(hasattr(cb, "backup_dir") for cb in callback_list.callbacks):
+            # Restoring needs the optimizer and metrics built, as they are after a step.
+            self._ensure_built_for(batches)
         callback_list.on_train_begin()
+        resume, self._resume_point = self._resume_point, None
+        if resume is not None:
+            initial_epoch = resume["epoch"]
         logs = {}
         epoch_logs = {}
         state = None
         for epoch in range(initial_epoch, epochs):
-            self.reset_metrics()
+            skip = 0
+            if resume is not None and epoch == resume["epoch"]:
+                skip = resume["step"]  # metrics were restored with the rest of the state
+            else:
+                self.reset_metrics()
             callback_list.on_epoch_begin(epoch)
+            if resume is not None and epoch == resume["epoch"]:
+                np.random.set_state(resume["rng_state"])
+            # The data order is drawn from this state; a backup records it to redraw it.
+            self._epoch_rng_state = np.random.get_state()
             order = batches.epoch_order()
             state, logs, seen = self._run_epoch(
-                batches, order, class_weight, callback_list, wants_batches, state
+                batches, order, class_weight, callback_list, wants_batches, state, skip
             )
             if seen == 0:
                 raise ValueError(
@@ -606,13 +621,20 @@ class Trainer:
         callback_list.on_train_end(epoch_logs)
         return self.history
 
-    def _run_epoch(self, batches, order, class_weight, callback_list, wants_batches, state):
+    def _ensure_built_for(self, batches):
+        if not _is_arrays(batches):
+            return  # a generator's first batch must not be consumed here
+        for x, y, _ in batches.batches():
+            self._ensure_built(x, y)
+            return
+
+    def _run_epoch(self, batches, order, class_weight, callback_list, wants_batches, state, skip=0):
         k = self.steps_per_execution
         fns = None
-        step = 0
+        step = skip
         logs = {}
         pending = []
-        for raw in batches.batches(order):
+        for raw in batches.batches(order, start=skip):
             x, y, sw = raw
             if fns is None:
                 self._ensure_built(x, y)
@@ -646,6 +668,8 @@ class Trainer:
                 )
         if state is None:
             state = self._read_state()
+        if not logs and step > 0:
+            logs = {m.name: m.result() for m in self.metrics}  # resumed at the epoch's end
         return state, logs, step
 
     def _run_chunk(self, fns, state, pending, step, callback_list, wants_batches):
