@@ -102,31 +102,9 @@ for _name, _cls in {**_CLASSES, **_ALIASES}.items():
     serialization.register_builtin("constraints", _cls, name=_name)
 
 
-def serialize(constraint):
-    """The Keras 3 config dict of a constraint (None stays None)."""
-    if constraint is None:
-        return None
-    return serialization.serialize_keras_object(constraint, "constraints")
-
-
-def deserialize(config, custom_objects=None):
-    obj = serialization.deserialize_keras_object(
-        config, "constraints", custom_objects=custom_objects, printable_module_name="constraint"
-    )
-    return obj() if isinstance(obj, type) else obj
-
-
-def get(identifier):
-    """Resolve None, a name (`"non_neg"`), a config dict or a callable to a constraint."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, (str, dict)):
-        return deserialize(identifier)
-    if callable(identifier):
-        return identifier
-    raise ValueError(
-        f"Could not interpret constraint {identifier!r}. Valid names: {sorted(_ALIASES)}."
-    )
+serialize, deserialize, get = serialization.object_accessors(
+    "constraints", "constraint", Constraint
+)
 
 
 __all__ = [

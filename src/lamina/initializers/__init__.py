@@ -322,33 +322,9 @@ for _name, _cls in {**_CLASSES, **_ALIASES}.items():
     serialization.register_builtin("initializers", _cls, name=_name)
 
 
-def serialize(initializer):
-    """The Keras 3 config dict of an initializer."""
-    if initializer is None:
-        return None
-    return serialization.serialize_keras_object(initializer, "initializers")
-
-
-def deserialize(config, custom_objects=None):
-    obj = serialization.deserialize_keras_object(
-        config, "initializers", custom_objects=custom_objects, printable_module_name="initializer"
-    )
-    return obj() if isinstance(obj, type) else obj
-
-
-def get(identifier):
-    """Resolve a name (`"he_normal"`), a config dict, a class, an instance or a callable."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, (str, dict)):
-        return deserialize(identifier)
-    if isinstance(identifier, type) and issubclass(identifier, Initializer):
-        return identifier()
-    if callable(identifier):
-        return identifier
-    raise ValueError(
-        f"Could not interpret initializer {identifier!r}. Valid names: {sorted(_ALIASES)}."
-    )
+serialize, deserialize, get = serialization.object_accessors(
+    "initializers", "initializer", Initializer
+)
 
 
 __all__ = sorted(_CLASSES) + ["Initializer", "compute_fans", "deserialize", "get", "serialize"]

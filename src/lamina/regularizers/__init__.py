@@ -127,31 +127,9 @@ for _name, _cls in {**_CLASSES, **_ALIASES}.items():
     serialization.register_builtin("regularizers", _cls, name=_name)
 
 
-def serialize(regularizer):
-    """The Keras 3 config dict of a regularizer (None stays None)."""
-    if regularizer is None:
-        return None
-    return serialization.serialize_keras_object(regularizer, "regularizers")
-
-
-def deserialize(config, custom_objects=None):
-    obj = serialization.deserialize_keras_object(
-        config, "regularizers", custom_objects=custom_objects, printable_module_name="regularizer"
-    )
-    return obj() if isinstance(obj, type) else obj
-
-
-def get(identifier):
-    """Resolve None, a name (`"l2"`), a config dict, or a callable to a regularizer."""
-    if identifier is None:
-        return None
-    if isinstance(identifier, (str, dict)):
-        return deserialize(identifier)
-    if callable(identifier):
-        return identifier
-    raise ValueError(
-        f"Could not interpret regularizer {identifier!r}. Valid names: {sorted(_ALIASES)}."
-    )
+serialize, deserialize, get = serialization.object_accessors(
+    "regularizers", "regularizer", Regularizer
+)
 
 
 __all__ = [

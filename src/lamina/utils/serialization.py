@@ -272,3 +272,42 @@ def deserialize_keras_object(
             with custom_object_scope(custom_objects or {}):
                 return cls.from_config(inner)
     return cls(**inner)
+
+
+def object_accessors(category: str, what: str, base_class=None):
+    """`(serialize, deserialize, get)` for one category of built-ins (initializers,
+    regularizers, constraints): names, config dicts, classes, instances and callables."""
+
+    def serialize(obj):
+        if obj is None:
+            return None
+        return serialize_keras_object(obj, category)
+
+    def deserialize(config, custom_objects=None):
+        obj = deserialize_keras_object(
+            config, category, custom_objects=custom_objects, printable_module_name=what
+        )
+        return obj() if isinstance(obj, type) else obj
+
+    def get(identifier):
+        if identifier is None:
+            return None
+        if isinstance(identifier, (str, dict)):
+            return deserialize(identifier)
+        if (
+            isinstance(identifier, type)
+            and base_class is not None
+            and issubclass(identifier, base_class)
+        ):
+            return identifier()
+        if callable(identifier):
+            return identifier
+        raise ValueError(
+            f"Could not interpret {what} {identifier!r}: expected a name, a config dict or a "
+            f"callable. Valid names: {sorted(builtins(category))}."
+        )
+
+    serialize.__doc__ = f"The Keras 3 config dict of a {what} (None stays None)."
+    deserialize.__doc__ = f"A {what} from its name or config dict."
+    get.__doc__ = f"Resolve None, a name, a config dict, a class or a callable to a {what}."
+    return serialize, deserialize, get
