@@ -342,19 +342,11 @@ class Trainer:
                 loss, per_output = self._compile_loss(y_flat, y_pred_flat, list(sw), masks)
             else:
                 loss, per_output = 0.0, [None] * len(y_pred_flat)
-            extra = list(scope.losses) + self._regularization_losses_all()
+            extra = list(scope.losses) + self._regularization_losses()
             for value in extra:
                 loss = loss + ops.cast(value, "float32")
             new_ntv = _updated(scope, non_trainable, ntv)
         return ops.cast(loss, "float32"), (y_pred, y_pred_flat, masks, per_output, new_ntv)
-
-    def _regularization_losses_all(self) -> list:
-        out = []
-        for layer in self._flatten_layers():
-            for v in layer._own_weights():
-                if layer.trainable and v.trainable and getattr(v, "regularizer", None) is not None:
-                    out.append(v.regularizer(v.value))
-        return out
 
     def _update_metrics(
         self, metric_vars, mv, loss, per_output, y, y_pred_flat, sw, masks, batch_size
@@ -545,7 +537,7 @@ class Trainer:
                 x, y, sample_weight, validation_split
             )
         elif validation_split:
-            data_adapter.split_for_validation  # noqa: B018 - validated below
+            # validation_data wins over validation_split (as in Keras); still check it.
             if not 0 <= validation_split < 1:
                 raise ValueError(
                     f"validation_split must be in [0, 1); received {validation_split!r}."
