@@ -152,7 +152,7 @@ def test_shared_layer_takes_its_deepest_use():
     k, bias = shared.kernel.numpy(), shared.bias.numpy()
     mid = model.get_layer("mid")
     expected = ((data @ k + bias) @ mid.kernel.numpy() + mid.bias.numpy()) @ k + bias
-    np.testing.assert_allclose(np.asarray(model(data)), expected, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(model(data)), expected, rtol=1e-5, atol=1e-6)
 
 
 def test_graph_disconnected_names_the_tensor():
