@@ -1,5 +1,8 @@
 """`lamina.activations`: activation functions by name, as Keras names them.
 
+`get` turns what a layer's `activation=` argument receives (None, a name, a config dict
+or a callable) into a function; `serialize` turns a built-in back into its name.
+
 >>> import numpy as np
 >>> from lamina import activations
 >>> np.asarray(activations.get("relu")(np.array([-1.0, 2.0]))).tolist()
@@ -10,157 +13,120 @@
 
 from __future__ import annotations
 
-from lamina import ops
+from collections.abc import Callable
+
+from lamina.activations.activations import (
+    celu,
+    elu,
+    exponential,
+    gelu,
+    glu,
+    hard_shrink,
+    hard_sigmoid,
+    hard_silu,
+    hard_swish,
+    hard_tanh,
+    leaky_relu,
+    linear,
+    log_sigmoid,
+    log_softmax,
+    mish,
+    relu,
+    relu6,
+    selu,
+    sigmoid,
+    silu,
+    soft_shrink,
+    softmax,
+    softplus,
+    softsign,
+    sparse_plus,
+    sparse_sigmoid,
+    sparsemax,
+    squareplus,
+    swish,
+    tanh,
+    tanh_shrink,
+    threshold,
+)
 from lamina.utils import serialization
 
-
-def linear(x):
-    """Identity: returns `x` unchanged."""
-    return x
-
-
-def relu(x, negative_slope=0.0, max_value=None, threshold=0.0):
-    """Rectified linear unit: `max(x, 0)` by default.
-
-    Args:
-        negative_slope: slope for values below `threshold` (leaky when > 0).
-        max_value: saturation cap (None for none).
-        threshold: values below it are zeroed (or scaled by `negative_slope`).
-    """
-    x = ops.convert_to_tensor(x) if not hasattr(x, "shape") else x
-    if negative_slope == 0.0 and max_value is None and threshold == 0.0:
-        return ops.relu(x)
-    below = ops.less(x, threshold)
-    out = ops.where(below, negative_slope * (x - threshold) if negative_slope else 0.0, x)
-    if max_value is not None:
-        out = ops.minimum(out, max_value)
-    return out
-
-
-def relu6(x):
-    """ReLU capped at 6."""
-    return ops.relu6(x)
-
-
-def leaky_relu(x, negative_slope=0.2):
-    """`x` if `x >= 0` else `negative_slope * x`."""
-    return ops.leaky_relu(x, negative_slope=negative_slope)
-
-
-def sigmoid(x):
-    """`1 / (1 + exp(-x))`."""
-    return ops.sigmoid(x)
-
-
-def hard_sigmoid(x):
-    """Piecewise-linear sigmoid: `clip(x / 6 + 0.5, 0, 1)` (Keras 3's definition)."""
-    return ops.hard_sigmoid(x)
-
-
-def hard_silu(x):
-    """`x * hard_sigmoid(x)`."""
-    return ops.hard_silu(x)
-
-
-hard_swish = hard_silu
-
-
-def tanh(x):
-    """Hyperbolic tangent."""
-    return ops.tanh(x)
-
-
-def softmax(x, axis=-1):
-    """Softmax over `axis`: exponentials normalized to sum to 1."""
-    return ops.softmax(x, axis=axis)
-
-
-def log_softmax(x, axis=-1):
-    """Logarithm of the softmax over `axis`."""
-    return ops.log_softmax(x, axis=axis)
-
-
-def softplus(x):
-    """`log(exp(x) + 1)`."""
-    return ops.softplus(x)
-
-
-def softsign(x):
-    """`x / (abs(x) + 1)`."""
-    return ops.softsign(x)
-
-
-def elu(x, alpha=1.0):
-    """`x` if `x > 0` else `alpha * (exp(x) - 1)`."""
-    return ops.elu(x, alpha=alpha)
-
-
-def selu(x):
-    """Scaled ELU with the self-normalizing constants of Klambauer et al. (2017)."""
-    return ops.selu(x)
-
-
-def gelu(x, approximate=False):
-    """Gaussian error linear unit; `approximate=True` uses the tanh form."""
-    return ops.gelu(x, approximate=approximate)
-
-
-def silu(x):
-    """`x * sigmoid(x)` (also called swish)."""
-    return ops.silu(x)
-
-
-swish = silu
-
-
-def exponential(x):
-    """`exp(x)`."""
-    return ops.exp(x)
-
-
-def mish(x):
-    """`x * tanh(softplus(x))`."""
-    return ops.mish(x)
-
-
-_ALL = {
-    "linear": linear,
-    "relu": relu,
-    "relu6": relu6,
-    "leaky_relu": leaky_relu,
-    "sigmoid": sigmoid,
-    "hard_sigmoid": hard_sigmoid,
-    "hard_silu": hard_silu,
-    "hard_swish": hard_swish,
-    "tanh": tanh,
-    "softmax": softmax,
-    "log_softmax": log_softmax,
-    "softplus": softplus,
-    "softsign": softsign,
-    "elu": elu,
-    "selu": selu,
-    "gelu": gelu,
-    "silu": silu,
-    "swish": swish,
-    "exponential": exponential,
-    "mish": mish,
-}
+_FUNCTIONS = (
+    celu,
+    elu,
+    exponential,
+    gelu,
+    glu,
+    hard_shrink,
+    hard_sigmoid,
+    hard_silu,
+    hard_tanh,
+    leaky_relu,
+    linear,
+    log_sigmoid,
+    log_softmax,
+    mish,
+    relu,
+    relu6,
+    selu,
+    sigmoid,
+    silu,
+    soft_shrink,
+    softmax,
+    softplus,
+    softsign,
+    sparse_plus,
+    sparse_sigmoid,
+    sparsemax,
+    squareplus,
+    tanh,
+    tanh_shrink,
+    threshold,
+)
+# name -> function; the aliases resolve to the same function, which serializes under
+# its own name ("swish" reads back as `silu` and is written "silu"), as in Keras 3.
+_ALL = {fn.__name__: fn for fn in _FUNCTIONS}
+_ALL.update({"swish": swish, "hard_swish": hard_swish})
 for _name, _fn in _ALL.items():
     serialization.register_builtin("activations", _fn, name=_name)
 
 
-def serialize(activation) -> str | dict | None:
-    """The name of a built-in activation (or a registered function's config)."""
+def serialize(activation: Callable | None) -> str | dict | None:
+    """The name of a built-in activation; a registered function's config dict.
+
+    Args:
+        activation: an activation function (or None).
+
+    Returns:
+        What Keras writes in a layer config: a built-in's own name, or for a function
+        registered with `register_keras_serializable` a dict whose `config` is its
+        registered name (`"package>name"`). None stays None.
+
+    >>> serialize(swish)
+    'silu'
+    """
     if activation is None:
         return None
-    for name, fn in _ALL.items():
+    for fn in _FUNCTIONS:
         if fn is activation:
-            return "silu" if name == "swish" else ("hard_silu" if name == "hard_swish" else name)
+            return fn.__name__
+    # Keras 3 writes a custom function as a dict naming its registered name.
     return serialization.serialize_keras_object(activation, "activations")
 
 
-def deserialize(config, custom_objects=None):
-    """An activation function from its name or config."""
+def deserialize(config: str | dict, custom_objects: dict | None = None) -> Callable:
+    """The activation function named by `config` (a name or a Keras config dict).
+
+    Args:
+        config: a name such as `"relu"`, or `{"class_name": "function", "config": name}`.
+        custom_objects: extra `{name: function}` to resolve first.
+
+    Raises:
+        ValueError: the name is unknown; the message lists the valid names.
+
+    >>> deserialize("tanh") is tanh
+    True
+    """
     return serialization.deserialize_keras_object(
         config,
         "activations",
@@ -169,21 +135,26 @@ def deserialize(config, custom_objects=None):
     )
 
 
-def get(identifier):
-    """Resolve `identifier` (None, a name, a config dict or a callable) to a function.
+def get(identifier: str | dict | Callable | None) -> Callable:
+    """Resolve a layer's `activation=` argument to a function.
 
-    `None` gives `linear`. Unknown names raise a ValueError listing the valid ones.
+    `None` gives `linear`; a name or config dict is deserialized; a callable passes
+    through unchanged.
+
+    Raises:
+        ValueError: an unknown name (the message lists the valid ones) or something that
+            is neither a name, a dict, a callable nor None.
+
+    >>> get(None) is linear, get("swish") is silu
+    (True, True)
     """
     if identifier is None:
         return linear
-    if isinstance(identifier, (str, dict)):
-        fn = deserialize(identifier)
-    else:
-        fn = identifier
+    fn = deserialize(identifier) if isinstance(identifier, (str, dict)) else identifier
     if not callable(fn):
         raise ValueError(
             f"Could not interpret activation {identifier!r}: expected a name such as "
-            f"'relu', a callable, or None. Valid names: {sorted(_ALL)}."
+            f"'relu', a config dict, a callable, or None. Valid names: {sorted(_ALL)}."
         )
     return fn
 

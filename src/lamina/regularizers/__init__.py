@@ -1,135 +1,80 @@
 """`lamina.regularizers`: penalties on weights (or activations) added to the loss.
 
+`get` resolves what a layer's `*_regularizer=` receives: a name (`"l1"`, `"l2"`,
+`"l1_l2"`, `"L2"`, ...), a config dict, a class, an instance or a function.
+
 >>> import numpy as np
 >>> from lamina import regularizers
->>> float(regularizers.L2(0.5)(np.array([1.0, 2.0])))
-2.5
+>>> float(regularizers.get("l2")(np.array([10.0])))
+1.0
 """
 
 from __future__ import annotations
 
-from lamina import ops
+from collections.abc import Callable
+
+from lamina.regularizers.regularizers import (
+    L1,
+    L1L2,
+    L2,
+    OrthogonalRegularizer,
+    Regularizer,
+    validate_float_arg,
+)
 from lamina.utils import serialization
 
+# Keras 3's lowercase names are aliases of the classes (`l1_l2()` has factors 0, 0).
+l1, l2, l1_l2, orthogonal_regularizer = L1, L2, L1L2, OrthogonalRegularizer
 
-class Regularizer:
-    """Base class: `regularizer(x)` returns a scalar penalty."""
-
-    def __call__(self, x):
-        return 0.0
-
-    def get_config(self) -> dict:
-        raise NotImplementedError(f"{type(self).__name__} must implement get_config.")
-
-    @classmethod
-    def from_config(cls, config, custom_objects=None):
-        return cls(**config)
-
-
-def _check(value, name):
-    value = float(value)
-    if value < 0 or value != value:
-        raise ValueError(
-            f"Regularization factor {name} must be a non-negative number; received {value}."
-        )
-    return value
-
-
-class L1(Regularizer):
-    """`l1 * sum(abs(x))`."""
-
-    def __init__(self, l1=0.01):
-        self.l1 = _check(l1, "l1")
-
-    def __call__(self, x):
-        return self.l1 * ops.sum(ops.abs(x))
-
-    def get_config(self):
-        return {"l1": self.l1}
-
-
-class L2(Regularizer):
-    """`l2 * sum(square(x))`."""
-
-    def __init__(self, l2=0.01):
-        self.l2 = _check(l2, "l2")
-
-    def __call__(self, x):
-        return self.l2 * ops.sum(ops.square(x))
-
-    def get_config(self):
-        return {"l2": self.l2}
-
-
-class L1L2(Regularizer):
-    """`l1 * sum(abs(x)) + l2 * sum(square(x))`."""
-
-    def __init__(self, l1=0.0, l2=0.0):
-        self.l1 = _check(l1, "l1")
-        self.l2 = _check(l2, "l2")
-
-    def __call__(self, x):
-        total = 0.0
-        if self.l1:
-            total = total + self.l1 * ops.sum(ops.abs(x))
-        if self.l2:
-            total = total + self.l2 * ops.sum(ops.square(x))
-        return total
-
-    def get_config(self):
-        return {"l1": self.l1, "l2": self.l2}
-
-
-class OrthogonalRegularizer(Regularizer):
-    """Pushes the rows (`mode="rows"`) or columns of a 2D weight to be orthonormal."""
-
-    def __init__(self, factor=0.01, mode="rows"):
-        if mode not in ("rows", "columns"):
-            raise ValueError(
-                f"OrthogonalRegularizer mode must be 'rows' or 'columns'; received {mode!r}."
-            )
-        self.factor = _check(factor, "factor")
-        self.mode = mode
-
-    def __call__(self, x):
-        if len(x.shape) != 2:
-            raise ValueError(
-                f"OrthogonalRegularizer needs a 2D weight; received shape {tuple(x.shape)}."
-            )
-        if self.mode == "columns":
-            x = ops.transpose(x)
-        x = x / ops.maximum(ops.sqrt(ops.sum(ops.square(x), axis=1, keepdims=True)), 1e-12)
-        product = ops.matmul(x, ops.transpose(x))
-        n = x.shape[0]
-        off_diagonal = product * (1.0 - ops.eye(n))
-        return self.factor * ops.sum(ops.abs(off_diagonal)) / (n * (n - 1) if n > 1 else 1)
-
-    def get_config(self):
-        return {"factor": self.factor, "mode": self.mode}
-
-
-def l1(l1=0.01):  # noqa: D103 - Keras's lowercase alias
-    return L1(l1)
-
-
-def l2(l2=0.01):  # noqa: D103
-    return L2(l2)
-
-
-def l1_l2(l1=0.01, l2=0.01):
-    """L1 and L2 together (Keras's `l1_l2` helper; defaults 0.01 each)."""
-    return L1L2(l1, l2)
-
-
-_CLASSES = {"L1": L1, "L2": L2, "L1L2": L1L2, "OrthogonalRegularizer": OrthogonalRegularizer}
-_ALIASES = {"l1": L1, "l2": L2, "l1_l2": L1L2, "orthogonal_regularizer": OrthogonalRegularizer}
-for _name, _cls in {**_CLASSES, **_ALIASES}.items():
+_NAMES = {
+    "Regularizer": Regularizer,
+    "L1": L1,
+    "L2": L2,
+    "L1L2": L1L2,
+    "OrthogonalRegularizer": OrthogonalRegularizer,
+    "regularizer": Regularizer,
+    "l1": L1,
+    "l2": L2,
+    "l1l2": L1L2,
+    "l1_l2": L1L2,
+    "orthogonal_regularizer": OrthogonalRegularizer,
+}
+for _name, _cls in _NAMES.items():
     serialization.register_builtin("regularizers", _cls, name=_name)
 
-
-serialize, deserialize, get = serialization.object_accessors(
+_serialize, _deserialize, _get = serialization.object_accessors(
     "regularizers", "regularizer", Regularizer
 )
+
+
+def serialize(regularizer: Regularizer | None) -> dict | None:
+    """The Keras 3 config dict of a regularizer (None stays None).
+
+    >>> serialize(L2(0.5))["config"]
+    {'l2': 0.5}
+    """
+    return _serialize(regularizer)
+
+
+def deserialize(config: str | dict, custom_objects: dict | None = None) -> Regularizer:
+    """A regularizer from its name or Keras config dict.
+
+    Raises:
+        ValueError: the name is unknown; the message lists the valid names.
+
+    >>> deserialize({"class_name": "L1", "config": {"l1": 0.1}}).l1
+    0.1
+    """
+    return _deserialize(config, custom_objects)
+
+
+def get(identifier) -> Regularizer | Callable | None:
+    """Resolve None, a name, a config dict, a class, an instance or a function.
+
+    >>> type(get("l1_l2")).__name__, get(None)
+    ('L1L2', None)
+    """
+    return _get(identifier)
 
 
 __all__ = [
@@ -143,5 +88,7 @@ __all__ = [
     "l1",
     "l1_l2",
     "l2",
+    "orthogonal_regularizer",
     "serialize",
+    "validate_float_arg",
 ]
