@@ -1,13 +1,35 @@
-"""Callback and CallbackList: hooks into fit / evaluate / predict."""
+"""Callback and CallbackList: hooks into fit / evaluate / predict.
+
+A `Callback` overrides the hooks it needs; the trainer never calls a callback
+directly but through one `CallbackList`, which hands every callback the model and the
+run's params and forwards each hook, in list order.
+"""
 
 from __future__ import annotations
 
 
 class Callback:
-    """Base class of callbacks. Override any hook; each receives a `logs` dict.
+    """Base class of callbacks: override any hook to act during training.
 
-    `self.model` is the model being trained; `self.params` holds `epochs`, `steps` and
-    `verbose`.
+    Every hook receives a `logs` dict (or `None`): batch hooks get the running values of
+    the loss and metrics, `on_epoch_end` the epoch's values (with `val_` entries when
+    there is validation data), `on_predict_batch_end` the batch `outputs`. Callbacks
+    may add entries to the epoch logs (as `LearningRateScheduler` adds
+    `learning_rate`); callbacks later in the list see them.
+
+    Attributes:
+        model: the model being trained (set by `set_model`); a callback stops
+            training by setting `self.model.stop_training = True`.
+        params: the run's parameters: `epochs`, `steps` (batches per epoch, `None`
+            when unknown) and `verbose`.
+
+    >>> class CountEpochs(Callback):
+    ...     def on_epoch_end(self, epoch, logs=None):
+    ...         self.count = epoch + 1
+    >>> cb = CountEpochs()
+    >>> cb.on_epoch_end(2, {"loss": 0.1})
+    >>> cb.count
+    3
     """
 
     def __init__(self):
@@ -18,100 +40,196 @@ class Callback:
         self.model = model
 
     def set_params(self, params: dict) -> None:
-        self.params = dict(params)
+        self.params = params
 
-    # Training
-    def on_train_begin(self, logs=None): ...
-    def on_train_end(self, logs=None): ...
-    def on_epoch_begin(self, epoch, logs=None): ...
-    def on_epoch_end(self, epoch, logs=None): ...
+    # fit
+    def on_train_begin(self, logs=None):
+        """Called once at the start of `fit`."""
+
+    def on_train_end(self, logs=None):
+        """Called once at the end of `fit`; `logs` are the last epoch's."""
+
+    def on_epoch_begin(self, epoch, logs=None):
+        """Called at the start of epoch `epoch` (0-based)."""
+
+    def on_epoch_end(self, epoch, logs=None):
+        """Called at the end of epoch `epoch` with its training and validation logs."""
+
     def on_train_batch_begin(self, batch, logs=None):
+        """Called before training batch `batch` (0-based, within the epoch)."""
         self.on_batch_begin(batch, logs=logs)
 
     def on_train_batch_end(self, batch, logs=None):
+        """Called after training batch `batch` with the running loss and metrics."""
         self.on_batch_end(batch, logs=logs)
 
-    def on_batch_begin(self, batch, logs=None): ...
-    def on_batch_end(self, batch, logs=None): ...
+    def on_batch_begin(self, batch, logs=None):
+        """Legacy name of `on_train_batch_begin`."""
 
-    # Evaluation
-    def on_test_begin(self, logs=None): ...
-    def on_test_end(self, logs=None): ...
-    def on_test_batch_begin(self, batch, logs=None): ...
-    def on_test_batch_end(self, batch, logs=None): ...
+    def on_batch_end(self, batch, logs=None):
+        """Legacy name of `on_train_batch_end`."""
 
-    # Prediction
-    def on_predict_begin(self, logs=None): ...
-    def on_predict_end(self, logs=None): ...
-    def on_predict_batch_begin(self, batch, logs=None): ...
-    def on_predict_batch_end(self, batch, logs=None): ...
+    # evaluate (also the validation inside fit)
+    def on_test_begin(self, logs=None):
+        """Called at the start of `evaluate`."""
+
+    def on_test_end(self, logs=None):
+        """Called at the end of `evaluate` with its final logs."""
+
+    def on_test_batch_begin(self, batch, logs=None):
+        """Called before evaluation batch `batch`."""
+
+    def on_test_batch_end(self, batch, logs=None):
+        """Called after evaluation batch `batch`."""
+
+    # predict
+    def on_predict_begin(self, logs=None):
+        """Called at the start of `predict`."""
+
+    def on_predict_end(self, logs=None):
+        """Called at the end of `predict`."""
+
+    def on_predict_batch_begin(self, batch, logs=None):
+        """Called before prediction batch `batch`."""
+
+    def on_predict_batch_end(self, batch, logs=None):
+        """Called after prediction batch `batch`; `logs["outputs"]` holds its outputs."""
 
 
-_HOOKS = [
-    "on_train_begin",
-    "on_train_end",
-    "on_epoch_begin",
-    "on_epoch_end",
-    "on_train_batch_begin",
-    "on_train_batch_end",
-    "on_test_begin",
-    "on_test_end",
-    "on_test_batch_begin",
-    "on_test_batch_end",
-    "on_predict_begin",
-    "on_predict_end",
-    "on_predict_batch_begin",
-    "on_predict_batch_end",
-]
+class CallbackList(Callback):
+    """Calls each hook on every callback in order; adds `History` / `ProgbarLogger`.
 
-
-class CallbackList:
-    """Calls every hook on a list of callbacks, adding History / ProgbarLogger if asked.
+    The trainer builds one per `fit` / `evaluate` / `predict` call. As in Keras 3, the
+    user's callbacks come first, then a `History` (when `add_history` and none was
+    given), then a `ProgbarLogger` (when `add_progbar` and none was given), so the
+    bar and the history show what the user's callbacks added to the logs.
 
     Args:
-        callbacks: the user's callbacks.
-        add_history: append a `History` (the model's `history`).
-        add_progbar: append a `ProgbarLogger`.
+        callbacks: the user's callbacks (a list, or `None`).
+        add_history: add a `History` that becomes `model.history`.
+        add_progbar: add a `ProgbarLogger`.
         model: the model, given to every callback.
-        **params: `epochs`, `steps`, `verbose`, given to every callback.
+        **params: given to every callback's `set_params`: `epochs`, `steps`, `verbose`.
+
+    >>> seen = []
+    >>> class Log(Callback):
+    ...     def on_epoch_end(self, epoch, logs=None):
+    ...         seen.append((epoch, logs["loss"]))
+    >>> cbs = CallbackList([Log()], add_history=True, epochs=1, steps=2, verbose=0)
+    >>> cbs.on_epoch_end(0, {"loss": 0.5})
+    >>> seen, cbs.history.history
+    ([(0, 0.5)], {'loss': [0.5]})
     """
 
-    def __init__(self, callbacks=None, add_history=False, add_progbar=False, model=None, **params):
+    def __init__(
+        self,
+        callbacks=None,
+        add_history: bool = False,
+        add_progbar: bool = False,
+        model=None,
+        **params,
+    ):
         from lamina.callbacks.history import History
         from lamina.callbacks.progbar_logger import ProgbarLogger
 
+        super().__init__()
+        if isinstance(callbacks, Callback):
+            callbacks = [callbacks]
         self.callbacks = list(callbacks or [])
         for cb in self.callbacks:
             if not isinstance(cb, Callback):
                 raise TypeError(
-                    f"callbacks must be Callback instances; received {type(cb).__name__} {cb!r}."
+                    "callbacks must be Callback instances (subclass "
+                    f"lamina.callbacks.Callback); received {type(cb).__name__} {cb!r}."
                 )
-        if add_progbar and not any(isinstance(c, ProgbarLogger) for c in self.callbacks):
-            self.callbacks.append(ProgbarLogger())
-        if add_history:
-            self.callbacks.append(History())
-        self.model = model
-        self.params = params
-        for cb in self.callbacks:
-            if model is not None:
-                cb.set_model(model)
-            cb.set_params(params)
+        self.history = next((c for c in self.callbacks if isinstance(c, History)), None)
+        self.progbar = next((c for c in self.callbacks if isinstance(c, ProgbarLogger)), None)
+        if add_history and self.history is None:
+            self.history = History()
+            self.callbacks.append(self.history)
+        if add_progbar and self.progbar is None:
+            self.progbar = ProgbarLogger()
+            self.callbacks.append(self.progbar)
+        self.set_model(model)
+        self.set_params(params)
 
-    def append(self, callback) -> None:
+    def set_model(self, model) -> None:
+        if model is None:
+            return
+        super().set_model(model)
+        if self.history is not None:
+            model.history = self.history
+        for cb in self.callbacks:
+            cb.set_model(model)
+
+    def set_params(self, params: dict) -> None:
+        self.params = params
+        if params:
+            for cb in self.callbacks:
+                cb.set_params(params)
+
+    def append(self, callback: Callback) -> None:
+        """Add a callback, giving it the list's model and params."""
+        if self.model is not None:
+            callback.set_model(self.model)
+        if self.params:
+            callback.set_params(self.params)
         self.callbacks.append(callback)
 
     def __iter__(self):
         return iter(self.callbacks)
 
+    def __len__(self) -> int:
+        return len(self.callbacks)
 
-def _dispatch(name):
-    def hook(self, *args, **kwargs):
+    def _call(self, hook: str, *args) -> None:
         for cb in self.callbacks:
-            getattr(cb, name)(*args, **kwargs)
+            getattr(cb, hook)(*args)
 
-    hook.__name__ = name
-    return hook
+    def on_train_begin(self, logs=None):
+        self._call("on_train_begin", logs)
 
+    def on_train_end(self, logs=None):
+        self._call("on_train_end", logs)
 
-for _name in _HOOKS:
-    setattr(CallbackList, _name, _dispatch(_name))
+    def on_epoch_begin(self, epoch, logs=None):
+        self._call("on_epoch_begin", epoch, logs)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._call("on_epoch_end", epoch, logs)
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self._call("on_train_batch_begin", batch, logs)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._call("on_train_batch_end", batch, logs)
+
+    def on_batch_begin(self, batch, logs=None):
+        self._call("on_batch_begin", batch, logs)
+
+    def on_batch_end(self, batch, logs=None):
+        self._call("on_batch_end", batch, logs)
+
+    def on_test_begin(self, logs=None):
+        self._call("on_test_begin", logs)
+
+    def on_test_end(self, logs=None):
+        self._call("on_test_end", logs)
+
+    def on_test_batch_begin(self, batch, logs=None):
+        self._call("on_test_batch_begin", batch, logs)
+
+    def on_test_batch_end(self, batch, logs=None):
+        self._call("on_test_batch_end", batch, logs)
+
+    def on_predict_begin(self, logs=None):
+        self._call("on_predict_begin", logs)
+
+    def on_predict_end(self, logs=None):
+        self._call("on_predict_end", logs)
+
+    def on_predict_batch_begin(self, batch, logs=None):
+        self._call("on_predict_batch_begin", batch, logs)
+
+    def on_predict_batch_end(self, batch, logs=None):
+        self._call("on_predict_batch_end", batch, logs)

@@ -3,112 +3,176 @@
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 
-from lamina.callbacks.callback import Callback
-from lamina.callbacks.monitors import _resolve_mode
+from lamina.callbacks.monitors import MonitorCallback
 
 
-class ModelCheckpoint(Callback):
-    """Save the model (`.keras`) or its weights (`.weights.h5`) each epoch or N batches.
+def _format_logs(logs) -> dict:
+    # Scalars become floats so `{val_loss:.2f}` formats; anything else passes as is.
+    out = {}
+    for key, value in (logs or {}).items():
+        if key == "outputs":
+            continue
+        array = np.asarray(value) if not isinstance(value, str) else None
+        out[key] = float(array) if array is not None and array.ndim == 0 else value
+    return out
+
+
+class ModelCheckpoint(MonitorCallback):
+    """Save the model (`.keras`) or its weights (`.weights.h5`) every epoch or N batches.
+
+    `filepath` may hold `str.format` fields: `{epoch}` (1-based), `{batch}` (1-based,
+    with an int `save_freq`) and any log name, e.g.
+    `"ckpt/{epoch:02d}-{val_loss:.2f}.weights.h5"`. Missing directories are created.
 
     Args:
-        filepath: may contain `{epoch}` (1-based) and log keys, e.g.
-            `"ckpt-{epoch:02d}-{val_loss:.2f}.weights.h5"`.
+        filepath: where to save; ends in `.weights.h5` with `save_weights_only=True`,
+            else in `.keras`.
         monitor: the quantity compared with `save_best_only`.
-        save_best_only: save only when `monitor` improves.
-        save_weights_only: save weights (`.weights.h5`) instead of the whole model.
-        mode: `"auto"`, `"min"` or `"max"`.
-        save_freq: `"epoch"` or an int number of batches.
-        initial_value_threshold: the value to beat first with `save_best_only`.
+        verbose: 1 prints a message at each save.
+        save_best_only: save only when `monitor` improves on the best so far (with a
+            fixed `filepath` the file always holds the best model).
+        save_weights_only: save only the weights (`model.save_weights`), not the
+            whole model (`model.save`).
+        mode: `"min"`, `"max"` or `"auto"` (max for accuracy-like names).
+        save_freq: `"epoch"`, or an int: save after every that many batches (counted
+            across epochs).
+        initial_value_threshold: with `save_best_only`, the value the first saved
+            model must beat.
+
+    >>> ModelCheckpoint("best.keras", monitor="val_accuracy", save_best_only=True).mode
+    'max'
     """
 
     def __init__(
         self,
         filepath,
-        monitor="val_loss",
-        verbose=0,
-        save_best_only=False,
-        save_weights_only=False,
-        mode="auto",
+        monitor: str = "val_loss",
+        verbose: int = 0,
+        save_best_only: bool = False,
+        save_weights_only: bool = False,
+        mode: str = "auto",
         save_freq="epoch",
-        initial_value_threshold=None,
+        initial_value_threshold: float | None = None,
     ):
-        super().__init__()
+        super().__init__(monitor, mode)
         self.filepath = os.fspath(filepath)
         if save_weights_only and not self.filepath.endswith(".weights.h5"):
             raise ValueError(
-                f"With save_weights_only=True the filepath must end in `.weights.h5`; "
-                f"received {self.filepath!r}."
+                "With save_weights_only=True, ModelCheckpoint's filepath must end in "
+                f"`.weights.h5`; received filepath={self.filepath!r}."
             )
         if not save_weights_only and not self.filepath.endswith(".keras"):
             raise ValueError(
-                f"ModelCheckpoint saves whole models to `.keras` files; received {self.filepath!r}. "
-                "Use a `.keras` path, or save_weights_only=True with a `.weights.h5` path."
+                "ModelCheckpoint saves whole models to `.keras` files; received "
+                f"filepath={self.filepath!r}. Use a `.keras` path, or "
+                "save_weights_only=True with a `.weights.h5` path."
             )
-        if save_freq != "epoch" and not (isinstance(save_freq, int) and save_freq > 0):
+        if save_freq != "epoch" and not (
+            isinstance(save_freq, int) and not isinstance(save_freq, bool) and save_freq > 0
+        ):
             raise ValueError(
-                f"save_freq must be 'epoch' or a positive int; received {save_freq!r}."
+                f"ModelCheckpoint save_freq must be 'epoch' or a positive int (a number of "
+                f"batches); received save_freq={save_freq!r}."
             )
-        self.monitor = monitor
         self.verbose = verbose
         self.save_best_only = save_best_only
         self.save_weights_only = save_weights_only
-        self.mode = _resolve_mode(mode, monitor, "ModelCheckpoint")
         self.save_freq = save_freq
         self.best = initial_value_threshold
-        self._batches_seen = 0
-        self._epoch = 0
+        self._current_epoch = 0
+        self._batches_since_save = 0
+        self._last_batch_seen = None
 
     def on_epoch_begin(self, epoch, logs=None):
-        self._epoch = epoch
+        self._current_epoch = epoch
 
     def on_train_batch_end(self, batch, logs=None):
-        if self.save_freq == "epoch":
-            return
-        self._batches_seen += 1
-        if self._batches_seen % self.save_freq == 0:
-            self._save(self._epoch, logs, batch=batch)
+        if self._should_save_on_batch(batch):
+            self._save(self._current_epoch, batch, logs)
 
     def on_epoch_end(self, epoch, logs=None):
         if self.save_freq == "epoch":
-            self._save(epoch, logs)
+            self._save(epoch, None, logs)
 
-    def _better(self, current) -> bool:
-        if self.best is None:
+    def _should_save_on_batch(self, batch: int) -> bool:
+        if self.save_freq == "epoch":
+            return False
+        # With steps_per_execution the hook runs once per chunk, its index the chunk's
+        # last batch: count the batches it covers. A smaller index means a new epoch.
+        if self._last_batch_seen is None or batch <= self._last_batch_seen:
+            covered = batch + 1
+        else:
+            covered = batch - self._last_batch_seen
+        self._last_batch_seen = batch
+        self._batches_since_save += covered
+        if self._batches_since_save >= self.save_freq:
+            self._batches_since_save = 0
             return True
-        return current > self.best if self.mode == "max" else current < self.best
+        return False
 
-    def _save(self, epoch, logs, batch=None):
-        logs = {k: float(np.asarray(v)) for k, v in (logs or {}).items() if k != "outputs"}
+    def _file_path(self, epoch: int, batch, logs: dict) -> str:
+        fields = dict(logs)
+        fields["epoch"] = epoch + 1
+        if batch is not None and "batch" not in logs:
+            fields["batch"] = batch + 1
         try:
-            path = self.filepath.format(epoch=epoch + 1, batch=batch, **logs)
+            return self.filepath.format(**fields)
         except KeyError as err:
             raise KeyError(
-                f"ModelCheckpoint filepath {self.filepath!r} refers to {err}, which is not in "
-                f"the logs {sorted(logs)}."
+                f"ModelCheckpoint could not format filepath {self.filepath!r}: it refers to "
+                f"{err}, which is not in the logs (available: {sorted(fields)})."
             ) from err
-        if self.save_best_only:
-            current = logs.get(self.monitor)
-            if current is None:
-                import warnings
 
-                warnings.warn(
-                    f"ModelCheckpoint can save the best model only with {self.monitor!r} in the "
-                    f"logs (available: {sorted(logs)}); skipping.",
-                    stacklevel=2,
+    def _should_save(self, epoch: int, logs: dict, path: str) -> bool:
+        if not self.save_best_only:
+            return True
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn(
+                f"ModelCheckpoint can save the best model only with {self.monitor!r} in the "
+                f"logs (available: {sorted(logs)}); saving this one unconditionally.",
+                stacklevel=3,
+            )
+            return True
+        if not isinstance(current, float):
+            warnings.warn(
+                f"ModelCheckpoint can compare only a scalar {self.monitor!r}; saving "
+                "unconditionally.",
+                stacklevel=3,
+            )
+            return True
+        if self._is_improvement(current, self.best):
+            if self.verbose > 0:
+                best = "None" if self.best is None else f"{self.best:.5f}"
+                print(
+                    f"Epoch {epoch + 1}: {self.monitor} improved from {best} to "
+                    f"{current:.5f}, saving model to {path}"
                 )
-                return
-            if not self._better(current):
-                return
             self.best = current
+            return True
+        if self.verbose > 0:
+            print(f"Epoch {epoch + 1}: {self.monitor} did not improve from {self.best:.5f}")
+        return False
+
+    def _save(self, epoch: int, batch, logs) -> None:
+        logs = _format_logs(logs)
+        path = self._file_path(epoch, batch, logs)
+        if not self._should_save(epoch, logs, path):
+            return
+        if os.path.isdir(path):
+            raise IsADirectoryError(
+                f"ModelCheckpoint filepath {path!r} is an existing directory; give a file path."
+            )
         directory = os.path.dirname(path)
         if directory:
             os.makedirs(directory, exist_ok=True)
         if self.save_weights_only:
-            self.model.save_weights(path)
+            self.model.save_weights(path, overwrite=True)
         else:
-            self.model.save(path)
-        if self.verbose:
-            print(f"Epoch {epoch + 1}: saved to {path}")
+            self.model.save(path, overwrite=True)
+        if self.verbose > 0:
+            print(f"Epoch {epoch + 1}: finished saving model to {path}")

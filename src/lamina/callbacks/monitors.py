@@ -1,4 +1,8 @@
-"""Callbacks that watch a logged quantity: EarlyStopping, ReduceLROnPlateau."""
+"""Callbacks that watch a logged quantity: EarlyStopping, ReduceLROnPlateau.
+
+`MonitorCallback` holds what they share with `ModelCheckpoint`: the direction of
+improvement (`mode`) and `min_delta`, the smallest change that counts.
+"""
 
 from __future__ import annotations
 
@@ -9,68 +13,106 @@ import numpy as np
 from lamina import ops
 from lamina.callbacks.callback import Callback
 
+# Substrings of metric names that are better when larger (mode="auto").
+_MAXIMIZED = ("acc", "auc", "precision", "recall", "f1", "fbeta", "r2", "iou")
 
-def _resolve_mode(mode: str, monitor: str, who: str) -> str:
+
+def resolve_mode(mode: str, monitor: str, who: str) -> str:
+    """`"min"` or `"max"` for `mode`; `"auto"` picks from the name of `monitor`.
+
+    >>> resolve_mode("auto", "val_accuracy", "EarlyStopping")
+    'max'
+    >>> resolve_mode("auto", "val_loss", "EarlyStopping")
+    'min'
+    """
     if mode not in ("auto", "min", "max"):
-        raise ValueError(f"{who} mode must be 'auto', 'min' or 'max'; received {mode!r}.")
+        raise ValueError(
+            f"{who} mode must be 'auto', 'min' or 'max'; received mode={mode!r}. "
+            "Use 'min' when lower values of the monitored quantity are better, 'max' "
+            "when higher values are."
+        )
     if mode != "auto":
         return mode
     name = monitor.removeprefix("val_")
-    if any(key in name for key in ("acc", "auc", "precision", "recall", "f1", "fbeta", "r2")):
-        return "max"
-    return "min"
+    return "max" if any(key in name for key in _MAXIMIZED) else "min"
 
 
-class _Monitor(Callback):
-    def __init__(self, monitor, mode, min_delta):
+class MonitorCallback(Callback):
+    """Base of callbacks that compare a logged quantity with its best value so far."""
+
+    def __init__(self, monitor: str, mode: str, min_delta: float = 0.0):
         super().__init__()
         self.monitor = monitor
-        self.mode = _resolve_mode(mode, monitor, type(self).__name__)
+        self.mode = resolve_mode(mode, monitor, type(self).__name__)
+        # Signed so that `current - min_delta` must still beat the reference.
         self.min_delta = abs(min_delta) if self.mode == "max" else -abs(min_delta)
 
-    def _improved(self, current, reference) -> bool:
+    def _is_improvement(self, current: float, reference) -> bool:
         if reference is None:
             return True
         if self.mode == "max":
             return current - self.min_delta > reference
         return current - self.min_delta < reference
 
-    def _value(self, logs):
+    def _monitor_value(self, logs):
         value = (logs or {}).get(self.monitor)
         if value is None:
             warnings.warn(
-                f"{type(self).__name__} is monitoring {self.monitor!r}, which is not in the "
-                f"logs (available: {sorted(logs or {})}); it does nothing this epoch.",
+                f"{type(self).__name__} is conditioned on {self.monitor!r}, which is not "
+                f"in the logs (available: {', '.join(logs or {}) or 'none'}); it does "
+                "nothing this epoch. Pass monitor= one of the available names.",
                 stacklevel=3,
             )
             return None
-        return float(np.asarray(value))
+        return float(ops.convert_to_numpy(value))
 
 
-class EarlyStopping(_Monitor):
-    """Stop training when `monitor` has stopped improving.
+class EarlyStopping(MonitorCallback):
+    """Stop training when a monitored quantity has stopped improving.
+
+    At the end of each epoch the monitored value is compared with the best so far;
+    after `patience` epochs without an improvement of more than `min_delta`,
+    `model.stop_training` is set and `fit` ends after this epoch.
 
     Args:
-        monitor: the logged quantity (`"val_loss"` by default).
-        min_delta: smallest change that counts as an improvement.
+        monitor: the logged quantity, `"val_loss"` by default.
+        min_delta: the smallest change that counts as an improvement.
         patience: epochs without improvement before stopping.
-        mode: `"min"`, `"max"`, or `"auto"` (max for accuracy-like names).
-        baseline: a value the quantity must beat; training stops after `patience` epochs
-            that do not.
-        restore_best_weights: restore the weights of the best epoch at the end.
-        start_from_epoch: epochs to wait before monitoring starts.
+        verbose: 1 prints a message when stopping and when restoring weights.
+        mode: `"min"`, `"max"`, or `"auto"` (max for accuracy-like names, else min).
+        baseline: a value to beat: an epoch that improves on the best so far but not
+            on `baseline` does not reset the patience count.
+        restore_best_weights: at the end of training, set the weights of the best epoch
+            (even when training was not stopped early).
+        start_from_epoch: epochs of warm-up before monitoring starts.
+
+    Attributes:
+        best: the best value so far. wait: epochs since the last improvement.
+        stopped_epoch: the epoch at which training was stopped (0 when it was not).
+        best_epoch: the epoch of `best`.
+
+    >>> from types import SimpleNamespace
+    >>> stopper = EarlyStopping(monitor="loss", patience=1)
+    >>> stopper.set_model(SimpleNamespace(stop_training=False))
+    >>> stopper.on_train_begin()
+    >>> for epoch, loss in enumerate([0.5, 0.4, 0.45, 0.3]):
+    ...     stopper.on_epoch_end(epoch, {"loss": loss})
+    ...     if stopper.model.stop_training:
+    ...         break
+    >>> stopper.stopped_epoch, stopper.best
+    (2, 0.4)
     """
 
     def __init__(
         self,
-        monitor="val_loss",
-        min_delta=0,
-        patience=0,
-        verbose=0,
-        mode="auto",
-        baseline=None,
-        restore_best_weights=False,
-        start_from_epoch=0,
+        monitor: str = "val_loss",
+        min_delta: float = 0,
+        patience: int = 0,
+        verbose: int = 0,
+        mode: str = "auto",
+        baseline: float | None = None,
+        restore_best_weights: bool = False,
+        start_from_epoch: int = 0,
     ):
         super().__init__(monitor, mode, min_delta)
         self.patience = patience
@@ -78,8 +120,10 @@ class EarlyStopping(_Monitor):
         self.baseline = baseline
         self.restore_best_weights = restore_best_weights
         self.start_from_epoch = start_from_epoch
+        self.on_train_begin()
 
     def on_train_begin(self, logs=None):
+        # Reset, so one instance can serve several fit calls.
         self.wait = 0
         self.stopped_epoch = 0
         self.best = None
@@ -87,19 +131,21 @@ class EarlyStopping(_Monitor):
         self.best_epoch = 0
 
     def on_epoch_end(self, epoch, logs=None):
-        current = self._value(logs)
+        current = self._monitor_value(logs)
         if current is None or epoch < self.start_from_epoch:
             return
         if self.restore_best_weights and self.best_weights is None:
+            # Until something improves, the first monitored weights are the best.
             self.best_weights = self.model.get_weights()
             self.best_epoch = epoch
         self.wait += 1
-        if self._improved(current, self.best):
+        if self._is_improvement(current, self.best):
             self.best = current
             self.best_epoch = epoch
             if self.restore_best_weights:
                 self.best_weights = self.model.get_weights()
-            if self.baseline is None or self._improved(current, self.baseline):
+            # Only beating both the previous best and the baseline restarts the count.
+            if self.baseline is None or self._is_improvement(current, self.baseline):
                 self.wait = 0
             return
         if self.wait >= self.patience and epoch > 0:
@@ -107,71 +153,95 @@ class EarlyStopping(_Monitor):
             self.model.stop_training = True
 
     def on_train_end(self, logs=None):
-        if self.stopped_epoch > 0 and self.verbose:
+        if self.stopped_epoch > 0 and self.verbose > 0:
             print(f"Epoch {self.stopped_epoch + 1}: early stopping")
         if self.restore_best_weights and self.best_weights is not None:
-            if self.verbose:
+            if self.verbose > 0:
                 print(
-                    f"Restoring model weights from the end of the best epoch: {self.best_epoch + 1}."
+                    "Restoring model weights from the end of the best epoch: "
+                    f"{self.best_epoch + 1}."
                 )
             self.model.set_weights(self.best_weights)
 
 
-class ReduceLROnPlateau(_Monitor):
-    """Multiply the learning rate by `factor` when `monitor` stops improving.
+def get_learning_rate(optimizer) -> float:
+    """The optimizer's current learning rate as a Python float."""
+    return float(ops.convert_to_numpy(optimizer.learning_rate))
+
+
+class ReduceLROnPlateau(MonitorCallback):
+    """Multiply the learning rate by `factor` when a monitored quantity stops improving.
+
+    Also adds the current `learning_rate` to each epoch's logs.
 
     Args:
-        factor: the multiplier (< 1). patience: epochs without improvement first.
-        min_delta: smallest change that counts. cooldown: epochs to wait after a
-        reduction. min_lr: lower bound on the learning rate.
+        monitor: the logged quantity, `"val_loss"` by default.
+        factor: the multiplier, below 1 (`new_lr = lr * factor`).
+        patience: epochs without improvement before reducing.
+        verbose: 1 prints a message at each reduction.
+        mode: `"min"`, `"max"` or `"auto"`.
+        min_delta: the smallest change that counts as an improvement.
+        cooldown: epochs to wait after a reduction before counting again.
+        min_lr: the learning rate is never reduced below this.
+
+    >>> reducer = ReduceLROnPlateau(factor=0.5, patience=2)
+    >>> reducer.factor, reducer.mode
+    (0.5, 'min')
     """
 
     def __init__(
         self,
-        monitor="val_loss",
-        factor=0.1,
-        patience=10,
-        verbose=0,
-        mode="auto",
-        min_delta=1e-4,
-        cooldown=0,
-        min_lr=0.0,
-        **kwargs,
+        monitor: str = "val_loss",
+        factor: float = 0.1,
+        patience: int = 10,
+        verbose: int = 0,
+        mode: str = "auto",
+        min_delta: float = 1e-4,
+        cooldown: int = 0,
+        min_lr: float = 0.0,
     ):
         if factor >= 1.0:
-            raise ValueError(f"ReduceLROnPlateau factor must be < 1; received {factor}.")
+            raise ValueError(
+                f"ReduceLROnPlateau factor must be < 1 (it multiplies the learning rate); "
+                f"received factor={factor}."
+            )
         super().__init__(monitor, mode, min_delta)
         self.factor = factor
         self.patience = patience
         self.verbose = verbose
         self.cooldown = cooldown
         self.min_lr = min_lr
+        self.on_train_begin()
 
     def on_train_begin(self, logs=None):
         self.wait = 0
         self.cooldown_counter = 0
         self.best = None
 
+    def in_cooldown(self) -> bool:
+        return self.cooldown_counter > 0
+
     def on_epoch_end(self, epoch, logs=None):
         logs = logs if logs is not None else {}
-        logs["learning_rate"] = float(ops.convert_to_numpy(self.model.optimizer.learning_rate))
-        current = self._value(logs)
+        logs["learning_rate"] = get_learning_rate(self.model.optimizer)
+        current = self._monitor_value(logs)
         if current is None:
             return
-        if self.cooldown_counter > 0:
+        if self.in_cooldown():
             self.cooldown_counter -= 1
             self.wait = 0
-        if self._improved(current, self.best):
+        if self._is_improvement(current, self.best):
             self.best = current
             self.wait = 0
-        elif self.cooldown_counter <= 0:
+        elif not self.in_cooldown():
             self.wait += 1
             if self.wait >= self.patience:
                 old = logs["learning_rate"]
-                if old > self.min_lr:
+                # The optimizer stores float32: compare in float32 so min_lr is reachable.
+                if old > np.float32(self.min_lr):
                     new = max(old * self.factor, self.min_lr)
                     self.model.optimizer.learning_rate = new
-                    if self.verbose:
+                    if self.verbose > 0:
                         print(
                             f"Epoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to {new}."
                         )

@@ -1,4 +1,7 @@
-"""The progress bar Keras users know: `47/47 ━━━━━━━━━━━━━━━━━━━━ 1s 12ms/step - loss: 0.27`."""
+"""The progress bar Keras users know: `47/47 ━━━━━━━━━━━━━━━━━━━━ 1s 12ms/step - loss: 0.2700`.
+
+`Progbar` is public so custom training loops can draw the same line `fit` draws.
+"""
 
 from __future__ import annotations
 
@@ -7,96 +10,185 @@ import time
 
 import numpy as np
 
-
-def _format_value(value) -> str:
-    value = float(np.asarray(value))
-    if value != 0 and (abs(value) >= 1e4 or abs(value) < 1e-3):
-        return f"{value:.4e}"
-    return f"{value:.4f}"
+# ANSI styles, used only when the stream is a terminal (a log file gets plain text).
+_BOLD, _GREEN, _DIM, _RESET = "\x1b[1m", "\x1b[32m", "\x1b[37m", "\x1b[0m"
 
 
-def _format_time(seconds: float) -> str:
-    if seconds >= 3600:
+def _format_value(value: float) -> str:
+    # Keras's rule: four decimals, scientific notation for tiny magnitudes.
+    return f"{value:.4f}" if abs(value) > 1e-3 else f"{value:.4e}"
+
+
+def _format_eta(seconds: float) -> str:
+    if seconds > 3600:
         return f"{int(seconds // 3600)}:{int(seconds % 3600 // 60):02d}:{int(seconds % 60):02d}"
-    if seconds >= 60:
+    if seconds > 60:
         return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
-    return f"{int(round(seconds))}s"
+    return f"{int(seconds)}s"
 
 
-def _format_step_time(per_step: float) -> str:
-    if per_step >= 1:
-        return f"{per_step:.0f}s/step"
+def _format_step_time(per_step: float, unit_name: str) -> str:
+    if per_step >= 1 or per_step == 0:
+        return f"{per_step:.0f}s/{unit_name}"
     if per_step >= 1e-3:
-        return f"{per_step * 1e3:.0f}ms/step"
-    return f"{per_step * 1e6:.0f}us/step"
+        return f"{per_step * 1e3:.0f}ms/{unit_name}"
+    return f"{per_step * 1e6:.0f}us/{unit_name}"
 
 
 class Progbar:
-    """A progress bar for `target` steps (None when unknown).
+    """A progress bar for `target` steps, as drawn by `fit`, `evaluate` and `predict`.
+
+    Values passed to `update` are averaged over the steps seen (weighted by the steps
+    each update covers), except names listed in `stateful_metrics`, shown as given; as
+    in Keras, the values given to the final update are shown as given.
+    With `verbose=1` the line is redrawn in place on a terminal (at most every
+    `interval` seconds) and written once, when finalized, to any other stream; with
+    `verbose=2` only the final line is written, in the compact form
+    `47/47 - 1s - 12ms/step - loss: 0.2700`.
 
     Args:
-        target: number of steps, or None.
+        target: total number of steps, or `None` when unknown (the count is shown alone).
         width: characters in the bar.
-        verbose: 1 redraws one line in place; 2 prints only the final line.
-        stream: where to write (default `sys.stdout`).
+        verbose: 0 (silent), 1 (bar) or 2 (one line when finished).
+        interval: minimum seconds between two redraws.
+        stateful_metrics: names whose values are displayed as given, not averaged.
+        unit_name: the unit in the timing, `"step"` by default.
+        stream: where to write; `sys.stdout` (looked up at each write) by default.
 
     >>> import io
     >>> out = io.StringIO()
     >>> bar = Progbar(2, verbose=2, stream=out)
-    >>> bar.update(2, [("loss", 0.5)], finalize=True)
-    >>> out.getvalue().startswith("2/2 - ")
+    >>> bar.update(1, [("loss", 0.5)])
+    >>> bar.update(2, [("loss", 0.25)])
+    >>> out.getvalue().startswith("2/2 - ") and out.getvalue().endswith("/step - loss: 0.2500\\n")
     True
     """
 
     def __init__(
-        self, target, width: int = 20, verbose: int = 1, stream=None, unit_name: str = "step"
+        self,
+        target: int | None,
+        width: int = 20,
+        verbose: int = 1,
+        interval: float = 0.05,
+        stateful_metrics=None,
+        unit_name: str = "step",
+        stream=None,
     ):
         self.target = target
         self.width = width
         self.verbose = verbose
-        self.stream = stream
+        self.interval = interval
+        self.stateful_metrics = set(stateful_metrics or ())
         self.unit_name = unit_name
+        self.stream = stream
+        self._dynamic = bool(getattr(self._out, "isatty", lambda: False)())
+        self._values: dict[str, list] = {}  # name -> [weighted sum, weight]
+        self._values_order: list[str] = []
+        self._seen_so_far = 0
         self._start = time.time()
-        self._last_len = 0
-        self._dynamic = getattr(self._out, "isatty", lambda: False)()
+        self._last_update = 0.0
+        self._time_after_first_step = None
+        self._prev_width = 0
 
     @property
     def _out(self):
-        return self.stream or sys.stdout
+        return self.stream if self.stream is not None else sys.stdout
 
-    def _bar(self, current) -> str:
-        if self.target is None:
-            return f"{current}"
+    def _record(self, current: int, values, finalize: bool) -> None:
+        for name, value in values:
+            if name not in self._values_order:
+                self._values_order.append(name)
+            value = float(np.mean(np.asarray(value, dtype="float64")))
+            if name in self.stateful_metrics or finalize:
+                self._values[name] = [value, 1]
+            else:
+                weight = max(current - self._seen_so_far, 1)
+                total = self._values.setdefault(name, [0.0, 0])
+                total[0] += value * weight
+                total[1] += weight
+        self._seen_so_far = current
+
+    def _step_time(self, current: int, now: float) -> float:
+        # The first step usually includes compilation: leave it out once there are more.
+        if self._time_after_first_step is not None and current > 1:
+            per_step = (now - self._time_after_first_step) / (current - 1)
+        else:
+            per_step = (now - self._start) / max(current, 1)
+        if current == 1:
+            self._time_after_first_step = now
+        return per_step
+
+    def _metrics_text(self) -> str:
+        return "".join(
+            f" - {name}: {_format_value(total / max(count, 1))}"
+            for name, (total, count) in ((k, self._values[k]) for k in self._values_order)
+        )
+
+    def _style(self, text: str, style: str) -> str:
+        return f"{style}{text}{_RESET}" if self._dynamic else text
+
+    def _bar(self, current: int) -> str:
+        if self.target is None or self.target <= 0:
+            return f"{current}/Unknown"
         digits = len(str(self.target))
-        filled = int(self.width * current / self.target) if self.target else self.width
-        return f"{current:>{digits}}/{self.target} " + "━" * filled + " " * (self.width - filled)
+        filled = min(int(self.width * current / self.target), self.width)
+        done = self._style("━" * filled, _GREEN) if filled else ""
+        # On a terminal the remainder is a dim bar, as in Keras; in plain text, spaces.
+        rest = ""
+        if filled < self.width:
+            rest = self._style("━" * (self.width - filled), _DIM) if self._dynamic else ""
+            rest = rest or " " * (self.width - filled)
+        return self._style(f"{current:>{digits}}/{self.target}", _BOLD) + " " + done + rest
 
     def update(self, current: int, values=None, finalize: bool | None = None) -> None:
-        """Show progress `current` with `(name, value)` pairs."""
+        """Show progress at step `current`.
+
+        Args:
+            current: the number of steps done so far.
+            values: `(name, value)` pairs for this update.
+            finalize: whether this is the last update; by default, `current >= target`.
+        """
         if finalize is None:
             finalize = self.target is not None and current >= self.target
-        elapsed = time.time() - self._start
-        per_step = elapsed / max(current, 1)
-        metrics = "".join(f" - {name}: {_format_value(v)}" for name, v in values or [])
+        self._record(current, values or [], finalize)
+        now = time.time()
+        per_step = self._step_time(current, now)
         if self.verbose == 1:
-            if finalize:
-                info = f" {_format_time(elapsed)} {_format_step_time(per_step)}"
-            elif self.target is not None:
-                info = f" {_format_time(per_step * (self.target - current))} {_format_step_time(per_step)}"
-            else:
-                info = f" {_format_time(elapsed)} {_format_step_time(per_step)}"
-            line = self._bar(current) + info + metrics
-            if self._dynamic:
-                pad = max(self._last_len - len(line), 0)
-                self._out.write("\r" + line + " " * pad)
-                self._last_len = len(line)
-                if finalize:
-                    self._out.write("\n")
-            elif finalize:
-                self._out.write(line + "\n")
-            self._out.flush()
+            if not finalize and now - self._last_update < self.interval:
+                return
+            if self._dynamic or finalize:
+                self._draw(current, per_step, now, finalize)
         elif self.verbose == 2 and finalize:
-            count = f"{current}/{self.target}" if self.target is not None else f"{current}"
-            line = f"{count} - {_format_time(elapsed)} - {_format_step_time(per_step)}" + metrics
+            count = f"{current}/{self.target}" if self.target else f"{current}"
+            line = (
+                f"{count} - {now - self._start:.0f}s - "
+                f"{_format_step_time(per_step, self.unit_name)}{self._metrics_text()}"
+            )
             self._out.write(line + "\n")
             self._out.flush()
+        self._last_update = now
+
+    def _draw(self, current: int, per_step: float, now: float, finalize: bool) -> None:
+        if self.target and not finalize:
+            timing = _format_eta(per_step * (self.target - current))
+        else:
+            timing = f"{now - self._start:.0f}s"
+        step_time = _format_step_time(per_step, self.unit_name)
+        line = f"{self._bar(current)} {self._style(timing, _BOLD)} {step_time}"
+        line += self._metrics_text()
+        if self._dynamic:
+            visible = len(_strip_styles(line))
+            line = "\r" + line + " " * max(self._prev_width - visible, 0)
+            self._prev_width = visible
+        self._out.write(line + ("\n" if finalize else ""))
+        self._out.flush()
+
+    def add(self, n: int, values=None) -> None:
+        """Advance by `n` steps."""
+        self.update(self._seen_so_far + n, values)
+
+
+def _strip_styles(text: str) -> str:
+    for code in (_BOLD, _GREEN, _DIM, _RESET):
+        text = text.replace(code, "")
+    return text

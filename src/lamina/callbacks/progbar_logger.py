@@ -8,26 +8,38 @@ from lamina.callbacks.callback import Callback
 from lamina.callbacks.progbar import Progbar
 
 
-def _metrics(logs) -> list:
-    return [
-        (k, v)
-        for k, v in sorted((logs or {}).items())
-        if not k.startswith("val_") and k != "outputs"
-    ]
+def _numeric_items(logs) -> list:
+    # Sorted, so the line reads `accuracy - loss - val_accuracy - val_loss` as in Keras;
+    # `predict` batch logs carry the outputs, which do not belong on the bar.
+    return [(k, v) for k, v in sorted((logs or {}).items()) if k != "outputs"]
 
 
 class ProgbarLogger(Callback):
-    """Prints `Epoch i/N` and a progress line per epoch (verbose 1), or one line per epoch
-    (verbose 2). `fit` adds it automatically when `verbose` is not 0."""
+    """Prints the progress bar: `Epoch i/N` then one bar per epoch.
+
+    `fit`, `evaluate` and `predict` add it when `verbose` is not 0; it reads the params
+    `epochs`, `steps` (`None` when unknown: the count is shown, and the total filled
+    in at the end) and `verbose` (1: a bar redrawn in place; 2: one line per epoch;
+    `"auto"`: 1 on a terminal, else 2). Validation inside `fit` draws nothing.
+
+    The logs are shown as they come: the trainer's logs are already running means.
+
+    >>> logger = ProgbarLogger()
+    >>> logger.set_params({"epochs": 1, "steps": 3, "verbose": 2})
+    >>> logger.verbose, logger.target
+    (2, 3)
+    """
 
     def __init__(self):
         super().__init__()
         self.verbose = 1
         self.epochs = 1
-        self._bar = None
-        self._seen = 0
+        self.target = None
+        self.seen = 0
+        self.progbar = None
+        self._called_in_fit = False
 
-    def set_params(self, params):
+    def set_params(self, params: dict) -> None:
         super().set_params(params)
         verbose = params.get("verbose", 1)
         if verbose == "auto":
@@ -36,48 +48,69 @@ class ProgbarLogger(Callback):
         self.epochs = params.get("epochs", 1)
         self.target = params.get("steps")
 
-    def _new_bar(self):
-        self._bar = Progbar(self.target, verbose=self.verbose)
-        self._seen = 0
+    def _reset(self):
+        self.seen = 0
+        self.progbar = None
+
+    def _bar(self) -> Progbar:
+        if self.progbar is None:
+            self.progbar = Progbar(target=self.target, verbose=self.verbose, unit_name="step")
+        return self.progbar
+
+    def _update(self, batch, logs):
+        self.seen = batch + 1  # batches are 0-based; the bar counts from 1
+        if self.verbose == 1:
+            items = _numeric_items(logs)
+            bar = self._bar()
+            bar.stateful_metrics.update(k for k, _ in items)
+            bar.update(self.seen, items, finalize=False)
+
+    def _finalize(self, logs):
+        bar = self._bar()
+        if bar.target is None:
+            bar.target = self.seen
+        bar.update(bar.target, _numeric_items(logs), finalize=True)
+
+    # fit
+    def on_train_begin(self, logs=None):
+        self._called_in_fit = True  # the validation run inside fit stays silent
+
+    def on_train_end(self, logs=None):
+        self._called_in_fit = False
 
     def on_epoch_begin(self, epoch, logs=None):
-        self._new_bar()
+        self._reset()
+        self._bar()
         if self.verbose and self.epochs > 1:
             print(f"Epoch {epoch + 1}/{self.epochs}")
 
     def on_train_batch_end(self, batch, logs=None):
-        self._seen = batch + 1
-        if self.verbose == 1:
-            self._bar.update(self._seen, _metrics(logs), finalize=False)
+        self._update(batch, logs)
 
     def on_epoch_end(self, epoch, logs=None):
-        values = [(k, v) for k, v in sorted((logs or {}).items())]
-        self._bar.target = self._bar.target or self._seen
-        self._bar.update(self._seen, values, finalize=True)
+        self._finalize(logs)
 
+    # evaluate
     def on_test_begin(self, logs=None):
-        if self.model is not None and getattr(self.model, "_in_fit_validation", False):
-            return
-        self._new_bar()
+        if not self._called_in_fit:
+            self._reset()
+            self._bar()
 
     def on_test_batch_end(self, batch, logs=None):
-        self._seen = batch + 1
-        if self.verbose == 1 and self._bar is not None:
-            self._bar.update(self._seen, _metrics(logs), finalize=False)
+        if not self._called_in_fit:
+            self._update(batch, logs)
 
     def on_test_end(self, logs=None):
-        if self._bar is not None:
-            self._bar.target = self._bar.target or self._seen
-            self._bar.update(self._seen, _metrics(logs), finalize=True)
+        if not self._called_in_fit:
+            self._finalize(logs)
 
+    # predict
     def on_predict_begin(self, logs=None):
-        self._new_bar()
+        self._reset()
+        self._bar()
 
     def on_predict_batch_end(self, batch, logs=None):
-        self._seen = batch + 1
-        if self.verbose == 1:
-            self._bar.update(self._seen, finalize=False)
+        self._update(batch, None)
 
     def on_predict_end(self, logs=None):
-        self._bar.target = self._bar.target or self._seen
-        self._bar.update(self._seen, finalize=True)
+        self._finalize(None)
