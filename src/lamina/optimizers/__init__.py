@@ -3,11 +3,14 @@
 >>> from lamina import optimizers
 >>> type(optimizers.get("adam")).__name__
 'Adam'
+>>> optimizers.get({"class_name": "SGD", "config": {"learning_rate": 0.1}}).get_config()[
+...     "learning_rate"]
+0.1
 """
 
 from __future__ import annotations
 
-from lamina.optimizers import schedules
+from lamina.optimizers import rules, schedules
 from lamina.optimizers.adam import Adam, Adamax, AdamW, Nadam
 from lamina.optimizers.base import Optimizer
 from lamina.optimizers.lion import Lion
@@ -15,30 +18,41 @@ from lamina.optimizers.rmsprop import Adadelta, Adagrad, RMSprop
 from lamina.optimizers.sgd import SGD
 from lamina.utils import serialization
 
-_NAMES = ["adadelta", "adagrad", "adam", "adamax", "adamw", "lion", "nadam", "rmsprop", "sgd"]
+# Lower-case names accepted by `get` ("adam", "rmsprop", ...).
+_NAMES = {
+    cls.__name__.lower(): cls.__name__
+    for cls in (Adadelta, Adagrad, Adam, Adamax, AdamW, Lion, Nadam, RMSprop, SGD)
+}
 
 
 def serialize(optimizer) -> dict:
+    """The Keras 3 config dict of an optimizer."""
     return serialization.serialize_keras_object(optimizer, "optimizers")
 
 
-def deserialize(config, custom_objects=None):
+def deserialize(config, custom_objects=None) -> Optimizer:
+    """An optimizer from its config dict or name (`"adam"`, `"Adam"`)."""
     if isinstance(config, str):
-        config = config.lower() if config.lower() in _NAMES else config
+        config = _NAMES.get(config.lower(), config)
     obj = serialization.deserialize_keras_object(
         config, "optimizers", custom_objects=custom_objects, printable_module_name="optimizer"
     )
-    return obj() if isinstance(obj, type) else obj
+    if isinstance(obj, type) and issubclass(obj, Optimizer):
+        return obj()
+    if not isinstance(obj, Optimizer):
+        raise ValueError(f"{config!r} does not name an optimizer; it resolved to {obj!r}.")
+    return obj
 
 
-def get(identifier):
-    """Resolve a name (`"adam"`), a config dict or an Optimizer instance."""
+def get(identifier) -> Optimizer:
+    """Resolve an Optimizer instance, a name (`"adam"`) or a config dict to an optimizer."""
     if isinstance(identifier, Optimizer):
         return identifier
     if isinstance(identifier, (str, dict)):
         return deserialize(identifier)
     raise ValueError(
-        f"Could not interpret optimizer {identifier!r}. Pass an Optimizer or one of {_NAMES}."
+        f"Could not interpret optimizer {identifier!r}: pass an Optimizer, a config dict or "
+        f"one of {sorted(_NAMES)}."
     )
 
 
@@ -55,6 +69,7 @@ __all__ = [
     "RMSprop",
     "deserialize",
     "get",
+    "rules",
     "schedules",
     "serialize",
 ]

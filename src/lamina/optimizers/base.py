@@ -1,50 +1,58 @@
-"""Optimizer: Keras-style objects that hold state and apply a pure update rule.
+"""Optimizer: the Keras-style object that holds optimizer state and runs a pure rule.
 
 An optimizer owns `iterations`, the learning rate (a variable, so it can change between
-epochs without recompiling), one set of slot variables per trained variable, and
-optional EMA copies. `apply(grads, variables)` is written in stateful style (`assign`), so
-the trainer runs it purely inside a stateless scope in the compiled step. The maths of
-each algorithm is a pure function in `rules.py`.
+epochs without recompiling; or a schedule evaluated at `iterations`), slot variables for
+each trained variable, and optional EMA copies of the weights. `apply` composes the
+pieces of `rules.py` in Keras 3's order: clip the gradients, decay the weights, run the
+algorithm's rule, add the updates, average the weights, apply constraints, count the
+step. It is written in stateful style (`assign`), so the trainer runs it purely inside a
+`StatelessScope` in the compiled step, and `stateless_apply` does the same for callers
+holding plain arrays.
+
+Variables are created in Keras 3's order (iterations, learning rate, EMA averages, then
+slots group by group, then extras such as Nadam's `u_product`), so optimizer state moves
+both ways between lamina and Keras `.keras` files. `iterations` is int32: JAX runs
+without 64-bit types, and Keras 3 on JAX uses int32 as well.
 """
 
 from __future__ import annotations
 
-from lamina import backend, ops
-from lamina.optimizers import schedules
-from lamina.utils import serialization
+import numbers
+import re
 
-_BASE_ARGS = (
-    "weight_decay",
-    "clipnorm",
-    "clipvalue",
-    "global_clipnorm",
-    "use_ema",
-    "ema_momentum",
-    "ema_overwrite_frequency",
-    "loss_scale_factor",
-    "gradient_accumulation_steps",
-)
+from lamina import backend, ops
+from lamina.optimizers import rules, schedules
+from lamina.utils import serialization
 
 
 class Optimizer:
     """Base class of the optimizers.
 
+    Subclasses give their slot names (`_slot_groups`), the rule (`_update`) and their
+    hyperparameter names (`_hyperparameters`, used by `get_config`).
+
     Args:
-        learning_rate: a float or a `LearningRateSchedule`.
+        learning_rate: a float, a `LearningRateSchedule` (called with `iterations`) or
+            a callable taking no arguments.
         weight_decay: decoupled weight decay: each step, `w -= w * weight_decay * lr`.
-        clipnorm: clip each gradient to this norm. global_clipnorm: clip all gradients
-            together to this global norm. clipvalue: clip each gradient element.
-        use_ema: keep an exponential moving average of the weights (momentum
-            `ema_momentum`), copied into the model at the end of `fit`, and every
-            `ema_overwrite_frequency` steps if set.
+        clipnorm: clip each gradient to this L2 norm.
+        clipvalue: clip each gradient element to `[-clipvalue, clipvalue]`.
+        global_clipnorm: clip all gradients together to this global norm. At most one
+            of the three clipping arguments may be set.
+        use_ema: keep an exponential moving average of the weights, copied into the
+            model by `finalize_variable_values` (at the end of `fit`).
+        ema_momentum: the EMA momentum, in `[0, 1]`.
+        ema_overwrite_frequency: if set, copy the EMA into the weights every this many
+            steps.
+        loss_scale_factor: gradients are divided by this before use.
         name: the optimizer's name.
     """
 
-    _slots: tuple = ()  # per-variable slot names, in order
+    _hyperparameters: tuple = ()
 
     def __init__(
         self,
-        learning_rate=0.001,
+        learning_rate,
         weight_decay=None,
         clipnorm=None,
         clipvalue=None,
@@ -57,250 +65,351 @@ class Optimizer:
         name=None,
         **kwargs,
     ):
+        who = type(self).__name__
         if kwargs:
             raise TypeError(
-                f"{type(self).__name__} got unexpected keyword argument(s) {sorted(kwargs)}."
+                f"{who} got unexpected keyword argument(s) {sorted(kwargs)}. Valid base "
+                "arguments: learning_rate, weight_decay, clipnorm, clipvalue, "
+                "global_clipnorm, use_ema, ema_momentum, ema_overwrite_frequency, name."
             )
-        if clipnorm is not None and global_clipnorm is not None:
-            raise ValueError("Pass at most one of `clipnorm` and `global_clipnorm`, not both.")
-        for arg, value in (
-            ("clipnorm", clipnorm),
-            ("clipvalue", clipvalue),
-            ("global_clipnorm", global_clipnorm),
-        ):
-            if value is not None and value <= 0:
-                raise ValueError(f"`{arg}` must be positive; received {value}.")
+        clips = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
+        given = {k: v for k, v in clips.items() if v is not None}
+        if len(given) > 1:
+            raise ValueError(
+                f"{who}: pass at most one of `clipnorm`, `clipvalue` and `global_clipnorm`; "
+                f"received {given}."
+            )
+        for arg, value in given.items():
+            if value <= 0:
+                raise ValueError(f"{who}: `{arg}` must be positive; received {value}.")
         if not 0 <= ema_momentum <= 1:
-            raise ValueError(f"`ema_momentum` must be in [0, 1]; received {ema_momentum}.")
-        self.name = name or type(self).__name__.lower()
+            raise ValueError(f"{who}: `ema_momentum` must be in [0, 1]; received {ema_momentum}.")
+        if ema_overwrite_frequency is not None and (
+            not isinstance(ema_overwrite_frequency, int) or ema_overwrite_frequency < 1
+        ):
+            raise ValueError(
+                f"{who}: `ema_overwrite_frequency` must be an integer >= 1 or None; received "
+                f"{ema_overwrite_frequency!r}."
+            )
+        if gradient_accumulation_steps is not None:
+            raise ValueError(
+                f"{who}: lamina does not implement `gradient_accumulation_steps` (received "
+                f"{gradient_accumulation_steps!r}); leave it None."
+            )
+        self.name = name or who.lower()
         self.weight_decay = weight_decay
         self.clipnorm = clipnorm
         self.clipvalue = clipvalue
         self.global_clipnorm = global_clipnorm
-        self.use_ema = use_ema
+        self.use_ema = bool(use_ema)
         self.ema_momentum = ema_momentum
         self.ema_overwrite_frequency = ema_overwrite_frequency
         self.loss_scale_factor = loss_scale_factor
-        self.gradient_accumulation_steps = gradient_accumulation_steps
+        self.gradient_accumulation_steps = None
         self.built = False
-        self.iterations = backend.Variable(0, dtype="int32", trainable=False, name="iteration")
-        if isinstance(learning_rate, schedules.LearningRateSchedule):
+        self._iterations = backend.Variable(0, dtype="int32", trainable=False, name="iteration")
+        self._variables = [self._iterations]
+        self._schedule = None
+        self._learning_rate = None  # the variable, when the rate is a float
+        if isinstance(learning_rate, schedules.LearningRateSchedule) or callable(learning_rate):
             self._schedule = learning_rate
-            self._learning_rate = None
-        elif callable(learning_rate):
-            self._schedule = learning_rate
-            self._learning_rate = None
-        else:
-            self._schedule = None
+        elif isinstance(learning_rate, numbers.Real) and not isinstance(learning_rate, bool):
             self._learning_rate = backend.Variable(
-                float(learning_rate), dtype="float32", trainable=False, name="learning_rate"
+                float(learning_rate),
+                dtype=backend.floatx(),
+                trainable=False,
+                name="learning_rate",
             )
-        self._variables_to_train: list = []
-        self._slot_variables: list[list] = []
-        self._ema_variables: list = []
+            self._variables.append(self._learning_rate)
+        else:
+            raise ValueError(
+                f"{who}: `learning_rate` must be a float, a LearningRateSchedule or a "
+                f"callable; received {learning_rate!r}."
+            )
+        self._trainable_variables: list = []
+        self._index: dict[int, int] = {}
+        self._slots: dict[str, list] = {}
+        self._averages: list = []
         self._exclude_ids: set = set()
-        self._exclude_names: list[str] = []
+        self._exclude_pattern = None
 
-    # Learning rate -------------------------------------------------------------------
-    @property
-    def learning_rate(self):
-        """The current learning rate (evaluated from the schedule at `iterations`)."""
-        if self._schedule is not None:
-            return self._schedule(self.iterations.value)
-        return self._learning_rate.value
+    # Subclass hooks ------------------------------------------------------------------
+    def _slot_groups(self) -> tuple:
+        """Slot names as Keras creates them: groups created together (interleaved per
+        variable), one group after another. Flattened, the order of the rule's slots."""
+        return ()
 
-    @learning_rate.setter
-    def learning_rate(self, value):
-        if self._schedule is not None:
-            raise TypeError(
-                f"{type(self).__name__} uses a learning-rate schedule; its learning rate cannot "
-                "be set. Create the optimizer with a float learning rate to set it."
-            )
-        if isinstance(value, schedules.LearningRateSchedule):
-            raise TypeError("Set a schedule when creating the optimizer, not afterwards.")
-        self._learning_rate.assign(float(value))
+    def _slot_initial_value(self, slot: str) -> float:
+        return 0.0
 
-    lr = learning_rate
-
-    # Variables -----------------------------------------------------------------------
-    def _slot_initial(self, name, variable):
-        return ops.zeros(variable.shape, dtype=variable.dtype)
-
-    def build(self, variables) -> None:
-        """Create slot (and EMA) variables for `variables`; idempotent."""
-        if self.built:
-            return
-        self._variables_to_train = list(variables)
-        for v in self._variables_to_train:
-            slots = []
-            for slot in self._slot_names():
-                slot_var = backend.Variable(
-                    self._slot_initial(slot, v),
-                    dtype=v.dtype,
-                    trainable=False,
-                    name=f"{v.path.replace('/', '_')}_{slot}",
-                )
-                slots.append(slot_var)
-            self._slot_variables.append(slots)
-            if self.use_ema:
-                self._ema_variables.append(
-                    backend.Variable(
-                        v.value,
-                        dtype=v.dtype,
-                        trainable=False,
-                        name=f"{v.path.replace('/', '_')}_average",
-                    )
-                )
-        self._build_extra()
-        self.built = True
-
-    def _slot_names(self) -> tuple:
-        return self._slots
-
-    def _build_extra(self) -> None:
-        pass
-
-    def _extra_variables(self) -> list:
+    def _build_extra(self) -> list:
+        """Extra variables created after the slots (returned in order)."""
         return []
+
+    def _before_update(self, step) -> None:
+        """Runs once per step, before the per-variable rule (Nadam's momentum cache)."""
+
+    def _update(self, grad, slots, learning_rate, step):  # pragma: no cover - abstract
+        raise NotImplementedError(f"{type(self).__name__} must implement `_update`.")
+
+    # State ---------------------------------------------------------------------------
+    @property
+    def iterations(self):
+        """The number of steps applied so far (an int32 variable)."""
+        return self._iterations
 
     @property
     def variables(self) -> list:
-        """All optimizer state: iterations, learning rate, slots, EMA and extras."""
-        out = [self.iterations]
+        """All optimizer state, in Keras 3's order: iterations, learning rate (when a
+        float), EMA averages, slots, extras."""
+        return list(self._variables)
+
+    @property
+    def learning_rate(self):
+        """The current learning rate as a float tensor (a schedule is evaluated at
+        `iterations`). Settable to a float when the optimizer was made with one."""
         if self._learning_rate is not None:
-            out.append(self._learning_rate)
-        for slots in self._slot_variables:
-            out.extend(slots)
-        out.extend(self._ema_variables)
-        out.extend(self._extra_variables())
-        return out
+            return self._learning_rate.value
+        if isinstance(self._schedule, schedules.LearningRateSchedule):
+            return self._schedule(self._iterations.value)
+        return self._schedule()
 
+    @learning_rate.setter
+    def learning_rate(self, value):
+        if self._learning_rate is None:
+            raise TypeError(
+                f"{type(self).__name__} {self.name!r} was created with a learning-rate "
+                "schedule, so its learning rate cannot be set. Create the optimizer with a "
+                "float `learning_rate` to make it settable."
+            )
+        if isinstance(value, schedules.LearningRateSchedule) or callable(value):
+            raise TypeError(
+                f"Cannot replace the float learning rate of {type(self).__name__} "
+                f"{self.name!r} with the schedule {value!r}; pass the schedule when "
+                "creating the optimizer."
+            )
+        self._learning_rate.assign(ops.cast(value, self._learning_rate.dtype))
+
+    def _new_variable(self, reference, suffix, make):
+        variable = backend.Variable(
+            make,
+            shape=reference.shape,
+            dtype=reference.dtype,
+            trainable=False,
+            name=f"{reference.path.replace('/', '_')}_{suffix}",
+        )
+        self._variables.append(variable)
+        return variable
+
+    def build(self, variables) -> None:
+        """Create the EMA and slot variables for `variables`; later calls do nothing."""
+        if self.built:
+            return
+        self._trainable_variables = list(variables)
+        self._index = {id(v): i for i, v in enumerate(self._trainable_variables)}
+        if self.use_ema:
+            # A callable initializer runs eagerly and outside any stateless scope, so
+            # the average starts at the variable's real value even under tracing.
+            self._averages = [
+                self._new_variable(v, "average", lambda shape, dtype, v=v: ops.cast(v.value, dtype))
+                for v in self._trainable_variables
+            ]
+        for group in self._slot_groups():
+            for name in group:
+                self._slots[name] = []
+            for v in self._trainable_variables:
+                for name in group:
+                    fill = self._slot_initial_value(name)
+                    make = lambda shape, dtype, fill=fill: ops.full(shape, fill, dtype=dtype)
+                    self._slots[name].append(self._new_variable(v, name, make))
+        self._variables.extend(self._build_extra())
+        self.built = True
+
+    def _slots_for(self, index: int) -> list:
+        return [self._slots[name][index] for group in self._slot_groups() for name in group]
+
+    # Weight decay --------------------------------------------------------------------
     def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
-        """Skip weight decay for these variables, or for variables whose path contains any
-        of `var_names`."""
-        self._exclude_ids |= {id(v) for v in var_list or []}
-        self._exclude_names.extend(var_names or [])
+        """Skip weight decay for the variables in `var_list` and for those whose name
+        contains (as a regular expression) any of `var_names`. Call before `build`."""
+        if self.built:
+            raise ValueError(
+                f"Call `exclude_from_weight_decay()` on optimizer {self.name!r} before it is "
+                "built (before the first `apply`, `fit` or `build`)."
+            )
+        self._exclude_ids = {id(v) for v in var_list or []}
+        names = sorted(set(var_names or []))
+        self._exclude_pattern = re.compile("|".join(names)) if names else None
 
-    def _decays(self, variable) -> bool:
+    def _use_weight_decay(self, variable) -> bool:
         if id(variable) in self._exclude_ids:
             return False
-        return not any(name in variable.path for name in self._exclude_names)
+        pattern = self._exclude_pattern
+        return pattern is None or pattern.search(variable.name) is None
 
     # Applying ------------------------------------------------------------------------
-    def _clip(self, grads):
-        if self.clipvalue is not None:
-            grads = [ops.clip(g, -self.clipvalue, self.clipvalue) for g in grads]
-        if self.clipnorm is not None:
-            clipped = []
-            for g in grads:
-                norm = ops.sqrt(ops.sum(ops.square(g)))
-                clipped.append(g * ops.minimum(1.0, self.clipnorm / ops.maximum(norm, 1e-12)))
-            grads = clipped
-        if self.global_clipnorm is not None:
-            norm = ops.sqrt(sum(ops.sum(ops.square(g)) for g in grads))
-            scale = ops.minimum(1.0, self.global_clipnorm / ops.maximum(norm, 1e-12))
-            grads = [g * scale for g in grads]
+    def _clip(self, grads: list) -> list:
+        if self.clipnorm:
+            return [rules.clip_by_norm(g, self.clipnorm) for g in grads]
+        if self.global_clipnorm:
+            return rules.clip_by_global_norm(grads, self.global_clipnorm)
+        if self.clipvalue:
+            return [rules.clip_by_value(g, self.clipvalue) for g in grads]
         return grads
 
-    def apply(self, grads, trainable_variables=None):
-        """One update of `trainable_variables` (default: those the optimizer was built
-        with) from `grads`; increments `iterations`."""
+    def apply(self, grads, trainable_variables=None) -> None:
+        """Apply one step of `grads` to `trainable_variables` and count it.
+
+        On the first call the optimizer is built for `trainable_variables`; later calls
+        may leave them out (the built list is used) or pass any of the built variables.
+        `None` gradients skip their variable. Reads and writes go through `Variable`, so
+        inside a `StatelessScope` the step is a pure function of the scope's values.
+        """
+        grads = list(grads)
+        if not grads:
+            return
+        who = f"{type(self).__name__} {self.name!r}"
         if trainable_variables is None:
             if not self.built:
-                raise ValueError("Pass trainable_variables the first time apply() is called.")
-            trainable_variables = self._variables_to_train
+                raise ValueError(
+                    f"{who} is not built: pass `trainable_variables` to the first `apply`, "
+                    "or call `optimizer.build(trainable_variables)` first."
+                )
+            trainable_variables = self._trainable_variables
         trainable_variables = list(trainable_variables)
-        grads = list(grads)
         if len(grads) != len(trainable_variables):
             raise ValueError(
-                f"apply received {len(grads)} gradients for {len(trainable_variables)} variables."
+                f"{who}.apply received {len(grads)} gradients for "
+                f"{len(trainable_variables)} variables; pass one gradient per variable."
             )
         self.build(trainable_variables)
-        index = {id(v): i for i, v in enumerate(self._variables_to_train)}
-        missing = [v.path for v in trainable_variables if id(v) not in index]
-        if missing:
+        unknown = [v.path for v in trainable_variables if id(v) not in self._index]
+        if unknown:
             raise ValueError(
-                f"Optimizer {self.name!r} was built for other variables; it has no state for "
-                f"{missing}. Create a new optimizer (or recompile) for a new set of variables."
+                f"{who} was built for other variables and has no state for {unknown}. Use a "
+                "new optimizer (or recompile) to train a different set of variables."
             )
-        pairs = [(g, v) for g, v in zip(grads, trainable_variables, strict=True) if g is not None]
-        clipped = self._clip([g for g, _ in pairs])
-        lr = ops.cast(self.learning_rate, "float32")
-        step = ops.cast(self.iterations.value + 1, "float32")
-        if self.weight_decay:
-            for _, v in pairs:
-                if self._decays(v):
-                    v.assign(v.value - v.value * self.weight_decay * lr)
+        pairs = [(g, v) for g, v in zip(grads, trainable_variables) if g is not None]
+        if not pairs:
+            raise ValueError(f"{who}.apply received no gradients (all were None).")
+        grads = [ops.cast(g, v.dtype) for g, v in pairs]
+        variables = [v for _, v in pairs]
+        if self.loss_scale_factor is not None:
+            grads = [g / self.loss_scale_factor for g in grads]
+        grads = self._clip(grads)
+        learning_rate = ops.cast(self.learning_rate, "float32")
+        step = ops.cast(self._iterations.value + 1, "float32")
+        if self.weight_decay is not None:
+            for v in variables:
+                if self._use_weight_decay(v):
+                    lr = ops.cast(learning_rate, v.dtype)
+                    v.assign(rules.decay_weights(v.value, self.weight_decay, lr))
         self._before_update(step)
-        for g, (_, v) in zip(clipped, pairs, strict=True):
-            slots = self._slot_variables[index[id(v)]]
-            new_param, new_slots = self._update(
-                v.value, ops.cast(g, v.dtype), tuple(s.value for s in slots), lr, step
-            )
-            v.assign(new_param)
-            for s, value in zip(slots, new_slots, strict=True):
-                s.assign(value)
+        for grad, v in zip(grads, variables):
+            slots = self._slots_for(self._index[id(v)])
+            lr, t = ops.cast(learning_rate, v.dtype), ops.cast(step, v.dtype)
+            update, new_slots = self._update(grad, tuple(s.value for s in slots), lr, t)
+            v.assign(rules.apply_updates(v.value, update))
+            for slot, value in zip(slots, new_slots, strict=True):
+                slot.assign(value)
         if self.use_ema:
-            self._update_ema(trainable_variables, index)
-        self.iterations.assign(self.iterations.value + 1)
+            self._update_averages()
+        for v in variables:
+            if getattr(v, "constraint", None) is not None:
+                v.assign(v.constraint(v.value))
+        self._iterations.assign(self._iterations.value + 1)
 
     def apply_gradients(self, grads_and_vars):
-        """Keras's pair form: `apply_gradients(zip(grads, variables))`."""
+        """Keras's pair form, `apply_gradients(zip(grads, variables))`; returns
+        `iterations`."""
         grads_and_vars = list(grads_and_vars)
         self.apply([g for g, _ in grads_and_vars], [v for _, v in grads_and_vars])
-        return self.iterations
+        return self._iterations
 
-    def _before_update(self, step) -> None:
-        pass
+    def stateless_apply(self, optimizer_variables, grads, trainable_variables):
+        """Pure `apply` on values: returns `(new_trainable_values, new_optimizer_values)`
+        for `trainable_variables` (values for the built variables, in order) and
+        `optimizer_variables` (values for `self.variables`, in order)."""
+        if not self.built:
+            raise ValueError(f"Build optimizer {self.name!r} before `stateless_apply`.")
+        own = self._trainable_variables + self._variables
+        values = list(trainable_variables) + list(optimizer_variables)
+        if len(values) != len(own):
+            raise ValueError(
+                f"stateless_apply expected {len(self._trainable_variables)} trainable and "
+                f"{len(self._variables)} optimizer values; received "
+                f"{len(trainable_variables)} and {len(optimizer_variables)}."
+            )
+        with backend.StatelessScope(zip(own, values, strict=True)) as scope:
+            self.apply(grads, self._trainable_variables)
+            new = [scope.get_current_value(v) for v in own]
+        n = len(self._trainable_variables)
+        return new[:n], new[n:]
 
-    def _update(self, param, grad, slots, lr, step):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _update_ema(self, variables, index):
-        first = ops.cast(ops.equal(self.iterations.value, 0), "float32")
-        momentum = (1.0 - first) * self.ema_momentum
-        for v in variables:
-            ema = self._ema_variables[index[id(v)]]
-            ema.assign(momentum * ema.value + (1.0 - momentum) * v.value)
+    def _update_averages(self) -> None:
+        # The first step starts the average at the weights themselves (Keras).
+        first = ops.equal(self._iterations.value, 0)
+        for v, average in zip(self._trainable_variables, self._averages):
+            momentum = ops.where(first, 0.0, self.ema_momentum)
+            average.assign(rules.moving_average(average.value, v.value, momentum))
         if self.ema_overwrite_frequency:
-            overwrite = ops.equal((self.iterations.value + 1) % self.ema_overwrite_frequency, 0)
-            for v in variables:
-                ema = self._ema_variables[index[id(v)]]
-                v.assign(ops.where(overwrite, ema.value, v.value))
+            now = ops.equal((self._iterations.value + 1) % self.ema_overwrite_frequency, 0)
+            for v, average in zip(self._trainable_variables, self._averages):
+                v.assign(ops.where(now, average.value, v.value))
 
-    def finalize_variable_values(self, variables) -> None:
-        """At the end of training, copy the EMA weights into the model (with `use_ema`)."""
+    def finalize_variable_values(self, var_list) -> None:
+        """With `use_ema`, copy the averages into `var_list` (the variables the optimizer
+        was built for); called at the end of `fit`. Otherwise does nothing."""
         if not self.use_ema or not self.built:
             return
-        index = {id(v): i for i, v in enumerate(self._variables_to_train)}
-        for v in variables:
-            if id(v) in index:
-                v.assign(self._ema_variables[index[id(v)]].value)
+        var_list = list(var_list)
+        if len(var_list) != len(self._averages):
+            raise ValueError(
+                f"finalize_variable_values received {len(var_list)} variables; optimizer "
+                f"{self.name!r} averages {len(self._averages)}."
+            )
+        for v, average in zip(var_list, self._averages):
+            v.assign(average.value)
 
     # Config --------------------------------------------------------------------------
     def get_config(self) -> dict:
-        if self._schedule is not None:
-            lr = schedules.serialize(self._schedule)
+        if self._learning_rate is not None:
+            # The shortest decimal that reads back as the same float32: 0.001, not
+            # 0.0010000000474974513, so configs round-trip exactly and read cleanly.
+            learning_rate = float(str(self._learning_rate.numpy()))
         else:
-            lr = float(ops.convert_to_numpy(self._learning_rate.value))
-        config = {"name": self.name, "learning_rate": lr}
-        config.update({arg: getattr(self, arg) for arg in _BASE_ARGS})
+            learning_rate = serialization.serialize_keras_object(self._schedule, "schedules")
+        config = {
+            "name": self.name,
+            "learning_rate": learning_rate,
+            "weight_decay": self.weight_decay,
+            "clipnorm": self.clipnorm,
+            "global_clipnorm": self.global_clipnorm,
+            "clipvalue": self.clipvalue,
+            "use_ema": self.use_ema,
+            "ema_momentum": self.ema_momentum,
+            "ema_overwrite_frequency": self.ema_overwrite_frequency,
+            "loss_scale_factor": self.loss_scale_factor,
+            "gradient_accumulation_steps": self.gradient_accumulation_steps,
+        }
+        config.update({k: getattr(self, k) for k in self._hyperparameters})
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
-        lr = config.get("learning_rate")
-        if isinstance(lr, dict):
-            config["learning_rate"] = schedules.deserialize(lr, custom_objects=custom_objects)
+        learning_rate = config.get("learning_rate")
+        if isinstance(learning_rate, (dict, str)):
+            config["learning_rate"] = schedules.deserialize(
+                learning_rate, custom_objects=custom_objects
+            )
         return cls(**config)
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} name={self.name}>"
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
 
 
-def register(cls, *aliases):
+def register(cls):
+    """Register a built-in optimizer class (by class name) for `get`/deserialization."""
     serialization.register_builtin("optimizers", cls)
-    for alias in aliases:
-        serialization.register_builtin("optimizers", cls, name=alias)
     return cls

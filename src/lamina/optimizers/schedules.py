@@ -1,4 +1,8 @@
-"""Learning-rate schedules: functions of the step, evaluated inside the compiled step."""
+"""Learning-rate schedules: functions of the optimizer step, evaluated in the compiled step.
+
+A schedule is called with `optimizer.iterations` (a tensor, possibly traced), so
+`__call__` uses `ops` only and no Python branching on the step. The formulas are Keras 3's.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +16,26 @@ def _float(step):
     return ops.cast(step, "float32")
 
 
+def _check_positive(value, arg, who):
+    if not value > 0:
+        raise ValueError(f"{who} `{arg}` must be > 0; received {value!r}.")
+
+
 class LearningRateSchedule:
-    """Base class: `schedule(step)` returns the learning rate at optimizer step `step`."""
+    """Base class: `schedule(step)` returns the learning rate at optimizer step `step`.
+
+    Subclass it with `__call__(step)` written with `ops`, and `get_config()` returning
+    the constructor arguments; register it with `register_keras_serializable` to save it.
+
+    >>> from lamina import ops
+    >>> class Halving(LearningRateSchedule):
+    ...     def __call__(self, step):
+    ...         return 0.5 ** ops.cast(step, "float32")
+    ...     def get_config(self):
+    ...         return {}
+    >>> float(Halving()(3))
+    0.125
+    """
 
     def __call__(self, step):
         raise NotImplementedError(f"{type(self).__name__} must implement __call__(step).")
@@ -41,8 +63,7 @@ class ExponentialDecay(LearningRateSchedule):
         staircase=False,
         name="ExponentialDecay",
     ):
-        if decay_steps <= 0:
-            raise ValueError(f"decay_steps must be > 0; received {decay_steps}.")
+        _check_positive(decay_steps, "decay_steps", "ExponentialDecay")
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.decay_rate = decay_rate
@@ -76,6 +97,7 @@ class InverseTimeDecay(LearningRateSchedule):
         staircase=False,
         name="InverseTimeDecay",
     ):
+        _check_positive(decay_steps, "decay_steps", "InverseTimeDecay")
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.decay_rate = decay_rate
@@ -139,6 +161,7 @@ class PolynomialDecay(LearningRateSchedule):
         cycle=False,
         name="PolynomialDecay",
     ):
+        _check_positive(decay_steps, "decay_steps", "PolynomialDecay")
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.end_learning_rate = end_learning_rate
@@ -183,6 +206,7 @@ class CosineDecay(LearningRateSchedule):
         warmup_target=None,
         warmup_steps=0,
     ):
+        _check_positive(decay_steps, "decay_steps", "CosineDecay")
         self.initial_learning_rate = initial_learning_rate
         self.decay_steps = decay_steps
         self.alpha = alpha
@@ -192,18 +216,20 @@ class CosineDecay(LearningRateSchedule):
 
     def __call__(self, step):
         step = _float(step)
-        target = self.initial_learning_rate if self.warmup_target is None else self.warmup_target
-        decay_step = ops.minimum(
-            ops.maximum(step - self.warmup_steps, 0.0), float(self.decay_steps)
-        )
-        cosine = 0.5 * (1.0 + ops.cos(math.pi * decay_step / self.decay_steps))
-        decayed = target * ((1.0 - self.alpha) * cosine + self.alpha)
-        if self.warmup_target is None or self.warmup_steps == 0:
-            return decayed
-        warm = self.initial_learning_rate + (self.warmup_target - self.initial_learning_rate) * (
-            step / self.warmup_steps
-        )
+        if self.warmup_target is None:
+            # As in Keras, `warmup_steps` only counts when there is a warmup target.
+            return self._decay(
+                ops.minimum(step, float(self.decay_steps)), self.initial_learning_rate
+            )
+        step = ops.minimum(step, float(self.decay_steps + self.warmup_steps))
+        rise = (self.warmup_target - self.initial_learning_rate) / max(self.warmup_steps, 1)
+        warm = self.initial_learning_rate + rise * step
+        decayed = self._decay(ops.maximum(step - self.warmup_steps, 0.0), self.warmup_target)
         return ops.where(step < self.warmup_steps, warm, decayed)
+
+    def _decay(self, step, peak):
+        cosine = 0.5 * (1.0 + ops.cos(math.pi * step / self.decay_steps))
+        return peak * ((1.0 - self.alpha) * cosine + self.alpha)
 
     def get_config(self):
         return {
@@ -228,6 +254,7 @@ class CosineDecayRestarts(LearningRateSchedule):
         alpha=0.0,
         name="SGDRDecay",
     ):
+        _check_positive(first_decay_steps, "first_decay_steps", "CosineDecayRestarts")
         self.initial_learning_rate = initial_learning_rate
         self.first_decay_steps = first_decay_steps
         self.t_mul = t_mul
