@@ -24,8 +24,13 @@ def load_data(test_split: float = 0.2, seed: int = 113):
     >>> x_train.shape, x_test.shape, int(y_train.max())
     ((1438, 8, 8), (359, 8, 8), 9)
     """
+    if isinstance(test_split, bool) or not isinstance(test_split, (int, float, np.floating)):
+        raise TypeError(f"test_split must be a float in (0, 1); received {test_split!r}.")
     if not 0 < test_split < 1:
-        raise ValueError(f"test_split must be in (0, 1); received {test_split!r}.")
+        raise ValueError(
+            f"test_split must be in (0, 1) (the fraction held out for testing); "
+            f"received {test_split!r}."
+        )
     with resources.files("lamina.datasets").joinpath("data/digits.npz").open("rb") as f:
         data = np.load(f)
         images, labels = data["images"], data["labels"]
