@@ -135,6 +135,12 @@ REQUIRED = {
         "log_softmax",
         "one_hot",
         "moments",
+        "conv",
+        "depthwise_conv",
+        "separable_conv",
+        "conv_transpose",
+        "max_pool",
+        "average_pool",
     ],
     "math": ["top_k", "in_top_k", "logsumexp", "erf", "rsqrt", "norm"],
     "random": [
@@ -147,6 +153,7 @@ REQUIRED = {
         "dropout",
         "shuffle",
     ],
+    "image": ["resize"],
 }
 ENGINES = ["jax"]
 

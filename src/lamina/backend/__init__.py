@@ -33,7 +33,7 @@ from lamina.backend.config import (
 )
 
 if backend() == "jax":
-    from lamina.backend.jax import core, math, nn, numpy, random
+    from lamina.backend.jax import core, image, math, nn, numpy, random
     from lamina.backend.jax.core import (
         Variable,
         block_until_ready,
@@ -100,6 +100,7 @@ __all__ = [
     "floatx",
     "fori_loop",
     "function",
+    "image",
     "image_data_format",
     "in_stateless_scope",
     "is_tensor",

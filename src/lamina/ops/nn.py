@@ -46,3 +46,19 @@ __all__ = [
     "one_hot",
     "moments",
 ]
+
+conv = _op(_b.conv)
+depthwise_conv = _op(_b.depthwise_conv)
+separable_conv = _op(_b.separable_conv)
+conv_transpose = _op(_b.conv_transpose)
+max_pool = _op(_b.max_pool)
+average_pool = _op(_b.average_pool)
+
+__all__ += [
+    "conv",
+    "depthwise_conv",
+    "separable_conv",
+    "conv_transpose",
+    "max_pool",
+    "average_pool",
+]

@@ -1,3 +1,3 @@
 """The JAX engine: the only package in lamina that imports `jax`."""
 
-from lamina.backend.jax import core, math, nn, numpy, random  # noqa: F401
+from lamina.backend.jax import core, image, math, nn, numpy, random  # noqa: F401

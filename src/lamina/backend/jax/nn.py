@@ -86,3 +86,195 @@ def moments(x, axes, keepdims=False):
         mean = jnp.squeeze(mean, axes)
         variance = jnp.squeeze(variance, axes)
     return mean, variance
+
+
+# Convolution and pooling -------------------------------------------------------------
+# Kernels use the Keras layout: `(*spatial, in_channels / groups, out_channels)`, and
+# `(*spatial, out_channels, in_channels)` for transposed convolutions.
+
+
+def _data_format(data_format):
+    return config.standardize_data_format(data_format)
+
+
+def _tuple(value, n, name):
+    if isinstance(value, int):
+        return (value,) * n
+    value = tuple(int(v) for v in value)
+    if len(value) != n:
+        raise ValueError(f"`{name}` must have {n} value(s); received {value}.")
+    return value
+
+
+def _dimension_numbers(n, data_format):
+    spatial = "DHW"[3 - n :] if n <= 3 else "".join(chr(ord("a") + i) for i in range(n))
+    lhs = "NC" + spatial if data_format == "channels_first" else "N" + spatial + "C"
+    return jax.lax.conv_dimension_numbers(
+        (1,) * (n + 2), (1,) * (n + 2), (lhs, spatial + "IO", lhs)
+    )
+
+
+def _conv_padding(padding, kernel_spatial, dilation):
+    padding = str(padding).lower()
+    if padding == "valid":
+        return "VALID"
+    if padding == "same":
+        return "SAME"
+    if padding == "causal":
+        if len(kernel_spatial) != 1:
+            raise ValueError("`padding='causal'` is only supported for 1-D convolutions.")
+        return [(dilation[0] * (kernel_spatial[0] - 1), 0)]
+    raise ValueError(f"`padding` must be 'valid', 'same' or 'causal'; received {padding!r}.")
+
+
+def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
+    """N-D convolution (cross-correlation) with a `(*spatial, in/groups, out)` kernel."""
+    data_format = _data_format(data_format)
+    n = inputs.ndim - 2
+    strides = _tuple(strides, n, "strides")
+    dilation = _tuple(dilation_rate, n, "dilation_rate")
+    in_channels = inputs.shape[-1 if data_format == "channels_last" else 1]
+    groups = in_channels // kernel.shape[-2]
+    return jax.lax.conv_general_dilated(
+        inputs,
+        kernel.astype(inputs.dtype),
+        window_strides=strides,
+        padding=_conv_padding(padding, kernel.shape[:-2], dilation),
+        rhs_dilation=dilation,
+        dimension_numbers=_dimension_numbers(n, data_format),
+        feature_group_count=groups,
+    )
+
+
+def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
+    """Depthwise convolution with a `(*spatial, in_channels, depth_multiplier)` kernel."""
+    data_format = _data_format(data_format)
+    n = inputs.ndim - 2
+    strides = _tuple(strides, n, "strides")
+    dilation = _tuple(dilation_rate, n, "dilation_rate")
+    in_channels = kernel.shape[-2]
+    kernel = jnp.reshape(kernel, kernel.shape[:-2] + (1, in_channels * kernel.shape[-1]))
+    return jax.lax.conv_general_dilated(
+        inputs,
+        kernel.astype(inputs.dtype),
+        window_strides=strides,
+        padding=_conv_padding(padding, kernel.shape[:-2], dilation),
+        rhs_dilation=dilation,
+        dimension_numbers=_dimension_numbers(n, data_format),
+        feature_group_count=in_channels,
+    )
+
+
+def separable_conv(
+    inputs,
+    depthwise_kernel,
+    pointwise_kernel,
+    strides=1,
+    padding="valid",
+    data_format=None,
+    dilation_rate=1,
+):
+    """A depthwise convolution followed by a pointwise (1x1) convolution."""
+    x = depthwise_conv(inputs, depthwise_kernel, strides, padding, data_format, dilation_rate)
+    return conv(x, pointwise_kernel, 1, "valid", data_format, 1)
+
+
+def conv_transpose_output_length(
+    length, kernel_size, stride, padding="valid", output_padding=None, dilation=1
+):
+    """The Keras (TF) output length of a transposed convolution along one axis."""
+    if length is None:
+        return None
+    k = (kernel_size - 1) * dilation + 1
+    padding = str(padding).lower()
+    if output_padding is None:
+        if padding == "valid":
+            return length * stride + max(k - stride, 0)
+        return length * stride
+    pad = k // 2 if padding == "same" else 0
+    return (length - 1) * stride + k - 2 * pad + output_padding
+
+
+def conv_transpose(
+    inputs,
+    kernel,
+    strides=1,
+    padding="valid",
+    output_padding=None,
+    data_format=None,
+    dilation_rate=1,
+):
+    """Transposed convolution with a `(*spatial, out_channels, in_channels)` kernel.
+
+    The output equals the gradient of `conv` (same strides, padding and dilation) with
+    respect to its input, for an input of the Keras output length.
+    """
+    data_format = _data_format(data_format)
+    padding = str(padding).lower()
+    if padding not in ("valid", "same"):
+        raise ValueError(f"`padding` must be 'valid' or 'same'; received {padding!r}.")
+    n = inputs.ndim - 2
+    strides = _tuple(strides, n, "strides")
+    dilation = _tuple(dilation_rate, n, "dilation_rate")
+    out_pad = (None,) * n if output_padding is None else _tuple(output_padding, n, "output_padding")
+    spatial_in = inputs.shape[2:] if data_format == "channels_first" else inputs.shape[1:-1]
+    pads = []
+    for size, k, s, d, op in zip(
+        spatial_in, kernel.shape[:-2], strides, dilation, out_pad, strict=True
+    ):
+        k_eff = (k - 1) * d + 1
+        out_len = conv_transpose_output_length(size, k, s, padding, op, d)
+        full = (size - 1) * s + k_eff
+        start = max(full - out_len, 0) // 2 if padding == "same" else 0
+        left = k_eff - 1 - start
+        right = out_len + k_eff - 2 - (size - 1) * s - left
+        pads.append((left, right))
+    return jax.lax.conv_transpose(
+        inputs,
+        kernel.astype(inputs.dtype),
+        strides,
+        padding=pads,
+        rhs_dilation=dilation,
+        dimension_numbers=_dimension_numbers(n, data_format),
+        transpose_kernel=True,
+    )
+
+
+def _pool_args(inputs, pool_size, strides, padding, data_format):
+    data_format = _data_format(data_format)
+    n = inputs.ndim - 2
+    pool_size = _tuple(pool_size, n, "pool_size")
+    strides = pool_size if strides is None else _tuple(strides, n, "strides")
+    padding = str(padding).lower()
+    if padding not in ("valid", "same"):
+        raise ValueError(f"`padding` must be 'valid' or 'same'; received {padding!r}.")
+    if data_format == "channels_first":
+        window, stride = (1, 1) + pool_size, (1, 1) + strides
+    else:
+        window, stride = (1,) + pool_size + (1,), (1,) + strides + (1,)
+    return window, stride, padding.upper()
+
+
+def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
+    """Max pooling over the spatial axes."""
+    window, stride, padding = _pool_args(inputs, pool_size, strides, padding, data_format)
+    if jnp.issubdtype(inputs.dtype, jnp.floating):
+        init = jnp.array(-jnp.inf, inputs.dtype)
+    else:
+        init = jnp.array(jnp.iinfo(inputs.dtype).min, inputs.dtype)
+    return jax.lax.reduce_window(inputs, init, jax.lax.max, window, stride, padding)
+
+
+def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
+    """Average pooling; with `"same"` padding only the valid elements are averaged."""
+    window, stride, padding = _pool_args(inputs, pool_size, strides, padding, data_format)
+    zero = jnp.array(0, inputs.dtype)
+    total = jax.lax.reduce_window(inputs, zero, jax.lax.add, window, stride, padding)
+    if padding == "VALID":
+        count = 1
+        for w in window:
+            count *= w
+        return total / jnp.array(count, inputs.dtype)
+    ones = jnp.ones((1,) + inputs.shape[1:], inputs.dtype)
+    counts = jax.lax.reduce_window(ones, zero, jax.lax.add, window, stride, padding)
+    return total / counts

@@ -1,0 +1,521 @@
+"""Attention layers: MultiHeadAttention, Attention (Luong) and AdditiveAttention (Bahdanau)."""
+
+from __future__ import annotations
+
+import math
+import string
+
+from lamina import constraints, initializers, ops, regularizers
+from lamina.layers.layer import Layer
+from lamina.ops import random as ops_random
+from lamina.utils import serialization
+
+_LARGE_NEGATIVE = -1e9
+
+
+def _register(cls):
+    serialization.register_builtin("layers", cls)
+    return cls
+
+
+def _masked_softmax(scores, mask, axes):
+    """Softmax over `axes` where `mask` (broadcastable bool) is False contributes zero."""
+    if mask is not None:
+        mask = ops.cast(mask, "bool")
+        scores = ops.where(mask, scores, ops.cast(_LARGE_NEGATIVE, scores.dtype))
+    shifted = ops.subtract(scores, ops.stop_gradient(ops.max(scores, axis=axes, keepdims=True)))
+    e = ops.exp(shifted)
+    out = ops.divide(e, ops.sum(e, axis=axes, keepdims=True))
+    if mask is not None:
+        out = ops.multiply(out, ops.cast(mask, out.dtype))
+    return out
+
+
+def _causal_mask(q_len, v_len):
+    """`(1, q_len, v_len)` lower-triangular boolean mask (query i sees keys <= i)."""
+    row = ops.expand_dims(ops.arange(q_len), -1)
+    col = ops.expand_dims(ops.arange(v_len), 0)
+    return ops.expand_dims(ops.greater_equal(row, col), 0)
+
+
+class _Projection(Layer):
+    """The `EinsumDense` of Keras's MultiHeadAttention: contracts the `in_dims` last
+    input axes with a kernel of shape `in_shape + out_shape`, plus an optional bias."""
+
+    def __init__(
+        self,
+        in_shape,
+        out_shape,
+        use_bias,
+        kernel_initializer,
+        bias_initializer,
+        kernel_regularizer,
+        bias_regularizer,
+        kernel_constraint,
+        bias_constraint,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self.kernel = self.add_weight(
+            shape=tuple(in_shape) + tuple(out_shape),
+            initializer=kernel_initializer,
+            regularizer=kernel_regularizer,
+            constraint=kernel_constraint,
+            name="kernel",
+        )
+        self.bias = None
+        if use_bias:
+            self.bias = self.add_weight(
+                shape=tuple(out_shape),
+                initializer=bias_initializer,
+                regularizer=bias_regularizer,
+                constraint=bias_constraint,
+                name="bias",
+            )
+        self._in_dims = len(in_shape)
+        self.built = True
+
+    def call(self, inputs):
+        n = self._in_dims
+        axes = [list(range(-n, 0)), list(range(n))]
+        out = ops.tensordot(inputs, self.kernel, axes=axes)
+        if self.bias is not None:
+            out = ops.add(out, self.bias)
+        return out
+
+
+@_register
+class MultiHeadAttention(Layer):
+    """Multi-head attention (Vaswani et al., 2017), as in Keras.
+
+    Query, key and value are each projected to `num_heads` heads (kernels of shape
+    `(dim, num_heads, key_dim)`, `value_dim` for the value), the scaled dot products
+    `softmax(q k^T / sqrt(key_dim))` weight the values, and the heads are projected back
+    with a kernel of shape `(num_heads, value_dim, output_dim)`.
+
+    Args:
+        num_heads: number of heads.
+        key_dim: size of each head for query and key.
+        value_dim: size of each head for value (default `key_dim`).
+        dropout: dropout rate on the attention probabilities (training only).
+        use_bias: whether the projections have biases.
+        output_shape: last dimension(s) of the output (default: the query's last dim).
+        attention_axes: the axes attention runs over (default: all axes except batch,
+            heads and features).
+        kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+        activity_regularizer, kernel_constraint, bias_constraint: for the projections.
+        seed: seed of the dropout.
+
+    Call arguments:
+        query: `(batch, target_len, dim)`. A list `[query, value(, key)]` is also taken.
+        value: `(batch, source_len, dim)`.
+        key: optional `(batch, source_len, dim)`; defaults to `value`.
+        attention_mask: optional boolean `(batch, target_len, source_len)`; False
+            positions get no attention.
+        query_mask, value_mask, key_mask: optional `(batch, len)` padding masks.
+        return_attention_scores: also return the `(batch, heads, target, source)`
+            attention probabilities.
+        training: enables dropout.
+        use_causal_mask: each query position attends only to positions at or before it.
+
+    >>> import numpy as np
+    >>> mha = MultiHeadAttention(num_heads=2, key_dim=3)
+    >>> out, scores = mha(np.ones((1, 4, 5)), np.ones((1, 6, 5)), return_attention_scores=True)
+    >>> out.shape, scores.shape
+    ((1, 4, 5), (1, 2, 4, 6))
+    """
+
+    def __init__(
+        self,
+        num_heads,
+        key_dim,
+        value_dim=None,
+        dropout=0.0,
+        use_bias=True,
+        output_shape=None,
+        attention_axes=None,
+        kernel_initializer="glorot_uniform",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        bias_constraint=None,
+        seed=None,
+        **kwargs,
+    ):
+        flash = kwargs.pop("flash_attention", None)
+        if flash:
+            raise ValueError("MultiHeadAttention: flash_attention=True is not supported.")
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.supports_masking = True
+        self._num_heads = int(num_heads)
+        self._key_dim = int(key_dim)
+        self._value_dim = int(value_dim) if value_dim is not None else int(key_dim)
+        if self._num_heads <= 0 or self._key_dim <= 0 or self._value_dim <= 0:
+            raise ValueError(
+                "MultiHeadAttention expects positive num_heads, key_dim and value_dim; "
+                f"received {num_heads}, {key_dim}, {value_dim}."
+            )
+        if not 0 <= dropout < 1:
+            raise ValueError(f"`dropout` must be in [0, 1); received {dropout!r}.")
+        self._dropout = float(dropout)
+        self._use_bias = use_bias
+        if isinstance(output_shape, int):
+            output_shape = (output_shape,)
+        self._output_shape = tuple(output_shape) if output_shape is not None else None
+        if isinstance(attention_axes, int):
+            attention_axes = (attention_axes,)
+        self._attention_axes = tuple(attention_axes) if attention_axes is not None else None
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.seed = seed
+        self.seed_generator = ops_random.SeedGenerator(seed)
+
+    num_heads = property(lambda self: self._num_heads)
+    key_dim = property(lambda self: self._key_dim)
+    value_dim = property(lambda self: self._value_dim)
+    dropout = property(lambda self: self._dropout)
+    use_bias = property(lambda self: self._use_bias)
+    attention_axes = property(lambda self: self._attention_axes)
+
+    def _proj(self, in_shape, out_shape, name):
+        return _Projection(
+            in_shape,
+            out_shape,
+            self._use_bias,
+            self.kernel_initializer,
+            self.bias_initializer,
+            self.kernel_regularizer,
+            self.bias_regularizer,
+            self.kernel_constraint,
+            self.bias_constraint,
+            name=name,
+            dtype=self.dtype,
+        )
+
+    def build(self, query_shape, value_shape=None, key_shape=None):
+        if isinstance(query_shape, list):
+            shapes = [tuple(s) for s in query_shape]
+            query_shape = shapes[0]
+            value_shape = shapes[1] if len(shapes) > 1 else None
+            key_shape = shapes[2] if len(shapes) > 2 else None
+        query_shape = tuple(query_shape)
+        value_shape = tuple(value_shape) if value_shape is not None else query_shape
+        key_shape = tuple(key_shape) if key_shape is not None else value_shape
+        heads = self._num_heads
+        self._query_dense = self._proj((query_shape[-1],), (heads, self._key_dim), "query")
+        self._key_dense = self._proj((key_shape[-1],), (heads, self._key_dim), "key")
+        self._value_dense = self._proj((value_shape[-1],), (heads, self._value_dim), "value")
+        out = self._output_shape or (query_shape[-1],)
+        self._output_dense = self._proj((heads, self._value_dim), out, "attention_output")
+        self._build_shapes = [query_shape, value_shape, key_shape]
+        self.built = True
+
+    def __call__(self, query=None, value=None, key=None, **kwargs):
+        if query is None and "inputs" in kwargs:
+            query = kwargs.pop("inputs")
+        if isinstance(query, (list, tuple)):
+            parts = list(query)
+            query = parts[0]
+            value = parts[1] if len(parts) > 1 else value
+            key = parts[2] if len(parts) > 2 else key
+        if value is None:
+            raise ValueError("MultiHeadAttention needs a `value` tensor as well as `query`.")
+        if not self.built:
+            self.build(
+                tuple(query.shape),
+                tuple(value.shape),
+                tuple(key.shape) if key is not None else None,
+            )
+        return super().__call__(query, value, key, **kwargs)
+
+    def _equations(self, rank):
+        """Einsum equations for projected tensors of rank `rank` (batch, ..., heads, dim)."""
+        if self._attention_axes is None:
+            attn_axes = tuple(range(1, rank - 2))
+        else:
+            attn_axes = tuple(a % (rank - 1) for a in self._attention_axes)
+        letters = string.ascii_lowercase
+        source = letters[:rank]
+        target = ""
+        extra = rank
+        for i in range(rank):
+            if i in attn_axes:
+                target += letters[extra]
+                extra += 1
+            else:
+                target += source[i]
+        batch_dims = [i for i in range(rank) if i not in attn_axes and i != rank - 1]
+        product = (
+            "".join(source[i] for i in batch_dims)
+            + "".join(target[i] for i in attn_axes)
+            + "".join(source[i] for i in attn_axes)
+        )
+        dot_eq = f"{source},{target}->{product}"
+        combine_eq = f"{product},{source}->{target}"
+        norm_axes = tuple(range(len(product) - len(attn_axes), len(product)))
+        return dot_eq, combine_eq, norm_axes, len(attn_axes)
+
+    def _compute_attention_mask(
+        self, query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask
+    ):
+        auto = None
+        if query_mask is not None:
+            auto = ops.expand_dims(ops.cast(query_mask, "bool"), -1)
+        for m in (value_mask, key_mask):
+            if m is not None:
+                m = ops.expand_dims(ops.cast(m, "bool"), -2)
+                auto = m if auto is None else ops.logical_and(auto, m)
+        if use_causal_mask:
+            causal = _causal_mask(query.shape[1], value.shape[1])
+            auto = causal if auto is None else ops.logical_and(auto, causal)
+        if auto is not None:
+            if attention_mask is None:
+                attention_mask = auto
+            else:
+                attention_mask = ops.logical_and(ops.cast(attention_mask, "bool"), auto)
+        return attention_mask
+
+    def call(
+        self,
+        query,
+        value,
+        key=None,
+        query_mask=None,
+        value_mask=None,
+        key_mask=None,
+        attention_mask=None,
+        return_attention_scores=False,
+        training=None,
+        use_causal_mask=False,
+    ):
+        dtype = self.compute_dtype
+        value = ops.cast(ops.convert_to_tensor(value), dtype)
+        key = value if key is None else ops.cast(ops.convert_to_tensor(key), dtype)
+        attention_mask = self._compute_attention_mask(
+            query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask
+        )
+        q = self._query_dense(query)
+        k = self._key_dense(key)
+        v = self._value_dense(value)
+        dot_eq, combine_eq, norm_axes, n_attn = self._equations(len(q.shape))
+        q = ops.multiply(q, 1.0 / math.sqrt(float(self._key_dim)))
+        scores = ops.einsum(dot_eq, k, q)
+        if attention_mask is not None:
+            attention_mask = ops.cast(attention_mask, "bool")
+            for _ in range(len(scores.shape) - len(attention_mask.shape)):
+                attention_mask = ops.expand_dims(attention_mask, -n_attn * 2 - 1)
+        probs = _masked_softmax(scores, attention_mask, norm_axes)
+        dropped = probs
+        if training and self._dropout > 0:
+            dropped = ops_random.dropout(probs, self._dropout, seed=self.seed_generator)
+        out = ops.einsum(combine_eq, dropped, v)
+        out = self._output_dense(out)
+        if return_attention_scores:
+            return out, probs
+        return out
+
+    def compute_mask(self, inputs, previous_mask=None):
+        if isinstance(previous_mask, (list, tuple)):
+            return previous_mask[0] if previous_mask else None
+        return previous_mask
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "num_heads": self._num_heads,
+            "key_dim": self._key_dim,
+            "value_dim": self._value_dim,
+            "dropout": self._dropout,
+            "use_bias": self._use_bias,
+            "output_shape": list(self._output_shape) if self._output_shape else None,
+            "attention_axes": list(self._attention_axes) if self._attention_axes else None,
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "kernel_constraint": constraints.serialize(self.kernel_constraint),
+            "bias_constraint": constraints.serialize(self.bias_constraint),
+            "seed": self.seed,
+        }
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        for key in ("query_shape", "key_shape", "value_shape"):
+            config.pop(key, None)
+        return super().from_config(config)
+
+
+def _unpack(inputs, who):
+    if not isinstance(inputs, (list, tuple)) or len(inputs) not in (2, 3):
+        raise ValueError(
+            f"{who} expects `inputs` to be a list [query, value] or [query, value, key]; "
+            f"received {type(inputs).__name__}."
+        )
+    q, v = inputs[0], inputs[1]
+    k = inputs[2] if len(inputs) == 3 else v
+    return q, v, k
+
+
+@_register
+class Attention(Layer):
+    """Dot-product attention (Luong-style): `softmax(query @ key^T) @ value`.
+
+    Args:
+        use_scale: learn a scalar `scale` multiplying the scores.
+        score_mode: `"dot"` (`q . k`) or `"concat"` (`sum(tanh(q + k))`, times a learned
+            scalar `concat_score_weight`).
+        dropout: dropout rate on the attention weights (training only).
+        seed: seed of the dropout.
+
+    Call arguments:
+        inputs: `[query, value]` or `[query, value, key]`, shapes `(batch, Tq, dim)` and
+            `(batch, Tv, dim)`; key defaults to value.
+        mask: optional `[query_mask, value_mask]` of shapes `(batch, Tq)`, `(batch, Tv)`;
+            masked values get no attention, masked query positions output zeros.
+        return_attention_scores: also return the `(batch, Tq, Tv)` attention weights.
+        training: enables dropout.
+        use_causal_mask: query position i attends only to value positions <= i.
+
+    >>> import numpy as np
+    >>> Attention()([np.ones((2, 3, 4)), np.ones((2, 5, 4))]).shape
+    (2, 3, 4)
+    """
+
+    def __init__(self, use_scale=False, score_mode="dot", dropout=0.0, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if score_mode not in ("dot", "concat"):
+            raise ValueError(
+                f"Invalid score_mode {score_mode!r}; expected one of ['dot', 'concat']."
+            )
+        if not 0 <= dropout < 1:
+            raise ValueError(f"`dropout` must be in [0, 1); received {dropout!r}.")
+        self.use_scale = use_scale
+        self.score_mode = score_mode
+        self.dropout = float(dropout)
+        self.seed = seed
+        self.seed_generator = ops_random.SeedGenerator(seed)
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        self.scale = None
+        self.concat_score_weight = None
+        if self.use_scale:
+            self.scale = self.add_weight(shape=(), initializer="ones", name="scale")
+        if self.score_mode == "concat":
+            self.concat_score_weight = self.add_weight(
+                shape=(), initializer="ones", name="concat_score_weight"
+            )
+        self.built = True
+
+    def _calculate_scores(self, query, key):
+        if self.score_mode == "dot":
+            scores = ops.matmul(query, ops.swapaxes(key, -1, -2))
+            if self.scale is not None:
+                scores = ops.multiply(scores, self.scale)
+            return scores
+        q = ops.expand_dims(query, -2)
+        k = ops.expand_dims(key, -3)
+        s = ops.add(q, k)
+        if self.scale is not None:
+            s = ops.multiply(self.scale, s)
+        return ops.multiply(self.concat_score_weight, ops.sum(ops.tanh(s), axis=-1))
+
+    def call(
+        self,
+        inputs,
+        mask=None,
+        training=False,
+        return_attention_scores=False,
+        use_causal_mask=False,
+    ):
+        q, v, k = _unpack(inputs, type(self).__name__)
+        q_mask = v_mask = None
+        if mask is not None:
+            mask = list(mask)
+            q_mask = mask[0]
+            v_mask = mask[1] if len(mask) > 1 else None
+        scores = self._calculate_scores(q, k)
+        scores_mask = None
+        if v_mask is not None:
+            scores_mask = ops.expand_dims(ops.cast(v_mask, "bool"), -2)
+        if use_causal_mask:
+            causal = _causal_mask(scores.shape[-2], scores.shape[-1])
+            scores_mask = causal if scores_mask is None else ops.logical_and(scores_mask, causal)
+        if scores_mask is not None:
+            pad = ops.cast(ops.logical_not(scores_mask), scores.dtype)
+            scores = ops.subtract(scores, ops.multiply(1e9, pad))
+        weights = ops.softmax(scores, axis=-1)
+        dropped = weights
+        if training and self.dropout > 0:
+            dropped = ops_random.dropout(weights, self.dropout, seed=self.seed_generator)
+        result = ops.matmul(dropped, v)
+        if q_mask is not None:
+            result = ops.multiply(result, ops.cast(ops.expand_dims(q_mask, -1), result.dtype))
+        if return_attention_scores:
+            return result, weights
+        return result
+
+    def compute_mask(self, inputs, previous_mask=None):
+        if previous_mask is None:
+            return None
+        if isinstance(previous_mask, (list, tuple)):
+            return previous_mask[0]
+        return previous_mask
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "use_scale": self.use_scale,
+            "score_mode": self.score_mode,
+            "dropout": self.dropout,
+            "seed": self.seed,
+        }
+
+
+@_register
+class AdditiveAttention(Attention):
+    """Additive attention (Bahdanau-style): scores `sum(scale * tanh(query + key), -1)`.
+
+    Args:
+        use_scale: learn a per-feature `scale` vector of shape `(dim,)` (default True).
+        dropout: dropout rate on the attention weights (training only).
+        seed: seed of the dropout.
+
+    Call arguments: as for `Attention`.
+
+    >>> import numpy as np
+    >>> AdditiveAttention()([np.ones((2, 3, 4)), np.ones((2, 5, 4))]).shape
+    (2, 3, 4)
+    """
+
+    def __init__(self, use_scale=True, dropout=0.0, seed=None, **kwargs):
+        super().__init__(use_scale=use_scale, dropout=dropout, seed=seed, **kwargs)
+
+    def build(self, input_shape):
+        shapes = [tuple(s) for s in input_shape]
+        dim = shapes[2][-1] if len(shapes) > 2 else shapes[1][-1]
+        self.scale = None
+        self.concat_score_weight = None
+        if self.use_scale:
+            self.scale = self.add_weight(shape=(dim,), initializer="glorot_uniform", name="scale")
+        self.built = True
+
+    def _calculate_scores(self, query, key):
+        q = ops.expand_dims(query, -2)
+        k = ops.expand_dims(key, -3)
+        t = ops.tanh(ops.add(q, k))
+        if self.scale is not None:
+            t = ops.multiply(self.scale, t)
+        return ops.sum(t, axis=-1)
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("score_mode")
+        return config

@@ -1,0 +1,1210 @@
+"""Recurrent layers: the cells (SimpleRNNCell, LSTMCell, GRUCell, StackedRNNCells), the
+generic `RNN` loop, and the SimpleRNN, LSTM and GRU layers.
+
+A cell computes one time step: `output, new_states = cell.call(x_t, states)`. `RNN` runs
+a cell over the time axis with `ops.scan` (a Python loop only when `unroll=True`), and
+handles masks, `go_backwards`, `initial_state`, `return_state` and `stateful`.
+"""
+
+from __future__ import annotations
+
+from lamina import activations, backend, constraints, initializers, ops, regularizers
+from lamina.layers.input_spec import InputSpec
+from lamina.layers.layer import Layer
+from lamina.ops import random as ops_random
+from lamina.utils import serialization
+
+
+def _register(cls):
+    serialization.register_builtin("layers", cls)
+    return cls
+
+
+def _check_rate(name, value):
+    if not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"`{name}` must be in [0, 1]; received {value!r}.")
+    return min(1.0, max(0.0, float(value)))
+
+
+def _as_list(x):
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    return [x]
+
+
+class DropoutRNNCell:
+    """Mixin giving a cell one dropout mask per sequence for inputs and for states.
+
+    `RNN` creates the masks before the time loop (so that the loop stays pure) and clears
+    them afterwards; a cell used on its own creates them on demand.
+    """
+
+    def _init_dropout(self, dropout, recurrent_dropout, seed):
+        self.dropout = _check_rate("dropout", dropout)
+        self.recurrent_dropout = _check_rate("recurrent_dropout", recurrent_dropout)
+        self.seed = seed
+        self.seed_generator = ops_random.SeedGenerator(seed)
+        self._dropout_mask = None
+        self._recurrent_dropout_mask = None
+
+    def get_dropout_mask(self, step_input):
+        if self._dropout_mask is None and self.dropout > 0:
+            ones = ops.ones_like(step_input)
+            self._dropout_mask = ops_random.dropout(ones, self.dropout, seed=self.seed_generator)
+        return self._dropout_mask
+
+    def get_recurrent_dropout_mask(self, step_state):
+        if self._recurrent_dropout_mask is None and self.recurrent_dropout > 0:
+            ones = ops.ones_like(step_state)
+            self._recurrent_dropout_mask = ops_random.dropout(
+                ones, self.recurrent_dropout, seed=self.seed_generator
+            )
+        return self._recurrent_dropout_mask
+
+    def reset_dropout_mask(self):
+        self._dropout_mask = None
+
+    def reset_recurrent_dropout_mask(self):
+        self._recurrent_dropout_mask = None
+
+    def _apply_dropout(self, inputs, h_tm1, training):
+        if training and self.dropout > 0:
+            inputs = ops.multiply(inputs, self.get_dropout_mask(inputs))
+        if training and self.recurrent_dropout > 0:
+            h_tm1 = ops.multiply(h_tm1, self.get_recurrent_dropout_mask(h_tm1))
+        return inputs, h_tm1
+
+
+class _CellBase(DropoutRNNCell, Layer):
+    """Shared argument handling of the three built-in cells."""
+
+    _cell_keys = (
+        "units",
+        "activation",
+        "recurrent_activation",
+        "use_bias",
+        "kernel_initializer",
+        "recurrent_initializer",
+        "bias_initializer",
+        "kernel_regularizer",
+        "recurrent_regularizer",
+        "bias_regularizer",
+        "kernel_constraint",
+        "recurrent_constraint",
+        "bias_constraint",
+        "dropout",
+        "recurrent_dropout",
+        "seed",
+    )
+
+    def _init_common(
+        self,
+        units,
+        activation,
+        recurrent_activation,
+        use_bias,
+        kernel_initializer,
+        recurrent_initializer,
+        bias_initializer,
+        kernel_regularizer,
+        recurrent_regularizer,
+        bias_regularizer,
+        kernel_constraint,
+        recurrent_constraint,
+        bias_constraint,
+        dropout,
+        recurrent_dropout,
+        seed,
+    ):
+        if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
+            raise ValueError(
+                f"{type(self).__name__} expects `units` to be a positive int; received {units!r}."
+            )
+        self.units = units
+        self.activation = activations.get(activation)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.recurrent_regularizer = regularizers.get(recurrent_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.recurrent_constraint = constraints.get(recurrent_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self._init_dropout(dropout, recurrent_dropout, seed)
+
+    def _act(self, x):
+        return self.activation(x) if self.activation is not None else x
+
+    def _ract(self, x):
+        return self.recurrent_activation(x) if self.recurrent_activation is not None else x
+
+    def _build_kernels(self, input_shape, n_gates, bias_shape, bias_initializer=None):
+        input_dim = input_shape[-1]
+        if input_dim is None:
+            raise ValueError(
+                f"{type(self).__name__} {self.name!r} needs the last input dimension to be "
+                f"known; received shape {tuple(input_shape)}."
+            )
+        self.kernel = self.add_weight(
+            shape=(input_dim, n_gates * self.units),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+            name="kernel",
+        )
+        self.recurrent_kernel = self.add_weight(
+            shape=(self.units, n_gates * self.units),
+            initializer=self.recurrent_initializer,
+            regularizer=self.recurrent_regularizer,
+            constraint=self.recurrent_constraint,
+            name="recurrent_kernel",
+        )
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight(
+                shape=bias_shape,
+                initializer=bias_initializer or self.bias_initializer,
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+                name="bias",
+            )
+        self.built = True
+
+    def get_initial_state(self, batch_size=None):
+        return [
+            ops.zeros((batch_size, s), dtype=self.compute_dtype) for s in _as_list(self.state_size)
+        ]
+
+    def _cell_config(self):
+        return {
+            "units": self.units,
+            "activation": activations.serialize(self.activation),
+            "recurrent_activation": activations.serialize(self.recurrent_activation),
+            "use_bias": self.use_bias,
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "recurrent_initializer": initializers.serialize(self.recurrent_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "recurrent_regularizer": regularizers.serialize(self.recurrent_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "kernel_constraint": constraints.serialize(self.kernel_constraint),
+            "recurrent_constraint": constraints.serialize(self.recurrent_constraint),
+            "bias_constraint": constraints.serialize(self.bias_constraint),
+            "dropout": self.dropout,
+            "recurrent_dropout": self.recurrent_dropout,
+            "seed": self.seed,
+        }
+
+    def get_config(self):
+        return {**Layer.get_config(self), **self._cell_config()}
+
+
+@_register
+class SimpleRNNCell(_CellBase):
+    """One step of a fully connected RNN: `h = activation(x @ kernel + h_prev @ recurrent_kernel + bias)`.
+
+    Args:
+        units: size of the output and the state.
+        activation: activation (default `"tanh"`).
+        use_bias: whether to add a bias.
+        kernel_initializer, recurrent_initializer, bias_initializer: initializers
+            (defaults `"glorot_uniform"`, `"orthogonal"`, `"zeros"`).
+        kernel_regularizer, recurrent_regularizer, bias_regularizer: regularizers.
+        kernel_constraint, recurrent_constraint, bias_constraint: constraints.
+        dropout, recurrent_dropout: fractions of the inputs / states to drop in training.
+        seed: seed of the dropout masks.
+
+    Call arguments: `inputs` `(batch, features)`, `states` a list `[h]` of `(batch, units)`.
+    Returns `(output, [new_h])`.
+
+    >>> import numpy as np
+    >>> cell = SimpleRNNCell(4)
+    >>> out, states = cell(np.ones((2, 3)), [np.zeros((2, 4))])
+    >>> out.shape, [tuple(w.shape) for w in cell.weights]
+    ((2, 4), [(3, 4), (4, 4), (4,)])
+    """
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self._init_common(
+            units,
+            activation,
+            None,
+            use_bias,
+            kernel_initializer,
+            recurrent_initializer,
+            bias_initializer,
+            kernel_regularizer,
+            recurrent_regularizer,
+            bias_regularizer,
+            kernel_constraint,
+            recurrent_constraint,
+            bias_constraint,
+            dropout,
+            recurrent_dropout,
+            seed,
+        )
+        self.state_size = units
+        self.output_size = units
+
+    def build(self, input_shape):
+        self._build_kernels(input_shape, 1, (self.units,))
+
+    def call(self, inputs, states, training=False):
+        prev = states[0] if isinstance(states, (list, tuple)) else states
+        inputs, prev = self._apply_dropout(inputs, prev, training)
+        h = ops.matmul(inputs, self.kernel)
+        if self.bias is not None:
+            h = ops.add(h, self.bias)
+        output = self._act(ops.add(h, ops.matmul(prev, self.recurrent_kernel)))
+        new_state = [output] if isinstance(states, (list, tuple)) else output
+        return output, new_state
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("recurrent_activation")
+        return config
+
+
+@_register
+class LSTMCell(_CellBase):
+    """One step of a Long Short-Term Memory layer (Hochreiter & Schmidhuber, 1997).
+
+    Weights: `kernel` `(input_dim, 4 * units)`, `recurrent_kernel` `(units, 4 * units)`
+    and `bias` `(4 * units,)`, with the gates in the order input, forget, cell, output.
+
+    Args:
+        units: size of the output and of each state.
+        activation: activation of the candidate and of the output (default `"tanh"`).
+        recurrent_activation: activation of the gates (default `"sigmoid"`).
+        use_bias: whether to add a bias.
+        kernel_initializer, recurrent_initializer, bias_initializer: initializers.
+        unit_forget_bias: add 1 to the forget gate's bias at initialization.
+        kernel_regularizer, recurrent_regularizer, bias_regularizer: regularizers.
+        kernel_constraint, recurrent_constraint, bias_constraint: constraints.
+        dropout, recurrent_dropout: fractions of the inputs / states to drop in training.
+        seed: seed of the dropout masks.
+
+    Call arguments: `inputs` `(batch, features)`, `states` `[h, c]`. Returns
+    `(h, [h, c])`.
+
+    >>> import numpy as np
+    >>> cell = LSTMCell(2)
+    >>> h, (h2, c) = cell(np.ones((1, 3)), [np.zeros((1, 2)), np.zeros((1, 2))])
+    >>> h.shape, c.shape, tuple(cell.kernel.shape)
+    ((1, 2), (1, 2), (3, 8))
+    """
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        unit_forget_bias=True,
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
+        **kwargs,
+    ):
+        kwargs.pop("implementation", None)
+        super().__init__(**kwargs)
+        self._init_common(
+            units,
+            activation,
+            recurrent_activation,
+            use_bias,
+            kernel_initializer,
+            recurrent_initializer,
+            bias_initializer,
+            kernel_regularizer,
+            recurrent_regularizer,
+            bias_regularizer,
+            kernel_constraint,
+            recurrent_constraint,
+            bias_constraint,
+            dropout,
+            recurrent_dropout,
+            seed,
+        )
+        self.unit_forget_bias = unit_forget_bias
+        self.state_size = [units, units]
+        self.output_size = units
+
+    def build(self, input_shape):
+        bias_init = None
+        if self.unit_forget_bias:
+            base = self.bias_initializer
+            units = self.units
+
+            def bias_init(shape, dtype=None):
+                return ops.concatenate(
+                    [
+                        base((units,), dtype=dtype),
+                        ops.ones((units,), dtype=dtype),
+                        base((2 * units,), dtype=dtype),
+                    ]
+                )
+
+        self._build_kernels(input_shape, 4, (4 * self.units,), bias_init)
+
+    def call(self, inputs, states, training=False):
+        h_tm1, c_tm1 = states[0], states[1]
+        inputs, h_tm1 = self._apply_dropout(inputs, h_tm1, training)
+        z = ops.add(ops.matmul(inputs, self.kernel), ops.matmul(h_tm1, self.recurrent_kernel))
+        if self.bias is not None:
+            z = ops.add(z, self.bias)
+        z0, z1, z2, z3 = ops.split(z, 4, axis=-1)
+        i = self._ract(z0)
+        f = self._ract(z1)
+        c = ops.add(ops.multiply(f, c_tm1), ops.multiply(i, self._act(z2)))
+        o = self._ract(z3)
+        h = ops.multiply(o, self._act(c))
+        return h, [h, c]
+
+    def get_config(self):
+        return {**super().get_config(), "unit_forget_bias": self.unit_forget_bias}
+
+
+@_register
+class GRUCell(_CellBase):
+    """One step of a Gated Recurrent Unit (Cho et al., 2014).
+
+    Weights: `kernel` `(input_dim, 3 * units)`, `recurrent_kernel` `(units, 3 * units)`
+    (gates in the order update z, reset r, candidate h) and `bias`: `(2, 3 * units)`
+    (input and recurrent biases) when `reset_after`, else `(3 * units,)`.
+
+    Args:
+        units: size of the output and the state.
+        activation: candidate activation (default `"tanh"`).
+        recurrent_activation: gate activation (default `"sigmoid"`).
+        use_bias: whether to add biases.
+        kernel_initializer, recurrent_initializer, bias_initializer: initializers.
+        kernel_regularizer, recurrent_regularizer, bias_regularizer: regularizers.
+        kernel_constraint, recurrent_constraint, bias_constraint: constraints.
+        dropout, recurrent_dropout: fractions of the inputs / states to drop in training.
+        reset_after: apply the reset gate after the recurrent matrix product
+            (Keras / CuDNN convention, default True).
+        seed: seed of the dropout masks.
+
+    >>> import numpy as np
+    >>> cell = GRUCell(2)
+    >>> h, _ = cell(np.ones((1, 3)), [np.zeros((1, 2))])
+    >>> h.shape, tuple(cell.bias.shape)
+    ((1, 2), (2, 6))
+    """
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        reset_after=True,
+        seed=None,
+        **kwargs,
+    ):
+        kwargs.pop("implementation", None)
+        super().__init__(**kwargs)
+        self._init_common(
+            units,
+            activation,
+            recurrent_activation,
+            use_bias,
+            kernel_initializer,
+            recurrent_initializer,
+            bias_initializer,
+            kernel_regularizer,
+            recurrent_regularizer,
+            bias_regularizer,
+            kernel_constraint,
+            recurrent_constraint,
+            bias_constraint,
+            dropout,
+            recurrent_dropout,
+            seed,
+        )
+        self.reset_after = reset_after
+        self.state_size = units
+        self.output_size = units
+
+    def build(self, input_shape):
+        shape = (2, 3 * self.units) if self.reset_after else (3 * self.units,)
+        self._build_kernels(input_shape, 3, shape)
+
+    def call(self, inputs, states, training=False):
+        h_tm1 = states[0] if isinstance(states, (list, tuple)) else states
+        u = self.units
+        inputs, h_rec = self._apply_dropout(inputs, h_tm1, training)
+        if self.bias is not None:
+            if self.reset_after:
+                input_bias, recurrent_bias = self.bias[0], self.bias[1]
+            else:
+                input_bias, recurrent_bias = self.bias, None
+        else:
+            input_bias = recurrent_bias = None
+        x = ops.matmul(inputs, self.kernel)
+        if input_bias is not None:
+            x = ops.add(x, input_bias)
+        x_z, x_r, x_h = ops.split(x, 3, axis=-1)
+        rk = self.recurrent_kernel
+        if self.reset_after:
+            inner = ops.matmul(h_rec, rk)
+            if recurrent_bias is not None:
+                inner = ops.add(inner, recurrent_bias)
+            rec_z, rec_r, rec_h = ops.split(inner, 3, axis=-1)
+        else:
+            rec_z = ops.matmul(h_rec, rk[:, :u])
+            rec_r = ops.matmul(h_rec, rk[:, u : 2 * u])
+        z = self._ract(ops.add(x_z, rec_z))
+        r = self._ract(ops.add(x_r, rec_r))
+        if self.reset_after:
+            rec_h = ops.multiply(r, rec_h)
+        else:
+            rec_h = ops.matmul(ops.multiply(r, h_rec), rk[:, 2 * u :])
+        hh = self._act(ops.add(x_h, rec_h))
+        h = ops.add(ops.multiply(z, h_tm1), ops.multiply(ops.subtract(1.0, z), hh))
+        new_state = [h] if isinstance(states, (list, tuple)) else h
+        return h, new_state
+
+    def get_config(self):
+        return {**super().get_config(), "reset_after": self.reset_after}
+
+
+@_register
+class StackedRNNCells(Layer):
+    """Several cells run as one: each cell's output is the next cell's input.
+
+    Its state is the concatenation of the cells' state lists.
+
+    Args:
+        cells: a list of cells.
+
+    >>> import numpy as np
+    >>> cells = StackedRNNCells([SimpleRNNCell(3), LSTMCell(2)])
+    >>> cells.state_size, cells.output_size
+    ([3, 2, 2], 2)
+    """
+
+    def __init__(self, cells, **kwargs):
+        super().__init__(**kwargs)
+        cells = list(cells)
+        for cell in cells:
+            if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
+                raise ValueError(
+                    "StackedRNNCells expects cells with `call` and `state_size`; received "
+                    f"{cell!r}."
+                )
+        self.cells = cells
+
+    @property
+    def state_size(self):
+        return [s for cell in self.cells for s in _as_list(cell.state_size)]
+
+    @property
+    def output_size(self):
+        last = self.cells[-1]
+        if hasattr(last, "output_size"):
+            return last.output_size
+        return _as_list(last.state_size)[0]
+
+    def _splits(self):
+        out, start = [], 0
+        for cell in self.cells:
+            n = len(_as_list(cell.state_size))
+            out.append((start, start + n))
+            start += n
+        return out
+
+    def build(self, input_shape):
+        shape = tuple(input_shape)
+        for cell in self.cells:
+            if not cell.built:
+                cell._build_shapes = shape
+                cell.build(shape)
+                cell.built = True
+            shape = shape[:-1] + (_cell_output_size(cell),)
+        self.built = True
+
+    def get_initial_state(self, batch_size=None):
+        out = []
+        for cell in self.cells:
+            out.extend(_initial_state(cell, batch_size, self.compute_dtype))
+        return out
+
+    def call(self, inputs, states, training=False):
+        states = _as_list(states)
+        new_states = []
+        x = inputs
+        for cell, (a, b) in zip(self.cells, self._splits(), strict=True):
+            cell_states = states[a:b]
+            x, ns = _cell_call(cell, x, cell_states, training)
+            new_states.extend(_as_list(ns))
+        return x, new_states
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            "cells": [serialization.serialize_keras_object(c, "layers") for c in self.cells],
+        }
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        config["cells"] = [
+            serialization.deserialize_keras_object(c, "layers", custom_objects=custom_objects)
+            for c in config["cells"]
+        ]
+        return super().from_config(config)
+
+
+def _cell_output_size(cell):
+    if getattr(cell, "output_size", None) is not None:
+        return cell.output_size
+    return _as_list(cell.state_size)[0]
+
+
+def _initial_state(cell, batch_size, dtype):
+    if hasattr(cell, "get_initial_state"):
+        return _as_list(cell.get_initial_state(batch_size))
+    return [ops.zeros((batch_size, s), dtype=dtype) for s in _as_list(cell.state_size)]
+
+
+def _cell_call(cell, x, states, training):
+    if getattr(cell, "_call_has_training_arg", False):
+        out, new = cell.call(x, states, training=training)
+    else:
+        out, new = cell.call(x, states)
+    return out, _as_list(new)
+
+
+def _cells_of(cell):
+    if isinstance(cell, StackedRNNCells):
+        out = []
+        for c in cell.cells:
+            out.extend(_cells_of(c))
+        return out
+    return [cell]
+
+
+@_register
+class RNN(Layer):
+    """Runs a recurrent cell over the time axis of a sequence.
+
+    Args:
+        cell: a cell (an object with `call(inputs, states)`, `state_size` and optionally
+            `output_size`), or a list of cells (stacked with `StackedRNNCells`).
+        return_sequences: return the output at every step, `(batch, timesteps, units)`,
+            rather than only the last one.
+        return_state: also return the final states, as `[output, *states]`.
+        go_backwards: process the sequence in reverse (outputs come in reverse order).
+        stateful: keep the final states of a batch as the initial states of the next
+            (needs a fixed batch size); `reset_states()` zeroes them.
+        unroll: unroll the loop in Python (short sequences only); otherwise `ops.scan`.
+        zero_output_for_mask: output zeros at masked steps (with `return_sequences`)
+            instead of repeating the previous output.
+
+    Call arguments:
+        inputs: `(batch, timesteps, features)`.
+        initial_state: optional list of initial state tensors, one per state.
+        mask: optional boolean `(batch, timesteps)`; at a masked step the states are
+            carried over unchanged.
+        training: enables dropout in the cell.
+
+    >>> import numpy as np
+    >>> layer = RNN(SimpleRNNCell(4), return_sequences=True)
+    >>> layer(np.ones((2, 5, 3))).shape
+    (2, 5, 4)
+    >>> out, h = RNN(SimpleRNNCell(4), return_state=True)(np.ones((2, 5, 3)))
+    >>> out.shape, h.shape
+    ((2, 4), (2, 4))
+    """
+
+    def __init__(
+        self,
+        cell,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        zero_output_for_mask=False,
+        **kwargs,
+    ):
+        kwargs.pop("time_major", None)
+        super().__init__(**kwargs)
+        if isinstance(cell, (list, tuple)):
+            cell = StackedRNNCells(cell)
+        if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
+            raise ValueError(
+                "RNN expects `cell` to have a `call` method and a `state_size` attribute; "
+                f"received {cell!r}."
+            )
+        self.cell = cell
+        self.return_sequences = return_sequences
+        self.return_state = return_state
+        self.go_backwards = go_backwards
+        self.stateful = stateful
+        self.unroll = unroll
+        self.zero_output_for_mask = zero_output_for_mask
+        self.supports_masking = True
+        self.input_spec = InputSpec(min_ndim=3)
+        self._states = None
+
+    # State -----------------------------------------------------------------------------
+    @property
+    def state_sizes(self):
+        return _as_list(self.cell.state_size)
+
+    @property
+    def states(self):
+        """The current states of a stateful layer (None before its first call)."""
+        if self._states is None:
+            return None
+        return [v.value for v in self._states.variables]
+
+    def get_initial_state(self, batch_size):
+        return _initial_state(self.cell, batch_size, self.compute_dtype)
+
+    def _make_state_variables(self, batch_size):
+        self._states = _StateHolder(
+            [
+                backend.Variable(
+                    ops.zeros((batch_size, s), dtype=self.compute_dtype),
+                    trainable=False,
+                    name=f"state_{i}",
+                )
+                for i, s in enumerate(self.state_sizes)
+            ]
+        )
+
+    def reset_states(self, states=None):
+        """Zero the states of a stateful RNN (or set them to `states`)."""
+        if not self.stateful:
+            raise AttributeError("reset_states() is only available on a stateful RNN.")
+        if self._states is None:
+            return
+        variables = self._states.variables
+        if states is None:
+            for v in variables:
+                v.assign(ops.zeros(v.shape, dtype=v.dtype))
+            return
+        states = _as_list(states)
+        if len(states) != len(variables):
+            raise ValueError(
+                f"RNN {self.name!r} has {len(variables)} state(s); reset_states received "
+                f"{len(states)}."
+            )
+        for v, s in zip(variables, states, strict=True):
+            v.assign(s)
+
+    reset_state = reset_states
+
+    # Building --------------------------------------------------------------------------
+    def build(self, input_shape):
+        if isinstance(input_shape, list) and input_shape and isinstance(input_shape[0], tuple):
+            input_shape = input_shape[0]
+        input_shape = tuple(input_shape)
+        step_shape = (input_shape[0],) + input_shape[2:]
+        if isinstance(self.cell, Layer) and not self.cell.built:
+            self.cell._build_shapes = step_shape
+            self.cell.build(step_shape)
+            self.cell.built = True
+        if self.stateful and input_shape[0] is not None:
+            self._make_state_variables(input_shape[0])
+        self.built = True
+
+    # Calling ---------------------------------------------------------------------------
+    def _validate_initial_state(self, initial_state, batch_size):
+        states = _as_list(initial_state)
+        sizes = self.state_sizes
+        if len(states) != len(sizes):
+            raise ValueError(
+                f"RNN {self.name!r} expects {len(sizes)} initial state(s) (state sizes "
+                f"{sizes}); received {len(states)}."
+            )
+        out = []
+        for i, (s, size) in enumerate(zip(states, sizes, strict=True)):
+            s = ops.convert_to_tensor(s) if not ops.is_tensor(s) else s
+            shape = tuple(s.shape)
+            if len(shape) != 2 or shape[1] != size or shape[0] != batch_size:
+                raise ValueError(
+                    f"RNN {self.name!r}: initial state {i} must have shape "
+                    f"({batch_size}, {size}); received {shape}."
+                )
+            if ops.dtype(s) != self.compute_dtype:
+                s = ops.cast(s, self.compute_dtype)
+            out.append(s)
+        return out
+
+    def call(self, inputs, initial_state=None, mask=None, training=False):
+        if isinstance(inputs, (list, tuple)):
+            if initial_state is None and len(inputs) > 1:
+                initial_state = list(inputs[1:])
+            inputs = inputs[0]
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]
+        batch_size = inputs.shape[0]
+        timesteps = inputs.shape[1]
+
+        use_state_vars = False
+        if initial_state is not None:
+            states = self._validate_initial_state(initial_state, batch_size)
+        elif self.stateful:
+            if self._states is None and not backend.in_stateless_scope():
+                self._make_state_variables(batch_size)
+            variables = self._states.variables if self._states is not None else None
+            if variables is not None and tuple(variables[0].shape)[0] == batch_size:
+                states = [v.value for v in variables]
+                use_state_vars = True
+            else:
+                states = self.get_initial_state(batch_size)
+        else:
+            states = self.get_initial_state(batch_size)
+
+        cells = [c for c in _cells_of(self.cell) if isinstance(c, DropoutRNNCell)]
+        if training and cells:
+            in_size, idx = inputs.shape[-1], 0
+            for c in _cells_of(self.cell):
+                if isinstance(c, DropoutRNNCell):
+                    if c.dropout > 0:
+                        c.get_dropout_mask(ops.zeros((batch_size, in_size), inputs.dtype))
+                    if c.recurrent_dropout > 0:
+                        c.get_recurrent_dropout_mask(states[idx])
+                idx += len(_as_list(c.state_size))
+                in_size = _cell_output_size(c)
+        try:
+            outputs, last_output, new_states = self._loop(inputs, states, mask, training, timesteps)
+        finally:
+            for c in cells:
+                c.reset_dropout_mask()
+                c.reset_recurrent_dropout_mask()
+
+        if use_state_vars:
+            for v, s in zip(self._states.variables, new_states, strict=True):
+                v.assign(s)
+        output = outputs if self.return_sequences else last_output
+        if self.return_state:
+            return [output] + list(new_states)
+        return output
+
+    def _loop(self, inputs, states, mask, training, timesteps):
+        xs = ops.swapaxes(inputs, 0, 1)
+        ms = None
+        if mask is not None:
+            ms = ops.swapaxes(ops.cast(mask, "bool"), 0, 1)
+        if self.go_backwards:
+            xs = ops.flip(xs, axis=0)
+            if ms is not None:
+                ms = ops.flip(ms, axis=0)
+        out_size = _cell_output_size(self.cell)
+        prev_out = ops.zeros((inputs.shape[0], out_size), dtype=self.compute_dtype)
+        zero_out = self.zero_output_for_mask
+
+        def step(carry, x_m):
+            prev_o, st = carry
+            x, m = x_m if ms is not None else (x_m, None)
+            out, new = _cell_call(self.cell, x, list(st), training)
+            new = [ops.cast(n, ops.dtype(s)) for n, s in zip(new, st, strict=True)]
+            if m is not None:
+                mm = ops.expand_dims(m, -1)
+                new = [ops.where(mm, n, s) for n, s in zip(new, st, strict=True)]
+                kept = ops.where(mm, out, prev_o)
+                emitted = ops.where(mm, out, ops.zeros_like(out)) if zero_out else kept
+                return (kept, new), emitted
+            return (out, new), out
+
+        seq = (xs, ms) if ms is not None else xs
+        if self.unroll:
+            if timesteps is None:
+                raise ValueError("RNN with unroll=True needs a known number of timesteps.")
+            carry = (prev_out, list(states))
+            ys = []
+            for t in range(timesteps):
+                x_t = (xs[t], ms[t]) if ms is not None else xs[t]
+                carry, y = step(carry, x_t)
+                ys.append(y)
+            ys = ops.stack(ys, axis=0)
+        else:
+            carry, ys = ops.scan(step, (prev_out, list(states)), seq)
+        last_output, new_states = carry
+        outputs = ops.swapaxes(ys, 0, 1)
+        return outputs, last_output, list(new_states)
+
+    # Shapes and masks ------------------------------------------------------------------
+    def compute_output_shape(self, input_shape):
+        if isinstance(input_shape, list) and input_shape and isinstance(input_shape[0], tuple):
+            input_shape = input_shape[0]
+        batch = input_shape[0]
+        out_size = _cell_output_size(self.cell)
+        if self.return_sequences:
+            out = (batch, input_shape[1], out_size)
+        else:
+            out = (batch, out_size)
+        if self.return_state:
+            return [out] + [(batch, s) for s in self.state_sizes]
+        return out
+
+    def compute_mask(self, inputs, previous_mask=None):
+        if isinstance(previous_mask, (list, tuple)):
+            previous_mask = previous_mask[0]
+        out = previous_mask if self.return_sequences else None
+        if self.return_state:
+            return [out] + [None] * len(self.state_sizes)
+        return out
+
+    # Config ----------------------------------------------------------------------------
+    def _rnn_config(self):
+        return {
+            "return_sequences": self.return_sequences,
+            "return_state": self.return_state,
+            "go_backwards": self.go_backwards,
+            "stateful": self.stateful,
+            "unroll": self.unroll,
+            "zero_output_for_mask": self.zero_output_for_mask,
+        }
+
+    def get_config(self):
+        return {
+            **super().get_config(),
+            **self._rnn_config(),
+            "cell": serialization.serialize_keras_object(self.cell, "layers"),
+        }
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        config["cell"] = serialization.deserialize_keras_object(
+            config["cell"], "layers", custom_objects=custom_objects
+        )
+        return super().from_config(config)
+
+
+class _StateHolder:
+    """Holds the state variables of a stateful RNN outside the weight tracking."""
+
+    def __init__(self, variables):
+        self.variables = variables
+
+
+class _SingleCellRNN(RNN):
+    """SimpleRNN, LSTM and GRU: an RNN whose constructor takes the cell's arguments."""
+
+    _cell_class = None
+
+    def __init__(self, cell_kwargs, rnn_kwargs, activity_regularizer=None, **kwargs):
+        kwargs.pop("use_cudnn", None)
+        base = {k: kwargs.pop(k) for k in ("dtype", "trainable") if k in kwargs}
+        cell = self._cell_class(**cell_kwargs, **base)
+        super().__init__(
+            cell, activity_regularizer=activity_regularizer, **rnn_kwargs, **base, **kwargs
+        )
+        self.input_spec = InputSpec(ndim=3)
+
+    def __getattr__(self, name):
+        if name in _CELL_ATTRS:
+            cell = self.__dict__.get("cell")
+            if cell is not None:
+                return getattr(cell, name)
+        raise AttributeError(f"{type(self).__name__!s} has no attribute {name!r}")
+
+    def get_config(self):
+        config = Layer.get_config(self)
+        config.update(self.cell._cell_config())
+        for key in ("unit_forget_bias", "reset_after"):
+            if hasattr(self.cell, key):
+                config[key] = getattr(self.cell, key)
+        if self._cell_class is SimpleRNNCell:
+            config.pop("recurrent_activation", None)
+        config.update(self._rnn_config())
+        return config
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        return Layer.from_config.__func__(cls, config)
+
+
+_CELL_ATTRS = frozenset(
+    {
+        "units",
+        "activation",
+        "recurrent_activation",
+        "use_bias",
+        "kernel_initializer",
+        "recurrent_initializer",
+        "bias_initializer",
+        "kernel_regularizer",
+        "recurrent_regularizer",
+        "bias_regularizer",
+        "kernel_constraint",
+        "recurrent_constraint",
+        "bias_constraint",
+        "dropout",
+        "recurrent_dropout",
+        "unit_forget_bias",
+        "reset_after",
+        "seed",
+    }
+)
+
+
+@_register
+class SimpleRNN(_SingleCellRNN):
+    """A fully connected RNN whose output is fed back as the next step's state.
+
+    Takes the arguments of `SimpleRNNCell` (units, activation="tanh", use_bias,
+    initializers, regularizers, constraints, dropout, recurrent_dropout, seed) and of
+    `RNN` (return_sequences, return_state, go_backwards, stateful, unroll), plus
+    `activity_regularizer`.
+
+    >>> import numpy as np
+    >>> SimpleRNN(4)(np.ones((2, 5, 3))).shape
+    (2, 4)
+    """
+
+    _cell_class = SimpleRNNCell
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        seed=None,
+        zero_output_for_mask=False,
+        **kwargs,
+    ):
+        cell_kwargs = dict(
+            units=units,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            recurrent_initializer=recurrent_initializer,
+            bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer,
+            recurrent_regularizer=recurrent_regularizer,
+            bias_regularizer=bias_regularizer,
+            kernel_constraint=kernel_constraint,
+            recurrent_constraint=recurrent_constraint,
+            bias_constraint=bias_constraint,
+            dropout=dropout,
+            recurrent_dropout=recurrent_dropout,
+            seed=seed,
+        )
+        rnn_kwargs = dict(
+            return_sequences=return_sequences,
+            return_state=return_state,
+            go_backwards=go_backwards,
+            stateful=stateful,
+            unroll=unroll,
+            zero_output_for_mask=zero_output_for_mask,
+        )
+        super().__init__(cell_kwargs, rnn_kwargs, activity_regularizer, **kwargs)
+
+
+@_register
+class LSTM(_SingleCellRNN):
+    """Long Short-Term Memory layer (Hochreiter & Schmidhuber, 1997).
+
+    Takes the arguments of `LSTMCell` (units, activation="tanh",
+    recurrent_activation="sigmoid", use_bias, initializers, unit_forget_bias=True,
+    regularizers, constraints, dropout, recurrent_dropout, seed) and of `RNN`
+    (return_sequences, return_state, go_backwards, stateful, unroll), plus
+    `activity_regularizer`. With `return_state` it returns `[output, h, c]`.
+
+    >>> import numpy as np
+    >>> out, h, c = LSTM(4, return_sequences=True, return_state=True)(np.ones((2, 5, 3)))
+    >>> out.shape, h.shape, c.shape
+    ((2, 5, 4), (2, 4), (2, 4))
+    """
+
+    _cell_class = LSTMCell
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        unit_forget_bias=True,
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        zero_output_for_mask=False,
+        **kwargs,
+    ):
+        cell_kwargs = dict(
+            units=units,
+            activation=activation,
+            recurrent_activation=recurrent_activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            recurrent_initializer=recurrent_initializer,
+            bias_initializer=bias_initializer,
+            unit_forget_bias=unit_forget_bias,
+            kernel_regularizer=kernel_regularizer,
+            recurrent_regularizer=recurrent_regularizer,
+            bias_regularizer=bias_regularizer,
+            kernel_constraint=kernel_constraint,
+            recurrent_constraint=recurrent_constraint,
+            bias_constraint=bias_constraint,
+            dropout=dropout,
+            recurrent_dropout=recurrent_dropout,
+            seed=seed,
+        )
+        rnn_kwargs = dict(
+            return_sequences=return_sequences,
+            return_state=return_state,
+            go_backwards=go_backwards,
+            stateful=stateful,
+            unroll=unroll,
+            zero_output_for_mask=zero_output_for_mask,
+        )
+        super().__init__(cell_kwargs, rnn_kwargs, activity_regularizer, **kwargs)
+
+
+@_register
+class GRU(_SingleCellRNN):
+    """Gated Recurrent Unit layer (Cho et al., 2014).
+
+    Takes the arguments of `GRUCell` (units, activation="tanh",
+    recurrent_activation="sigmoid", use_bias, initializers, regularizers, constraints,
+    dropout, recurrent_dropout, reset_after=True, seed) and of `RNN`
+    (return_sequences, return_state, go_backwards, stateful, unroll), plus
+    `activity_regularizer`.
+
+    >>> import numpy as np
+    >>> GRU(4, return_sequences=True)(np.ones((2, 5, 3))).shape
+    (2, 5, 4)
+    """
+
+    _cell_class = GRUCell
+
+    def __init__(
+        self,
+        units,
+        activation="tanh",
+        recurrent_activation="sigmoid",
+        use_bias=True,
+        kernel_initializer="glorot_uniform",
+        recurrent_initializer="orthogonal",
+        bias_initializer="zeros",
+        kernel_regularizer=None,
+        recurrent_regularizer=None,
+        bias_regularizer=None,
+        activity_regularizer=None,
+        kernel_constraint=None,
+        recurrent_constraint=None,
+        bias_constraint=None,
+        dropout=0.0,
+        recurrent_dropout=0.0,
+        seed=None,
+        return_sequences=False,
+        return_state=False,
+        go_backwards=False,
+        stateful=False,
+        unroll=False,
+        reset_after=True,
+        zero_output_for_mask=False,
+        **kwargs,
+    ):
+        cell_kwargs = dict(
+            units=units,
+            activation=activation,
+            recurrent_activation=recurrent_activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            recurrent_initializer=recurrent_initializer,
+            bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer,
+            recurrent_regularizer=recurrent_regularizer,
+            bias_regularizer=bias_regularizer,
+            kernel_constraint=kernel_constraint,
+            recurrent_constraint=recurrent_constraint,
+            bias_constraint=bias_constraint,
+            dropout=dropout,
+            recurrent_dropout=recurrent_dropout,
+            reset_after=reset_after,
+            seed=seed,
+        )
+        rnn_kwargs = dict(
+            return_sequences=return_sequences,
+            return_state=return_state,
+            go_backwards=go_backwards,
+            stateful=stateful,
+            unroll=unroll,
+            zero_output_for_mask=zero_output_for_mask,
+        )
+        super().__init__(cell_kwargs, rnn_kwargs, activity_regularizer, **kwargs)

@@ -1,0 +1,139 @@
+"""Attention layers: conformance and numerics against NumPy formulas."""
+
+import numpy as np
+import pytest
+
+from lamina import Input, Model, layers
+from lamina.testing import check_layer
+
+RNG = np.random.default_rng(0)
+
+
+def _rand(*shape):
+    return RNG.standard_normal(shape).astype("float32")
+
+
+def _softmax(x, mask=None):
+    if mask is not None:
+        x = np.where(mask, x, -1e9)
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+@pytest.mark.parametrize(
+    "cls, kwargs, shapes, out_shape, n_train",
+    [
+        (layers.MultiHeadAttention,
+         {"num_heads": 2, "key_dim": 3, "value_dim": 2, "use_bias": False, "output_shape": 7},
+         [(2, 4, 5), (2, 6, 3), (2, 6, 4)], (2, 4, 7), 4),
+        (layers.Attention, {}, [(2, 4, 5), (2, 6, 5)], (2, 4, 5), 0),
+        (layers.Attention, {"use_scale": True, "score_mode": "concat"},
+         [(2, 4, 5), (2, 6, 5), (2, 6, 5)], (2, 4, 5), 2),
+        (layers.AdditiveAttention, {}, [(2, 4, 5), (2, 6, 5)], (2, 4, 5), 1),
+    ],
+)  # fmt: skip
+def test_conformance(cls, kwargs, shapes, out_shape, n_train):
+    check_layer(
+        cls,
+        kwargs,
+        input_shape=shapes,
+        expected_output_shape=out_shape,
+        expected_num_trainable_weights=n_train,
+        supports_masking=True,
+        check_gradient=True,
+    )
+
+
+def _np_mha(layer, q, v, k=None, mask=None):
+    k = v if k is None else k
+    wq, bq, wk, bk, wv, bv, wo, bo = layer.get_weights()
+    qp = np.einsum("btd,dhk->bthk", q, wq) + bq
+    kp = np.einsum("bsd,dhk->bshk", k, wk) + bk
+    vp = np.einsum("bsd,dhk->bshk", v, wv) + bv
+    scores = np.einsum("bthk,bshk->bhts", qp / np.sqrt(wq.shape[-1]), kp)
+    m = None if mask is None else mask[:, None]
+    probs = _softmax(scores, m)
+    if m is not None:
+        probs = probs * m
+    ctx = np.einsum("bhts,bshk->bthk", probs, vp)
+    return np.einsum("bthk,hko->bto", ctx, wo) + bo, probs
+
+
+def test_mha_matches_numpy_with_masks():
+    q, v, k = _rand(2, 4, 5), _rand(2, 6, 5), _rand(2, 6, 5)
+    layer = layers.MultiHeadAttention(num_heads=2, key_dim=3)
+    out, scores = layer(q, v, k, return_attention_scores=True)
+    assert [tuple(w.shape) for w in layer.weights] == [
+        (5, 2, 3), (2, 3), (5, 2, 3), (2, 3), (5, 2, 3), (2, 3), (2, 3, 5), (5,),
+    ]  # fmt: skip
+    ref, ref_scores = _np_mha(layer, q, v, k)
+    np.testing.assert_allclose(np.asarray(out), ref, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(scores), ref_scores, atol=1e-5)
+    mask = RNG.random((2, 4, 6)) > 0.3
+    mask[:, :, 0] = True
+    out = layer(q, v, k, attention_mask=mask)
+    np.testing.assert_allclose(np.asarray(out), _np_mha(layer, q, v, k, mask)[0], atol=1e-5)
+    x = _rand(2, 4, 5)
+    causal = np.tril(np.ones((4, 4), bool))[None].repeat(2, 0)
+    out = layer(x, x, use_causal_mask=True)
+    np.testing.assert_allclose(np.asarray(out), _np_mha(layer, x, x, mask=causal)[0], atol=1e-5)
+    both = mask[:, :, :4] & causal
+    out = layer(x, x, attention_mask=mask[:, :, :4], use_causal_mask=True)
+    np.testing.assert_allclose(np.asarray(out), _np_mha(layer, x, x, mask=both)[0], atol=1e-5)
+    vm = np.array([[1, 1, 1, 0, 0, 0], [1, 1, 1, 1, 1, 0]], bool)
+    out = layer(q, v, k, value_mask=vm)
+    ref = _np_mha(layer, q, v, k, np.broadcast_to(vm[:, None], (2, 4, 6)))[0]
+    np.testing.assert_allclose(np.asarray(out), ref, atol=1e-5)
+
+
+def test_mha_in_a_model_and_attention_axes():
+    inp = Input(shape=(4, 6))
+    mha = layers.MultiHeadAttention(num_heads=2, key_dim=3)
+    out = mha(inp, inp, use_causal_mask=True)
+    model = Model(inp, out)
+    x = _rand(2, 4, 6)
+    np.testing.assert_allclose(
+        np.asarray(model(x)), np.asarray(mha(x, x, use_causal_mask=True)), atol=1e-5
+    )
+    img = _rand(2, 3, 4, 5)
+    layer = layers.MultiHeadAttention(num_heads=2, key_dim=2, attention_axes=(2,))
+    out, scores = layer(img, img, return_attention_scores=True)
+    assert tuple(out.shape) == (2, 3, 4, 5)
+    assert tuple(scores.shape) == (2, 3, 2, 4, 4)
+    with pytest.raises(ValueError, match="value"):
+        layer(img)
+
+
+def test_attention_matches_formula_with_masks():
+    q, v, k = _rand(2, 3, 4), _rand(2, 5, 4), _rand(2, 5, 4)
+    qm = np.array([[1, 1, 0], [1, 1, 1]], bool)
+    vm = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], bool)
+    layer = layers.Attention()
+    out, w = layer([q, v, k], mask=[qm, vm], return_attention_scores=True)
+    ref_w = _softmax(q @ k.transpose(0, 2, 1), vm[:, None])
+    np.testing.assert_allclose(np.asarray(w), ref_w, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(out), (ref_w @ v) * qm[..., None], atol=1e-5)
+    np.testing.assert_array_equal(np.asarray(layer.compute_mask([q, v], [qm, vm])), qm)
+    x = _rand(2, 4, 4)
+    out = layer([x, x], use_causal_mask=True)
+    causal = np.tril(np.ones((4, 4), bool))[None]
+    ref = _softmax(x @ x.transpose(0, 2, 1), causal) @ x
+    np.testing.assert_allclose(np.asarray(out), ref, atol=1e-5)
+    concat = layers.Attention(score_mode="concat", use_scale=True)
+    out = concat([q, v])
+    scores = np.tanh(q[:, :, None] + v[:, None]).sum(-1)
+    np.testing.assert_allclose(np.asarray(out), _softmax(scores) @ v, atol=1e-5)
+
+
+def test_additive_attention_matches_formula():
+    q, v = _rand(2, 3, 4), _rand(2, 5, 4)
+    vm = np.array([[1, 1, 0, 0, 0], [1, 1, 1, 1, 0]], bool)
+    layer = layers.AdditiveAttention()
+    out = layer([q, v], mask=[None, vm])
+    scale = layer.get_weights()[0]
+    scores = (scale * np.tanh(q[:, :, None] + v[:, None])).sum(-1)
+    ref = _softmax(scores, vm[:, None]) @ v
+    np.testing.assert_allclose(np.asarray(out), ref, atol=1e-5)
+    assert "score_mode" not in layer.get_config()
+    with pytest.raises(ValueError, match="score_mode"):
+        layers.Attention(score_mode="dot-product")
