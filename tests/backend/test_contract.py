@@ -112,6 +112,9 @@ REQUIRED = {
         "take",
         "take_along_axis",
         "sort",
+        "searchsorted",
+        "digitize",
+        "bincount",
         "argsort",
         "broadcast_to",
         "flip",
@@ -153,7 +156,7 @@ REQUIRED = {
         "dropout",
         "shuffle",
     ],
-    "image": ["resize"],
+    "image": ["resize", "affine_transform"],
 }
 ENGINES = ["jax"]
 

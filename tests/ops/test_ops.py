@@ -100,6 +100,24 @@ CASES = [
     ("one_hot", lambda a: ops.one_hot(a, 4), lambda a: np.eye(4)[a], (np.array([0, 3, 1]),)),
     ("erf", ops.erf, special.erf, (X,)),
     (
+        "digitize",
+        lambda a: ops.digitize(a, np.array([-0.5, 0.0, 0.5], "float32")),
+        lambda a: np.digitize(a, [-0.5, 0.0, 0.5]),
+        (X,),
+    ),
+    (
+        "searchsorted",
+        lambda a: ops.searchsorted(np.array([-1.0, 0.0, 1.0], "float32"), a, side="right"),
+        lambda a: np.searchsorted([-1.0, 0.0, 1.0], a, side="right"),
+        (X,),
+    ),
+    (
+        "bincount",
+        lambda a: ops.bincount(a, minlength=5),
+        lambda a: np.stack([np.bincount(row, minlength=5) for row in a]),
+        (np.array([[0, 1, 1, 4], [3, 3, 3, 0]], "int32"),),
+    ),
+    (
         "get_item",
         lambda a: a[:, 0] if not isinstance(a, np.ndarray) else a[:, 0],
         lambda a: a[:, 0],
@@ -115,7 +133,7 @@ def test_op_eager_and_symbolic(name, op, reference, args):
     eager = op(*tensors)
     np.testing.assert_allclose(np.asarray(eager), expected, rtol=1e-5, atol=1e-6)
     inputs = [Input(batch_shape=(None,) + a.shape[1:], dtype=str(a.dtype)) for a in args]
-    if name in ("matmul", "dot", "tensordot", "einsum", "min", "var", "reshape"):
+    if name in ("matmul", "dot", "tensordot", "einsum", "min", "var", "reshape", "bincount"):
         inputs = [Input(batch_shape=a.shape, dtype=str(a.dtype)) for a in args]
     symbolic = op(*inputs)
     assert isinstance(symbolic, lamina.graph.KerasTensor)
@@ -180,3 +198,67 @@ def test_control_flow_ops():
 def test_variables_flow_into_ops():
     v = lamina.Variable(np.ones((3, 4), "float32"))
     np.testing.assert_allclose(np.asarray(ops.matmul(X, v)), X @ np.ones((3, 4)), rtol=1e-6)
+
+
+def _affine_reference(image, t, order, mode, cval):
+    """Keras's projective-transform rule, resampled with SciPy (an independent engine)."""
+    from scipy import ndimage
+
+    height, width = image.shape[:2]
+    rows, cols = np.meshgrid(np.arange(height), np.arange(width), indexing="ij")
+    k = t[6] * cols + t[7] * rows + 1.0
+    src_x = (t[0] * cols + t[1] * rows + t[2]) / k
+    src_y = (t[3] * cols + t[4] * rows + t[5]) / k
+    scipy_mode = {"constant": "grid-constant", "nearest": "nearest", "wrap": "grid-wrap"}[mode]
+    return np.stack(
+        [
+            ndimage.map_coordinates(
+                image[..., c].astype("float64"),
+                [src_y, src_x],
+                order=order,
+                mode=scipy_mode,
+                cval=cval,
+            )
+            for c in range(image.shape[-1])
+        ],
+        axis=-1,
+    )
+
+
+@pytest.mark.parametrize("mode", ["constant", "nearest", "wrap"])
+@pytest.mark.parametrize("interpolation, order", [("bilinear", 1), ("nearest", 0)])
+def test_affine_transform_matches_scipy(mode, interpolation, order):
+    images = RNG.uniform(0, 10, (2, 5, 7, 2)).astype("float32")
+    angle = 0.3
+    transforms = np.array(
+        [
+            [np.cos(angle), -np.sin(angle), 1.5, np.sin(angle), np.cos(angle), -0.7, 0, 0],
+            [1.2, 0.1, -0.4, 0.0, 0.8, 0.6, 0.01, 0.0],
+        ],
+        "float32",
+    )
+    got = np.asarray(
+        ops.image.affine_transform(
+            images, transforms, interpolation=interpolation, fill_mode=mode, fill_value=-1.0
+        )
+    )
+    for image, t, out in zip(images, transforms, got, strict=True):
+        expected = _affine_reference(image, t, order, mode, -1.0)
+        np.testing.assert_allclose(out, expected, atol=1e-4)
+    channels_first = ops.image.affine_transform(
+        np.moveaxis(images, -1, 1), transforms, interpolation, mode, -1.0, "channels_first"
+    )
+    np.testing.assert_allclose(np.moveaxis(np.asarray(channels_first), 1, -1), got, atol=1e-5)
+
+
+def test_affine_transform_and_resize_refuse_bad_arguments():
+    with pytest.raises(ValueError, match="unknown fill_mode 'edge'"):
+        ops.image.affine_transform(np.ones((4, 4, 1)), np.zeros(8), fill_mode="edge")
+    with pytest.raises(ValueError, match="unknown interpolation 'cubic'"):
+        ops.image.affine_transform(np.ones((4, 4, 1)), np.zeros(8), interpolation="cubic")
+    with pytest.raises(ValueError, match=r"one transform of 8 numbers per image, shape \(2, 8\)"):
+        ops.image.affine_transform(np.ones((2, 4, 4, 1)), np.zeros((3, 8)))
+    with pytest.raises(ValueError, match="rank 3.*rank 4"):
+        ops.image.affine_transform(np.ones((4, 4)), np.zeros(8))
+    with pytest.raises(ValueError, match="unknown interpolation 'area'"):
+        ops.image.resize(np.ones((1, 4, 4, 1)), (2, 2), interpolation="area")

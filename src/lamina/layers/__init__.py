@@ -31,6 +31,15 @@ from lamina.layers.core import (
     Lambda,
     Masking,
 )
+from lamina.layers.image_preprocessing import (
+    CenterCrop,
+    RandomContrast,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+    Resizing,
+)
 from lamina.layers.input_layer import Input, InputLayer
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
@@ -84,6 +93,13 @@ from lamina.layers.pooling import (
     MaxPooling1D,
     MaxPooling2D,
     MaxPooling3D,
+)
+from lamina.layers.preprocessing import (
+    CategoryEncoding,
+    Discretization,
+    IntegerLookup,
+    Normalization,
+    Rescaling,
 )
 from lamina.layers.recurrent import (
     GRU,
@@ -231,4 +247,16 @@ __all__ = [
     "ZeroPadding1D",
     "ZeroPadding2D",
     "ZeroPadding3D",
+    "CategoryEncoding",
+    "CenterCrop",
+    "Discretization",
+    "IntegerLookup",
+    "Normalization",
+    "RandomContrast",
+    "RandomFlip",
+    "RandomRotation",
+    "RandomTranslation",
+    "RandomZoom",
+    "Rescaling",
+    "Resizing",
 ]

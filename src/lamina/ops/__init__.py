@@ -6,7 +6,7 @@
 [2.0, 2.0]
 """
 
-from lamina.ops import random
+from lamina.ops import image, random
 from lamina.ops.core import (
     cast,
     cond,
@@ -38,6 +38,7 @@ __all__ = [
     "convert_to_tensor",
     "dtype",
     "fori_loop",
+    "image",
     "is_tensor",
     "random",
     "scan",

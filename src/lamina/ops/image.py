@@ -1,4 +1,4 @@
-"""Image ops: resizing.
+"""Image ops: resizing and affine (projective) resampling.
 
 >>> import numpy as np
 >>> from lamina.ops import image
@@ -10,5 +10,6 @@ from lamina.backend import image as _b
 from lamina.ops.core import _op
 
 resize = _op(_b.resize)
+affine_transform = _op(_b.affine_transform)
 
-__all__ = ["resize"]
+__all__ = ["affine_transform", "resize"]

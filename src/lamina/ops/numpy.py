@@ -124,6 +124,9 @@ diag = _op(_b.diag)
 diagonal = _op(_b.diagonal)
 sort = _op(_b.sort)
 argsort = _op(_b.argsort)
+searchsorted = _op(_b.searchsorted)
+digitize = _op(_b.digitize)
+bincount = _op(_b.bincount)
 size = _op(_b.size)
 ndim = _op(_b.ndim)
 get_item = _op(_b.get_item)
@@ -246,6 +249,9 @@ __all__ = [
     "diagonal",
     "sort",
     "argsort",
+    "searchsorted",
+    "digitize",
+    "bincount",
     "size",
     "ndim",
     "get_item",

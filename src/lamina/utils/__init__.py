@@ -1,7 +1,10 @@
-"""Utilities: seeding, serialization, and (later) data helpers."""
+"""Utilities: seeding, serialization, and data helpers (`to_categorical`, `normalize`,
+`pad_sequences`)."""
 
+from lamina.utils.numerical import normalize, to_categorical
 from lamina.utils.py_dataset import PyDataset
 from lamina.utils.random import set_random_seed
+from lamina.utils.sequence import pad_sequences
 from lamina.utils.serialization import (
     CustomObjectScope,
     custom_object_scope,
@@ -21,5 +24,8 @@ __all__ = [
     "get_registered_object",
     "register_keras_serializable",
     "serialize_keras_object",
+    "normalize",
+    "pad_sequences",
     "set_random_seed",
+    "to_categorical",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 
+import jax
 import jax.numpy as jnp
 
 from lamina.backend import config
@@ -500,6 +501,34 @@ def sort(x, axis=-1):
 
 def argsort(x, axis=-1):
     return jnp.argsort(x, axis=axis)
+
+
+def searchsorted(sorted_sequence, values, side="left"):
+    return jnp.searchsorted(sorted_sequence, values, side=side)
+
+
+def digitize(x, bins):
+    """The bucket of each value: `i` such that `bins[i - 1] <= x < bins[i]` (NumPy's rule)."""
+    bins = jnp.asarray(bins)
+    return jnp.searchsorted(bins, x, side="right").astype("int32")
+
+
+def bincount(x, weights=None, minlength=0):
+    """Counts of each non-negative integer along the last axis (rank 1 or 2 input).
+
+    `minlength` must be given under compilation, where the output length must be static;
+    values `>= minlength` are dropped there, so callers check their range first.
+    """
+    x = jnp.asarray(x)
+    if x.ndim == 1:
+        return jnp.bincount(x, weights=weights, minlength=minlength, length=minlength or None)
+    if x.ndim != 2:
+        raise ValueError(f"bincount expects a rank-1 or rank-2 input; received shape {x.shape}.")
+    if weights is None:
+        return jax.vmap(lambda row: jnp.bincount(row, minlength=minlength, length=minlength))(x)
+    return jax.vmap(
+        lambda row, w: jnp.bincount(row, weights=w, minlength=minlength, length=minlength)
+    )(x, jnp.asarray(weights))
 
 
 def size(x):
