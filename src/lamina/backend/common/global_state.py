@@ -9,8 +9,14 @@ _NAME_COUNTS: collections.Counter = collections.Counter()
 
 
 def to_snake_case(name: str) -> str:
+    """Keras's rule, exactly: `Conv1D` -> `conv1d`, `Conv2DTranspose` -> `conv2d_transpose`.
+
+    Default layer names and weight-file paths come from it, so any difference breaks
+    files moving between lamina and Keras.
+    """
+    name = re.sub(r"\W+", "", name)
     name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    name = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name)
+    name = re.sub(r"([a-z])([A-Z])", r"\1_\2", name)
     return name.lower()
 
 
