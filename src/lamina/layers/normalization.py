@@ -125,6 +125,9 @@ class BatchNormalization(_AffineMixin, Layer):
         beta_regularizer, gamma_regularizer: regularizers.
         beta_constraint, gamma_constraint: constraints.
         synchronized: accepted for Keras compatibility (a no-op on a single device).
+        renorm, renorm_clipping, renorm_momentum: Keras's batch renormalization
+            arguments, accepted at their defaults (`False`, `None`, `0.99`) so Keras
+            configs load; `renorm=True` is not supported and raises a ValueError.
 
     Call arguments:
         inputs: a tensor. training: whether to use (and update) batch statistics.
@@ -155,11 +158,27 @@ class BatchNormalization(_AffineMixin, Layer):
         beta_constraint=None,
         gamma_constraint=None,
         synchronized: bool = False,
+        renorm: bool = False,
+        renorm_clipping=None,
+        renorm_momentum: float = 0.99,
         **kwargs,
     ):
         super().__init__(**kwargs)
         if not isinstance(axis, int) or isinstance(axis, bool):
             raise TypeError(f"BatchNormalization expects `axis` to be an int; received {axis!r}.")
+        if renorm:
+            raise ValueError(
+                f"BatchNormalization received renorm={renorm!r}; batch renormalization is not "
+                "supported by lamina. Use renorm=False (the default)."
+            )
+        if renorm_clipping is not None and not isinstance(renorm_clipping, dict):
+            raise TypeError(
+                "BatchNormalization expects `renorm_clipping` to be None or a dict; "
+                f"received {renorm_clipping!r}."
+            )
+        self.renorm = False
+        self.renorm_clipping = renorm_clipping
+        self.renorm_momentum = float(renorm_momentum)
         self.axis = axis
         self.momentum = float(momentum)
         self.epsilon = float(epsilon)
@@ -265,6 +284,9 @@ class BatchNormalization(_AffineMixin, Layer):
             "moving_mean_initializer": initializers.serialize(self.moving_mean_initializer),
             "moving_variance_initializer": initializers.serialize(self.moving_variance_initializer),
             "synchronized": self.synchronized,
+            "renorm": self.renorm,
+            "renorm_clipping": self.renorm_clipping,
+            "renorm_momentum": self.renorm_momentum,
         }
 
 
