@@ -179,3 +179,38 @@ def test_pooling_errors():
         layers.MaxPooling1D()(np.zeros((2, 4, 4, 1), "float32"))
     with pytest.raises(ValueError, match="GlobalAveragePooling2D.*rank 4"):
         layers.GlobalAveragePooling2D()(np.zeros((2, 4, 1), "float32"))
+
+
+def test_convnet_with_pooling_learns_with_fit():
+    # Max/AveragePooling after trainable layers inside the jitted train step: the
+    # pooling's gradient must flow (it once failed to linearize under `jit`).
+    from lamina import Model, optimizers
+
+    rng = np.random.default_rng(0)
+    n = 128
+    x = 0.3 * rng.standard_normal((n, 8, 8, 1)).astype("float32")
+    labels = rng.integers(0, 2, n).astype("int32")
+    for i in range(n):  # class 0: a horizontal bar, class 1: a vertical bar
+        pos = rng.integers(1, 7)
+        if labels[i]:
+            x[i, :, pos, 0] += 1.5
+        else:
+            x[i, pos, :, 0] += 1.5
+    inp = Input(shape=(8, 8, 1))
+    h = layers.Conv2D(8, 3, padding="same", activation="relu")(inp)
+    h = layers.MaxPooling2D()(h)
+    h = layers.Conv2D(8, 3, padding="same", activation="relu")(h)
+    h = layers.AveragePooling2D()(h)
+    h = layers.GlobalAveragePooling2D()(h)
+    out = layers.Dense(2, activation="softmax")(h)
+    model = Model(inp, out)
+    model.compile(
+        optimizer=optimizers.Adam(learning_rate=0.02),
+        loss="sparse_categorical_crossentropy",
+        metrics=["accuracy"],
+    )
+    history = model.fit(x, labels, epochs=5, batch_size=16, verbose=0)
+    losses = history.history["loss"]
+    assert losses[-1] < 0.5 * losses[0]
+    preds = np.asarray(model.predict(x, verbose=0)).argmax(-1)
+    assert (preds == labels).mean() > 0.9

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from lamina.backend import config
 from lamina.backend.common.variables import standardize_dtype
@@ -258,17 +259,19 @@ def _pool_args(inputs, pool_size, strides, padding, data_format):
 def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
     """Max pooling over the spatial axes."""
     window, stride, padding = _pool_args(inputs, pool_size, strides, padding, data_format)
+    # NumPy constants, not `jnp.array`s: under `jit` + autodiff a `jnp` init value is a
+    # traced operand, `reduce_window` then loses its monoid form and cannot linearize.
     if jnp.issubdtype(inputs.dtype, jnp.floating):
-        init = jnp.array(-jnp.inf, inputs.dtype)
+        init = np.array(-np.inf, inputs.dtype)
     else:
-        init = jnp.array(jnp.iinfo(inputs.dtype).min, inputs.dtype)
+        init = np.array(jnp.iinfo(inputs.dtype).min, inputs.dtype)
     return jax.lax.reduce_window(inputs, init, jax.lax.max, window, stride, padding)
 
 
 def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
     """Average pooling; with `"same"` padding only the valid elements are averaged."""
     window, stride, padding = _pool_args(inputs, pool_size, strides, padding, data_format)
-    zero = jnp.array(0, inputs.dtype)
+    zero = np.array(0, inputs.dtype)  # a constant, see `max_pool`
     total = jax.lax.reduce_window(inputs, zero, jax.lax.add, window, stride, padding)
     if padding == "VALID":
         count = 1
