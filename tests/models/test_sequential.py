@@ -72,3 +72,38 @@ def test_sequential_nested_in_functional():
     outer = __import__("lamina").Model(x, layers.Dense(1)(inner(x)))
     assert len(outer.weights) == 4
     assert outer(np.ones((2, 3), "float32")).shape == (2, 1)
+
+
+def test_add_calls_only_the_new_layer():
+    # Each add must not re-call the layers already stacked: one inbound node each, so
+    # `layer.output` stays defined (it raises on a layer with several nodes).
+    model = Sequential([Input((3,))])
+    first, second, third = layers.Dense(4), layers.Dense(2), layers.Dense(5)
+    model.add(first)
+    model.add(second)
+    assert [len(lyr._inbound_nodes) for lyr in (first, second)] == [1, 1]
+    assert first.output.shape == (None, 4) and second.output.shape == (None, 2)
+    assert model.pop() is second
+    assert len(first._inbound_nodes) == 1 and model.output_shape == (None, 4)
+    model.add(third)
+    assert [len(lyr._inbound_nodes) for lyr in (first, third)] == [1, 1]
+    assert model.output_shape == (None, 5) and len(model._inbound_nodes) == 1
+    assert model(np.ones((2, 3), "float32")).shape == (2, 5)
+    assert [lyr.name for lyr in model.layers] == [first.name, third.name]
+
+
+def test_pop_to_empty_then_add_again():
+    model = Sequential([Input((3,)), layers.Dense(4)])
+    model.pop()
+    assert model.layers == [] and not model.built
+    model.add(layers.Dense(2))
+    assert model.built and model.output_shape == (None, 2)
+
+
+def test_failed_add_leaves_the_model_unchanged():
+    model = Sequential([Input((3,)), layers.Reshape((3,))])
+    with pytest.raises(ValueError):
+        model.add(layers.Reshape((7,)))
+    assert len(model.layers) == 1 and model.output_shape == (None, 3)
+    model.add(layers.Dense(2))
+    assert model(np.ones((1, 3), "float32")).shape == (1, 2)

@@ -34,6 +34,8 @@ class Sequential(Model):
     def __init__(self, layers=None, trainable: bool = True, name: str | None = None):
         super().__init__(trainable=trainable, name=name)
         self._stack: list[Layer] = []
+        self._chain: list[KerasTensor] = []
+        self._chain_layers: list[Layer] = []
         self._graph_stale = True
         for layer in layers or []:
             self.add(layer, rebuild=False)
@@ -69,7 +71,14 @@ class Sequential(Model):
         self._stack.append(layer)
         self._invalidate()
         if rebuild:
-            self._maybe_build_graph()
+            try:
+                self._maybe_build_graph()
+            except Exception:
+                # A layer that cannot take the stack's output leaves the model as it was.
+                self._stack.pop()
+                self._invalidate()
+                self._maybe_build_graph()
+                raise
 
     def pop(self, rebuild: bool = True) -> Layer:
         """Remove and return the top layer."""
@@ -107,33 +116,56 @@ class Sequential(Model):
         return None, None
 
     def _maybe_build_graph(self, batch_shape=None, dtype=None):
+        """Connect the stack into a graph, calling each layer once.
+
+        `_chain` holds the tensors already made: the input, then the output of each
+        stacked layer in turn. Adding a layer calls only that layer on the last tensor,
+        and popping drops the last tensor, so no layer gains a second inbound node (which
+        would make its `output` ambiguous).
+        """
         if not self._graph_stale:
             return
         if batch_shape is None:
             batch_shape, dtype = self._input_batch_shape()
         if batch_shape is None or not self.layers:
             return
-        first = self._stack[0]
-        if isinstance(first, InputLayer):
-            x = first.output
-        else:
-            x = Input(batch_shape=batch_shape, dtype=dtype or backend.floatx())
-            self._stack.insert(0, x._keras_history.operation)
-        inputs = x
-        for layer in self.layers:
+        layers = self.layers
+        kept = 0
+        while (
+            kept < min(len(self._chain_layers), len(layers))
+            and self._chain_layers[kept] is layers[kept]
+        ):
+            kept += 1
+        chain = self._chain[: kept + 1]
+        chain_layers = self._chain_layers[:kept]
+        if not chain:
+            first = self._stack[0]
+            if isinstance(first, InputLayer):
+                x = first.output
+            else:
+                x = Input(batch_shape=batch_shape, dtype=dtype or backend.floatx())
+                self._stack.insert(0, x._keras_history.operation)
+            chain = [x]
+        # Kept up to date as each layer succeeds, so a failing add does not redo them.
+        self._chain, self._chain_layers = chain, chain_layers
+        x = chain[-1]
+        for layer in layers[len(chain) - 1 :]:
             x = layer(x)
             if isinstance(x, (list, tuple)):
                 raise ValueError(
                     f"Sequential layers must have one output each; {layer.name!r} returned "
                     f"{len(x)}. Use the functional API for multi-output layers."
                 )
+            chain.append(x)
+            chain_layers.append(layer)
+        inputs = chain[0]
         function = Function(inputs, x, name=self.name)
         self._function = function
         self._is_graph_network = True
         self._layers = [op for op in function.operations if isinstance(op, Layer)]
         self._graph_stale = False
         self.built = True
-        self._build_shapes = tuple(batch_shape)
+        self._build_shapes = tuple(inputs.shape)
         self._own_node = Node(
             self, call_args=(inputs,), call_kwargs={}, outputs=x, stamp_outputs=False
         )
