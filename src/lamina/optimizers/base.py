@@ -209,9 +209,12 @@ class Optimizer:
         self._index = {id(v): i for i, v in enumerate(self._trainable_variables)}
         if self.use_ema:
             # A callable initializer runs eagerly and outside any stateless scope, so
-            # the average starts at the variable's real value even under tracing.
+            # the average starts at the variable's real value even under tracing. It
+            # copies: a buffer shared with the weight could not be donated twice.
             self._averages = [
-                self._new_variable(v, "average", lambda shape, dtype, v=v: ops.cast(v.value, dtype))
+                self._new_variable(
+                    v, "average", lambda shape, dtype, v=v: ops.copy(ops.cast(v.value, dtype))
+                )
                 for v in self._trainable_variables
             ]
         for group in self._slot_groups():

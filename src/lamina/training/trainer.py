@@ -457,6 +457,12 @@ class Trainer:
     # State movement ------------------------------------------------------------------
     def _read_state(self, kind="train"):
         trainable, non_trainable, opt_vars, metric_vars = self._state_variables()
+        if kind != "predict":
+            # Donated buffers must be distinct: two variables holding one array (an EMA
+            # started from its weight, a user's shared initial value) get their own copy.
+            _unshare(
+                trainable + non_trainable + (opt_vars if kind == "train" else []) + metric_vars
+            )
         tv = [v.value for v in trainable]
         ntv = [v.value for v in non_trainable]
         mv = [v.value for v in metric_vars]
@@ -625,28 +631,23 @@ class Trainer:
         fns = None
         step = skip
         logs = {}
-        pending = []
-        for raw in batches.batches(order, start=skip):
-            x, y, sw = raw
+        pending = []  # batches of one shape waiting to fill a chunk of k
+        for x, y, sw in batches.batches(order, start=skip):
             if fns is None:
                 self._ensure_built(x, y)
                 fns = self._compiled("train")
-                state = self._read_state()
                 self._check_all_targets(batches)
             batch = self._prepare_batch(x, y, sw, class_weight, check=not _is_arrays(batches))
-            if k == 1:
-                callback_list.on_train_batch_begin(step)
-                state, logs = fns["one"](state, batch)
-                step += 1
-                if wants_batches:
-                    self._write_state(state)
-                    state = self._read_state()
-                callback_list.on_train_batch_end(step - 1, logs)
+            if pending and not _same_shapes([pending[0], batch]):
+                # A batch of another shape (the last, partial one) ends the group.
+                state, logs, step = self._run_chunk(
+                    fns, state, pending, step, callback_list, wants_batches
+                )
+                pending = []
                 if self.stop_training:
                     break
-                continue
             pending.append(batch)
-            if len(pending) == k and _same_shapes(pending):
+            if len(pending) == k:
                 state, logs, step = self._run_chunk(
                     fns, state, pending, step, callback_list, wants_batches
                 )
@@ -654,10 +655,10 @@ class Trainer:
                 if self.stop_training:
                     break
         if pending and not self.stop_training:
-            for batch in pending:  # the remainder runs one step at a time
-                state, logs, step = self._run_chunk(
-                    fns, state, [batch], step, callback_list, wants_batches
-                )
+            # The remainder of fewer than k same-shaped batches runs as one shorter scan.
+            state, logs, step = self._run_chunk(
+                fns, state, pending, step, callback_list, wants_batches
+            )
         if state is None:
             state = self._read_state()
         if not logs and step > 0:
@@ -665,16 +666,23 @@ class Trainer:
         return state, logs, step
 
     def _run_chunk(self, fns, state, pending, step, callback_list, wants_batches):
+        """Run `pending` batches as one compiled call between the batch callbacks.
+
+        With callbacks that look at batches, the state goes back into the variables
+        after the call and is read again before the next, so what a callback writes
+        (weights, the learning rate) is what the next step uses.
+        """
         callback_list.on_train_batch_begin(step)
+        if state is None:
+            state = self._read_state()
         if len(pending) == 1:
             state, logs = fns["one"](state, pending[0])
         else:
-            stacked = _stack([_as_tuple(b) for b in pending])
-            state, logs = fns["many"](state, stacked)
+            state, logs = fns["many"](state, _stack([_as_tuple(b) for b in pending]))
         step += len(pending)
         if wants_batches:
             self._write_state(state)
-            state = self._read_state()
+            state = None
         callback_list.on_train_batch_end(step - 1, logs)
         return state, logs, step
 
@@ -824,6 +832,16 @@ class Trainer:
         return values[0] if len(values) == 1 else values
 
 
+def _unshare(variables) -> None:
+    seen = set()
+    for v in variables:
+        value = v.value
+        if id(value) in seen:
+            value = ops.copy(value)
+            v._value = value
+        seen.add(id(value))
+
+
 def _is_arrays(batches) -> bool:
     return isinstance(batches, data_adapter.ArrayBatches)
 
@@ -877,6 +895,10 @@ def _wants_batch_hooks(callback_list) -> bool:
             "on_batch_begin",
             "on_batch_end",
         ):
-            if getattr(type(cb), hook, None) is not getattr(base, hook, None):
+            # A hook may be overridden in the class or set on the instance
+            # (LambdaCallback(on_train_batch_end=...)).
+            if hook in getattr(cb, "__dict__", {}) or getattr(type(cb), hook, None) is not getattr(
+                base, hook
+            ):
                 return True
     return False
