@@ -266,7 +266,11 @@ def test_slicing_a_graph_from_an_intermediate_tensor():
     h = layers.Dense(3, name="h")(x)
     y = layers.Dense(2, name="y")(h)
     head = Model(h, y)
-    assert [lyr.name for lyr in head.layers] == ["h", "y"]
+    # As in Keras, the sliced model starts at a new InputLayer standing for `h`: the
+    # layer that produced `h` lies upstream of the model and is not part of it.
+    assert [lyr.name for lyr in head.layers] == [f"{h.name}CLONE", "y"]
+    assert isinstance(head.layers[0], layers.InputLayer) and head.inputs[0].shape == (None, 3)
+    assert head.count_params() == 3 * 2 + 2 and len(head.trainable_weights) == 2
     data = np.ones((2, 3), "float32")
     layer = head.get_layer("y")
     np.testing.assert_allclose(

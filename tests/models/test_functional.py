@@ -182,3 +182,43 @@ def test_backend_function_with_updates():
     out = f([np.array([[1.0, 2.0]], "float32")])
     np.testing.assert_allclose(out[0], [[3.0, 6.0]])
     np.testing.assert_allclose(counter.numpy(), [2.0, 3.0])
+
+
+def test_model_from_intermediate_tensors_excludes_upstream_layers():
+    x = Input((4,), name="x")
+    h = layers.Dense(3, name="h")(x)
+    y = layers.Dense(2, name="y")(h)
+    z = layers.Dense(5, name="z")(y)
+    full = Model(x, z)
+    middle = Model(h, y)
+    assert [lyr.name for lyr in middle.layers][1:] == ["y"]
+    assert middle.count_params() == 3 * 2 + 2
+    assert [w.shape for w in middle.trainable_weights] == [(3, 2), (2,)]
+    data = _data(2, 3)
+    dense = middle.get_layer("y")
+    expected = data @ dense.kernel.numpy() + dense.bias.numpy()
+    np.testing.assert_allclose(np.asarray(middle(data)), expected, rtol=1e-5, atol=1e-6)
+    # Config round trip: the input is written as an InputLayer of h's shape.
+    config = middle.get_config()
+    assert config["layers"][0]["class_name"] == "InputLayer"
+    rebuilt = Model.from_config(config)
+    assert [w.shape for w in rebuilt.weights] == [(3, 2), (2,)]
+    rebuilt.set_weights(middle.get_weights())
+    np.testing.assert_allclose(np.asarray(rebuilt(data)), expected, rtol=1e-5, atol=1e-6)
+    # The whole model still runs and still owns every layer.
+    assert [lyr.name for lyr in full.layers] == ["x", "h", "y", "z"]
+    assert full(_data(2, 4)).shape == (2, 5)
+
+
+def test_input_not_used_by_any_output_is_kept():
+    a, b = Input((3,), name="a"), Input((2,), name="b")
+    model = Model([a, b], layers.Dense(1, name="o")(a))
+    # Keras keeps the unused input's layer (at depth 0, before the other depth-0 layers).
+    assert [lyr.name for lyr in model.layers] == ["a", "b", "o"]
+    config = model.get_config()
+    assert config["input_layers"] == [["a", 0, 0], ["b", 0, 0]]
+    rebuilt = Model.from_config(config)
+    assert [lyr.name for lyr in rebuilt.layers] == ["a", "b", "o"]
+    rebuilt.set_weights(model.get_weights())
+    data = [_data(2, 3), _data(2, 2)]
+    np.testing.assert_allclose(np.asarray(rebuilt(data)), np.asarray(model(data)), rtol=1e-6)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from lamina.graph import tree
 from lamina.graph.keras_tensor import KerasTensor
+from lamina.graph.node import Node
 from lamina.graph.operation import current_call_context
 
 
@@ -34,6 +35,11 @@ def map_graph(inputs: list, outputs: list):
         operation, node_index, _ = tensor._keras_history
         node = operation._inbound_nodes[node_index]
         if node in finished:
+            return
+        if id(tensor) in input_ids and not node.is_input:
+            # An intermediate tensor given as an input: what made it lies upstream of
+            # this graph, so neither its node nor its layer belongs here.
+            finished.add(node)
             return
         if node in in_progress:
             raise ValueError(
@@ -69,6 +75,19 @@ def map_graph(inputs: list, outputs: list):
             if parent in node_set:
                 node_depths[parent] = max(depth + 1, node_depths.get(parent, 0))
 
+    # An Input that no output uses is still part of the model (Keras keeps it: it may
+    # feed a loss or a metric), at depth 0 before the other operations of that depth.
+    unused = []
+    for x in inputs:
+        operation, node_index, _ = x._keras_history
+        node = operation._inbound_nodes[node_index]
+        if node.is_input and operation not in operation_depths:
+            operation_depths[operation] = 0
+            operation_indices[operation] = -1
+            node_depths[node] = 0
+            unused.append(node)
+    ordered_nodes = unused + ordered_nodes
+
     nodes_by_depth: dict = {}
     for node in ordered_nodes:
         nodes_by_depth.setdefault(node_depths[node], []).append(node)
@@ -81,6 +100,54 @@ def map_graph(inputs: list, outputs: list):
         operations_by_depth[depth] = ops_at_depth
         operations.extend(ops_at_depth)
     return ordered_nodes, nodes_by_depth, operations, operations_by_depth
+
+
+def _is_input_tensor(x) -> bool:
+    operation, node_index, _ = x._keras_history
+    return operation._inbound_nodes[node_index].is_input
+
+
+def clone_graph_nodes(inputs, outputs, make_input):
+    """Give a graph that starts at intermediate tensors Inputs of its own.
+
+    Each input that was not made by an `Input` is replaced by `make_input(tensor)`, and
+    every call between the inputs and the outputs is recorded again (a new Node on the
+    same layer) on copies of the tensors, as Keras does. The original tensors keep their
+    history, so the graph they came from is unchanged.
+
+    Returns the new `(inputs, outputs)` in the structures given.
+    """
+    flat_inputs, flat_outputs = tree.flatten(inputs), tree.flatten(outputs)
+    nodes = map_graph(flat_inputs, flat_outputs)[0]
+    mapping: dict = {}
+    new_inputs = []
+    for x in flat_inputs:
+        new = x if _is_input_tensor(x) else make_input(x)
+        mapping[id(x)] = new
+        new_inputs.append(new)
+
+    def swap(x):
+        if not isinstance(x, KerasTensor):
+            return x
+        if id(x) not in mapping:
+            copy = KerasTensor(x.shape, x.dtype, name=f"{x.name}_clone", sparse=x.sparse)
+            copy._keras_mask = x._keras_mask
+            mapping[id(x)] = copy
+        return mapping[id(x)]
+
+    for node in nodes:
+        if node.is_input:
+            continue
+        Node(
+            node.operation,
+            call_args=tree.map_structure(swap, node.call_args),
+            call_kwargs=tree.map_structure(swap, node.call_kwargs),
+            outputs=tree.map_structure(swap, node.outputs),
+        )
+    return (
+        tree.pack_sequence_as(inputs, new_inputs),
+        tree.pack_sequence_as(outputs, [swap(x) for x in flat_outputs]),
+    )
 
 
 class Function:

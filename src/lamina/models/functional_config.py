@@ -161,8 +161,9 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
             if cname == "__keras_tensor__":
                 lname, nidx, tidx = x["config"]["keras_history"]
                 return _tensor(lname, nidx, tidx)
-            if cname == "__slice__":
-                return slice(*x["config"])
+            if cname == "__slice__":  # Keras writes {"start", "stop", "step"}
+                c = x["config"]
+                return slice(c["start"], c["stop"], c["step"]) if isinstance(c, dict) else slice(*c)
             if cname == "__ellipsis__":
                 return Ellipsis
             if cname == "__tuple__":

@@ -16,14 +16,20 @@ from lamina.backend import core as backend_core
 from lamina.backend.common.global_state import unique_name
 from lamina.backend.common.variables import StatelessScope, in_stateless_scope
 from lamina.graph import tree
-from lamina.graph.function import Function
+from lamina.graph.function import Function, _is_input_tensor, clone_graph_nodes
+from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
 from lamina.graph.operation import current_call_context
-from lamina.layers.input_layer import InputLayer
+from lamina.layers.input_layer import Input, InputLayer
 from lamina.layers.layer import Layer, _shapes_to_specs, _tuplify
 from lamina.models import functional_config, summary_utils
 from lamina.training.trainer import Trainer
 from lamina.utils import serialization
+
+
+def _input_standing_for(tensor):
+    """A new Input for an intermediate tensor given as a model input (Keras's name)."""
+    return Input(batch_shape=tensor.shape, dtype=tensor.dtype, name=f"{tensor.name}CLONE")
 
 
 class Model(Trainer, Layer):
@@ -77,6 +83,13 @@ class Model(Trainer, Layer):
         if name is None:
             name = unique_name("functional")
         Layer.__init__(self, name=name, trainable=trainable, **kwargs)
+        if not all(
+            _is_input_tensor(x)
+            for x in tree.flatten(inputs)
+            if isinstance(x, KerasTensor) and x._keras_history is not None
+        ):
+            # A model cut from the middle of a graph starts at Inputs of its own.
+            inputs, outputs = clone_graph_nodes(inputs, outputs, _input_standing_for)
         function = Function(inputs, outputs, name=name)
         self._function = function
         self._is_graph_network = True
