@@ -80,7 +80,12 @@ def _take(struct, idx):
 
 
 class ArrayBatches:
-    """Batches of in-memory arrays, shuffled per epoch with NumPy's global generator."""
+    """Batches of in-memory arrays, shuffled per pass with NumPy's global generator.
+
+    With `steps` (`steps_per_epoch`) an epoch takes the next `steps` batches and the
+    following epoch continues from there, as Keras does; a new pass (and a new
+    shuffle) starts once the data is used up.
+    """
 
     def __init__(self, x, y=None, sample_weight=None, batch_size=32, shuffle=False, steps=None):
         self.x, self.y, self.sample_weight = x, y, sample_weight
@@ -88,30 +93,50 @@ class ArrayBatches:
         self.batch_size = batch_size
         self.shuffle = shuffle
         self._steps = steps
+        self._cursor = 0  # the next batch of the current pass
+        self._order = None  # the current pass's sample order
+
+    @property
+    def _full(self) -> int:
+        return math.ceil(self.size / self.batch_size) if self.size else 0
 
     @property
     def steps(self) -> int:
-        full = math.ceil(self.size / self.batch_size) if self.size else 0
+        full = self._full
         return min(full, self._steps) if self._steps is not None else full
 
     def epoch_order(self, rng: np.random.RandomState | None = None):
-        """Sample order for one epoch, drawn now (so a run can record and replay it)."""
+        """Sample order for the epoch, drawn now (so a run can record and replay it);
+        an epoch that continues a pass keeps that pass's order."""
+        if self._steps is not None and self._cursor > 0:
+            return self._order
         rng = rng or np.random
+        order = None
         if self.shuffle is True:
-            return rng.permutation(self.size)
-        if self.shuffle == "batch":
-            starts = np.arange(0, self.size, self.batch_size)
-            order = rng.permutation(len(starts))
-            return np.concatenate(
-                [np.arange(s, min(s + self.batch_size, self.size)) for s in starts[order]]
-            )
-        return None
+            order = rng.permutation(self.size)
+        elif self.shuffle == "batch":
+            # Keras's batch-sized chunks: whole batches in a random order, the partial
+            # last batch kept last so every batch stays one contiguous chunk.
+            full = self.size // self.batch_size
+            chunks = rng.permutation(full)
+            order = np.concatenate(
+                [
+                    (chunks[:, None] * self.batch_size + np.arange(self.batch_size)).ravel(),
+                    np.arange(full * self.batch_size, self.size),
+                ]
+            ).astype(int)
+        self._order = order
+        return order
 
     def batches(self, order=None, start: int = 0) -> Iterator:
-        for step in range(start, self.steps):
-            start = step * self.batch_size
-            stop = min(start + self.batch_size, self.size)
-            idx = slice(start, stop) if order is None else order[start:stop]
+        first = self._cursor if self._steps is not None else 0
+        stop_step = min(first + self.steps, self._full)
+        for step in range(first + start, stop_step):
+            if self._steps is not None:
+                self._cursor = (step + 1) % self._full
+            begin = step * self.batch_size
+            stop = min(begin + self.batch_size, self.size)
+            idx = slice(begin, stop) if order is None else order[begin:stop]
             yield _take(self.x, idx), _take(self.y, idx), _take(self.sample_weight, idx)
 
     def on_epoch_end(self):
@@ -131,8 +156,6 @@ class IterableBatches:
     def steps(self):
         if self._steps is not None:
             return self._steps
-        if self._is_pydataset:
-            return len(self.source)
         try:
             return len(self.source)
         except TypeError:
@@ -141,9 +164,12 @@ class IterableBatches:
     def epoch_order(self, rng=None):
         return None
 
-    def _items(self):
+    def _items(self, start: int):
         if self._is_pydataset:
-            for i in range(len(self.source)):
+            stop = len(self.source)
+            if self._steps is not None:
+                stop = min(stop, self._steps)
+            for i in range(start, stop):
                 yield self.source[i]
             return
         if self._steps is not None:
@@ -151,27 +177,35 @@ class IterableBatches:
             # (no `yield from`: closing this generator must not close the user's)
             if self._iterator is None:
                 self._iterator = iter(self.source)
-            while True:
-                try:
-                    item = next(self._iterator)
-                except StopIteration:
-                    return
-                yield item
-        yield from iter(self.source)
+            iterator = self._iterator
+        else:
+            iterator = iter(self.source)
+        for _ in range(start):  # resuming: these batches were trained before
+            if next(iterator, _END) is _END:
+                return
+        while True:
+            item = next(iterator, _END)
+            if item is _END:
+                return
+            yield item
 
     def batches(self, order=None, start: int = 0):
-        count = 0
-        for item in self._items():
-            if self._steps is not None and count >= self._steps:
-                break
+        count = start
+        items = self._items(start)
+        # Count before pulling: a batch taken from a generator is never dropped.
+        while self._steps is None or count < self._steps:
+            item = next(items, _END)
+            if item is _END:
+                return
             count += 1
-            if count <= start:
-                continue  # resuming: these batches were trained before the interruption
             yield unpack_batch(item)
 
     def on_epoch_end(self):
         if hasattr(self.source, "on_epoch_end"):
             self.source.on_epoch_end()
+
+
+_END = object()
 
 
 def unpack_batch(item):
@@ -249,13 +283,15 @@ def split_for_validation(x, y, sample_weight, validation_split: float):
 
 
 def unpack_validation_data(validation_data):
+    if isinstance(validation_data, list):
+        validation_data = tuple(validation_data)  # Keras takes [x, y] like (x, y)
     if isinstance(validation_data, tuple):
         if len(validation_data) == 2:
             return validation_data[0], validation_data[1], None
         if len(validation_data) == 3:
             return validation_data
         raise ValueError(
-            f"validation_data must be (x, y) or (x, y, sample_weight); received a tuple of "
+            f"validation_data must be (x, y) or (x, y, sample_weight); received a tuple or list of "
             f"{len(validation_data)} elements."
         )
     return validation_data, None, None
