@@ -127,7 +127,19 @@ def test_callbacks_fire_in_order_with_logs():
     assert names[0] == "on_train_begin" and names[-1] == "on_train_end"
     epoch_1 = names[1 : names.index("on_epoch_end") + 1]
     assert epoch_1[:3] == ["on_epoch_begin", "on_train_batch_begin", "on_train_batch_end"]
-    assert epoch_1.count("on_train_batch_end") == 2 and epoch_1.count("on_test_batch_end") == 0
+    # Validation runs after the training batches and fires the test hooks, as in Keras.
+    assert epoch_1[-7:] == [
+        "on_test_begin",
+        "on_test_batch_begin",
+        "on_test_batch_end",
+        "on_test_batch_begin",
+        "on_test_batch_end",
+        "on_test_end",
+        "on_epoch_end",
+    ]
+    assert epoch_1.count("on_train_batch_end") == 2 and epoch_1.count("on_test_batch_end") == 2
+    assert dict(events)["on_test_batch_end"] == ["loss", "mae"]
+    assert dict(events)["on_test_end"] == ["loss", "mae"]  # not prefixed: evaluate's logs
     end_logs = dict(events)["on_epoch_end"]
     assert end_logs == ["loss", "mae", "val_loss", "val_mae"]
     assert dict(events)["on_train_batch_end"] == ["loss", "mae"]

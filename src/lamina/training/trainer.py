@@ -606,6 +606,7 @@ class Trainer:
                     batch_size=validation_batch_size or batch_size,
                     steps=validation_steps,
                     verbose=0,
+                    callbacks=callback_list,  # validation fires the test hooks, as in Keras
                     return_dict=True,
                     _internal=True,
                 )
@@ -708,14 +709,18 @@ class Trainer:
             x, y, sample_weight, batch_size=batch_size, shuffle=False, steps=steps
         )
         verbose = 0 if _internal else _resolve_verbose(verbose)
-        callback_list = callbacks_module.CallbackList(
-            callbacks,
-            add_progbar=verbose != 0,
-            model=self,
-            verbose=verbose,
-            epochs=1,
-            steps=batches.steps,
-        )
+        if isinstance(callbacks, callbacks_module.CallbackList):
+            # fit's own list (validation): its params and progress bar stay fit's.
+            callback_list = callbacks
+        else:
+            callback_list = callbacks_module.CallbackList(
+                callbacks,
+                add_progbar=verbose != 0,
+                model=self,
+                verbose=verbose,
+                epochs=1,
+                steps=batches.steps,
+            )
         callback_list.on_test_begin()
         metrics_vars = None
         state = mv = None
