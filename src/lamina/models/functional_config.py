@@ -49,7 +49,11 @@ def _serialize_arg(x, node_ids):
             },
         }
     if isinstance(x, slice):
-        return {"class_name": "__slice__", "config": [x.start, x.stop, x.step]}
+        # Keras 3 writes (and reads only) the dict form.
+        return {
+            "class_name": "__slice__",
+            "config": {"start": x.start, "stop": x.stop, "step": x.step},
+        }
     if x is Ellipsis:
         return {"class_name": "__ellipsis__", "config": None}
     if isinstance(x, tuple):
@@ -99,8 +103,11 @@ def functional_get_config(model) -> dict:
         layer_configs.append(config)
 
     def history(x):
+        # Keras counts a nested functional model's "built-in" node here (not in
+        # `inbound_nodes`), so a tensor it outputs is written one higher.
         op, node_index, tensor_index = x._keras_history
-        return [op.name, node_ids[(id(op), node_index)], tensor_index]
+        offset = 1 if _has_builtin_node(op) else 0
+        return [op.name, node_ids[(id(op), node_index)] + offset, tensor_index]
 
     return {
         "name": model.name,
@@ -109,6 +116,13 @@ def functional_get_config(model) -> dict:
         "input_layers": tree.map_structure(history, function._inputs_struct),
         "output_layers": tree.map_structure(history, function._outputs_struct),
     }
+
+
+def _has_builtin_node(op) -> bool:
+    """Whether Keras treats `op` as a functional model (Sequential included)."""
+    from lamina.models.sequential import Sequential
+
+    return isinstance(op, Sequential) or bool(getattr(op, "_is_graph_network", False))
 
 
 def _is_history(x) -> bool:
@@ -166,9 +180,12 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
                 return slice(c["start"], c["stop"], c["step"]) if isinstance(c, dict) else slice(*c)
             if cname == "__ellipsis__":
                 return Ellipsis
-            if cname == "__tuple__":
-                return tuple(resolve(v) for v in x["config"])
+            if cname == "__tuple__":  # lamina writes a list, Keras {"value": [...]}
+                c = x["config"]
+                return tuple(resolve(v) for v in (c["value"] if isinstance(c, dict) else c))
             return {k: resolve(v) for k, v in x.items()}
+        if isinstance(x, tuple):  # Keras's get_config leaves call args as a tuple
+            return [resolve(v) for v in x]
         if isinstance(x, list):
             if _is_history(x):  # Keras 2 style [name, node, tensor, kwargs?]
                 return _tensor(*x[:3])
@@ -192,7 +209,7 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
                     raise ValueError(f"Config refers to unknown layer {lname!r}.")
                 return _has_node(lname, nidx)
             return all(ready(v) for v in x.values())
-        if isinstance(x, list):
+        if isinstance(x, (list, tuple)):
             if _is_history(x):
                 return _has_node(x[0], x[1])
             return all(ready(v) for v in x)
@@ -241,7 +258,10 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
         layer.__dict__.pop("_lamina_made", None)
 
     def out_tensor(h):
-        return _tensor(*h)
+        lname, nidx, tidx = h
+        if lname not in created:
+            raise ValueError(f"Config input/output refers to unknown layer {lname!r}.")
+        return _tensor(lname, nidx - 1 if _has_builtin_node(created[lname]) else nidx, tidx)
 
     inputs = _map_histories(out_tensor, config["input_layers"])
     outputs = _map_histories(out_tensor, config["output_layers"])

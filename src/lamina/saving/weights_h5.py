@@ -57,6 +57,8 @@ def _children(layer) -> list:
     if getattr(layer, "_function", None) is not None:
         stack = getattr(layer, "_stack", None)
         items = stack if stack is not None else layer._layers
+        # Keras op nodes (`x != 0`) are not layers in Keras: no entry in its container.
+        items = [item for item in items if not getattr(item, "_is_keras_op", False)]
         return [(f"layers/{key}", child) for key, child in _container(items)]
     out, seen = [], set()
     for attr in sorted(layer.__dict__):

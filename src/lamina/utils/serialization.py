@@ -16,6 +16,10 @@ _BUILTINS: dict[str, dict[str, object]] = {}
 _CUSTOM_OBJECTS: dict[str, object] = {}
 _CUSTOM_NAMES: dict[object, str] = {}
 _scope = threading.local()
+# Keras op nodes of functional configs (`NotEqual`, `Add`, ...): a factory plus the
+# class names it builds, filled in by `lamina.saving.keras_ops`.
+_KERAS_OPS: dict[str, object] = {}
+KERAS_OPS_MODULES = ("keras.src.ops.", "keras.ops")
 
 # Keras writes these module names; we write the same so files move both ways.
 MODULE_NAMES = {
@@ -36,6 +40,18 @@ def register_builtin(category: str, obj, name: str | None = None):
     """Register a built-in class or function under `name` (default: its `__name__`)."""
     _BUILTINS.setdefault(category, {})[name or obj.__name__] = obj
     return obj
+
+
+def register_keras_op_factory(factory, class_names) -> None:
+    """Let `factory(class_name, module, config)` build the Keras op nodes `class_names`."""
+    for class_name in class_names:
+        _KERAS_OPS[class_name] = factory
+
+
+def _is_keras_op_module(module) -> bool:
+    return isinstance(module, str) and (
+        module.startswith(KERAS_OPS_MODULES[0]) or module == KERAS_OPS_MODULES[1]
+    )
 
 
 def builtins(category: str) -> dict:
@@ -244,7 +260,23 @@ def deserialize_keras_object(
         )
     config_depth(config)
     class_name = config["class_name"]
+    if not isinstance(class_name, str):
+        raise TypeError(
+            f"Cannot deserialize {printable_module_name}: 'class_name' must be a string; "
+            f"received {type(class_name).__name__} {class_name!r}."
+        )
     inner = config.get("config", {})
+    module = config.get("module")
+    if _is_keras_op_module(module):
+        # An op node of a Keras functional graph: resolved only in the Keras-op registry.
+        factory = _KERAS_OPS.get(class_name)
+        if factory is None:
+            raise ValueError(
+                f"Unknown Keras op {class_name!r} (module {module!r}) in the "
+                f"{printable_module_name} config. lamina runs these Keras op nodes: "
+                f"{sorted(_KERAS_OPS)}; it never imports a module named by a file."
+            )
+        return factory(class_name, module, inner)
     if class_name == "function":
         obj = get_registered_object(inner, custom_objects, category)
         if obj is None:
