@@ -8,6 +8,8 @@ sparse categorical crossentropy, categorical accuracy otherwise.
 
 from __future__ import annotations
 
+import numpy as np
+
 from lamina import losses as losses_module
 from lamina import metrics as metrics_module
 from lamina import ops
@@ -114,13 +116,24 @@ class CompileLoss:
         """Total loss and per-output losses (a list, None for outputs without loss)."""
         total = 0.0
         per_output = []
-        for loss, weight, yt, yp, sw, mask in zip(
-            self.losses, self.weights, y_true, y_pred, sample_weight, masks, strict=True
+        for name, loss, weight, yt, yp, sw, mask in zip(
+            self.output_names,
+            self.losses,
+            self.weights,
+            y_true,
+            y_pred,
+            sample_weight,
+            masks,
+            strict=True,
         ):
             if loss is None or yt is None:
                 per_output.append(None)
                 continue
-            value = _call_loss(loss, yt, yp, sw, mask)
+            try:
+                value = _call_loss(loss, yt, yp, sw, mask)
+            except (TypeError, ValueError) as error:
+                _raise_if_shapes_mismatch(error, "loss", _name_of(loss), name, yt, yp)
+                raise
             per_output.append(value)
             total = total + weight * value
         return total, per_output
@@ -138,6 +151,48 @@ def _as_loss(spec):
 
 def _call_loss(loss, y_true, y_pred, sample_weight, mask):
     return loss(y_true, y_pred, sample_weight=sample_weight, mask=mask)
+
+
+def _name_of(obj) -> str:
+    return getattr(obj, "name", None) or getattr(obj, "__name__", None) or type(obj).__name__
+
+
+def _broadcastable(true_shape: tuple, pred_shape: tuple) -> bool:
+    """Whether targets meet predictions under the losses' rank rule, then broadcasting."""
+    t, p = list(true_shape), list(pred_shape)
+    # The rule of `squeeze_or_expand_to_same_rank`: a trailing unit axis may differ.
+    if len(t) == len(p) + 1 and t[-1] == 1:
+        t, p = (t, p + [1]) if len(p) == 1 else (t[:-1], p)
+    elif len(p) == len(t) + 1 and p[-1] == 1:
+        t, p = (t + [1], p) if len(t) == 1 else (t, p[:-1])
+    try:
+        np.broadcast_shapes(
+            tuple(1 if d is None else d for d in t), tuple(1 if d is None else d for d in p)
+        )
+    except ValueError:
+        return False
+    return True
+
+
+def _raise_if_shapes_mismatch(error, kind, what, output, y_true, y_pred) -> None:
+    """Turn a shape error from deep inside a loss or metric into one that names the parts.
+
+    Raises a ValueError naming the output, the loss (or metric) and both shapes when
+    the target's shape cannot meet the prediction's; otherwise returns, and the caller
+    re-raises the original error (it has another cause).
+    """
+    true_shape = tuple(getattr(y_true, "shape", ()))
+    pred_shape = tuple(getattr(y_pred, "shape", ()))
+    if kind == "loss" and "sparse" in what.lower():
+        return  # sparse labels have their own shape rule, checked on the host
+    if _broadcastable(true_shape, pred_shape):
+        return
+    raise ValueError(
+        f"The {kind} {what!r} of output {output!r} received targets of shape {true_shape} "
+        f"for predictions of shape {pred_shape}; these shapes cannot be compared. Pass "
+        f"targets shaped like the output, {pred_shape}, for {output!r} (a trailing axis of "
+        "size 1 may be left out), or change the output layer or the loss so they agree."
+    ) from error
 
 
 class CompileMetrics:
@@ -189,7 +244,9 @@ class CompileMetrics:
     def metrics(self) -> list:
         return [m for _, m, _ in self.entries]
 
-    def update_state(self, y_true: list, y_pred: list, sample_weight: list, masks: list):
+    def update_state(
+        self, y_true: list, y_pred: list, sample_weight: list, masks: list, output_names=None
+    ):
         for i, metric, weighted in self.entries:
             if y_true[i] is None:
                 continue
@@ -202,7 +259,15 @@ class CompileMetrics:
                     while len(sw.shape) < len(m.shape):
                         sw = ops.expand_dims(sw, -1)
                 sw = m if sw is None else sw * m
-            metric.update_state(y_true[i], y_pred[i], sample_weight=sw)
+            try:
+                metric.update_state(y_true[i], y_pred[i], sample_weight=sw)
+            except (TypeError, ValueError) as error:
+                if "sparse" not in type(metric).__name__.lower():
+                    output = output_names[i] if output_names else f"output {i}"
+                    _raise_if_shapes_mismatch(
+                        error, "metric", metric.name, output, y_true[i], y_pred[i]
+                    )
+                raise
 
 
 def flatten_outputs(y_pred) -> list:

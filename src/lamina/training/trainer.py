@@ -277,6 +277,31 @@ class Trainer:
             return [y[0]]
         return [y]
 
+    def _check_targets_given(self, y_flat, y):
+        """Every output with a loss needs a target (Keras fails obscurely; we name it)."""
+        if self._compile_loss is None:
+            return
+        missing = [
+            name
+            for name, loss, yt in zip(
+                self._output_names_cache, self._compile_loss.losses, y_flat, strict=True
+            )
+            if loss is not None and yt is None
+        ]
+        if not missing:
+            return
+        if y is None:
+            raise ValueError(
+                f"No targets were given (y is None), but the model was compiled with a loss "
+                f"for its output(s) {missing}. Pass y (or yield (x, y) batches), or compile "
+                "with loss=None for a model that adds its own losses."
+            )
+        raise ValueError(
+            f"The output(s) {missing} have a loss but received no target: y has no entry "
+            f"for them. The model's outputs are {self._output_names_cache}; pass a target for "
+            "each output with a loss, or set that output's loss to None in compile."
+        )
+
     def _check_targets(self, y_flat):
         if self._compile_loss is None:
             return
@@ -356,7 +381,9 @@ class Trainer:
             for tracker, value in zip(self._output_loss_trackers, per_output, strict=False):
                 if tracker is not None and value is not None:
                     tracker.update_state(value, sample_weight=batch_size)
-            self._compile_metrics.update_state(list(y), y_pred_flat, list(sw), masks)
+            self._compile_metrics.update_state(
+                list(y), y_pred_flat, list(sw), masks, self._output_names_cache
+            )
             logs = {m.name: m.result() for m in self.metrics}
             new_mv = _updated(scope, metric_vars, mv)
         return new_mv, logs
@@ -485,6 +512,7 @@ class Trainer:
     # Preparing batches ---------------------------------------------------------------
     def _prepare_batch(self, x, y, sw, class_weight=None, check=True):
         y_flat = self._flatten_targets(y)
+        self._check_targets_given(y_flat, y)
         sw_flat = self._sample_weights(y_flat, sw, class_weight)
         if check:
             self._check_targets(y_flat)
