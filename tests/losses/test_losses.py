@@ -396,3 +396,35 @@ def test_out_of_range_labels_silently_give_zero_loss_without_the_check():
     # Why check_targets exists: the compiled loss cannot raise on values.
     values = losses.sparse_categorical_crossentropy(np.array([5]), PROBS[:1])
     assert float(ops.convert_to_numpy(values)[0]) == 0.0
+
+
+@pytest.mark.parametrize("from_logits", [False, True])
+def test_sparse_crossentropy_with_class_axis_0(from_logits):
+    # Classes along axis 0: predictions (C, N), labels (N,) — a NumPy reference.
+    scores = LOGITS.T if from_logits else PROBS.T
+    probs = special.softmax(scores, axis=0) if from_logits else scores / scores.sum(0)
+    expected = -np.log(np.clip(probs[LABELS, np.arange(N)], EPS, 1 - EPS))
+    loss = losses.SparseCategoricalCrossentropy(from_logits=from_logits, axis=0, reduction="none")
+    _close(loss(LABELS, scores), expected)
+    _close(loss(LABELS[None, :], scores), expected)  # a unit class axis is dropped
+    _close(
+        losses.sparse_categorical_crossentropy(LABELS, scores, from_logits=from_logits, axis=0),
+        expected,
+    )
+    # The host-side check reads the class axis too: labels must be < C (=3), not < N.
+    losses.check_targets(losses.SparseCategoricalCrossentropy(axis=0), LABELS, scores)
+    with pytest.raises(ValueError, match=r"\[0, 3\).*axis 0"):
+        losses.check_targets(
+            losses.SparseCategoricalCrossentropy(axis=0), np.array([0, 1, 3, 2]), scores
+        )
+
+
+def test_sparse_crossentropy_with_a_middle_class_axis():
+    logits = RNG.standard_normal((2, C, 5)).astype("float32")
+    labels = RNG.integers(0, C, (2, 5))
+    log_p = logits - special.logsumexp(logits, axis=1, keepdims=True)
+    expected = -np.take_along_axis(log_p, labels[:, None, :], axis=1)[:, 0, :]
+    loss = losses.SparseCategoricalCrossentropy(from_logits=True, axis=1, reduction="none")
+    _close(loss(labels, logits), expected)
+    with pytest.raises(ValueError, match=r"labels of shape \(2, 5\)"):
+        loss(labels[:, :4], logits)

@@ -69,38 +69,44 @@ def check_targets(loss, y_true, y_pred) -> None:
     pred_shape = _shape_of(y_pred)
     if not pred_shape:
         return
-    num_classes = pred_shape[options.get("axis", -1)]
+    axis = options.get("axis", -1) % len(pred_shape)
+    num_classes = pred_shape[axis]
     if fn in _SPARSE:
-        _check_sparse(name, y_true, pred_shape, num_classes, options.get("ignore_class"))
+        _check_sparse(name, y_true, pred_shape, axis, options.get("ignore_class"))
     else:
         _check_categorical(name, y_true, pred_shape, num_classes)
 
 
-def _check_sparse(name, y_true, pred_shape, num_classes, ignore_class) -> None:
+def _check_sparse(name, y_true, pred_shape, axis, ignore_class) -> None:
     true_shape = tuple(y_true.shape)
+    num_classes = pred_shape[axis]
+    # Labels have y_pred's shape without the class axis (or with it of size 1).
+    rest = pred_shape[:axis] + pred_shape[axis + 1 :]
+    with_unit = pred_shape[:axis] + (1,) + pred_shape[axis + 1 :]
     if (
         num_classes is not None
         and num_classes > 1
         and _same_prefix(true_shape, pred_shape)
-        and true_shape[-1] == num_classes
+        and true_shape[axis] == num_classes
     ):
         raise ValueError(
-            f"{name} expects integer class labels of shape {pred_shape[:-1]} or "
-            f"{pred_shape[:-1] + (1,)}, but received y_true of shape {true_shape}, the same "
-            f"shape as y_pred: these look like one-hot targets. Use CategoricalCrossentropy "
+            f"{name} expects integer class labels of shape {rest} or {with_unit}, but "
+            f"received y_true of shape {true_shape}, the same shape as y_pred: these look "
+            f"like one-hot targets. Use CategoricalCrossentropy "
             "(loss='categorical_crossentropy') for one-hot targets, or convert them to "
-            "labels with y_true.argmax(axis=-1)."
+            f"labels with y_true.argmax(axis={axis})."
         )
-    label_shape = (
-        true_shape[:-1]
-        if true_shape[-1:] == (1,) and len(true_shape) == len(pred_shape)
-        else true_shape
-    )
-    if not _same_prefix(label_shape, pred_shape[:-1]):
+    if len(true_shape) == len(pred_shape) and true_shape[axis] == 1:
+        label_shape = true_shape[:axis] + true_shape[axis + 1 :]
+    elif len(true_shape) == len(pred_shape) and true_shape[-1:] == (1,):
+        label_shape = true_shape[:-1]
+    else:
+        label_shape = true_shape
+    if not _same_prefix(label_shape, rest):
         raise ValueError(
-            f"{name} expects integer class labels of shape {pred_shape[:-1]} or "
-            f"{pred_shape[:-1] + (1,)} for predictions of shape {pred_shape}, but received "
-            f"y_true of shape {true_shape}."
+            f"{name} expects integer class labels of shape {rest} or {with_unit} for "
+            f"predictions of shape {pred_shape} (class axis {axis}), but received y_true of "
+            f"shape {true_shape}."
         )
     labels = y_true.reshape(-1)
     if labels.size == 0:
@@ -119,6 +125,7 @@ def _check_sparse(name, y_true, pred_shape, num_classes, ignore_class) -> None:
     valid = labels != ignore_class if ignore_class is not None else np.ones(labels.shape, bool)
     out_of_range = valid & ((labels < 0) | (labels >= num_classes))
     if out_of_range.any():
+        where = "its last axis" if axis == len(pred_shape) - 1 else f"axis {axis}"
         index = int(np.flatnonzero(out_of_range)[0])
         kept = labels[valid]
         ignored = f" (ignoring ignore_class={ignore_class})" if ignore_class is not None else ""
@@ -126,7 +133,7 @@ def _check_sparse(name, y_true, pred_shape, num_classes, ignore_class) -> None:
             f"{name} received class labels out of range: label {_label(labels[index])} "
             f"(at index {index}), with labels spanning [{_label(kept.min())}, "
             f"{_label(kept.max())}]{ignored}. Expected integers in [0, {num_classes}) because "
-            f"y_pred has {num_classes} classes along its last axis. Make the output layer "
+            f"y_pred has {num_classes} classes along {where}. Make the output layer "
             "have as many units as there are classes, or renumber the labels to start at 0."
         )
 

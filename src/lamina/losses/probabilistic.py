@@ -109,16 +109,23 @@ def categorical_focal_crossentropy(
     return ops.sum(focal, axis=axis)
 
 
-def _sparse_targets(y_true, y_pred):
+def _sparse_targets(y_true, y_pred, axis=-1):
+    """Labels shaped like `y_pred` without its class `axis` (a unit class axis is dropped)."""
     y_true = ops.convert_to_tensor(y_true)
-    if len(ops.shape(y_true)) == len(ops.shape(y_pred)) and ops.shape(y_true)[-1] == 1:
+    pred_shape = tuple(ops.shape(y_pred))
+    axis = axis % len(pred_shape) if pred_shape else axis
+    expected = pred_shape[:axis] + pred_shape[axis + 1 :]
+    true_shape = tuple(ops.shape(y_true))
+    if len(true_shape) == len(pred_shape) and true_shape[axis] == 1:
+        y_true = ops.squeeze(y_true, axis)
+    elif len(true_shape) == len(pred_shape) and true_shape[-1] == 1:
         y_true = ops.squeeze(y_true, -1)
-    if tuple(ops.shape(y_true)) != tuple(ops.shape(y_pred))[:-1]:
+    if tuple(ops.shape(y_true)) != expected:
         raise ValueError(
-            "sparse_categorical_crossentropy expects integer labels of shape "
-            f"{tuple(ops.shape(y_pred))[:-1]} (y_pred's shape without its class axis), "
-            f"received labels of shape {tuple(ops.shape(y_true))} for predictions of shape "
-            f"{tuple(ops.shape(y_pred))}. For one-hot targets use categorical_crossentropy."
+            f"sparse_categorical_crossentropy expects integer labels of shape {expected} "
+            f"(y_pred's shape without its class axis {axis}), received labels of shape "
+            f"{true_shape} for predictions of shape {pred_shape}. For one-hot targets use "
+            "categorical_crossentropy."
         )
     return y_true
 
@@ -135,7 +142,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     """
     _check_axis(axis)
     y_pred = ops.convert_to_tensor(y_pred)
-    y_true = _sparse_targets(y_true, y_pred)
+    y_true = _sparse_targets(y_true, y_pred, axis)
     labels = ops.cast(y_true, "int32")
     if ignore_class is not None:
         valid = ops.not_equal(labels, ignore_class)
@@ -357,7 +364,7 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         ignore_class = self._fn_kwargs["ignore_class"]
         if ignore_class is None:
             return None
-        labels = _sparse_targets(y_true, y_pred)
+        labels = _sparse_targets(y_true, y_pred, self._fn_kwargs["axis"])
         return ops.not_equal(ops.cast(labels, "int32"), ignore_class)
 
 
