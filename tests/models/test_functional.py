@@ -222,3 +222,34 @@ def test_input_not_used_by_any_output_is_kept():
     rebuilt.set_weights(model.get_weights())
     data = [_data(2, 3), _data(2, 2)]
     np.testing.assert_allclose(np.asarray(rebuilt(data)), np.asarray(model(data)), rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "shape, received",
+    [((2, 5), r"\(2, 5\)"), ((2, 3, 4), r"\(2, 3, 4\)"), ((3,), r"\(3,\)")],
+)
+def test_model_called_on_incompatible_shape_names_model_and_input(shape, received):
+    x = Input((3,), name="feat")
+    model = Model(x, layers.Dense(4)(x), name="net")
+    message = (
+        rf"Model 'net': input 0 \('feat'\) expected shape \(None, 3\), received shape {received}"
+    )
+    with pytest.raises(ValueError, match=message):
+        model(np.zeros(shape, "float32"))
+    with pytest.raises(ValueError, match="Model 'net': input 0 \\('feat'\\)"):
+        model(Input(shape[1:] or (5,)))
+
+
+def test_model_squeezes_or_adds_a_trailing_unit_axis_as_keras():
+    x = Input((3,), name="feat")
+    dense = layers.Dense(2)
+    model = Model(x, dense(x))
+    data = _data(2, 3)
+    expected = data @ dense.kernel.numpy() + dense.bias.numpy()
+    np.testing.assert_allclose(np.asarray(model(data[..., None])), expected, rtol=1e-5, atol=1e-6)
+    column = Input((4, 1), name="col")
+    flat = Model(column, layers.Flatten()(column))
+    assert flat(_data(2, 4)).shape == (2, 4)
+    with pytest.raises(ValueError, match=r"input 1 \('b'\) expected shape \(None, 2\)"):
+        a, b = Input((3,), name="a"), Input((2,), name="b")
+        Model([a, b], layers.Concatenate()([a, b]))([_data(2, 3), _data(2, 7)])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from lamina import saving
+from lamina import ops, saving
 from lamina.backend import core as backend_core
 from lamina.backend.common.global_state import unique_name
 from lamina.backend.common.variables import StatelessScope, in_stateless_scope
@@ -190,8 +190,7 @@ class Model(Trainer, Layer):
         Same result as running the graph layer by layer, without per-op dispatch; losses
         added during the call are kept in `model.losses` as for an eager call.
         """
-        self._check_input_structure(inputs)
-        inputs = self._standardize_inputs(inputs)
+        inputs = self._conform_inputs(inputs)
         key = tuple((tuple(v.shape), str(v.dtype)) for v in tree.flatten(inputs))
         cache = self.__dict__.setdefault("_compiled_calls", {})
         entry = cache.get(key)
@@ -218,20 +217,52 @@ class Model(Trainer, Layer):
                 f"Model subclass {type(self).__name__} must implement `call(inputs)`, or be "
                 "built functionally with Model(inputs, outputs)."
             )
-        return self._function(self._standardize_inputs(inputs), training=training, mask=mask)
+        return self._function(self._conform_inputs(inputs), training=training, mask=mask)
 
     def compute_mask(self, inputs, previous_mask=None):
         if self._function is None:
             return None
-        _, masks = self._function.run(self._standardize_inputs(inputs), mask=previous_mask)
+        _, masks = self._function.run(self._conform_inputs(inputs), mask=previous_mask)
         if all(m is None for m in tree.flatten(masks)):
             return None
         return masks
 
     def compute_output_spec(self, *args, **kwargs):
         if self._function is not None:
-            self._check_input_structure(args[0])
+            self._conform_inputs(args[0])  # clear errors before abstract evaluation
         return super().compute_output_spec(*args, **kwargs)
+
+    def _conform_inputs(self, inputs) -> list:
+        """The inputs as a flat list in graph order, each checked against its `Input`.
+
+        As in Keras, a trailing dimension of 1 too many is squeezed and one too few is
+        added when the `Input` ends in 1; any other rank or a known dimension that
+        differs raises a ValueError naming the model and the input.
+        """
+        flat = self._function._flatten_values(self._standardize_inputs(inputs))
+        out = []
+        for i, (ref, x) in enumerate(zip(self._function.inputs, flat, strict=True)):
+            if x is None or not hasattr(x, "shape"):
+                out.append(x)
+                continue
+            expected, shape = tuple(ref.shape), tuple(x.shape)
+            if len(shape) == len(expected) + 1 and shape[-1] == 1:
+                x = ops.squeeze(x, axis=-1)
+            elif len(shape) == len(expected) - 1 and expected and expected[-1] == 1:
+                x = ops.expand_dims(x, axis=-1)
+            got = tuple(x.shape)
+            if len(got) != len(expected) or any(
+                e is not None and g is not None and e != g
+                for e, g in zip(expected, got, strict=True)
+            ):
+                name = ref._keras_history.operation.name
+                raise ValueError(
+                    f"Model {self.name!r}: input {i} ({name!r}) expected shape {expected}, "
+                    f"received shape {shape}. Pass data of that shape (the batch "
+                    "dimension, and any dimension shown as None, may vary)."
+                )
+            out.append(x)
+        return out
 
     def _standardize_inputs(self, inputs):
         self._check_input_structure(inputs)

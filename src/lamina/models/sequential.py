@@ -188,7 +188,7 @@ class Sequential(Model):
     def call(self, inputs, training=None, mask=None):
         if self._function is None:
             self._maybe_build(inputs)
-        return self._function(inputs, training=training, mask=mask)
+        return self._function(self._conform_inputs(inputs), training=training, mask=mask)
 
     @property
     def layers(self) -> list[Layer]:
