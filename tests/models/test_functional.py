@@ -253,3 +253,32 @@ def test_model_squeezes_or_adds_a_trailing_unit_axis_as_keras():
     with pytest.raises(ValueError, match=r"input 1 \('b'\) expected shape \(None, 2\)"):
         a, b = Input((3,), name="a"), Input((2,), name="b")
         Model([a, b], layers.Concatenate()([a, b]))([_data(2, 3), _data(2, 7)])
+
+
+def test_training_flag_reaches_dropout_inside_models():
+    x = Input((200,))
+    model = Model(x, layers.Dropout(0.5)(x))
+    data = np.ones((2, 200), "float32")
+
+    def dropped(out):
+        return float((np.asarray(out) == 0).mean())
+
+    # Keras: an explicit training=True activates dropout; no argument means inference.
+    assert 0.3 < dropped(model(data, training=True)) < 0.7
+    assert dropped(model(data)) == 0.0 and dropped(model(data, training=False)) == 0.0
+    y = Input((200,))
+    outer = Model(y, model(y))
+    assert 0.3 < dropped(outer(data, training=True)) < 0.7
+    assert dropped(outer(data)) == 0.0
+
+    class Wrapper(Model):
+        def __init__(self):
+            super().__init__()
+            self.inner = model
+
+        def call(self, inputs):
+            return self.inner(inputs)  # no training argument: inherits the outer call's
+
+    wrapper = Wrapper()
+    assert 0.3 < dropped(wrapper(data, training=True)) < 0.7
+    assert dropped(wrapper(data)) == 0.0
