@@ -53,8 +53,6 @@ def _np_mha(layer, q, v, k=None, mask=None):
     scores = np.einsum("bthk,bshk->bhts", qp / np.sqrt(wq.shape[-1]), kp)
     m = None if mask is None else mask[:, None]
     probs = _softmax(scores, m)
-    if m is not None:
-        probs = probs * m
     ctx = np.einsum("bhts,bshk->bthk", probs, vp)
     return np.einsum("bthk,hko->bto", ctx, wo) + bo, probs
 
@@ -137,3 +135,75 @@ def test_additive_attention_matches_formula():
     assert "score_mode" not in layer.get_config()
     with pytest.raises(ValueError, match="score_mode"):
         layers.Attention(score_mode="dot-product")
+
+
+def _embedded(tokens, emb):
+    return emb.get_weights()[0][tokens]
+
+
+def test_mha_in_a_model_takes_the_propagated_masks_and_passes_the_query_mask_on():
+    # Keras fills `query_mask`/`value_mask`/`key_mask` from the masks of the tensors
+    # passed; the output carries the query's mask (a masked mean pooling sees it).
+    q_tokens = np.array([[1, 2, 0, 0], [3, 1, 2, 0]], "int32")
+    v_tokens = np.array([[4, 5, 6, 0, 0], [7, 0, 0, 0, 0]], "int32")
+    q_in, v_in = Input((4,), dtype="int32"), Input((5,), dtype="int32")
+    q_emb = layers.Embedding(9, 6, mask_zero=True)
+    v_emb = layers.Embedding(9, 6, mask_zero=True)
+    mha = layers.MultiHeadAttention(num_heads=2, key_dim=3)
+    attended = mha(q_emb(q_in), v_emb(v_in))
+    model = Model([q_in, v_in], [attended, layers.GlobalAveragePooling1D()(attended)])
+    out, pooled = model([q_tokens, v_tokens])
+    qm, vm = q_tokens != 0, v_tokens != 0
+    q, v = _embedded(q_tokens, q_emb), _embedded(v_tokens, v_emb)
+    ref = _np_mha(mha, q, v, mask=qm[:, :, None] & vm[:, None, :])[0]
+    np.testing.assert_allclose(np.asarray(out), ref, atol=1e-5)
+    masked_mean = (ref * qm[..., None]).sum(1) / qm.sum(1, keepdims=True)
+    np.testing.assert_allclose(np.asarray(pooled), masked_mean, atol=1e-5)
+    # Only the value is masked: the query rows all see the unmasked value positions.
+    f_in = Input((4, 6))
+    cross = layers.MultiHeadAttention(num_heads=2, key_dim=3)
+    cross_model = Model([f_in, v_in], cross(f_in, v_emb(v_in)))
+    f = _rand(2, 4, 6)
+    ref = _np_mha(cross, f, v, mask=np.broadcast_to(vm[:, None, :], (2, 4, 5)))[0]
+    np.testing.assert_allclose(np.asarray(cross_model([f, v_tokens])), ref, atol=1e-5)
+
+
+def test_mha_fully_masked_query_row_attends_evenly_as_keras():
+    layer = layers.MultiHeadAttention(num_heads=1, key_dim=2)
+    q, v = _rand(1, 2, 3), _rand(1, 3, 3)
+    mask = np.array([[[True, False, True], [False, False, False]]])
+    _, probs = layer(q, v, attention_mask=mask, return_attention_scores=True)
+    np.testing.assert_allclose(np.asarray(probs)[0, 0, 1], np.full(3, 1 / 3), atol=1e-6)
+    assert np.asarray(probs)[0, 0, 0, 1] == 0
+
+
+def test_mha_refuses_masks_of_the_wrong_shape():
+    layer = layers.MultiHeadAttention(num_heads=2, key_dim=3)
+    q, v = _rand(2, 4, 5), _rand(2, 6, 5)
+    with pytest.raises(ValueError, match=r"value_mask.*\(2, 6\).*\(2, 4\)"):
+        layer(q, v, value_mask=np.ones((2, 4), bool))
+    with pytest.raises(ValueError, match=r"attention_mask.*\(2, 4, 6\).*\(2, 6, 4\)"):
+        layer(q, v, attention_mask=np.ones((2, 6, 4), bool))
+
+
+def test_attention_layers_in_a_model_take_both_masks_and_pass_the_query_mask_on():
+    q_tokens = np.array([[1, 2, 0], [3, 0, 0]], "int32")
+    v_tokens = np.array([[4, 5, 6, 0], [7, 8, 0, 0]], "int32")
+    qm, vm = q_tokens != 0, v_tokens != 0
+    for cls in (layers.Attention, layers.AdditiveAttention):
+        q_in, v_in = Input((3,), dtype="int32"), Input((4,), dtype="int32")
+        q_emb = layers.Embedding(9, 4, mask_zero=True)
+        v_emb = layers.Embedding(9, 4, mask_zero=True)
+        attention = cls()
+        out = attention([q_emb(q_in), v_emb(v_in)])
+        model = Model([q_in, v_in], [out, layers.GlobalAveragePooling1D()(out)])
+        got, pooled = model([q_tokens, v_tokens])
+        q, v = _embedded(q_tokens, q_emb), _embedded(v_tokens, v_emb)
+        if cls is layers.Attention:
+            scores = q @ v.transpose(0, 2, 1)
+        else:
+            scores = (attention.get_weights()[0] * np.tanh(q[:, :, None] + v[:, None])).sum(-1)
+        ref = (_softmax(scores, vm[:, None]) @ v) * qm[..., None]
+        np.testing.assert_allclose(np.asarray(got), ref, atol=1e-5)
+        masked_mean = ref.sum(1) / qm.sum(1, keepdims=True)
+        np.testing.assert_allclose(np.asarray(pooled), masked_mean, atol=1e-5)

@@ -9,10 +9,28 @@ the deepest to 0, feeding each node the values (and masks) of its inputs.
 
 from __future__ import annotations
 
+import inspect
+
 from lamina.graph import tree
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
 from lamina.graph.operation import current_call_context
+
+
+def _tensor_mask_params(op) -> tuple:
+    """`(position, name, mask_name)` for each `call` argument `name` that has a
+    `{name}_mask` argument beside it (MultiHeadAttention's `value`/`value_mask`): Keras
+    fills those from the masks of the tensors passed, and so does the runner."""
+    cls = type(op)
+    cached = cls.__dict__.get("_lamina_tensor_mask_params")
+    if cached is None:
+        call = getattr(cls, "call", None)
+        names = list(inspect.signature(call).parameters)[1:] if call is not None else []
+        cached = tuple(
+            (i, name, f"{name}_mask") for i, name in enumerate(names) if f"{name}_mask" in names
+        )
+        cls._lamina_tensor_mask_params = cached
+    return cached
 
 
 def _describe(x) -> str:
@@ -291,6 +309,11 @@ class Function:
                 )
                 if getattr(op, "_call_has_mask_arg", False) and "mask" not in kwargs:
                     kwargs["mask"] = node_mask
+                for position, name, mask_name in _tensor_mask_params(op):
+                    source = node.call_args[position] if position < len(node.call_args) else None
+                    source = node.call_kwargs.get(name, source)
+                    if mask_name not in kwargs and isinstance(source, KerasTensor):
+                        kwargs[mask_name] = memo[id(source)][1]
             outputs = op(*args, **kwargs)
             flat_out = tree.flatten(outputs)
             out_masks = [None] * len(flat_out)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
+import numbers
 import string
 
-from lamina import constraints, initializers, ops, regularizers
+from lamina import activations, constraints, initializers, ops, regularizers
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
 from lamina.utils import serialization
@@ -19,16 +20,24 @@ def _register(cls):
 
 
 def _masked_softmax(scores, mask, axes):
-    """Softmax over `axes` where `mask` (broadcastable bool) is False contributes zero."""
+    """Softmax over `axes` where `mask` (broadcastable bool) is False contributes zero.
+
+    As in Keras, a row whose every position is masked is spread evenly over all of them
+    (the masked scores all become the same large negative number)."""
     if mask is not None:
         mask = ops.cast(mask, "bool")
         scores = ops.where(mask, scores, ops.cast(_LARGE_NEGATIVE, scores.dtype))
     shifted = ops.subtract(scores, ops.stop_gradient(ops.max(scores, axis=axes, keepdims=True)))
     e = ops.exp(shifted)
-    out = ops.divide(e, ops.sum(e, axis=axes, keepdims=True))
-    if mask is not None:
-        out = ops.multiply(out, ops.cast(mask, out.dtype))
-    return out
+    return ops.divide(e, ops.sum(e, axis=axes, keepdims=True))
+
+
+def _is_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _shape(shape):
+    return None if shape is None else tuple(shape)
 
 
 def _causal_mask(q_len, v_len):
@@ -53,9 +62,11 @@ class _Projection(Layer):
         bias_regularizer,
         kernel_constraint,
         bias_constraint,
+        activation=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
+        self.activation = activations.get(activation)
         self.kernel = self.add_weight(
             shape=tuple(in_shape) + tuple(out_shape),
             initializer=kernel_initializer,
@@ -81,7 +92,7 @@ class _Projection(Layer):
         out = ops.tensordot(inputs, self.kernel, axes=axes)
         if self.bias is not None:
             out = ops.add(out, self.bias)
-        return out
+        return self.activation(out) if self.activation is not None else out
 
 
 @_register
@@ -91,7 +102,9 @@ class MultiHeadAttention(Layer):
     Query, key and value are each projected to `num_heads` heads (kernels of shape
     `(dim, num_heads, key_dim)`, `value_dim` for the value), the scaled dot products
     `softmax(q k^T / sqrt(key_dim))` weight the values, and the heads are projected back
-    with a kernel of shape `(num_heads, value_dim, output_dim)`.
+    with a kernel of shape `(num_heads, value_dim, output_dim)`. The projections are the
+    public sublayers `query_dense`, `key_dense`, `value_dense` and `output_dense`, as
+    in Keras (weights files use these names).
 
     Args:
         num_heads: number of heads.
@@ -102,8 +115,16 @@ class MultiHeadAttention(Layer):
         output_shape: last dimension(s) of the output (default: the query's last dim).
         attention_axes: the axes attention runs over (default: all axes except batch,
             heads and features).
+        sliding_window: optional positive int; query position `i` attends only to key
+            positions `j` with `|i - j| < sliding_window` (with `use_causal_mask`, the
+            causal sliding window).
+        flash_attention: accepted for Keras compatibility. lamina always computes the
+            attention explicitly (the result is the same); as in Keras, `True` cannot
+            be combined with `dropout > 0` or `return_attention_scores=True`.
         kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
         activity_regularizer, kernel_constraint, bias_constraint: for the projections.
+        use_gate: gate the attention output with `sigmoid(query @ W_gate + b)` per head
+            before the output projection (Keras's gated attention).
         seed: seed of the dropout.
 
     Call arguments:
@@ -112,11 +133,16 @@ class MultiHeadAttention(Layer):
         key: optional `(batch, source_len, dim)`; defaults to `value`.
         attention_mask: optional boolean `(batch, target_len, source_len)`; False
             positions get no attention.
-        query_mask, value_mask, key_mask: optional `(batch, len)` padding masks.
+        query_mask, value_mask, key_mask: optional `(batch, len)` padding masks. In a
+            functional model they come from the inputs' propagated masks (e.g. an
+            `Embedding(mask_zero=True)`), as in Keras; the output carries the query mask.
         return_attention_scores: also return the `(batch, heads, target, source)`
             attention probabilities.
         training: enables dropout.
         use_causal_mask: each query position attends only to positions at or before it.
+
+    A query row whose every key is masked (a padded query position) attends evenly to
+    all keys, as in Keras.
 
     >>> import numpy as np
     >>> mha = MultiHeadAttention(num_heads=2, key_dim=3)
@@ -134,6 +160,8 @@ class MultiHeadAttention(Layer):
         use_bias=True,
         output_shape=None,
         attention_axes=None,
+        sliding_window=None,
+        flash_attention=None,
         kernel_initializer="glorot_uniform",
         bias_initializer="zeros",
         kernel_regularizer=None,
@@ -141,31 +169,52 @@ class MultiHeadAttention(Layer):
         activity_regularizer=None,
         kernel_constraint=None,
         bias_constraint=None,
+        use_gate=False,
         seed=None,
         **kwargs,
     ):
-        flash = kwargs.pop("flash_attention", None)
-        if flash:
-            raise ValueError("MultiHeadAttention: flash_attention=True is not supported.")
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.supports_masking = True
+        for arg, value, optional in (
+            ("num_heads", num_heads, False),
+            ("key_dim", key_dim, False),
+            ("value_dim", value_dim, True),
+            ("sliding_window", sliding_window, True),
+        ):
+            if optional and value is None:
+                continue
+            if not _is_int(value) or value <= 0:
+                raise ValueError(
+                    f"MultiHeadAttention expects `{arg}` to be a positive integer"
+                    f"{' or None' if optional else ''}; received {arg}={value!r}."
+                )
         self._num_heads = int(num_heads)
         self._key_dim = int(key_dim)
         self._value_dim = int(value_dim) if value_dim is not None else int(key_dim)
-        if self._num_heads <= 0 or self._key_dim <= 0 or self._value_dim <= 0:
-            raise ValueError(
-                "MultiHeadAttention expects positive num_heads, key_dim and value_dim; "
-                f"received {num_heads}, {key_dim}, {value_dim}."
-            )
         if not 0 <= dropout < 1:
-            raise ValueError(f"`dropout` must be in [0, 1); received {dropout!r}.")
+            raise ValueError(
+                f"MultiHeadAttention expects `dropout` in [0, 1); received {dropout!r}."
+            )
         self._dropout = float(dropout)
-        self._use_bias = use_bias
+        self._use_bias = bool(use_bias)
+        self._use_gate = bool(use_gate)
+        self._sliding_window = int(sliding_window) if sliding_window is not None else None
+        self._flash_attention = flash_attention
+        if flash_attention and self._dropout > 0:
+            raise ValueError(
+                "MultiHeadAttention: dropout is not supported with flash_attention=True "
+                f"(received dropout={dropout!r}); set dropout=0.0 or flash_attention=None."
+            )
         if isinstance(output_shape, int):
             output_shape = (output_shape,)
-        self._output_shape = tuple(output_shape) if output_shape is not None else None
+        self._output_shape = tuple(output_shape) if output_shape else None
         if isinstance(attention_axes, int):
             attention_axes = (attention_axes,)
+        elif attention_axes is not None and not isinstance(attention_axes, (list, tuple)):
+            raise ValueError(
+                "MultiHeadAttention expects `attention_axes` to be an int, list or tuple; "
+                f"received {attention_axes!r}."
+            )
         self._attention_axes = tuple(attention_axes) if attention_axes is not None else None
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
@@ -183,7 +232,7 @@ class MultiHeadAttention(Layer):
     use_bias = property(lambda self: self._use_bias)
     attention_axes = property(lambda self: self._attention_axes)
 
-    def _proj(self, in_shape, out_shape, name):
+    def _proj(self, in_shape, out_shape, name, activation=None):
         return _Projection(
             in_shape,
             out_shape,
@@ -194,27 +243,63 @@ class MultiHeadAttention(Layer):
             self.bias_regularizer,
             self.kernel_constraint,
             self.bias_constraint,
+            activation=activation,
             name=name,
             dtype=self.dtype,
         )
 
     def build(self, query_shape, value_shape=None, key_shape=None):
-        if isinstance(query_shape, list):
+        if isinstance(query_shape, list) and query_shape and not _is_int(query_shape[0]):
             shapes = [tuple(s) for s in query_shape]
             query_shape = shapes[0]
             value_shape = shapes[1] if len(shapes) > 1 else None
             key_shape = shapes[2] if len(shapes) > 2 else None
         query_shape = tuple(query_shape)
         value_shape = tuple(value_shape) if value_shape is not None else query_shape
-        key_shape = tuple(key_shape) if key_shape is not None else value_shape
+        given_key = key_shape is not None
+        key_shape = tuple(key_shape) if given_key else value_shape
+        if value_shape[1:-1] != key_shape[1:-1]:
+            raise ValueError(
+                f"MultiHeadAttention {self.name!r}: all dimensions of `value` and `key` "
+                f"except the last must be equal; received value shape {value_shape} and "
+                f"key shape {key_shape}."
+            )
         heads = self._num_heads
-        self._query_dense = self._proj((query_shape[-1],), (heads, self._key_dim), "query")
-        self._key_dense = self._proj((key_shape[-1],), (heads, self._key_dim), "key")
-        self._value_dense = self._proj((value_shape[-1],), (heads, self._value_dim), "value")
+        # Created in Keras's order (query, key, gate, value, output): weights lists match.
+        self.query_dense = self._proj((query_shape[-1],), (heads, self._key_dim), "query")
+        self.key_dense = self._proj((key_shape[-1],), (heads, self._key_dim), "key")
+        if self._use_gate:
+            # Keras keeps the gate private (`_gate_dense`): its weights path uses that name.
+            self._gate_dense = self._proj(
+                (query_shape[-1],), (heads, self._value_dim), "gate", activation="sigmoid"
+            )
+        self.value_dense = self._proj((value_shape[-1],), (heads, self._value_dim), "value")
         out = self._output_shape or (query_shape[-1],)
-        self._output_dense = self._proj((heads, self._value_dim), out, "attention_output")
-        self._build_shapes = [query_shape, value_shape, key_shape]
+        self.output_dense = self._proj((heads, self._value_dim), out, "attention_output")
+        self._build_shapes = [query_shape, value_shape, key_shape if given_key else None]
         self.built = True
+
+    def get_build_config(self):
+        if self._build_shapes is None:
+            return None
+        query_shape, value_shape, key_shape = self._build_shapes
+        shapes = {"query_shape": list(query_shape), "value_shape": list(value_shape)}
+        if key_shape is not None:
+            shapes["key_shape"] = list(key_shape)
+        return {"shapes_dict": shapes}
+
+    def build_from_config(self, config):
+        if not config or self.built:
+            return
+        if "shapes_dict" in config:
+            shapes = config["shapes_dict"]
+            self.build(
+                _shape(shapes["query_shape"]),
+                _shape(shapes["value_shape"]),
+                _shape(shapes.get("key_shape")),
+            )
+        else:  # lamina's generic form: {"input_shape": [query, value, key]}
+            self.build(list(config["input_shape"]))
 
     def __call__(self, query=None, value=None, key=None, **kwargs):
         if query is None and "inputs" in kwargs:
@@ -225,7 +310,10 @@ class MultiHeadAttention(Layer):
             value = parts[1] if len(parts) > 1 else value
             key = parts[2] if len(parts) > 2 else key
         if value is None:
-            raise ValueError("MultiHeadAttention needs a `value` tensor as well as `query`.")
+            raise ValueError(
+                f"MultiHeadAttention {self.name!r} needs a `value` tensor as well as "
+                "`query`: call it as `mha(query, value)` (self-attention: `mha(x, x)`)."
+            )
         if not self.built:
             self.build(
                 tuple(query.shape),
@@ -261,24 +349,68 @@ class MultiHeadAttention(Layer):
         norm_axes = tuple(range(len(product) - len(attn_axes), len(product)))
         return dot_eq, combine_eq, norm_axes, len(attn_axes)
 
+    def _check_mask(self, mask, name, tensor, tensor_name):
+        if mask is None:
+            return None
+        mask_shape = tuple(mask.shape)
+        expected = tuple(tensor.shape[:-1])
+        if len(mask_shape) != len(expected) or any(
+            m is not None and e is not None and m != e
+            for m, e in zip(mask_shape, expected, strict=True)
+        ):
+            raise ValueError(
+                f"MultiHeadAttention {self.name!r}: `{name}` must have the shape of "
+                f"`{tensor_name}` without its last axis, {expected}; received shape "
+                f"{mask_shape}."
+            )
+        return ops.cast(mask, "bool")
+
     def _compute_attention_mask(
         self, query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask
     ):
+        """Keras's rule: query mask `[B, T, 1]`, value and key masks `[B, 1, S]`, the
+        causal and sliding-window masks `[1, T, S]` and `attention_mask`, all ANDed."""
         auto = None
         if query_mask is not None:
-            auto = ops.expand_dims(ops.cast(query_mask, "bool"), -1)
+            auto = ops.expand_dims(query_mask, -1)
         for m in (value_mask, key_mask):
             if m is not None:
-                m = ops.expand_dims(ops.cast(m, "bool"), -2)
+                m = ops.expand_dims(m, -2)
                 auto = m if auto is None else ops.logical_and(auto, m)
+        q_len, v_len = query.shape[1], value.shape[1]
         if use_causal_mask:
-            causal = _causal_mask(query.shape[1], value.shape[1])
+            causal = _causal_mask(q_len, v_len)
             auto = causal if auto is None else ops.logical_and(auto, causal)
-        if auto is not None:
-            if attention_mask is None:
-                attention_mask = auto
-            else:
-                attention_mask = ops.logical_and(ops.cast(attention_mask, "bool"), auto)
+        if self._sliding_window is not None:
+            rows = ops.expand_dims(ops.arange(q_len), -1)
+            cols = ops.expand_dims(ops.arange(v_len), 0)
+            band = ops.less(ops.abs(ops.subtract(rows, cols)), self._sliding_window)
+            band = ops.expand_dims(band, 0)
+            auto = band if auto is None else ops.logical_and(auto, band)
+        if attention_mask is not None:
+            attention_mask = ops.cast(attention_mask, "bool")
+            if auto is not None:
+                attention_mask = ops.logical_and(attention_mask, auto)
+            return attention_mask
+        return auto
+
+    def _check_attention_mask(self, attention_mask, scores_shape, n_attn):
+        """The mask must broadcast to the scores once the head axis is inserted."""
+        if attention_mask is None:
+            return None
+        mask_shape = tuple(attention_mask.shape)
+        # Scores: (batch dims..., heads, target attention dims..., source attention dims...)
+        without_heads = scores_shape[: -2 * n_attn - 1] + scores_shape[-2 * n_attn :]
+        ok = len(mask_shape) <= len(without_heads) and all(
+            m is None or s is None or m in (1, s)
+            for m, s in zip(mask_shape[::-1], without_heads[::-1], strict=False)
+        )
+        if not ok:
+            raise ValueError(
+                f"MultiHeadAttention {self.name!r}: `attention_mask` must broadcast to "
+                f"(batch, target_len, source_len) = {without_heads}; received shape "
+                f"{mask_shape}."
+            )
         return attention_mask
 
     def call(
@@ -294,20 +426,31 @@ class MultiHeadAttention(Layer):
         training=None,
         use_causal_mask=False,
     ):
+        if self._flash_attention and return_attention_scores:
+            raise ValueError(
+                f"MultiHeadAttention {self.name!r}: return_attention_scores=True is not "
+                "supported with flash_attention=True; set flash_attention=None."
+            )
         dtype = self.compute_dtype
         value = ops.cast(ops.convert_to_tensor(value), dtype)
+        key_given = key is not None
         key = value if key is None else ops.cast(ops.convert_to_tensor(key), dtype)
+        query_mask = self._check_mask(query_mask, "query_mask", query, "query")
+        value_mask = self._check_mask(value_mask, "value_mask", value, "value")
+        # Keras ignores the key's mask when there is no separate key.
+        key_mask = self._check_mask(key_mask, "key_mask", key, "key") if key_given else None
         attention_mask = self._compute_attention_mask(
             query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask
         )
-        q = self._query_dense(query)
-        k = self._key_dense(key)
-        v = self._value_dense(value)
+        gate = self._gate_dense(query) if self._use_gate else None
+        q = self.query_dense(query)
+        k = self.key_dense(key)
+        v = self.value_dense(value)
         dot_eq, combine_eq, norm_axes, n_attn = self._equations(len(q.shape))
-        q = ops.multiply(q, 1.0 / math.sqrt(float(self._key_dim)))
+        q = ops.multiply(q, ops.cast(1.0 / math.sqrt(float(self._key_dim)), q.dtype))
         scores = ops.einsum(dot_eq, k, q)
+        attention_mask = self._check_attention_mask(attention_mask, tuple(scores.shape), n_attn)
         if attention_mask is not None:
-            attention_mask = ops.cast(attention_mask, "bool")
             for _ in range(len(scores.shape) - len(attention_mask.shape)):
                 attention_mask = ops.expand_dims(attention_mask, -n_attn * 2 - 1)
         probs = _masked_softmax(scores, attention_mask, norm_axes)
@@ -315,7 +458,9 @@ class MultiHeadAttention(Layer):
         if training and self._dropout > 0:
             dropped = ops_random.dropout(probs, self._dropout, seed=self.seed_generator)
         out = ops.einsum(combine_eq, dropped, v)
-        out = self._output_dense(out)
+        if gate is not None:
+            out = ops.multiply(out, gate)
+        out = self.output_dense(out)
         if return_attention_scores:
             return out, probs
         return out
@@ -333,8 +478,10 @@ class MultiHeadAttention(Layer):
             "value_dim": self._value_dim,
             "dropout": self._dropout,
             "use_bias": self._use_bias,
+            "use_gate": self._use_gate,
             "output_shape": list(self._output_shape) if self._output_shape else None,
             "attention_axes": list(self._attention_axes) if self._attention_axes else None,
+            "sliding_window": self._sliding_window,
             "kernel_initializer": initializers.serialize(self.kernel_initializer),
             "bias_initializer": initializers.serialize(self.bias_initializer),
             "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
