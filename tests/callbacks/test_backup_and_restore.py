@@ -102,3 +102,114 @@ def test_non_finite_weights_are_never_backed_up(tmp_path):
         assert np.isfinite(f["layers/dense/vars/0"][()]).all()
     with pytest.raises(ValueError, match="save_freq"):
         callbacks.BackupAndRestore(str(tmp_path), save_freq=0)
+
+
+class _Interrupt(Exception):
+    pass
+
+
+class _StopAt(callbacks.Callback):
+    """Raise (as a crash would) at a given epoch and batch."""
+
+    def __init__(self, epoch, batch):
+        super().__init__()
+        self.at = (epoch, batch)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+        if self.at == (epoch, None):
+            raise _Interrupt
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.at == (self.epoch, batch):
+            raise _Interrupt
+
+
+def _small_model():
+    import lamina
+
+    lamina.utils.set_random_seed(3)
+    model = Sequential([Input((4,)), layers.Dense(3, activation="relu"), layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse", metrics=["mae"])
+    return model
+
+
+def _data():
+    rng = np.random.RandomState(1)
+    x = rng.standard_normal((24, 4)).astype("float32")
+    return x, (x @ rng.standard_normal((4, 1))).astype("float32")
+
+
+def _fit_interrupted(tmp_path, make_data, save_freq, stop_at, epochs=3, **fit_kwargs):
+    """Fit once uninterrupted, then interrupted and resumed on a fresh model; both histories."""
+    reference = _small_model().fit(*make_data(), epochs=epochs, verbose=0, **fit_kwargs)
+    backup = callbacks.BackupAndRestore(str(tmp_path / "b"), save_freq=save_freq)
+    with pytest.raises(_Interrupt):
+        _small_model().fit(
+            *make_data(),
+            epochs=epochs,
+            verbose=0,
+            callbacks=[backup, _StopAt(*stop_at)],
+            **fit_kwargs,
+        )
+    model = _small_model()
+    resumed = model.fit(*make_data(), epochs=epochs, verbose=0, callbacks=[backup], **fit_kwargs)
+    return reference, resumed, model
+
+
+def test_resume_after_an_epoch_backup_starts_metrics_afresh(tmp_path):
+    # The backup at the end of epoch 0 holds that epoch's metric totals; epoch 1 of the
+    # resumed run must not add to them.
+    ref, resumed, _ = _fit_interrupted(
+        tmp_path, _data, "epoch", (1, None), batch_size=8, shuffle=False
+    )
+    assert resumed.epoch == [1, 2]
+    for key in ("loss", "mae"):
+        np.testing.assert_allclose(resumed.history[key], ref.history[key][1:], rtol=1e-5)
+
+
+def test_resume_mid_epoch_continues_the_epoch_metrics(tmp_path):
+    ref, resumed, _ = _fit_interrupted(tmp_path, _data, 2, (1, 2), batch_size=4, shuffle=False)
+    assert resumed.epoch == [1, 2]
+    np.testing.assert_allclose(resumed.history["loss"], ref.history["loss"][1:], rtol=1e-5)
+
+
+def _generator_data():
+    x, y = _data()
+
+    def gen():
+        while True:
+            for i in range(0, 24, 8):
+                yield x[i : i + 8], y[i : i + 8]
+
+    return (gen(),)
+
+
+def _pydataset_data():
+    from lamina.utils import PyDataset
+
+    x, y = _data()
+
+    class Batches(PyDataset):
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, i):
+            return x[i * 8 : (i + 1) * 8], y[i * 8 : (i + 1) * 8]
+
+    return (Batches(),)
+
+
+@pytest.mark.parametrize(
+    ("make_data", "fit_kwargs"),
+    [(_generator_data, {"steps_per_epoch": 3}), (_pydataset_data, {})],
+    ids=["generator", "pydataset"],
+)
+def test_resume_with_a_generator_or_pydataset(tmp_path, make_data, fit_kwargs):
+    ref, resumed, model = _fit_interrupted(tmp_path, make_data, 2, (1, 1), **fit_kwargs)
+    assert resumed.epoch == [1, 2]
+    np.testing.assert_allclose(resumed.history["loss"], ref.history["loss"][1:], rtol=1e-5)
+    reference_model = _small_model()
+    reference_model.fit(*make_data(), epochs=3, verbose=0, **fit_kwargs)
+    for a, b in zip(reference_model.get_weights(), model.get_weights(), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

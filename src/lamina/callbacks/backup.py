@@ -14,7 +14,11 @@ class BackupAndRestore(Callback):
     The backup holds weights, optimizer and metric state, seed-generator state, the epoch
     and the step within it, and the data order; running the same `fit` again after the
     process died continues from the last backup and ends with the same weights as an
-    uninterrupted run. Backups of non-finite weights are never written.
+    uninterrupted run. Backups of non-finite weights are never written. With a generator
+    or `PyDataset` the resumed run skips the batches the interrupted epoch had trained,
+    so the data must come in the same order when started again (arrays are redrawn in
+    the recorded order). Metrics continue from the backup mid-epoch and start afresh at
+    an epoch's start.
 
     Args:
         backup_dir: directory for the backup file (one per run).

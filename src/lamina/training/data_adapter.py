@@ -7,6 +7,7 @@ structure the user gave.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Iterator
 
@@ -150,6 +151,7 @@ class IterableBatches:
         self.source = source
         self._steps = steps
         self._iterator = None
+        self._peeked = _END  # an item taken by `peek`, yielded first by the next epoch
         self._is_pydataset = hasattr(source, "__getitem__") and hasattr(source, "__len__")
 
     @property
@@ -163,6 +165,26 @@ class IterableBatches:
 
     def epoch_order(self, rng=None):
         return None
+
+    def peek(self):
+        """The first batch `(x, y, sample_weight)` without losing it (None if empty)."""
+        if self._is_pydataset:
+            return unpack_batch(self.source[0]) if len(self.source) else None
+        if self._peeked is _END:
+            if self._steps is not None:
+                if self._iterator is None:
+                    self._iterator = iter(self.source)
+                iterator = self._iterator
+            else:
+                iterator = iter(self.source)
+                if iterator is not self.source:
+                    # Iterated afresh each epoch: this look costs nothing later.
+                    item = next(iterator, _END)
+                    return None if item is _END else unpack_batch(item)
+            self._peeked = next(iterator, _END)
+            if self._peeked is _END:
+                return None
+        return unpack_batch(self._peeked)
 
     def _items(self, start: int):
         if self._is_pydataset:
@@ -180,6 +202,9 @@ class IterableBatches:
             iterator = self._iterator
         else:
             iterator = iter(self.source)
+        if self._peeked is not _END:
+            iterator = itertools.chain([self._peeked], iterator)
+            self._peeked = _END
         for _ in range(start):  # resuming: these batches were trained before
             if next(iterator, _END) is _END:
                 return

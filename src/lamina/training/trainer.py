@@ -605,8 +605,10 @@ class Trainer:
         for epoch in range(initial_epoch, epochs):
             skip = 0
             if resume is not None and epoch == resume["epoch"]:
-                skip = resume["step"]  # metrics were restored with the rest of the state
-            else:
+                skip = resume["step"]
+            if skip == 0:
+                # Mid-epoch, the restored metrics carry on; at an epoch's start (a backup
+                # from the previous epoch's end holds its totals) they start afresh.
                 self.reset_metrics()
             callback_list.on_epoch_begin(epoch)
             if resume is not None and epoch == resume["epoch"]:
@@ -649,11 +651,13 @@ class Trainer:
         return self.history
 
     def _ensure_built_for(self, batches):
-        if not _is_arrays(batches):
-            return  # a generator's first batch must not be consumed here
-        for x, y, _ in batches.batches():
-            self._ensure_built(x, y)
-            return
+        """Build everything a step builds (structures, metrics, optimizer) from one batch.
+
+        A generator's first batch is peeked and handed back to the epoch, not lost.
+        """
+        first = next(iter(batches.batches()), None) if _is_arrays(batches) else batches.peek()
+        if first is not None:
+            self._ensure_built(first[0], first[1])
 
     def _run_epoch(self, batches, order, class_weight, callback_list, wants_batches, state, skip=0):
         k = self.steps_per_execution
