@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 
 import h5py
 import numpy as np
 
 from lamina.saving import weights_h5
+from lamina.saving.atomic import atomic_write
 
 BACKUP_FILE = "backup.h5"
 
@@ -26,9 +26,7 @@ def all_finite(model) -> bool:
 
 def write_backup(model, directory, meta: dict, rng_state) -> None:
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".h5", dir=directory)
-    os.close(fd)
-    try:
+    with atomic_write(os.path.join(directory, BACKUP_FILE)) as tmp:
         with h5py.File(tmp, "w") as f:
             weights_h5.write_model(f, model)
             group = f.create_group("metrics").create_group("vars")
@@ -39,11 +37,6 @@ def write_backup(model, directory, meta: dict, rng_state) -> None:
             f.attrs["meta"] = json.dumps(
                 {**meta, "rng": [name, int(pos), int(has_gauss), float(cached)]}
             )
-        os.replace(tmp, os.path.join(directory, BACKUP_FILE))
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
 
 
 def read_backup(model, directory):
@@ -57,7 +50,13 @@ def read_backup(model, directory):
         stored = f.get("metrics/vars")
         if stored is not None and len(stored) == len(metric_vars):
             for i, v in enumerate(metric_vars):
-                v.assign(np.asarray(stored[str(i)]))
+                data = stored[str(i)]
+                if tuple(data.shape) != tuple(v.shape):
+                    raise ValueError(
+                        f"Backup {path!r} holds shape {tuple(data.shape)} for metric variable "
+                        f"{v.name!r} of shape {tuple(v.shape)}; it is from another model."
+                    )
+                v.assign(np.asarray(data))
         meta = json.loads(f.attrs["meta"])
         name, pos, has_gauss, cached = meta.pop("rng")
         rng_state = (name, np.asarray(f["rng_keys"], dtype=np.uint32), pos, has_gauss, cached)

@@ -13,12 +13,12 @@ import datetime
 import io
 import json
 import os
-import tempfile
 import zipfile
 
 import h5py
 
 from lamina.saving import weights_h5
+from lamina.saving.atomic import atomic_write
 from lamina.utils import serialization
 
 CONFIG = "config.json"
@@ -28,6 +28,9 @@ ALLOWED_ENTRIES = {CONFIG, METADATA, WEIGHTS, "assets/"}
 MAX_ENTRY_BYTES = 2 * 1024**3  # 2 GiB uncompressed per entry
 MAX_CONFIG_BYTES = 64 * 1024**2
 MAX_COMPRESSION_RATIO = 200
+# Small entries (JSON configs, zero-initialised weights) may compress far better than
+# 200:1 harmlessly; the ratio bound applies to entries that unpack past this size.
+RATIO_CHECK_MIN_BYTES = 1024**2
 KERAS_VERSION = "3.8.0"  # the Keras file format version these files follow
 
 
@@ -53,19 +56,11 @@ def save_model(model, filepath, overwrite: bool = True) -> None:
     weights = io.BytesIO()
     with h5py.File(weights, "w") as f:
         weights_h5.write_model(f, model)
-    directory = os.path.dirname(os.path.abspath(filepath))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".keras", dir=directory)
-    os.close(fd)
-    try:
+    with atomic_write(filepath) as tmp:
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
             zf.writestr(METADATA, json.dumps(metadata))
             zf.writestr(CONFIG, json.dumps(config))
             zf.writestr(WEIGHTS, weights.getvalue())
-        os.replace(tmp, filepath)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
 
 
 def _check_zip(zf: zipfile.ZipFile, filepath) -> None:
@@ -85,10 +80,12 @@ def _check_zip(zf: zipfile.ZipFile, filepath) -> None:
                 f"Refusing to load {filepath!r}: entry {name!r} would unpack to "
                 f"{info.file_size} bytes (limit {MAX_ENTRY_BYTES})."
             )
-        if info.compress_size and info.file_size / info.compress_size > MAX_COMPRESSION_RATIO:
+        if info.file_size > RATIO_CHECK_MIN_BYTES and info.file_size > MAX_COMPRESSION_RATIO * max(
+            info.compress_size, 1
+        ):
             raise ValueError(
                 f"Refusing to load {filepath!r}: entry {name!r} has compression ratio "
-                f"{info.file_size / info.compress_size:.0f}:1 (limit {MAX_COMPRESSION_RATIO}:1); "
+                f"{info.file_size / max(info.compress_size, 1):.0f}:1 (limit {MAX_COMPRESSION_RATIO}:1); "
                 "it looks like a zip bomb."
             )
     for required in (CONFIG, WEIGHTS):
@@ -104,6 +101,66 @@ def _read_bounded(zf, name, limit):
     return data
 
 
+def _parse_config(data: bytes, filepath):
+    """`config.json` as a dict; too-deep nesting is a ValueError, never a RecursionError."""
+    try:
+        config = json.loads(data)
+    except RecursionError:
+        raise ValueError(
+            f"Refusing to load {filepath!r}: its {CONFIG} is nested too deeply to parse "
+            f"(lamina reads configs nested at most {serialization.MAX_CONFIG_DEPTH} levels)."
+        ) from None
+    except ValueError as err:  # JSONDecodeError, UnicodeDecodeError
+        raise ValueError(
+            f"Refusing to load {filepath!r}: {CONFIG} is not valid JSON ({err})."
+        ) from err
+    if not isinstance(config, dict):
+        raise ValueError(
+            f"Refusing to load {filepath!r}: {CONFIG} must hold a JSON object; received "
+            f"{type(config).__name__}."
+        )
+    return config
+
+
+# Metric names `compile` resolves from the loss (`"accuracy"` -> SparseCategoricalAccuracy).
+METRIC_ALIASES = ("accuracy", "acc", "crossentropy", "ce")
+
+
+def _check_compile_names(compile_config, custom_objects, filepath) -> None:
+    """Every loss and metric *name* in `compile_config` must be in the registry.
+
+    `compile` resolves names lazily (at the first `fit`); a file's names are checked
+    here, at load, so a name outside the registry is refused before anything runs.
+    """
+    if not isinstance(compile_config, dict):
+        raise ValueError(
+            f"Refusing to load {filepath!r}: compile_config must be a dict; received "
+            f"{type(compile_config).__name__}."
+        )
+    for key, category in (
+        ("loss", "losses"),
+        ("metrics", "metrics"),
+        ("weighted_metrics", "metrics"),
+    ):
+        stack = [compile_config.get(key)]
+        while stack:
+            spec = stack.pop()
+            if isinstance(spec, list):
+                stack.extend(spec)
+            elif isinstance(spec, dict) and "class_name" not in spec:
+                stack.extend(spec.values())  # per-output dict
+            elif isinstance(spec, str):
+                if category == "metrics" and spec in METRIC_ALIASES:
+                    continue
+                if serialization.get_registered_object(spec, custom_objects, category) is None:
+                    raise ValueError(
+                        f"Refusing to load {filepath!r}: its compile_config names {key} "
+                        f"{spec!r}, which is not a lamina {category[:-1]} nor a registered "
+                        "custom object. Pass it in `custom_objects`, or load with "
+                        "`compile=False`."
+                    )
+
+
 def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: bool = True):
     """Load a model saved by `model.save` (or by Keras 3 for the layers lamina has)."""
     filepath = os.fspath(filepath)
@@ -111,7 +168,7 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
         raise ValueError(f"{filepath!r} is not a .keras (zip) file.")
     with zipfile.ZipFile(filepath) as zf:
         _check_zip(zf, filepath)
-        config = json.loads(_read_bounded(zf, CONFIG, MAX_CONFIG_BYTES))
+        config = _parse_config(_read_bounded(zf, CONFIG, MAX_CONFIG_BYTES), filepath)
         weights = _read_bounded(zf, WEIGHTS, MAX_ENTRY_BYTES)
     serialization.config_depth(config)
     compile_config = config.pop("compile_config", None)
@@ -126,6 +183,7 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
     if build_config and not model.built:
         model.build_from_config(build_config)
     if compile and compile_config:
+        _check_compile_names(compile_config, custom_objects, filepath)
         model._compile_from_config(compile_config, custom_objects)
     with h5py.File(io.BytesIO(weights), "r") as f:
         weights_h5.read_model(f, model, restore_optimizer=bool(compile and compile_config))

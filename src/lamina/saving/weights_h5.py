@@ -11,12 +11,12 @@ so a failed save leaves any previous file intact.
 from __future__ import annotations
 
 import os
-import tempfile
 
 import h5py
 import numpy as np
 
 from lamina.backend.common.global_state import to_snake_case
+from lamina.saving.atomic import atomic_write
 
 
 def _own(layer) -> list:
@@ -101,27 +101,44 @@ def write_model(f, model) -> None:
             group.create_dataset(str(i), data=v.numpy())
 
 
-def check_safe(f) -> None:
-    """Refuse HDF5 external links, soft links and external datasets anywhere in `f`."""
+MAX_H5_DEPTH = 64  # Keras nests a few levels per nested model; 64 is far beyond real files.
+MAX_H5_OBJECTS = 1_000_000
 
-    def visit(group, path):
+
+def check_safe(f) -> None:
+    """Refuse HDF5 external links, soft links, external and virtual datasets anywhere in
+    `f`, and groups nested deeper than `MAX_H5_DEPTH` (a hard-link cycle, e.g. a group
+    linked into itself, counts as infinitely deep). Walks iteratively: no RecursionError.
+    """
+    stack = [(f, "", 0)]
+    visited = 0
+    while stack:
+        group, path, depth = stack.pop()
+        if depth > MAX_H5_DEPTH:
+            raise ValueError(
+                f"Refusing to load weights: {path!r} is nested more than {MAX_H5_DEPTH} groups "
+                "deep (or sits in a cycle of hard links); real weights files are shallow."
+            )
         for name in group:
+            visited += 1
+            if visited > MAX_H5_OBJECTS:
+                raise ValueError(
+                    f"Refusing to load weights: the file has more than {MAX_H5_OBJECTS} entries."
+                )
             link = group.get(name, getlink=True)
             where = f"{path}/{name}"
-            if isinstance(link, (h5py.ExternalLink, h5py.SoftLink)):
+            if not isinstance(link, h5py.HardLink):
                 raise ValueError(
                     f"Refusing to load weights: {where!r} is an HDF5 {type(link).__name__}; "
                     "weights files may only contain their own data."
                 )
             item = group[name]
             if isinstance(item, h5py.Group):
-                visit(item, where)
+                stack.append((item, where, depth + 1))
             elif isinstance(item, h5py.Dataset) and (item.external or item.is_virtual):
                 raise ValueError(
                     f"Refusing to load weights: dataset {where!r} stores its data outside the file."
                 )
-
-    visit(f, "")
 
 
 def read_model(f, model, restore_optimizer: bool = False) -> None:
@@ -160,17 +177,8 @@ def save_weights(model, filepath) -> None:
     filepath = os.fspath(filepath)
     if not filepath.endswith(".weights.h5"):
         raise ValueError(f"Weights files must end in `.weights.h5`; received {filepath!r}.")
-    directory = os.path.dirname(os.path.abspath(filepath))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".weights.h5", dir=directory)
-    os.close(fd)
-    try:
-        with h5py.File(tmp, "w") as f:
-            _write(f, model)
-        os.replace(tmp, filepath)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    with atomic_write(filepath) as tmp, h5py.File(tmp, "w") as f:
+        _write(f, model)
 
 
 def _read(group, obj, path, assignments):
