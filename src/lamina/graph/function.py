@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import inspect
 
+from lamina.backend import core as backend_core
+from lamina.backend.common.variables import StatelessScope, Variable
 from lamina.graph import tree
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
@@ -339,7 +341,14 @@ class Function:
 
 
 class _BackendFunction:
-    """The callable returned by `backend.function`: runs the graph, then the updates."""
+    """The callable returned by `backend.function`: one compiled program per input shape.
+
+    The graph runs as a pure function of the values of every variable it reads (layer
+    weights, seed states, variables used as constants, update targets), inside a
+    `StatelessScope`. The compiled program returns the outputs, the values of the symbolic
+    updates and whatever the layers assigned (a seed state, moving statistics); the
+    call then writes those back, so the variables move on exactly as in an eager run.
+    """
 
     def __init__(self, inputs, outputs, updates, name):
         self._was_list = isinstance(outputs, (list, tuple))
@@ -352,16 +361,54 @@ class _BackendFunction:
                     "`updates` must be a list of (variable, new_value) pairs; received "
                     f"{_describe(pair)}."
                 )
+            if not isinstance(pair[0], Variable):
+                raise TypeError(
+                    f"Each update must start with a Variable to assign; received "
+                    f"{_describe(pair[0])}."
+                )
             update_tensors.append(pair[1])
         self._symbolic_updates = [isinstance(v, KerasTensor) for v in update_tensors]
         symbolic = [v for v in update_tensors if isinstance(v, KerasTensor)]
         inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
         self._function = Function(inputs, outputs + symbolic, name=name)
         self._num_outputs = len(outputs)
+        self._variables = self._collect_variables()
+        self._compiled = backend_core.jit(self._pure)
+        self.trace_count = 0  # how many programs were compiled (one per input signature)
+
+    def _collect_variables(self) -> list:
+        found: dict = {}
+
+        def add(v):
+            if isinstance(v, Variable):
+                found.setdefault(id(v), v)
+
+        for op in self._function.operations:
+            for v in getattr(op, "variables", None) or []:
+                add(v)
+        for node in self._function.nodes:
+            for leaf in tree.flatten((node.call_args, node.call_kwargs)):
+                add(leaf)
+        for variable, _ in self._updates:
+            add(variable)
+        return list(found.values())
+
+    def _pure(self, values, inputs):
+        self.trace_count += 1  # runs only while tracing
+        with StatelessScope(list(zip(self._variables, values, strict=True))) as scope:
+            results = self._function(inputs)
+        assigned = {
+            i: scope.get_update(v)
+            for i, v in enumerate(self._variables)
+            if scope.get_update(v) is not None
+        }
+        return results, assigned
 
     def __call__(self, inputs):
         inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-        results = self._function(inputs)
+        results, assigned = self._compiled([v.value for v in self._variables], inputs)
+        for i, value in assigned.items():
+            self._variables[i].assign(value)
         outs = results[: self._num_outputs]
         computed = iter(results[self._num_outputs :])
         for (variable, value), symbolic in zip(self._updates, self._symbolic_updates, strict=True):

@@ -6,6 +6,7 @@ import threading
 
 from lamina.backend import core as backend_core
 from lamina.backend.common.global_state import to_snake_case, unique_name
+from lamina.backend.common.variables import Variable
 from lamina.graph import tree
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
@@ -145,6 +146,9 @@ class FunctionOperation(Operation):
         self.function_name = function_name
 
     def call(self, *args, **kwargs):
+        # A Variable used as a constant (`x * scale`) is read when the node runs, from
+        # the stateless scope of a compiled call when there is one.
+        args, kwargs = tree.map_structure(_read_variable, (args, kwargs))
         return self.fn(*args, **kwargs)
 
     def get_config(self) -> dict:
@@ -152,6 +156,10 @@ class FunctionOperation(Operation):
 
     def __repr__(self) -> str:
         return f"<Operation {self.function_name} name={self.name}>"
+
+
+def _read_variable(x):
+    return x.value if isinstance(x, Variable) else x
 
 
 def symbolic_call(fn, function_name: str, args, kwargs):
