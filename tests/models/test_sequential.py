@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lamina import Input, Sequential, layers, models
+from lamina import Input, Model, Sequential, layers, models
 
 
 def test_built_from_input_has_node_zero():
@@ -107,3 +107,26 @@ def test_failed_add_leaves_the_model_unchanged():
     assert len(model.layers) == 1 and model.output_shape == (None, 3)
     model.add(layers.Dense(2))
     assert model(np.ones((1, 3), "float32")).shape == (1, 2)
+
+
+def test_built_functional_model_first_builds_the_sequential():
+    x = Input((3,), name="x")
+    base = Model(x, layers.Dense(4, activation="relu", name="d")(x), name="base")
+    model = Sequential([base, layers.Dense(2, name="head")])
+    # Keras builds at once from the functional model's input.
+    assert model.built and model.inputs[0].shape == (None, 3)
+    assert model.outputs[0].shape == (None, 2)
+    assert [lyr.name for lyr in model.layers] == ["base", "head"]
+    lines = []
+    model.summary(print_fn=lines.append)
+    text = "\n".join(lines)
+    assert "base (Functional)" in text and "Total params: 26" in text
+    data = np.random.default_rng(0).standard_normal((2, 3)).astype("float32")
+    d, head = base.get_layer("d"), model.get_layer("head")
+    hidden = np.maximum(data @ d.kernel.numpy() + d.bias.numpy(), 0)
+    expected = hidden @ head.kernel.numpy() + head.bias.numpy()
+    np.testing.assert_allclose(np.asarray(model(data)), expected, rtol=1e-5, atol=1e-6)
+    clone = Sequential.from_config(model.get_config())
+    assert clone.built
+    clone.set_weights(model.get_weights())
+    np.testing.assert_allclose(np.asarray(clone(data)), expected, rtol=1e-5, atol=1e-6)

@@ -113,6 +113,10 @@ class Sequential(Model):
             return first.batch_shape, first.dtype
         if first._input_shape_arg is not None:
             return first._input_shape_arg, first.dtype
+        function = getattr(first, "_function", None)
+        if function is not None and len(function.inputs) == 1:
+            # A built functional model first in the stack knows its input (as in Keras).
+            return tuple(function.inputs[0].shape), function.inputs[0].dtype
         return None, None
 
     def _maybe_build_graph(self, batch_shape=None, dtype=None):
