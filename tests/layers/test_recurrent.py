@@ -179,7 +179,7 @@ def test_masked_sequences_equal_unpadded_run(cls):
 
 
 def test_masking_through_embedding_in_a_model():
-    inp = Input(shape=(4,), dtype="int32")
+    inp = Input(shape=(None,), dtype="int32")
     emb = layers.Embedding(6, 3, mask_zero=True)(inp)
     out = layers.LSTM(2)(emb)
     model = Model(inp, out)
@@ -343,3 +343,54 @@ def test_config_round_trip_of_wrappers():
     bi = layers.Bidirectional(layers.GRU(2))
     assert bi.forward_layer.name.startswith("forward_")
     assert bi.backward_layer.go_backwards
+
+
+def _np_masked_simple(x, w, mask, h0, zero_output, backwards=False):
+    """Keras's masked loop: a masked step keeps the state and emits the previous output
+    (the initial state before the first step), or zeros with `zero_output_for_mask`."""
+    steps = range(x.shape[1])[::-1] if backwards else range(x.shape[1])
+    h, outs = h0, []
+    for t in steps:
+        m = mask[:, t, None]
+        new = _np_simple(x[:, t], w, h)
+        outs.append(np.where(m, new, 0.0 if zero_output else h))
+        h = np.where(m, new, h)
+    return np.stack(outs, 1), h
+
+
+def test_masked_steps_match_a_numpy_step_loop_with_initial_state_and_zero_output():
+    x = _rand(3, 5, 2)
+    # Pre-padding (as pad_sequences makes), a gap, and post-padding.
+    mask = np.array([[0, 0, 1, 1, 1], [1, 0, 1, 1, 0], [1, 1, 1, 0, 0]], bool)
+    h0 = _rand(3, 4)
+    for zero_output in (False, True):
+        layer = layers.SimpleRNN(4, return_sequences=True, zero_output_for_mask=zero_output)
+        out = np.asarray(layer(x, mask=mask, initial_state=[h0]))
+        ref, h = _np_masked_simple(x, layer.get_weights(), mask, h0, zero_output)
+        np.testing.assert_allclose(out, ref, atol=1e-5)
+        last = layers.SimpleRNN(4, return_state=True, zero_output_for_mask=zero_output)
+        last(x)
+        last.set_weights(layer.get_weights())
+        final, state = last(x, mask=mask, initial_state=[h0])
+        # The last output is the last real step's output, never zeroed.
+        np.testing.assert_allclose(np.asarray(final), h, atol=1e-5)
+        np.testing.assert_allclose(np.asarray(state), h, atol=1e-5)
+
+
+def test_bidirectional_outputs_zeros_at_masked_steps_as_keras():
+    x = _rand(2, 5, 3)
+    mask = np.array([[1, 1, 1, 0, 0], [0, 1, 1, 1, 1]], bool)
+    bi = layers.Bidirectional(layers.SimpleRNN(4, return_sequences=True))
+    assert bi.forward_layer.zero_output_for_mask and bi.backward_layer.zero_output_for_mask
+    out = np.asarray(bi(x, mask=mask))
+    h0 = np.zeros((2, 4), "float32")
+    fw, _ = _np_masked_simple(x, bi.forward_layer.get_weights(), mask, h0, True)
+    bw, _ = _np_masked_simple(x, bi.backward_layer.get_weights(), mask, h0, True, True)
+    np.testing.assert_allclose(out, np.concatenate([fw, bw[:, ::-1]], -1), atol=1e-5)
+    assert np.all(out[~mask] == 0)
+    # Without return_sequences the layers keep repeating outputs (nothing to zero).
+    last = layers.Bidirectional(layers.SimpleRNN(4))
+    assert not last.forward_layer.zero_output_for_mask
+    # Round trip keeps the behaviour.
+    again = layers.Bidirectional.from_config(bi.get_config())
+    assert again.forward_layer.zero_output_for_mask and again.backward_layer.zero_output_for_mask

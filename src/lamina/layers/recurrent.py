@@ -619,6 +619,16 @@ def _cell_call(cell, x, states, training):
     return out, _as_list(new)
 
 
+def _output_state_index(cell):
+    """Index, in the flat state list, of the state that holds the cell's output."""
+    if isinstance(cell, StackedRNNCells):
+        last = cell.cells[-1]
+        before = sum(len(_as_list(c.state_size)) for c in cell.cells[:-1])
+        inner = _output_state_index(last)
+        return None if inner is None else before + inner
+    return 0
+
+
 def _cells_of(cell):
     if isinstance(cell, StackedRNNCells):
         out = []
@@ -642,8 +652,9 @@ class RNN(Layer):
         stateful: keep the final states of a batch as the initial states of the next
             (needs a fixed batch size); `reset_states()` zeroes them.
         unroll: unroll the loop in Python (short sequences only); otherwise `ops.scan`.
-        zero_output_for_mask: output zeros at masked steps (with `return_sequences`)
-            instead of repeating the previous output.
+        zero_output_for_mask: output zeros at masked steps (only with
+            `return_sequences`) instead of repeating the previous output (before the
+            first unmasked step: the output part of the initial state).
 
     Call arguments:
         inputs: `(batch, timesteps, features)`.
@@ -839,8 +850,15 @@ class RNN(Layer):
             if ms is not None:
                 ms = ops.flip(ms, axis=0)
         out_size = _cell_output_size(self.cell)
+        # A masked step repeats the previous output; before the first step that is the
+        # output part of the initial state (Keras: the last cell's first state), so a
+        # pre-padded sequence given an `initial_state` emits that state, as in Keras.
         prev_out = ops.zeros((inputs.shape[0], out_size), dtype=self.compute_dtype)
-        zero_out = self.zero_output_for_mask
+        first = _output_state_index(self.cell)
+        if first is not None and first < len(states):
+            if tuple(states[first].shape) == tuple(prev_out.shape):
+                prev_out = ops.cast(states[first], self.compute_dtype)
+        zero_out = self.zero_output_for_mask and self.return_sequences
 
         def step(carry, x_m):
             prev_o, st = carry

@@ -45,7 +45,8 @@ class Bidirectional(Layer):
         mask, training: passed to both layers.
 
     With `return_sequences`, the backward output is reversed back to the input's time
-    order before merging. With `return_state`, the result is
+    order before merging, and both directions output zeros at masked steps (as Keras,
+    which sets their `zero_output_for_mask`). With `return_state`, the result is
     `[merged_output, *forward_states, *backward_states]`.
 
     >>> import numpy as np
@@ -92,6 +93,11 @@ class Bidirectional(Layer):
                     "`backward_layer` must have the opposite `go_backwards` of `layer`."
                 )
             self.backward_layer = backward_layer
+        # As Keras: the two directions' sequences output zeros at masked steps, so a
+        # padded step is zero in the merged output rather than a stale state.
+        for inner in (self.forward_layer, self.backward_layer):
+            if hasattr(inner, "zero_output_for_mask"):
+                inner.zero_output_for_mask = inner.return_sequences
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
