@@ -1,7 +1,31 @@
-"""`lamina.saving`: `.keras` model files and `.weights.h5` weights files."""
+"""`lamina.saving`: `.keras` model files, `.weights.h5` weights files, and the registry
+of serializable objects (as `keras.saving`)."""
 
 from lamina.saving import keras_ops  # noqa: F401  (registers Keras op nodes)
 from lamina.saving.keras_file import load_model, save_model
 from lamina.saving.weights_h5 import load_weights, save_weights
+from lamina.utils.serialization import (
+    CustomObjectScope,
+    custom_object_scope,
+    deserialize_keras_object,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+    register_serializable,
+    serialize_keras_object,
+)
 
-__all__ = ["load_model", "load_weights", "save_model", "save_weights"]
+__all__ = [
+    "CustomObjectScope",
+    "custom_object_scope",
+    "deserialize_keras_object",
+    "get_registered_name",
+    "get_registered_object",
+    "load_model",
+    "load_weights",
+    "register_keras_serializable",
+    "register_serializable",
+    "save_model",
+    "save_weights",
+    "serialize_keras_object",
+]

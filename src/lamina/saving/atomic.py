@@ -35,12 +35,11 @@ def _fsync_directory(directory: str) -> None:
 def atomic_write(filepath):
     """Yield a temporary path beside `filepath`; on success it replaces `filepath`.
 
-    >>> import os, tempfile
-    >>> target = os.path.join(tempfile.mkdtemp(), "demo.txt")
+    >>> import pathlib, tempfile
+    >>> target = pathlib.Path(tempfile.mkdtemp()) / "demo.txt"
     >>> with atomic_write(target) as tmp:
-    ...     with open(tmp, "w") as f:
-    ...         _ = f.write("hello")
-    >>> open(target).read()
+    ...     _ = pathlib.Path(tmp).write_text("hello")
+    >>> target.read_text()
     'hello'
     """
     filepath = os.fspath(filepath)

@@ -12,6 +12,7 @@ from lamina.utils.serialization import (
     get_registered_name,
     get_registered_object,
     register_keras_serializable,
+    register_serializable,
     serialize_keras_object,
 )
 
@@ -23,6 +24,7 @@ __all__ = [
     "get_registered_name",
     "get_registered_object",
     "register_keras_serializable",
+    "register_serializable",
     "serialize_keras_object",
     "normalize",
     "pad_sequences",

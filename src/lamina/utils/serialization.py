@@ -61,22 +61,43 @@ def builtins(category: str) -> dict:
 def register_keras_serializable(package: str = "Custom", name: str | None = None):
     """Decorator registering a user class or function as `"package>name"`.
 
+    Registered objects serialize under that name and deserialize from it without
+    `custom_objects`. As in Keras, registering a name again replaces the earlier object
+    (so re-running a notebook cell works), and a class needs a `get_config()` method.
+    `register_serializable` is the same decorator.
+
+    Args:
+        package: the first part of the registered name (default `"Custom"`).
+        name: the second part (default: the object's `__name__`).
+
     >>> @register_keras_serializable(package="demo")
     ... def double(x):
     ...     return x * 2
     >>> get_registered_name(double)
     'demo>double'
     """
+    if not isinstance(package, str) or (name is not None and not isinstance(name, str)):
+        raise TypeError(
+            "register_keras_serializable(package=..., name=...) takes strings; received "
+            f"package={package!r}, name={name!r}. Use it as `@register_keras_serializable()` "
+            "(with parentheses)."
+        )
 
     def decorator(obj):
+        if isinstance(obj, type) and not hasattr(obj, "get_config"):
+            raise ValueError(
+                f"Cannot register class {obj.__name__!r}: it has no get_config() method, so "
+                "it could not be saved. Define get_config() (and from_config if needed)."
+            )
         registered = f"{package}>{name or obj.__name__}"
-        if registered in _CUSTOM_OBJECTS and _CUSTOM_OBJECTS[registered] is not obj:
-            raise ValueError(f"{registered!r} is already registered to another object.")
         _CUSTOM_OBJECTS[registered] = obj
         _CUSTOM_NAMES[obj] = registered
         return obj
 
     return decorator
+
+
+register_serializable = register_keras_serializable
 
 
 def get_registered_name(obj) -> str:
