@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 
-import h5py
 import numpy as np
 
 from lamina.saving import weights_h5
@@ -25,6 +24,8 @@ def all_finite(model) -> bool:
 
 
 def write_backup(model, directory, meta: dict, rng_state) -> None:
+    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
     os.makedirs(directory, exist_ok=True)
     with atomic_write(os.path.join(directory, BACKUP_FILE)) as tmp:
         with h5py.File(tmp, "w") as f:
@@ -41,6 +42,8 @@ def write_backup(model, directory, meta: dict, rng_state) -> None:
 
 def read_backup(model, directory):
     """Restore `model` from the backup in `directory`; returns `(meta, rng_state)` or None."""
+    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
     path = os.path.join(directory, BACKUP_FILE)
     if not os.path.exists(path):
         return None

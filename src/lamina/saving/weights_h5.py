@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 
-import h5py
 import numpy as np
 
 from lamina.backend.common.global_state import to_snake_case
@@ -110,6 +109,8 @@ def check_safe(f) -> None:
     `f`, and groups nested deeper than `MAX_H5_DEPTH` (a hard-link cycle, e.g. a group
     linked into itself, counts as infinitely deep). Walks iteratively: no RecursionError.
     """
+    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
     stack = [(f, "", 0)]
     visited = 0
     while stack:
@@ -174,6 +175,8 @@ def read_model(f, model, restore_optimizer: bool = False) -> None:
 
 def save_weights(model, filepath) -> None:
     """Write `model`'s weights to `filepath` (must end in `.weights.h5`), atomically."""
+    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
     filepath = os.fspath(filepath)
     if not filepath.endswith(".weights.h5"):
         raise ValueError(f"Weights files must end in `.weights.h5`; received {filepath!r}.")
@@ -182,6 +185,8 @@ def save_weights(model, filepath) -> None:
 
 
 def _read(group, obj, path, assignments):
+    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
     from lamina.ops.random import SeedGenerator
 
     is_seed = isinstance(obj, SeedGenerator)
@@ -225,6 +230,8 @@ def _read(group, obj, path, assignments):
 
 def load_weights(model, filepath) -> None:
     """Load weights saved by `save_weights` into `model` (all shapes checked first)."""
+    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
     filepath = os.fspath(filepath)
     with h5py.File(filepath, "r") as f:
         read_model(f, model)
