@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 
 from lamina import ops, saving
@@ -30,6 +31,42 @@ from lamina.utils import serialization
 def _input_standing_for(tensor):
     """A new Input for an intermediate tensor given as a model input (Keras's name)."""
     return Input(batch_shape=tensor.shape, dtype=tensor.dtype, name=f"{tensor.name}CLONE")
+
+
+_GET_CONFIG_EXAMPLE = """
+    class MyModel(lamina.Model):
+        def __init__(self, units, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+            ...
+
+        def get_config(self):
+            return {**super().get_config(), "units": self.units}
+"""
+
+
+def _require_own_get_config(cls) -> None:
+    """Refuse to describe a subclass whose constructor takes arguments it cannot recover.
+
+    The base config holds only `name`, `trainable` and `dtype`; a model built from it
+    would miss (or silently default) the subclass's own constructor arguments.
+    """
+    if cls.get_config is not Model.get_config:
+        return
+    init = cls.__init__
+    if init is Model.__init__:
+        return
+    params = [
+        p.name
+        for p in inspect.signature(init).parameters.values()
+        if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+    ]
+    if params:
+        raise NotImplementedError(
+            f"Model subclass {cls.__name__} takes constructor arguments {params} but does "
+            "not override `get_config()`, so its config (and `to_json`, `save`) cannot "
+            "re-create it. Override `get_config` to return them, e.g.:\n" + _GET_CONFIG_EXAMPLE
+        )
 
 
 class Model(Trainer, Layer):
@@ -338,6 +375,7 @@ class Model(Trainer, Layer):
 
     def get_config(self) -> dict:
         if self._function is None:
+            _require_own_get_config(type(self))
             return Layer.get_config(self)
         return functional_config.functional_get_config(self)
 
