@@ -276,6 +276,25 @@ HOSTILE = {
         _lambda_naming({"module": "os", "class_name": "system", "config": {}}),
         "Unknown function class 'system'",
     ),
+    # Layer configs asking for absurd sizes: refused before anything is allocated.
+    "config_absurd_units": (
+        lambda: _edit_config(lambda c: _dense_config(c).__setitem__("units", 10**12)),
+        "Dense 'dense' config sets units=1000000000000",
+    ),
+    "config_absurd_input_shape": (
+        lambda: _edit_config(
+            lambda c: c["config"]["layers"][0]["config"].__setitem__("batch_shape", [None, 2**40])
+        ),
+        "sets batch_shape=",
+    ),
+    "config_absurd_build_shape": (
+        lambda: _edit_config(
+            lambda c: c["config"]["layers"][1].__setitem__(
+                "build_config", {"input_shape": [None, 2**40]}
+            )
+        ),
+        "sets input_shape=",
+    ),
     # Weights: shapes, links, data stored outside the file, nesting.
     "weight_shape_mismatch": (
         _replace_dataset("layers/dense/vars", "0", data=np.zeros((400, 8), "float32")),

@@ -249,6 +249,40 @@ def config_depth(config, limit: int = MAX_CONFIG_DEPTH) -> int:
     return deepest
 
 
+# Layer config keys that size weights or tensors. A config (e.g. from a hostile file)
+# asking for more than MAX_DIMENSION along one of them is refused before anything is
+# built, instead of attempting an allocation of terabytes.
+SIZE_KEYS = frozenset(
+    {
+        "units", "filters", "input_dim", "output_dim", "num_heads", "key_dim", "value_dim",
+        "kernel_size", "pool_size", "strides", "dilation_rate", "size", "depth_multiplier",
+        "target_shape", "batch_shape", "input_shape", "shape", "dims", "max_tokens",
+        "num_tokens", "num_bins", "intermediate_dim", "output_sequence_length", "cropping",
+        "padding", "groups", "num_classes", "n",
+    }
+)  # fmt: skip
+MAX_DIMENSION = 2**24
+
+
+def check_sizes(config, who: str) -> None:
+    """Refuse integer sizes above `MAX_DIMENSION` under `SIZE_KEYS` in a layer config."""
+    if not isinstance(config, dict):
+        return
+    for key in SIZE_KEYS.intersection(config):
+        stack = [config[key]]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, (list, tuple)):
+                stack.extend(value)
+            elif isinstance(value, int) and not isinstance(value, bool):
+                if abs(value) > MAX_DIMENSION:
+                    raise ValueError(
+                        f"{who} config sets {key}={config[key]!r}; lamina refuses sizes above "
+                        f"{MAX_DIMENSION} in a config (building it would allocate absurd "
+                        "amounts of memory). Build such a layer in code if you really mean it."
+                    )
+
+
 def deserialize_keras_object(
     config,
     category: str | None = None,
@@ -303,6 +337,10 @@ def deserialize_keras_object(
         if obj is None:
             raise ValueError(f"Unknown function {inner!r} for {printable_module_name}.")
         return obj
+    if category == "layers":
+        who = f"{class_name} {inner.get('name')!r}" if isinstance(inner, dict) else class_name
+        check_sizes(inner, who)
+        check_sizes(config.get("build_config"), who)
     registered = config.get("registered_name") or class_name
     cls = get_registered_object(registered, custom_objects, category)
     if cls is None and registered != class_name:
