@@ -282,3 +282,18 @@ def test_training_flag_reaches_dropout_inside_models():
     wrapper = Wrapper()
     assert 0.3 < dropped(wrapper(data, training=True)) < 0.7
     assert dropped(wrapper(data)) == 0.0
+
+
+def test_stateful_rnn_carries_state_through_compiled_model_calls():
+    x = Input(batch_shape=(2, 3, 4))
+    lstm = layers.LSTM(5, stateful=True)
+    model = Model(x, lstm(x))
+    data = _data(2, 3, 4)
+    fast = [np.asarray(model(data)) for _ in range(3)]
+    assert not np.allclose(fast[0], fast[1])  # the state moved on
+    lstm.reset_states()
+    eager = [np.asarray(lstm(data)) for _ in range(3)]  # the layer alone, op by op
+    for a, b in zip(fast, eager, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    lstm.reset_states()  # a reset is seen by the compiled program (not baked in)
+    np.testing.assert_allclose(np.asarray(model(data)), fast[0], rtol=1e-5, atol=1e-6)

@@ -117,3 +117,16 @@ def test_nested_model_called_twice_and_output_directly():
     theirs.set_weights(model.get_weights())
     _assert_same([theirs(DATA)], [model(DATA)])
     assert lamina  # keep the import used
+
+
+def test_stateful_lstm_model_matches_keras_across_calls():
+    data = np.random.default_rng(1).standard_normal((2, 3, 4)).astype("float32")
+    x = Input(batch_shape=(2, 3, 4))
+    ours = Model(x, layers.LSTM(5, stateful=True)(x))
+    kx = keras.Input(batch_shape=(2, 3, 4))
+    theirs = keras.Model(kx, keras.layers.LSTM(5, stateful=True)(kx))
+    theirs.set_weights(ours.get_weights())
+    for _ in range(3):
+        np.testing.assert_allclose(
+            np.asarray(ours(data)), np.asarray(theirs(data)), rtol=1e-5, atol=1e-5
+        )

@@ -224,29 +224,42 @@ class Model(Trainer, Layer):
     def _compiled_call(self, inputs):
         """Inference on concrete data through one compiled program per input signature.
 
-        Same result as running the graph layer by layer, without per-op dispatch; losses
-        added during the call are kept in `model.losses` as for an eager call.
+        Same result as running the graph layer by layer, without per-op dispatch: losses
+        added during the call are kept in `model.losses`, and variables the layers assign
+        (the states of a stateful RNN) are written back, as for an eager call.
         """
         inputs = self._conform_inputs(inputs)
         key = tuple((tuple(v.shape), str(v.dtype)) for v in tree.flatten(inputs))
         cache = self.__dict__.setdefault("_compiled_calls", {})
         entry = cache.get(key)
         if entry is None:
-            variables = self.variables
-
-            def pure(values, data):
-                with StatelessScope(
-                    list(zip(variables, values, strict=True)), collect_losses=True
-                ) as scope:
-                    outputs = Layer.__call__(self, data, training=False)
-                return outputs, list(scope.losses)
-
-            entry = cache[key] = (variables, backend_core.jit(pure))
-        variables, fn = entry
-        outputs, losses = fn([v.value for v in variables], inputs)
+            entry = cache[key] = self._compile_call(self.variables)
+        variables, fn, assigned_vars = entry
+        outputs, losses, assigned = fn([v.value for v in variables], inputs)
+        for variable, value in zip(assigned_vars, assigned, strict=True):
+            variable.assign(value)
+        known = {id(v) for v in variables}
+        extra = [v for v in assigned_vars if id(v) not in known]
+        if extra:
+            # A variable the model does not list (held outside weight tracking) was read
+            # as a constant of this program: compile again with it as an input.
+            cache[key] = self._compile_call(variables + extra)
         self._clear_losses()
         self._losses = list(losses)
         return outputs
+
+    def _compile_call(self, variables):
+        assigned_vars: list = []  # filled while tracing: what the layers assign
+
+        def pure(values, data):
+            with StatelessScope(
+                list(zip(variables, values, strict=True)), collect_losses=True
+            ) as scope:
+                outputs = Layer.__call__(self, data, training=False)
+            assigned_vars[:] = [v for v, _ in scope.updates]
+            return outputs, list(scope.losses), [value for _, value in scope.updates]
+
+        return variables, backend_core.jit(pure), assigned_vars
 
     def call(self, inputs, training=None, mask=None):
         if self._function is None:
