@@ -158,8 +158,17 @@ def test_shared_layer_takes_its_deepest_use():
 def test_graph_disconnected_names_the_tensor():
     a, b = Input((2,), name="a"), Input((2,), name="b")
     y = layers.Add(name="sum")([a, b])
-    with pytest.raises(ValueError, match=r"Graph disconnected.*'b'.*'sum'"):
+    with pytest.raises(ValueError, match=r"Graph disconnected: layer 'sum' needs tensor 'b'"):
         Model(a, y)
+    # Deeper: the message names the Input that is missing and the layer that needs it.
+    h = layers.Dense(2, name="h")(b)
+    z = layers.Dense(1, name="z")(layers.Add(name="add")([layers.Dense(2, name="g")(a), h]))
+    with pytest.raises(
+        ValueError,
+        match=r"layer 'h' needs tensor 'b' \(shape \(None, 2\), from Input 'b'\).*"
+        r"\['a'\].*reached without issue so far: \['g'\]. Add Input 'b'",
+    ):
+        Model(a, z)
 
 
 def test_input_listed_twice():

@@ -235,11 +235,17 @@ class Function:
                     continue  # an Input that was not given: flagged where it is used
                 for x in node.input_tensors:
                     if id(x) not in computable:
+                        source = x._keras_history.operation
+                        if _is_input_tensor(x):
+                            origin, fix = f"Input {source.name!r}", f"Input {source.name!r}"
+                        else:
+                            origin, fix = f"{source.name!r}", "the Input it comes from"
                         raise ValueError(
-                            f"Graph disconnected: cannot obtain a value for tensor {x.name!r} "
-                            f"(shape {x.shape}) at layer {node.operation.name!r}. The layers "
-                            f"reached without issue so far: {accessed}. Pass the Input that "
-                            "this tensor comes from in the model's inputs."
+                            f"Graph disconnected: layer {node.operation.name!r} needs tensor "
+                            f"{x.name!r} (shape {x.shape}, from {origin}), which cannot be "
+                            f"computed from the model inputs {[i.name for i in self.inputs]}. "
+                            f"Layers reached without issue so far: {accessed}. Add {fix} to "
+                            "the model's inputs."
                         )
                 computable.update(id(x) for x in node.output_tensors)
                 accessed.append(node.operation.name)
