@@ -297,3 +297,27 @@ def test_stateful_rnn_carries_state_through_compiled_model_calls():
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     lstm.reset_states()  # a reset is seen by the compiled program (not baked in)
     np.testing.assert_allclose(np.asarray(model(data)), fast[0], rtol=1e-5, atol=1e-6)
+
+
+def test_nested_masked_model_runs_once_per_call():
+    calls = []
+
+    class Count(layers.Layer):
+        supports_masking = True
+
+        def call(self, x):
+            calls.append(1)
+            return x
+
+    tokens = Input((4,), dtype="int32", name="tokens")
+    inner = Model(tokens, Count()(layers.Embedding(5, 3, mask_zero=True)(tokens)), name="inner")
+    outer_in = Input((4,), dtype="int32")
+    outer = Model(outer_in, layers.GlobalAveragePooling1D()(inner(outer_in)))
+    data = np.array([[1, 2, 0, 0], [3, 0, 0, 0]], "int32")
+    calls.clear()
+    out = np.asarray(outer(data, training=True))  # op by op, no compilation
+    assert len(calls) == 1
+    # The mask still reaches the pooling: only unmasked steps are averaged.
+    table = inner.get_layer("embedding").embeddings.numpy()
+    expected = np.stack([table[[1, 2]].mean(0), table[[3]].mean(0)])
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)

@@ -35,6 +35,10 @@ def _tensor_mask_params(op) -> tuple:
     return cached
 
 
+def _no_masks(_outputs):
+    return False, None
+
+
 def _describe(x) -> str:
     return f"{type(x).__name__} {x!r}"[:200]
 
@@ -330,7 +334,10 @@ class Function:
             if compute_mask is not None and any(
                 t._keras_mask is not None for t in node.output_tensors
             ):
-                computed = compute_mask(args[0] if args else None, node_mask)
+                # A nested model hands over the masks of the run that made `outputs`.
+                found, computed = getattr(op, "_output_masks_of", _no_masks)(outputs)
+                if not found:
+                    computed = compute_mask(args[0] if args else None, node_mask)
                 if computed is not None:
                     out_masks = tree.flatten(computed) if tree.is_nested(computed) else [computed]
                     if len(out_masks) != len(flat_out):

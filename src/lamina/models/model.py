@@ -236,6 +236,7 @@ class Model(Trainer, Layer):
             entry = cache[key] = self._compile_call(self.variables)
         variables, fn, assigned_vars = entry
         outputs, losses, assigned = fn([v.value for v in variables], inputs)
+        self.__dict__.pop("_last_output_masks", None)  # tracing values, not for later
         for variable, value in zip(assigned_vars, assigned, strict=True):
             variable.assign(value)
         known = {id(v) for v in variables}
@@ -267,7 +268,24 @@ class Model(Trainer, Layer):
                 f"Model subclass {type(self).__name__} must implement `call(inputs)`, or be "
                 "built functionally with Model(inputs, outputs)."
             )
-        return self._function(self._conform_inputs(inputs), training=training, mask=mask)
+        return self._run_graph(inputs, training, mask)
+
+    def _run_graph(self, inputs, training, mask):
+        outputs, masks = self._function.run(
+            self._conform_inputs(inputs), training=training, mask=mask
+        )
+        if any(m is not None for m in tree.flatten(masks)):
+            # Kept for the graph running this model (see `_output_masks_of`), so that
+            # it does not run the model a second time to compute the masks.
+            self.__dict__["_last_output_masks"] = (outputs, masks)
+        return outputs
+
+    def _output_masks_of(self, outputs):
+        """`(True, masks)` if the last call returned `outputs` (else `(False, None)`)."""
+        last = self.__dict__.pop("_last_output_masks", None)
+        if last is not None and last[0] is outputs:
+            return True, last[1]
+        return False, None
 
     def compute_mask(self, inputs, previous_mask=None):
         if self._function is None:

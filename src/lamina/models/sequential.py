@@ -192,7 +192,7 @@ class Sequential(Model):
     def call(self, inputs, training=None, mask=None):
         if self._function is None:
             self._maybe_build(inputs)
-        return self._function(self._conform_inputs(inputs), training=training, mask=mask)
+        return self._run_graph(inputs, training, mask)
 
     @property
     def layers(self) -> list[Layer]:
