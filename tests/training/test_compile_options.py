@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import lamina
 from lamina import Input, Model, Sequential, callbacks, layers, optimizers
 
 RNG = np.random.default_rng(0)
@@ -183,3 +184,36 @@ def test_reduce_lr_on_plateau_lowers_the_rate_inside_fit():
     np.testing.assert_allclose(
         history.history["learning_rate"], [0.01, 0.01, 0.005, 0.0025], rtol=1e-5
     )
+
+
+# steps_per_execution with weights and a partial batch ------------------------------------
+def test_steps_per_execution_with_class_and_sample_weights_matches_single_steps():
+    labels = RNG.integers(0, 3, (23,))  # 23 = 5 batches of 4 + a partial one of 3
+    x = RNG.standard_normal((23, 4)).astype("float32")
+    sw = RNG.uniform(0.5, 2.0, (23,)).astype("float32")
+    results = []
+    for spe in (1, 4):
+        model = _model(3, "softmax")
+        model.set_weights([np.full((4, 3), 0.1, "float32"), np.zeros(3, "float32")])
+        model.compile(
+            optimizer=optimizers.SGD(0.1),
+            loss="sparse_categorical_crossentropy",
+            metrics=["accuracy"],
+            steps_per_execution=spe,
+        )
+        lamina.utils.set_random_seed(1)  # the same shuffled order for both
+        history = model.fit(
+            x,
+            labels,
+            sample_weight=sw,
+            class_weight={0: 2.0, 1: 0.5},
+            batch_size=4,
+            epochs=2,
+            verbose=0,
+        )
+        results.append((model.get_weights(), history.history))
+    (w1, h1), (w4, h4) = results
+    for a, b in zip(w1, w4, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(h1["loss"], h4["loss"], rtol=1e-5)
+    np.testing.assert_allclose(h1["accuracy"], h4["accuracy"], rtol=1e-6)

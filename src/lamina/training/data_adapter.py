@@ -140,6 +140,28 @@ class ArrayBatches:
             idx = slice(begin, stop) if order is None else order[begin:stop]
             yield _take(self.x, idx), _take(self.y, idx), _take(self.sample_weight, idx)
 
+    def chunks(self, order=None, start: int = 0, k: int = 1) -> Iterator:
+        """Like `batches`, but up to `k` consecutive batches at a time as one block.
+
+        Yields `(x, y, sample_weight, n)`: the rows of `n` batches taken at once (one
+        gather instead of `n` slices and a stack). A block holds full batches only; the
+        partial last batch comes alone, as `batches` would group it.
+        """
+        first = self._cursor if self._steps is not None else 0
+        stop_step = min(first + self.steps, self._full)
+        step = first + start
+        while step < stop_step:
+            n = min(k, stop_step - step)
+            begin = step * self.batch_size
+            if n > 1 and begin + n * self.batch_size > self.size:
+                n -= 1  # the partial last batch has another shape: it comes next, alone
+            stop = min(begin + n * self.batch_size, self.size)
+            if self._steps is not None:
+                self._cursor = (step + n) % self._full
+            idx = slice(begin, stop) if order is None else order[begin:stop]
+            yield _take(self.x, idx), _take(self.y, idx), _take(self.sample_weight, idx), n
+            step += n
+
     def on_epoch_end(self):
         pass
 

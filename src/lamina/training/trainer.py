@@ -660,46 +660,79 @@ class Trainer:
             self._ensure_built(first[0], first[1])
 
     def _run_epoch(self, batches, order, class_weight, callback_list, wants_batches, state, skip=0):
+        if _is_arrays(batches):
+            return self._run_array_epoch(
+                batches, order, class_weight, callback_list, wants_batches, state, skip
+            )
         k = self.steps_per_execution
         fns = None
         step = skip
         logs = {}
         pending = []  # batches of one shape waiting to fill a chunk of k
+
+        def flush(state, step):
+            chunk = pending[0] if len(pending) == 1 else _stack([_as_tuple(b) for b in pending])
+            return self._run_chunk(
+                fns, state, chunk, len(pending), step, callback_list, wants_batches
+            )
+
         for x, y, sw in batches.batches(order, start=skip):
             if fns is None:
                 self._ensure_built(x, y)
                 fns = self._compiled("train")
-                self._check_all_targets(batches)
-            batch = self._prepare_batch(x, y, sw, class_weight, check=not _is_arrays(batches))
+            batch = self._prepare_batch(x, y, sw, class_weight)
             if pending and not _same_shapes([pending[0], batch]):
                 # A batch of another shape (the last, partial one) ends the group.
-                state, logs, step = self._run_chunk(
-                    fns, state, pending, step, callback_list, wants_batches
-                )
+                state, logs, step = flush(state, step)
                 pending = []
                 if self.stop_training:
                     break
             pending.append(batch)
             if len(pending) == k:
-                state, logs, step = self._run_chunk(
-                    fns, state, pending, step, callback_list, wants_batches
-                )
+                state, logs, step = flush(state, step)
                 pending = []
                 if self.stop_training:
                     break
         if pending and not self.stop_training:
             # The remainder of fewer than k same-shaped batches runs as one shorter scan.
+            state, logs, step = flush(state, step)
+        return self._end_epoch(state, logs, step)
+
+    def _run_array_epoch(
+        self, batches, order, class_weight, callback_list, wants_batches, state, skip
+    ):
+        """Arrays: each chunk of k batches is gathered at once and reshaped, not stacked."""
+        fns = None
+        step = skip
+        logs = {}
+        size = batches.batch_size
+        for x, y, sw, n in batches.chunks(order, start=skip, k=self.steps_per_execution):
+            if fns is None:
+                first = [
+                    None if s is None else tree.map_structure(lambda a: a[:size], s) for s in (x, y)
+                ]
+                self._ensure_built(*first)
+                fns = self._compiled("train")
+                self._check_all_targets(batches)
+            batch = self._prepare_batch(x, y, sw, class_weight, check=False)
+            if n > 1:
+                batch = _split_rows(_as_tuple(batch), n)
             state, logs, step = self._run_chunk(
-                fns, state, pending, step, callback_list, wants_batches
+                fns, state, batch, n, step, callback_list, wants_batches
             )
+            if self.stop_training:
+                break
+        return self._end_epoch(state, logs, step)
+
+    def _end_epoch(self, state, logs, step):
         if state is None:
             state = self._read_state()
         if not logs and step > 0:
             logs = {m.name: m.result() for m in self.metrics}  # resumed at the epoch's end
         return state, logs, step
 
-    def _run_chunk(self, fns, state, pending, step, callback_list, wants_batches):
-        """Run `pending` batches as one compiled call between the batch callbacks.
+    def _run_chunk(self, fns, state, batch, n, step, callback_list, wants_batches):
+        """Run `n` batches (stacked on a new axis 0 when n > 1) as one compiled call.
 
         With callbacks that look at batches, the state goes back into the variables
         after the call and is read again before the next, so what a callback writes
@@ -708,11 +741,8 @@ class Trainer:
         callback_list.on_train_batch_begin(step)
         if state is None:
             state = self._read_state()
-        if len(pending) == 1:
-            state, logs = fns["one"](state, pending[0])
-        else:
-            state, logs = fns["many"](state, _stack([_as_tuple(b) for b in pending]))
-        step += len(pending)
+        state, logs = fns["one" if n == 1 else "many"](state, batch)
+        step += n
         if wants_batches:
             self._write_state(state)
             state = None
@@ -895,6 +925,15 @@ def _stack(batches):
         None if leaves[0] is None else np.stack(leaves) for leaves in zip(*flats, strict=True)
     ]
     return tree.pack_sequence_as(batches[0], stacked)
+
+
+def _split_rows(batch, n):
+    """The batch structure with each leaf's rows split into `n` equal batches on axis 0."""
+    leaves = [
+        None if a is None else np.reshape(a, (n, -1) + tuple(np.shape(a)[1:]))
+        for a in tree.flatten(batch)
+    ]
+    return tree.pack_sequence_as(batch, leaves)
 
 
 def _same_shapes(batches) -> bool:
