@@ -270,5 +270,62 @@ class CompileMetrics:
                 raise
 
 
+def compile_config(model) -> dict:
+    """What `compile` was given, as JSON (saved in `.keras` files)."""
+    from lamina.utils import serialization
+
+    def encode(spec):
+        if spec is None or isinstance(spec, (str, int, float, bool)):
+            return spec
+        if isinstance(spec, (list, tuple)):
+            return [encode(s) for s in spec]
+        if isinstance(spec, dict):
+            return {k: encode(v) for k, v in spec.items()}
+        if hasattr(spec, "get_config"):
+            kind = "losses" if hasattr(spec, "reduction") else "metrics"
+            return serialization.serialize_keras_object(spec, kind)
+        return serialization.serialize_keras_object(spec)
+
+    config = {k: encode(v) for k, v in model._compile_args.items()}
+    config["optimizer"] = serialization.serialize_keras_object(model.optimizer, "optimizers")
+    return config
+
+
+def compile_from_config(model, config: dict, custom_objects=None) -> None:
+    """Compile `model` again from `compile_config`'s output."""
+    from lamina import optimizers as optimizers_module
+    from lamina.utils import serialization
+
+    def decode(spec, category):
+        if isinstance(spec, dict) and "class_name" in spec:
+            return serialization.deserialize_keras_object(
+                spec, category, custom_objects=custom_objects
+            )
+        if isinstance(spec, list):
+            return [decode(s, category) for s in spec]
+        if isinstance(spec, dict):
+            return {k: decode(v, category) for k, v in spec.items()}
+        return spec
+
+    config = dict(config)
+    optimizer = optimizers_module.deserialize(
+        config.pop("optimizer"), custom_objects=custom_objects
+    )
+    loss = decode(config.pop("loss", None), "losses")
+    if isinstance(loss, type) and issubclass(loss, losses_module.Loss):
+        loss = loss()
+    model.compile(
+        optimizer=optimizer,
+        loss=loss,
+        metrics=decode(config.pop("metrics", None), "metrics"),
+        weighted_metrics=decode(config.pop("weighted_metrics", None), "metrics"),
+        **{
+            k: v
+            for k, v in config.items()
+            if k in ("loss_weights", "run_eagerly", "steps_per_execution", "jit_compile")
+        },
+    )
+
+
 def flatten_outputs(y_pred) -> list:
     return tree.flatten(y_pred) if isinstance(y_pred, (list, tuple, dict)) else [y_pred]

@@ -10,11 +10,13 @@ takes its gradient (`value_and_grad`); with `steps_per_execution=k` k steps run 
 compiled `scan` over a stacked chunk of k batches. The state lives outside the variables
 during `fit` and is written back before anything reads them (callbacks that look at
 batches, epoch ends, the end of training).
+
+Around it: `compile_utils` (losses and metrics per output, the compile config),
+`targets` (targets and sample weights per output), `data_adapter` (batches) and
+`loop_utils` (the loop's small helpers).
 """
 
 from __future__ import annotations
-
-import sys
 
 import numpy as np
 
@@ -23,7 +25,7 @@ from lamina import metrics as metrics_module
 from lamina import optimizers as optimizers_module
 from lamina.backend.common.variables import StatelessScope
 from lamina.graph import tree
-from lamina.training import data_adapter
+from lamina.training import compile_utils, data_adapter, loop_utils, targets
 from lamina.training.compile_utils import CompileLoss, CompileMetrics, flatten_outputs
 
 
@@ -114,57 +116,10 @@ class Trainer:
 
     def _compile_config(self) -> dict:
         """What `compile` was given, as JSON (saved in `.keras` files)."""
-        from lamina.utils import serialization
-
-        def encode(spec):
-            if spec is None or isinstance(spec, (str, int, float, bool)):
-                return spec
-            if isinstance(spec, (list, tuple)):
-                return [encode(s) for s in spec]
-            if isinstance(spec, dict):
-                return {k: encode(v) for k, v in spec.items()}
-            if hasattr(spec, "get_config"):
-                kind = "losses" if hasattr(spec, "reduction") else "metrics"
-                return serialization.serialize_keras_object(spec, kind)
-            return serialization.serialize_keras_object(spec)
-
-        config = {k: encode(v) for k, v in self._compile_args.items()}
-        config["optimizer"] = serialization.serialize_keras_object(self.optimizer, "optimizers")
-        return config
+        return compile_utils.compile_config(self)
 
     def _compile_from_config(self, config: dict, custom_objects=None) -> None:
-        from lamina import losses as losses_module
-        from lamina.utils import serialization
-
-        def decode(spec, category):
-            if isinstance(spec, dict) and "class_name" in spec:
-                return serialization.deserialize_keras_object(
-                    spec, category, custom_objects=custom_objects
-                )
-            if isinstance(spec, list):
-                return [decode(s, category) for s in spec]
-            if isinstance(spec, dict):
-                return {k: decode(v, category) for k, v in spec.items()}
-            return spec
-
-        config = dict(config)
-        optimizer = optimizers_module.deserialize(
-            config.pop("optimizer"), custom_objects=custom_objects
-        )
-        loss = decode(config.pop("loss", None), "losses")
-        if isinstance(loss, type) and issubclass(loss, losses_module.Loss):
-            loss = loss()
-        self.compile(
-            optimizer=optimizer,
-            loss=loss,
-            metrics=decode(config.pop("metrics", None), "metrics"),
-            weighted_metrics=decode(config.pop("weighted_metrics", None), "metrics"),
-            **{
-                k: v
-                for k, v in config.items()
-                if k in ("loss_weights", "run_eagerly", "steps_per_execution", "jit_compile")
-            },
-        )
+        compile_utils.compile_from_config(self, config, custom_objects)
 
     def _assert_compiled(self, what: str):
         if not self.compiled:
@@ -245,62 +200,11 @@ class Trainer:
 
     # Targets -------------------------------------------------------------------------
     def _flatten_targets(self, y, what="y") -> list:
-        names = self._output_names_cache
-        if y is None:
-            return [None] * len(names)
-        if isinstance(y, dict):
-            unknown = sorted(set(y) - set(names))
-            if unknown:
-                raise ValueError(
-                    f"{what} has keys {unknown} that match no output. The model's outputs are "
-                    f"{names}."
-                )
-            return [y.get(n) for n in names]
-        if isinstance(y, (list, tuple)) and len(names) > 1:
-            if len(y) != len(names):
-                raise ValueError(
-                    f"The model has {len(names)} outputs {names}, but {what} has {len(y)} "
-                    "entries. Pass one target per output (or a dict keyed by output name)."
-                )
-            return list(y)
-        if len(names) != 1:
-            raise ValueError(
-                f"The model has {len(names)} outputs {names}; pass {what} as a list or a dict "
-                "with one entry per output."
-            )
-        if isinstance(y, (list, tuple)) and y and all(hasattr(v, "shape") for v in y):
-            if len(y) != 1:
-                raise ValueError(
-                    f"The model has 1 output {names}, but {what} has {len(y)} entries. Pass "
-                    "one array."
-                )
-            return [y[0]]
-        return [y]
+        return targets.flatten_targets(self._output_names_cache, y, what)
 
     def _check_targets_given(self, y_flat, y):
-        """Every output with a loss needs a target (Keras fails obscurely; we name it)."""
-        if self._compile_loss is None:
-            return
-        missing = [
-            name
-            for name, loss, yt in zip(
-                self._output_names_cache, self._compile_loss.losses, y_flat, strict=True
-            )
-            if loss is not None and yt is None
-        ]
-        if not missing:
-            return
-        if y is None:
-            raise ValueError(
-                f"No targets were given (y is None), but the model was compiled with a loss "
-                f"for its output(s) {missing}. Pass y (or yield (x, y) batches), or compile "
-                "with loss=None for a model that adds its own losses."
-            )
-        raise ValueError(
-            f"The output(s) {missing} have a loss but received no target: y has no entry "
-            f"for them. The model's outputs are {self._output_names_cache}; pass a target for "
-            "each output with a loss, or set that output's loss to None in compile."
-        )
+        losses = self._compile_loss.losses if self._compile_loss is not None else None
+        targets.check_targets_given(self._output_names_cache, losses, y_flat, y)
 
     def _check_targets(self, y_flat):
         if self._compile_loss is None:
@@ -314,29 +218,11 @@ class Trainer:
 
     def _check_all_targets(self, batches):
         """Check every target array once, before the first step (labels out of range...)."""
-        if _is_arrays(batches) and batches.y is not None:
+        if loop_utils.is_arrays(batches) and batches.y is not None:
             self._check_targets(self._flatten_targets(batches.y))
 
     def _sample_weights(self, y_flat, sample_weight, class_weight) -> list:
-        names = self._output_names_cache
-        if sample_weight is not None:
-            sw = self._flatten_targets(sample_weight, "sample_weight")
-        else:
-            sw = [None] * len(names)
-        if class_weight is not None:
-            if len(names) > 1:
-                raise ValueError(
-                    "class_weight is supported only for single-output models; use "
-                    "sample_weight for each output instead."
-                )
-            y = np.asarray(y_flat[0])
-            labels = (
-                y.argmax(axis=-1) if y.ndim > 1 and y.shape[-1] > 1 else y.reshape(len(y), -1)[:, 0]
-            )
-            labels = np.rint(labels).astype(int)
-            weights = np.array([class_weight.get(int(c), 1.0) for c in labels], dtype="float32")
-            sw[0] = weights if sw[0] is None else np.asarray(sw[0], "float32") * weights
-        return sw
+        return targets.sample_weights(self._output_names_cache, y_flat, sample_weight, class_weight)
 
     # The pure steps ------------------------------------------------------------------
     def _state_variables(self):
@@ -487,7 +373,7 @@ class Trainer:
         if kind != "predict":
             # Donated buffers must be distinct: two variables holding one array (an EMA
             # started from its weight, a user's shared initial value) get their own copy.
-            _unshare(
+            loop_utils.unshare(
                 trainable + non_trainable + (opt_vars if kind == "train" else []) + metric_vars
             )
         tv = [v.value for v in trainable]
@@ -579,7 +465,7 @@ class Trainer:
         batches = data_adapter.make_batches(
             x, y, sample_weight, batch_size=batch_size, shuffle=shuffle, steps=steps_per_epoch
         )
-        verbose = _resolve_verbose(verbose)
+        verbose = loop_utils.resolve_verbose(verbose)
         callback_list = callbacks_module.CallbackList(
             callbacks,
             add_history=True,
@@ -589,7 +475,7 @@ class Trainer:
             epochs=epochs,
             steps=batches.steps,
         )
-        wants_batches = _wants_batch_hooks(callback_list)
+        wants_batches = loop_utils.wants_batch_hooks(callback_list)
         self.stop_training = False
         self._resume_point = None
         if any(hasattr(cb, "backup_dir") for cb in callback_list.callbacks):
@@ -627,7 +513,7 @@ class Trainer:
             self._write_state(state)
             state = None
             epoch_logs = {k: float(v) for k, v in logs.items()}
-            if validation_data is not None and _should_validate(epoch, validation_freq):
+            if validation_data is not None and loop_utils.should_validate(epoch, validation_freq):
                 vx, vy, vsw = data_adapter.unpack_validation_data(validation_data)
                 val_logs = self.evaluate(
                     vx,
@@ -655,12 +541,14 @@ class Trainer:
 
         A generator's first batch is peeked and handed back to the epoch, not lost.
         """
-        first = next(iter(batches.batches()), None) if _is_arrays(batches) else batches.peek()
+        first = (
+            next(iter(batches.batches()), None) if loop_utils.is_arrays(batches) else batches.peek()
+        )
         if first is not None:
             self._ensure_built(first[0], first[1])
 
     def _run_epoch(self, batches, order, class_weight, callback_list, wants_batches, state, skip=0):
-        if _is_arrays(batches):
+        if loop_utils.is_arrays(batches):
             return self._run_array_epoch(
                 batches, order, class_weight, callback_list, wants_batches, state, skip
             )
@@ -671,7 +559,11 @@ class Trainer:
         pending = []  # batches of one shape waiting to fill a chunk of k
 
         def flush(state, step):
-            chunk = pending[0] if len(pending) == 1 else _stack([_as_tuple(b) for b in pending])
+            chunk = (
+                pending[0]
+                if len(pending) == 1
+                else loop_utils.stack_batches([loop_utils.as_tuple(b) for b in pending])
+            )
             return self._run_chunk(
                 fns, state, chunk, len(pending), step, callback_list, wants_batches
             )
@@ -681,7 +573,7 @@ class Trainer:
                 self._ensure_built(x, y)
                 fns = self._compiled("train")
             batch = self._prepare_batch(x, y, sw, class_weight)
-            if pending and not _same_shapes([pending[0], batch]):
+            if pending and not loop_utils.same_shapes([pending[0], batch]):
                 # A batch of another shape (the last, partial one) ends the group.
                 state, logs, step = flush(state, step)
                 pending = []
@@ -716,7 +608,7 @@ class Trainer:
                 self._check_all_targets(batches)
             batch = self._prepare_batch(x, y, sw, class_weight, check=False)
             if n > 1:
-                batch = _split_rows(_as_tuple(batch), n)
+                batch = loop_utils.split_rows(loop_utils.as_tuple(batch), n)
             state, logs, step = self._run_chunk(
                 fns, state, batch, n, step, callback_list, wants_batches
             )
@@ -770,7 +662,7 @@ class Trainer:
         batches = data_adapter.make_batches(
             x, y, sample_weight, batch_size=batch_size, shuffle=False, steps=steps
         )
-        verbose = 0 if _internal else _resolve_verbose(verbose)
+        verbose = 0 if _internal else loop_utils.resolve_verbose(verbose)
         if isinstance(callbacks, callbacks_module.CallbackList):
             # fit's own list (validation): its params and progress bar stay fit's.
             callback_list = callbacks
@@ -798,7 +690,7 @@ class Trainer:
                 state, mv = self._read_state("test")
                 metrics_vars = True
                 self._check_all_targets(batches)
-            batch = self._prepare_batch(xb, yb, swb, check=not _is_arrays(batches))
+            batch = self._prepare_batch(xb, yb, swb, check=not loop_utils.is_arrays(batches))
             callback_list.on_test_batch_begin(step)
             mv, logs = fn(state, mv, batch)
             callback_list.on_test_batch_end(step, logs)
@@ -822,7 +714,7 @@ class Trainer:
         batches = data_adapter.make_batches(
             x, None, None, batch_size=batch_size, shuffle=False, steps=steps
         )
-        verbose = _resolve_verbose(verbose)
+        verbose = loop_utils.resolve_verbose(verbose)
         callback_list = callbacks_module.CallbackList(
             callbacks,
             add_progbar=verbose != 0,
@@ -897,84 +789,3 @@ class Trainer:
             return logs
         values = [logs[name] for name in self.metrics_names if name in logs]
         return values[0] if len(values) == 1 else values
-
-
-def _unshare(variables) -> None:
-    seen = set()
-    for v in variables:
-        value = v.value
-        if id(value) in seen:
-            value = ops.copy(value)
-            v._value = value
-        seen.add(id(value))
-
-
-def _is_arrays(batches) -> bool:
-    return isinstance(batches, data_adapter.ArrayBatches)
-
-
-def _as_tuple(batch):
-    x, y, sw = batch
-    return (x, list(y), list(sw))
-
-
-def _stack(batches):
-    """One batch structure whose leaves stack the leaves of `batches` on a new axis 0."""
-    flats = [tree.flatten(b) for b in batches]
-    stacked = [
-        None if leaves[0] is None else np.stack(leaves) for leaves in zip(*flats, strict=True)
-    ]
-    return tree.pack_sequence_as(batches[0], stacked)
-
-
-def _split_rows(batch, n):
-    """The batch structure with each leaf's rows split into `n` equal batches on axis 0."""
-    leaves = [
-        None if a is None else np.reshape(a, (n, -1) + tuple(np.shape(a)[1:]))
-        for a in tree.flatten(batch)
-    ]
-    return tree.pack_sequence_as(batch, leaves)
-
-
-def _same_shapes(batches) -> bool:
-    first = [np.shape(a) for a in tree.flatten(_as_tuple(batches[0])) if a is not None]
-    return all(
-        [np.shape(a) for a in tree.flatten(_as_tuple(b)) if a is not None] == first
-        for b in batches[1:]
-    )
-
-
-def _should_validate(epoch: int, freq) -> bool:
-    if isinstance(freq, int):
-        return (epoch + 1) % freq == 0
-    return (epoch + 1) in freq
-
-
-def _resolve_verbose(verbose):
-    if verbose == "auto":
-        return 1 if sys.stdout.isatty() else 2
-    if verbose not in (0, 1, 2):
-        raise ValueError(f"verbose must be 'auto', 0, 1 or 2; received {verbose!r}.")
-    return verbose
-
-
-def _wants_batch_hooks(callback_list) -> bool:
-    from lamina import callbacks as callbacks_module
-
-    base = callbacks_module.Callback
-    for cb in getattr(callback_list, "callbacks", []):
-        if isinstance(cb, (callbacks_module.History, callbacks_module.ProgbarLogger)):
-            continue
-        for hook in (
-            "on_train_batch_begin",
-            "on_train_batch_end",
-            "on_batch_begin",
-            "on_batch_end",
-        ):
-            # A hook may be overridden in the class or set on the instance
-            # (LambdaCallback(on_train_batch_end=...)).
-            if hook in getattr(cb, "__dict__", {}) or getattr(type(cb), hook, None) is not getattr(
-                base, hook
-            ):
-                return True
-    return False

@@ -1,0 +1,92 @@
+"""Small pieces of the training loop: batch plumbing, validation frequency, verbosity."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from lamina import ops
+from lamina.graph import tree
+from lamina.training import data_adapter
+
+
+def unshare(variables) -> None:
+    seen = set()
+    for v in variables:
+        value = v.value
+        if id(value) in seen:
+            value = ops.copy(value)
+            v._value = value
+        seen.add(id(value))
+
+
+def is_arrays(batches) -> bool:
+    return isinstance(batches, data_adapter.ArrayBatches)
+
+
+def as_tuple(batch):
+    x, y, sw = batch
+    return (x, list(y), list(sw))
+
+
+def stack_batches(batches):
+    """One batch structure whose leaves stack the leaves of `batches` on a new axis 0."""
+    flats = [tree.flatten(b) for b in batches]
+    stacked = [
+        None if leaves[0] is None else np.stack(leaves) for leaves in zip(*flats, strict=True)
+    ]
+    return tree.pack_sequence_as(batches[0], stacked)
+
+
+def split_rows(batch, n):
+    """The batch structure with each leaf's rows split into `n` equal batches on axis 0."""
+    leaves = [
+        None if a is None else np.reshape(a, (n, -1) + tuple(np.shape(a)[1:]))
+        for a in tree.flatten(batch)
+    ]
+    return tree.pack_sequence_as(batch, leaves)
+
+
+def same_shapes(batches) -> bool:
+    first = [np.shape(a) for a in tree.flatten(as_tuple(batches[0])) if a is not None]
+    return all(
+        [np.shape(a) for a in tree.flatten(as_tuple(b)) if a is not None] == first
+        for b in batches[1:]
+    )
+
+
+def should_validate(epoch: int, freq) -> bool:
+    if isinstance(freq, int):
+        return (epoch + 1) % freq == 0
+    return (epoch + 1) in freq
+
+
+def resolve_verbose(verbose):
+    if verbose == "auto":
+        return 1 if sys.stdout.isatty() else 2
+    if verbose not in (0, 1, 2):
+        raise ValueError(f"verbose must be 'auto', 0, 1 or 2; received {verbose!r}.")
+    return verbose
+
+
+def wants_batch_hooks(callback_list) -> bool:
+    from lamina import callbacks as callbacks_module
+
+    base = callbacks_module.Callback
+    for cb in getattr(callback_list, "callbacks", []):
+        if isinstance(cb, (callbacks_module.History, callbacks_module.ProgbarLogger)):
+            continue
+        for hook in (
+            "on_train_batch_begin",
+            "on_train_batch_end",
+            "on_batch_begin",
+            "on_batch_end",
+        ):
+            # A hook may be overridden in the class or set on the instance
+            # (LambdaCallback(on_train_batch_end=...)).
+            if hook in getattr(cb, "__dict__", {}) or getattr(type(cb), hook, None) is not getattr(
+                base, hook
+            ):
+                return True
+    return False

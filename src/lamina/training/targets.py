@@ -1,0 +1,88 @@
+"""Targets and sample weights, spread over a model's outputs and checked.
+
+`y` and `sample_weight` arrive as one array, a list (one per output) or a dict keyed by
+output name; the loop works with flat lists in output order, `None` where an output got
+nothing. Each mistake is named with the model's output names.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def flatten_targets(names, y, what="y") -> list:
+    """One target per output (None where none was given), from an array, list or dict."""
+    if y is None:
+        return [None] * len(names)
+    if isinstance(y, dict):
+        unknown = sorted(set(y) - set(names))
+        if unknown:
+            raise ValueError(
+                f"{what} has keys {unknown} that match no output. The model's outputs are {names}."
+            )
+        return [y.get(n) for n in names]
+    if isinstance(y, (list, tuple)) and len(names) > 1:
+        if len(y) != len(names):
+            raise ValueError(
+                f"The model has {len(names)} outputs {names}, but {what} has {len(y)} "
+                "entries. Pass one target per output (or a dict keyed by output name)."
+            )
+        return list(y)
+    if len(names) != 1:
+        raise ValueError(
+            f"The model has {len(names)} outputs {names}; pass {what} as a list or a dict "
+            "with one entry per output."
+        )
+    if isinstance(y, (list, tuple)) and y and all(hasattr(v, "shape") for v in y):
+        if len(y) != 1:
+            raise ValueError(
+                f"The model has 1 output {names}, but {what} has {len(y)} entries. Pass one array."
+            )
+        return [y[0]]
+    return [y]
+
+
+def check_targets_given(names, losses, y_flat, y) -> None:
+    """Every output with a loss needs a target (Keras fails obscurely; we name it)."""
+    if losses is None:
+        return
+    missing = [
+        name
+        for name, loss, yt in zip(names, losses, y_flat, strict=True)
+        if loss is not None and yt is None
+    ]
+    if not missing:
+        return
+    if y is None:
+        raise ValueError(
+            f"No targets were given (y is None), but the model was compiled with a loss "
+            f"for its output(s) {missing}. Pass y (or yield (x, y) batches), or compile "
+            "with loss=None for a model that adds its own losses."
+        )
+    raise ValueError(
+        f"The output(s) {missing} have a loss but received no target: y has no entry "
+        f"for them. The model's outputs are {names}; pass a target for "
+        "each output with a loss, or set that output's loss to None in compile."
+    )
+
+
+def sample_weights(names, y_flat, sample_weight, class_weight) -> list:
+    """One sample-weight array (or None) per output; `class_weight` folds into the first."""
+    if sample_weight is not None:
+        sw = flatten_targets(names, sample_weight, "sample_weight")
+    else:
+        sw = [None] * len(names)
+    if class_weight is not None:
+        if len(names) > 1:
+            raise ValueError(
+                "class_weight is supported only for single-output models; use "
+                "sample_weight for each output instead."
+            )
+        y = np.asarray(y_flat[0])
+        labels = (
+            y.argmax(axis=-1) if y.ndim > 1 and y.shape[-1] > 1 else y.reshape(len(y), -1)[:, 0]
+        )
+        labels = np.rint(labels).astype(int)
+        weights = np.array([class_weight.get(int(c), 1.0) for c in labels], dtype="float32")
+        sw[0] = weights if sw[0] is None else np.asarray(sw[0], "float32") * weights
+    return sw
