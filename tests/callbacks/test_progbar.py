@@ -127,3 +127,21 @@ def test_progbar_logger_auto_verbose_is_2_off_a_terminal(capsys):
     logger = callbacks.ProgbarLogger()
     logger.set_params({"epochs": 1, "steps": 1, "verbose": "auto"})
     assert logger.verbose == 2  # pytest captures stdout: not a terminal
+
+
+@pytest.mark.parametrize("verbose", [1, 2])
+def test_validation_inside_fit_draws_no_bar_of_its_own(verbose, capsys):
+    import numpy as np
+
+    from lamina import Input, Sequential, layers
+
+    x = np.ones((8, 2), "float32")
+    model = Sequential([Input((2,)), layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    capsys.readouterr()
+    model.fit(x, x[:, :1], batch_size=4, epochs=2, validation_data=(x, x[:, :1]), verbose=verbose)
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    bars = [line for line in lines if line.startswith("2/2 ")]
+    assert len(bars) == 2, lines  # one per epoch, none from the validation runs
+    assert all(" - val_loss: " in line for line in bars)
+    assert [line for line in lines if line.startswith("Epoch")] == ["Epoch 1/2", "Epoch 2/2"]
