@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lamina import layers
+from lamina import Input, Model, layers
 from lamina.testing import check_layer
 
 CONFORMANCE = [
@@ -102,3 +102,25 @@ def test_bad_arguments():
         layers.GaussianDropout(1.5)
     with pytest.raises(ValueError, match="stddev"):
         layers.GaussianNoise(-1.0)
+
+
+def test_activity_regularizer_loss_is_divided_by_the_batch_size_as_keras():
+    x = np.array([[1.0, -2.0], [3.0, 0.5], [-1.0, 1.0]], "float32")
+    layer = layers.ActivityRegularization(l1=0.5, l2=0.25)
+    layer(x)
+    expected = (0.5 * np.abs(x).sum() + 0.25 * (x**2).sum()) / 3
+    np.testing.assert_allclose(float(layer.losses[0]), expected, rtol=1e-6)
+    dense = layers.Dense(2, activity_regularizer="l2", kernel_initializer="ones")
+    y = x @ np.ones((2, 2), "float32")
+    dense(x)
+    np.testing.assert_allclose(float(dense.losses[0]), 0.01 * (y**2).sum() / 3, rtol=1e-6)
+
+
+def test_activity_regularizer_enters_the_training_loss():
+    # Zero data loss (targets equal the identity outputs): the logged loss is the penalty.
+    x = np.array([[1.0, -2.0], [3.0, 0.5], [-1.0, 1.0], [2.0, 2.0]], "float32")
+    inp = Input((2,))
+    model = Model(inp, layers.ActivityRegularization(l1=0.1)(inp))
+    model.compile(optimizer="sgd", loss="mse")
+    loss = model.evaluate(x, x, batch_size=4, verbose=0)
+    np.testing.assert_allclose(loss, 0.1 * np.abs(x).sum() / 4, rtol=1e-5)

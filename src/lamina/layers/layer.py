@@ -460,10 +460,16 @@ class Layer(Operation):
         return outputs
 
     def _apply_activity_regularizer(self, outputs) -> None:
+        """Adds `activity_regularizer(output) / batch_size` per output, as Keras 3 does
+        (the penalty's strength does not grow with the batch size)."""
         if self.activity_regularizer is not None:
             for out in tree.flatten(outputs):
                 if backend.is_tensor(out):
-                    self.add_loss(self.activity_regularizer(out))
+                    loss = self.activity_regularizer(out)
+                    shape = tuple(out.shape)
+                    if shape and shape[0]:
+                        loss = loss / shape[0]
+                    self.add_loss(loss)
 
     def _symbolic_layer_call(self, args, user_kwargs):
         inputs = args[0]
