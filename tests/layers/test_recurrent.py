@@ -291,7 +291,9 @@ def test_cells_standalone_and_stacked():
     assert stacked.state_size == [3, 2, 2]
     rnn = layers.RNN(stacked, return_state=True)
     out = rnn(_rand(2, 5, 3))
-    assert [tuple(o.shape) for o in out] == [(2, 2), (2, 3), (2, 2), (2, 2)]
+    # Keras's structure: one list per cell (SimpleRNN: [h]; LSTM: [h, c]).
+    assert tuple(out[0].shape) == (2, 2) and tuple(out[1][0].shape) == (2, 3)
+    assert [tuple(o.shape) for o in out[2]] == [(2, 2), (2, 2)]
 
 
 def test_bidirectional_lstm_text_model_learns():
@@ -394,3 +396,39 @@ def test_bidirectional_outputs_zeros_at_masked_steps_as_keras():
     # Round trip keeps the behaviour.
     again = layers.Bidirectional.from_config(bi.get_config())
     assert again.forward_layer.zero_output_for_mask and again.backward_layer.zero_output_for_mask
+
+
+def test_stacked_lstm_cells_take_and_return_keras_nested_states():
+    x = _rand(2, 4, 3)
+    cells = [layers.LSTMCell(4), layers.LSTMCell(2)]
+    rnn = layers.RNN(cells, return_state=True)
+    out, first, second = rnn(x)
+    assert [tuple(s.shape) for s in first] == [(2, 4), (2, 4)]
+    assert [tuple(s.shape) for s in second] == [(2, 2), (2, 2)]
+    w1, w2 = cells[0].get_weights(), cells[1].get_weights()
+    init = [[_rand(2, 4), _rand(2, 4)], [_rand(2, 2), _rand(2, 2)]]
+    (h1, c1), (h2, c2) = init
+    for t in range(4):
+        h1, c1 = _np_lstm(x[:, t], w1, (h1, c1))
+        h2, c2 = _np_lstm(h1, w2, (h2, c2))
+    out, first, second = rnn(x, initial_state=init)
+    np.testing.assert_allclose(np.asarray(out), h2, atol=1e-5)
+    for got, ref in zip([*first, *second], [h1, c1, h2, c2], strict=True):
+        np.testing.assert_allclose(np.asarray(got), ref, atol=1e-5)
+    # A flat list of the same tensors is accepted too; a wrong count is refused.
+    flat = rnn(x, initial_state=[t for pair in init for t in pair])
+    np.testing.assert_allclose(np.asarray(flat[0]), h2, atol=1e-5)
+    with pytest.raises(ValueError, match=r"expects 4 initial state.*\[\[4, 4\], \[2, 2\]\]"):
+        rnn(x, initial_state=init[:1])
+    # Symbolically: the encoder's nested states feed a decoder's initial_state.
+    enc_in, dec_in = Input((4, 3)), Input((3, 3))
+    enc = layers.RNN([layers.LSTMCell(4), layers.LSTMCell(2)], return_state=True)
+    _, *enc_states = enc(enc_in)
+    assert [tuple(s.shape) for s in enc_states[1]] == [(None, 2), (None, 2)]
+    dec = layers.RNN([layers.LSTMCell(4), layers.LSTMCell(2)], return_sequences=True)
+    model = Model([enc_in, dec_in], dec(dec_in, initial_state=enc_states))
+    e, d = _rand(2, 4, 3), _rand(2, 3, 3)
+    _, *states = enc(e)
+    np.testing.assert_allclose(
+        np.asarray(model([e, d])), np.asarray(dec(d, initial_state=states)), atol=1e-5
+    )

@@ -9,6 +9,7 @@ handles masks, `go_backwards`, `initial_state`, `return_state` and `stateful`.
 from __future__ import annotations
 
 from lamina import activations, backend, constraints, initializers, ops, regularizers
+from lamina.graph import tree
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
@@ -629,6 +630,14 @@ def _output_state_index(cell):
     return 0
 
 
+def _state_template(cell):
+    """The nesting Keras gives the states of a cell: a stack has one list per cell
+    (`[h]` for SimpleRNN and GRU cells, `[h, c]` for an LSTM cell)."""
+    if isinstance(cell, StackedRNNCells):
+        return [_state_template(c) for c in cell.cells]
+    return [0] * len(_as_list(cell.state_size))
+
+
 def _cells_of(cell):
     if isinstance(cell, StackedRNNCells):
         out = []
@@ -647,7 +656,8 @@ class RNN(Layer):
             `output_size`), or a list of cells (stacked with `StackedRNNCells`).
         return_sequences: return the output at every step, `(batch, timesteps, units)`,
             rather than only the last one.
-        return_state: also return the final states, as `[output, *states]`.
+        return_state: also return the final states, as `[output, *states]` (for
+            stacked cells, one list per cell, as Keras: `[h]`, or `[h, c]` for LSTM).
         go_backwards: process the sequence in reverse (outputs come in reverse order).
         stateful: keep the final states of a batch as the initial states of the next
             (needs a fixed batch size); `reset_states()` zeroes them.
@@ -658,7 +668,9 @@ class RNN(Layer):
 
     Call arguments:
         inputs: `(batch, timesteps, features)`.
-        initial_state: optional list of initial state tensors, one per state.
+        initial_state: optional list of initial state tensors, one per state; for
+            stacked cells, Keras's nested form (one entry per cell, e.g. `[h, c]` for
+            an LSTM cell) or the same tensors as a flat list.
         mask: optional boolean `(batch, timesteps)`; at a masked step the states are
             carried over unchanged.
         training: enables dropout in the cell.
@@ -716,7 +728,7 @@ class RNN(Layer):
         return [v.value for v in self._states.variables]
 
     def get_initial_state(self, batch_size):
-        return _initial_state(self.cell, batch_size, self.compute_dtype)
+        return self._nest_states(_initial_state(self.cell, batch_size, self.compute_dtype))
 
     def _make_state_variables(self, batch_size):
         self._states = _StateHolder(
@@ -741,7 +753,7 @@ class RNN(Layer):
             for v in variables:
                 v.assign(ops.zeros(v.shape, dtype=v.dtype))
             return
-        states = _as_list(states)
+        states = tree.flatten(states) if tree.is_nested(states) else [states]
         if len(states) != len(variables):
             raise ValueError(
                 f"RNN {self.name!r} has {len(variables)} state(s); reset_states received "
@@ -767,13 +779,22 @@ class RNN(Layer):
         self.built = True
 
     # Calling ---------------------------------------------------------------------------
+    def _nest_states(self, flat):
+        """The flat states in Keras's structure (nested per cell for stacked cells)."""
+        if not isinstance(self.cell, StackedRNNCells):
+            return list(flat)
+        return tree.pack_sequence_as(_state_template(self.cell), list(flat))
+
     def _validate_initial_state(self, initial_state, batch_size):
-        states = _as_list(initial_state)
+        # Stacked cells take Keras's nested form (`[[h1, c1], [h2, c2]]`) or a flat list.
+        states = tree.flatten(initial_state) if tree.is_nested(initial_state) else [initial_state]
         sizes = self.state_sizes
         if len(states) != len(sizes):
+            expected = self._nest_states(sizes)
             raise ValueError(
-                f"RNN {self.name!r} expects {len(sizes)} initial state(s) (state sizes "
-                f"{sizes}); received {len(states)}."
+                f"RNN {self.name!r} expects {len(sizes)} initial state tensor(s), of sizes "
+                f"{expected} (each `(batch, size)`); received {len(states)}. Pass one "
+                "tensor per state, e.g. `[h, c]` for an LSTM."
             )
         out = []
         for i, (s, size) in enumerate(zip(states, sizes, strict=True)):
@@ -810,9 +831,9 @@ class RNN(Layer):
                 states = [v.value for v in variables]
                 use_state_vars = True
             else:
-                states = self.get_initial_state(batch_size)
+                states = _initial_state(self.cell, batch_size, self.compute_dtype)
         else:
-            states = self.get_initial_state(batch_size)
+            states = _initial_state(self.cell, batch_size, self.compute_dtype)
 
         cells = [c for c in _cells_of(self.cell) if isinstance(c, DropoutRNNCell)]
         if training and cells:
@@ -837,7 +858,7 @@ class RNN(Layer):
                 v.assign(s)
         output = outputs if self.return_sequences else last_output
         if self.return_state:
-            return [output] + list(new_states)
+            return [output] + self._nest_states(new_states)
         return output
 
     def _loop(self, inputs, states, mask, training, timesteps):
@@ -901,7 +922,7 @@ class RNN(Layer):
         else:
             out = (batch, out_size)
         if self.return_state:
-            return [out] + [(batch, s) for s in self.state_sizes]
+            return [out] + self._nest_states([(batch, s) for s in self.state_sizes])
         return out
 
     def compute_mask(self, inputs, previous_mask=None):
@@ -909,7 +930,7 @@ class RNN(Layer):
             previous_mask = previous_mask[0]
         out = previous_mask if self.return_sequences else None
         if self.return_state:
-            return [out] + [None] * len(self.state_sizes)
+            return [out] + self._nest_states([None] * len(self.state_sizes))
         return out
 
     # Config ----------------------------------------------------------------------------

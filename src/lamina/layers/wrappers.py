@@ -179,8 +179,9 @@ class Bidirectional(Layer):
         out = previous_mask if self.return_sequences else None
         outs = [out, out] if self.merge_mode is None else [out]
         if self.return_state:
-            n = len(getattr(self.forward_layer, "state_sizes", [])) * 2
-            return outs + [None] * n
+            # The states keep their structure (nested per cell for stacked cells).
+            states = list(self.forward_layer.compute_mask(inputs, previous_mask)[1:])
+            return outs + states + states
         return outs[0] if len(outs) == 1 else outs
 
     def reset_states(self, states=None):
