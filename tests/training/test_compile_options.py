@@ -217,3 +217,21 @@ def test_steps_per_execution_with_class_and_sample_weights_matches_single_steps(
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(h1["loss"], h4["loss"], rtol=1e-5)
     np.testing.assert_allclose(h1["accuracy"], h4["accuracy"], rtol=1e-6)
+
+
+# predict ----------------------------------------------------------------------------------
+def test_predict_hooks_and_batching_with_verbose_0():
+    model = _model(2)
+    seen = []
+    recorder = callbacks.LambdaCallback(
+        on_predict_begin=lambda logs: seen.append("begin"),
+        on_predict_batch_end=lambda batch, logs: seen.append(logs["outputs"].shape[0]),
+        on_predict_end=lambda logs: seen.append("end"),
+    )
+    out = model.predict(X, batch_size=8, verbose=0, callbacks=[recorder])
+    assert seen == ["begin", 8, 8, 4, "end"]
+    want = X @ model.get_weights()[0] + model.get_weights()[1]
+    np.testing.assert_allclose(out, want, rtol=1e-5, atol=1e-6)
+    one = model.predict(X[:1], verbose=0)  # one batch: no callbacks, no concatenation
+    assert isinstance(one, np.ndarray) and one.shape == (1, 2)
+    np.testing.assert_allclose(one, want[:1], rtol=1e-5, atol=1e-6)

@@ -715,39 +715,50 @@ class Trainer:
             x, None, None, batch_size=batch_size, shuffle=False, steps=steps
         )
         verbose = loop_utils.resolve_verbose(verbose)
-        callback_list = callbacks_module.CallbackList(
-            callbacks,
-            add_progbar=verbose != 0,
-            model=self,
-            verbose=verbose,
-            epochs=1,
-            steps=batches.steps,
-        )
-        callback_list.on_predict_begin()
+        callback_list = None
+        if callbacks or verbose != 0:
+            # Without callbacks or a bar there is nobody to call: one-sample latency
+            # matters here, so the list is not even built.
+            callback_list = callbacks_module.CallbackList(
+                callbacks,
+                add_progbar=verbose != 0,
+                model=self,
+                verbose=verbose,
+                epochs=1,
+                steps=batches.steps,
+            )
+            callback_list.on_predict_begin()
         outputs = []
         fn = state = None
+        functional = getattr(self, "_function", None) is not None
         for step, (xb, _, _) in enumerate(batches.batches()):
             if fn is None:
-                if not self.built or (
-                    getattr(self, "_function", None) is None and not self.weights
-                ):
+                if not self.built or (not functional and not self.weights):
                     self(xb)
+                    functional = getattr(self, "_function", None) is not None
                 fn = self._compiled("predict")
                 state = self._read_state("predict")
-            if getattr(self, "_function", None) is not None:
+            if functional:
                 xb = self._standardize_inputs(xb)
-            callback_list.on_predict_batch_begin(step)
+            if callback_list is not None:
+                callback_list.on_predict_batch_begin(step)
             out = fn(state, xb)
             outputs.append(out)
-            callback_list.on_predict_batch_end(step, {"outputs": out})
+            if callback_list is not None:
+                callback_list.on_predict_batch_end(step, {"outputs": out})
         if not outputs:
             raise ValueError("predict received no data (no batches were produced).")
-        flats = [tree.flatten(o) for o in outputs]
-        joined = [
-            np.concatenate([np.asarray(v) for v in leaves]) for leaves in zip(*flats, strict=True)
-        ]
-        result = tree.pack_sequence_as(outputs[0], joined)
-        callback_list.on_predict_end()
+        if len(outputs) == 1:
+            result = tree.map_structure(np.asarray, outputs[0])
+        else:
+            flats = [tree.flatten(o) for o in outputs]
+            joined = [
+                np.concatenate([np.asarray(v) for v in leaves])
+                for leaves in zip(*flats, strict=True)
+            ]
+            result = tree.pack_sequence_as(outputs[0], joined)
+        if callback_list is not None:
+            callback_list.on_predict_end()
         return result
 
     # *_on_batch ------------------------------------------------------------------------
