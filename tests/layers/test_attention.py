@@ -207,3 +207,11 @@ def test_attention_layers_in_a_model_take_both_masks_and_pass_the_query_mask_on(
         np.testing.assert_allclose(np.asarray(got), ref, atol=1e-5)
         masked_mean = ref.sum(1) / qm.sum(1, keepdims=True)
         np.testing.assert_allclose(np.asarray(pooled), masked_mean, atol=1e-5)
+
+
+def test_attention_refuses_masks_of_the_wrong_shape():
+    q, v = _rand(2, 3, 4), _rand(2, 5, 4)
+    with pytest.raises(ValueError, match=r"value mask must have shape \(2, 5\).*\(2, 4\)"):
+        layers.Attention()([q, v], mask=[None, np.ones((2, 4), bool)])
+    with pytest.raises(ValueError, match=r"query mask must have shape \(2, 3\)"):
+        layers.AdditiveAttention()([q, v], mask=[np.ones((2, 5), bool), None])

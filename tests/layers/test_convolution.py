@@ -590,3 +590,16 @@ def test_channel_count_is_fixed_after_build():
     layer(np.zeros((1, 5, 3), "float32"))
     with pytest.raises(ValueError, match="Conv1D"):
         layer(np.zeros((1, 5, 4), "float32"))
+
+
+def test_input_errors_name_the_layer_and_shapes():
+    with pytest.raises(ValueError, match=r"'grouped'.*input channels \(3\).*`groups` \(2\)"):
+        layers.Conv2D(4, 3, groups=2, name="grouped")(np.zeros((1, 5, 5, 3), "float32"))
+    with pytest.raises(ValueError, match=r"`filters` \(3\).*`groups` \(2\)"):
+        layers.Conv2D(3, 3, groups=2)
+    with pytest.raises(ValueError, match=r"Conv2D.*rank 4.*shape \(1, 5, 5\)"):
+        layers.Conv2D(2, 3)(np.zeros((1, 5, 5), "float32"))
+    with pytest.raises(ValueError, match=r"Conv1D.*dilation_rate=\(2,\).*\(1, 4, 1\)"):
+        layers.Conv1D(2, 3, dilation_rate=2)(np.zeros((1, 4, 1), "float32"))
+    with pytest.raises(ValueError, match="DepthwiseConv2D.*data_format.*channels_last"):
+        layers.DepthwiseConv2D(3, data_format="NCHW")

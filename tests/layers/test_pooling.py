@@ -214,3 +214,11 @@ def test_convnet_with_pooling_learns_with_fit():
     assert losses[-1] < 0.5 * losses[0]
     preds = np.asarray(model.predict(x, verbose=0)).argmax(-1)
     assert (preds == labels).mean() > 0.9
+
+
+def test_eager_pooling_past_the_input_and_bad_masks_are_clear_errors():
+    with pytest.raises(ValueError, match=r"'pool_big': pool_size \(4, 4\).*\(1, 3, 3, 1\)"):
+        layers.MaxPooling2D(4, name="pool_big")(np.zeros((1, 3, 3, 1), "float32"))
+    x = np.zeros((2, 5, 3), "float32")
+    with pytest.raises(ValueError, match=r"mask must have shape.*\(2, 5\).*\(2, 4\)"):
+        layers.GlobalAveragePooling1D()(x, mask=np.ones((2, 4), bool))

@@ -432,3 +432,17 @@ def test_stacked_lstm_cells_take_and_return_keras_nested_states():
     np.testing.assert_allclose(
         np.asarray(model([e, d])), np.asarray(dec(d, initial_state=states)), atol=1e-5
     )
+
+
+def test_bad_masks_and_states_name_the_layer_and_shapes():
+    x = _rand(2, 5, 3)
+    with pytest.raises(ValueError, match=r"'lstm_bad'.*\(2, 5\).*\(2, 4\)"):
+        layers.LSTM(2, name="lstm_bad")(x, mask=np.ones((2, 4), bool))
+    with pytest.raises(ValueError, match=r"mask must have shape.*\(2, 5\)"):
+        layers.Bidirectional(layers.GRU(2))(x, mask=np.ones((5, 2), bool))
+    with pytest.raises(ValueError, match=r"'gru_bad': initial state 0 must have shape \(2, 2\)"):
+        layers.GRU(2, name="gru_bad")(x, initial_state=[_rand(2, 3)])
+    with pytest.raises(ValueError, match="even number of initial states"):
+        layers.Bidirectional(layers.GRU(2))(x, initial_state=[_rand(2, 2)] * 3)
+    with pytest.raises(ValueError, match=r"rank 3.*shape \(2, 5\)"):
+        layers.LSTM(2)(_rand(2, 5))

@@ -32,6 +32,14 @@ def _masked_softmax(scores, mask, axes):
     return ops.divide(e, ops.sum(e, axis=axes, keepdims=True))
 
 
+def _shapes_differ(got, expected) -> bool:
+    """True when two shapes disagree (a None dimension agrees with anything)."""
+    got, expected = tuple(got), tuple(expected)
+    return len(got) != len(expected) or any(
+        a is not None and b is not None and a != b for a, b in zip(got, expected, strict=True)
+    )
+
+
 def _is_int(value):
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
@@ -588,6 +596,13 @@ class Attention(Layer):
             mask = list(mask)
             q_mask = mask[0]
             v_mask = mask[1] if len(mask) > 1 else None
+        for name, m, x in (("query", q_mask, q), ("value", v_mask, v)):
+            if m is not None and _shapes_differ(m.shape, x.shape[:-1]):
+                raise ValueError(
+                    f"{type(self).__name__} {self.name!r}: the {name} mask must have shape "
+                    f"{tuple(x.shape[:-1])} (the {name}'s shape {tuple(x.shape)} without its "
+                    f"last axis); received mask shape {tuple(m.shape)}."
+                )
         scores = self._calculate_scores(q, k)
         scores_mask = None
         if v_mask is not None:

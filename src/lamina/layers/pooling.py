@@ -34,6 +34,14 @@ def _normalize_tuple(value, rank, name, who):
     return value
 
 
+def _shapes_differ(got, expected) -> bool:
+    """True when two shapes disagree (a None dimension agrees with anything)."""
+    got, expected = tuple(got), tuple(expected)
+    return len(got) != len(expected) or any(
+        a is not None and b is not None and a != b for a, b in zip(got, expected, strict=True)
+    )
+
+
 def _data_format(data_format, who):
     try:
         return backend.standardize_data_format(data_format)
@@ -66,6 +74,7 @@ class BasePooling(Layer):
         self.built = True
 
     def call(self, inputs):
+        self.compute_output_shape(tuple(inputs.shape))  # a window past the input: clear error
         fn = ops.max_pool if self.pool_mode == "max" else ops.average_pool
         return fn(
             inputs,
@@ -309,6 +318,13 @@ class GlobalAveragePooling1D(BaseGlobalPooling):
         if mask is None:
             return super().call(inputs)
         steps_axis = self._axes[0]
+        expected = (inputs.shape[0], inputs.shape[steps_axis])
+        if _shapes_differ(mask.shape, expected):
+            raise ValueError(
+                f"GlobalAveragePooling1D {self.name!r}: the mask must have shape (batch, "
+                f"steps) = {expected} for input shape {tuple(inputs.shape)}; received mask "
+                f"shape {tuple(mask.shape)}."
+            )
         mask = ops.cast(mask, inputs.dtype)
         mask = ops.expand_dims(mask, 2 if self.data_format == "channels_last" else 1)
         total = ops.sum(ops.multiply(inputs, mask), axis=steps_axis, keepdims=self.keepdims)

@@ -27,6 +27,14 @@ def _check_rate(name, value):
     return min(1.0, max(0.0, float(value)))
 
 
+def _shapes_differ(got, expected) -> bool:
+    """True when two shapes disagree (a None dimension agrees with anything)."""
+    got, expected = tuple(got), tuple(expected)
+    return len(got) != len(expected) or any(
+        a is not None and b is not None and a != b for a, b in zip(got, expected, strict=True)
+    )
+
+
 def _as_list(x):
     if isinstance(x, (list, tuple)):
         return list(x)
@@ -819,6 +827,12 @@ class RNN(Layer):
             mask = mask[0]
         batch_size = inputs.shape[0]
         timesteps = inputs.shape[1]
+        if mask is not None and _shapes_differ(mask.shape, (batch_size, timesteps)):
+            raise ValueError(
+                f"{type(self).__name__} {self.name!r}: the mask must have shape (batch, "
+                f"timesteps) = {(batch_size, timesteps)} for input shape "
+                f"{tuple(inputs.shape)}; received mask shape {tuple(mask.shape)}."
+            )
 
         use_state_vars = False
         if initial_state is not None:
