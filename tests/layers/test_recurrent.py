@@ -446,3 +446,6 @@ def test_bad_masks_and_states_name_the_layer_and_shapes():
         layers.Bidirectional(layers.GRU(2))(x, initial_state=[_rand(2, 2)] * 3)
     with pytest.raises(ValueError, match=r"rank 3.*shape \(2, 5\)"):
         layers.LSTM(2)(_rand(2, 5))
+    with pytest.raises(ValueError, match="time_major=True"):
+        layers.LSTM(2, time_major=True)
+    layers.LSTM(2, time_major=False)  # a Keras 2 config's default loads

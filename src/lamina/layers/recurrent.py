@@ -703,7 +703,12 @@ class RNN(Layer):
         zero_output_for_mask=False,
         **kwargs,
     ):
-        kwargs.pop("time_major", None)
+        if kwargs.pop("time_major", False):
+            # Keras 2 configs may carry time_major=False; batch-major is all lamina runs.
+            raise ValueError(
+                f"{type(self).__name__} does not support time_major=True; pass inputs as "
+                "(batch, timesteps, features) and drop the argument."
+            )
         super().__init__(**kwargs)
         if isinstance(cell, (list, tuple)):
             cell = StackedRNNCells(cell)
