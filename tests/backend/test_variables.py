@@ -104,3 +104,15 @@ def test_dropout_inside_jit_advances_seed_state():
     y1, values = jax.jit(step)([v.value for v in state], x)
     y2, _ = jax.jit(step)(values, x)
     assert not np.array_equal(np.asarray(y1), np.asarray(y2))
+
+
+def test_variable_on_the_left_of_a_symbolic_tensor_builds_a_graph_node():
+    total = backend.Variable(np.full((), 2.0, "float32"), name="total")
+    x = lamina.Input((3,))
+    y = total + ops.sum(x, axis=-1)
+    z = total * ops.sum(x, axis=-1)
+    assert type(y).__name__ == "KerasTensor" and y.shape == (None,)
+    model = lamina.Model(x, [y, z])
+    got = model(np.arange(6, dtype="float32").reshape(2, 3))
+    np.testing.assert_allclose(np.asarray(got[0]), [2.0 + 3.0, 2.0 + 12.0])
+    np.testing.assert_allclose(np.asarray(got[1]), [2.0 * 3.0, 2.0 * 12.0])

@@ -321,3 +321,10 @@ def test_nested_masked_model_runs_once_per_call():
     table = inner.get_layer("embedding").embeddings.numpy()
     expected = np.stack([table[[1, 2]].mean(0), table[[3]].mean(0)])
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_model_from_json_refuses_json_nested_too_deeply():
+    from lamina.models import model_from_json
+
+    with pytest.raises(ValueError, match="nested too deeply"):
+        model_from_json("[" * 100_000 + "]" * 100_000)

@@ -29,6 +29,11 @@ def model_from_json(json_string: str, custom_objects: dict | None = None):
     """
     try:
         config = json.loads(json_string)
+    except RecursionError:
+        raise ValueError(
+            "model_from_json received JSON nested too deeply to parse; a model config is "
+            f"nested at most {serialization.MAX_CONFIG_DEPTH} levels."
+        ) from None
     except json.JSONDecodeError as err:
         raise ValueError(f"model_from_json received text that is not valid JSON: {err}") from err
     return model_from_config(config, custom_objects=custom_objects)

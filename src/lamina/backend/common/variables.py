@@ -198,6 +198,9 @@ class Variable:
     def _binary(self, other, fn, reverse=False):
         from lamina.backend import numpy as engine_numpy  # the engine chosen at import
 
+        if hasattr(other, "_keras_history"):
+            # A symbolic tensor: let it build the graph node (`total + ops.sum(x)`).
+            return NotImplemented
         other = _unwrap(other)
         a, b = (other, self.value) if reverse else (self.value, other)
         return getattr(engine_numpy, fn)(a, b)
