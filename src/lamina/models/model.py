@@ -234,7 +234,7 @@ class Model(Trainer, Layer):
         entry = cache.get(key)
         if entry is None:
             entry = cache[key] = self._compile_call(self.variables)
-        variables, fn, assigned_vars = entry
+        variables, fn, assigned_vars, all_layers = entry
         outputs, losses, assigned = fn([v.value for v in variables], inputs)
         self.__dict__.pop("_last_output_masks", None)  # tracing values, not for later
         for variable, value in zip(assigned_vars, assigned, strict=True):
@@ -245,7 +245,9 @@ class Model(Trainer, Layer):
             # A variable the model does not list (held outside weight tracking) was read
             # as a constant of this program: compile again with it as an input.
             cache[key] = self._compile_call(variables + extra)
-        self._clear_losses()
+        for layer in all_layers:  # `_clear_losses` without walking the layers again
+            if layer._losses:
+                layer._losses = []
         self._losses = list(losses)
         return outputs
 
@@ -260,7 +262,8 @@ class Model(Trainer, Layer):
             assigned_vars[:] = [v for v, _ in scope.updates]
             return outputs, list(scope.losses), [value for _, value in scope.updates]
 
-        return variables, backend_core.jit(pure), assigned_vars
+        # The graph's layers are fixed once it is built, so the walk over them is kept.
+        return variables, backend_core.jit(pure), assigned_vars, self._flatten_layers()
 
     def call(self, inputs, training=None, mask=None):
         if self._function is None:
