@@ -7,6 +7,7 @@ import numbers
 import string
 
 from lamina import activations, constraints, initializers, ops, regularizers
+from lamina.layers.input_spec import shapes_differ
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
 from lamina.utils import serialization
@@ -30,14 +31,6 @@ def _masked_softmax(scores, mask, axes):
     shifted = ops.subtract(scores, ops.stop_gradient(ops.max(scores, axis=axes, keepdims=True)))
     e = ops.exp(shifted)
     return ops.divide(e, ops.sum(e, axis=axes, keepdims=True))
-
-
-def _shapes_differ(got, expected) -> bool:
-    """True when two shapes disagree (a None dimension agrees with anything)."""
-    got, expected = tuple(got), tuple(expected)
-    return len(got) != len(expected) or any(
-        a is not None and b is not None and a != b for a, b in zip(got, expected, strict=True)
-    )
 
 
 def _is_int(value):
@@ -362,10 +355,7 @@ class MultiHeadAttention(Layer):
             return None
         mask_shape = tuple(mask.shape)
         expected = tuple(tensor.shape[:-1])
-        if len(mask_shape) != len(expected) or any(
-            m is not None and e is not None and m != e
-            for m, e in zip(mask_shape, expected, strict=True)
-        ):
+        if shapes_differ(mask_shape, expected):
             raise ValueError(
                 f"MultiHeadAttention {self.name!r}: `{name}` must have the shape of "
                 f"`{tensor_name}` without its last axis, {expected}; received shape "
@@ -597,7 +587,7 @@ class Attention(Layer):
             q_mask = mask[0]
             v_mask = mask[1] if len(mask) > 1 else None
         for name, m, x in (("query", q_mask, q), ("value", v_mask, v)):
-            if m is not None and _shapes_differ(m.shape, x.shape[:-1]):
+            if m is not None and shapes_differ(m.shape, x.shape[:-1]):
                 raise ValueError(
                     f"{type(self).__name__} {self.name!r}: the {name} mask must have shape "
                     f"{tuple(x.shape[:-1])} (the {name}'s shape {tuple(x.shape)} without its "

@@ -5,6 +5,19 @@ from __future__ import annotations
 from lamina.backend.common.variables import standardize_dtype
 
 
+def shapes_differ(got, expected) -> bool:
+    """True when two shapes disagree in rank or in a dimension both know (None agrees
+    with anything).
+
+    >>> shapes_differ((None, 3), (2, 3)), shapes_differ((2, 4), (2, 3))
+    (False, True)
+    """
+    got, expected = tuple(got), tuple(expected)
+    return len(got) != len(expected) or any(
+        a is not None and b is not None and a != b for a, b in zip(got, expected, strict=True)
+    )
+
+
 class InputSpec:
     """Constraints on a layer input: rank, known dims, dtype.
 

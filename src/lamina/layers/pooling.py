@@ -7,7 +7,7 @@ reduction; each public class only sets those.
 from __future__ import annotations
 
 from lamina import backend, ops
-from lamina.layers.input_spec import InputSpec
+from lamina.layers.input_spec import InputSpec, shapes_differ
 from lamina.layers.layer import Layer
 from lamina.utils import serialization
 
@@ -32,14 +32,6 @@ def _normalize_tuple(value, rank, name, who):
             f"received {value!r}."
         )
     return value
-
-
-def _shapes_differ(got, expected) -> bool:
-    """True when two shapes disagree (a None dimension agrees with anything)."""
-    got, expected = tuple(got), tuple(expected)
-    return len(got) != len(expected) or any(
-        a is not None and b is not None and a != b for a, b in zip(got, expected, strict=True)
-    )
 
 
 def _data_format(data_format, who):
@@ -319,7 +311,7 @@ class GlobalAveragePooling1D(BaseGlobalPooling):
             return super().call(inputs)
         steps_axis = self._axes[0]
         expected = (inputs.shape[0], inputs.shape[steps_axis])
-        if _shapes_differ(mask.shape, expected):
+        if shapes_differ(mask.shape, expected):
             raise ValueError(
                 f"GlobalAveragePooling1D {self.name!r}: the mask must have shape (batch, "
                 f"steps) = {expected} for input shape {tuple(inputs.shape)}; received mask "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from lamina import activations, backend, constraints, initializers, ops, regularizers
 from lamina.graph import tree
-from lamina.layers.input_spec import InputSpec
+from lamina.layers.input_spec import InputSpec, shapes_differ
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
 from lamina.utils import serialization
@@ -25,14 +25,6 @@ def _check_rate(name, value):
     if not 0.0 <= float(value) <= 1.0:
         raise ValueError(f"`{name}` must be in [0, 1]; received {value!r}.")
     return min(1.0, max(0.0, float(value)))
-
-
-def _shapes_differ(got, expected) -> bool:
-    """True when two shapes disagree (a None dimension agrees with anything)."""
-    got, expected = tuple(got), tuple(expected)
-    return len(got) != len(expected) or any(
-        a is not None and b is not None and a != b for a, b in zip(got, expected, strict=True)
-    )
 
 
 def _as_list(x):
@@ -832,7 +824,7 @@ class RNN(Layer):
             mask = mask[0]
         batch_size = inputs.shape[0]
         timesteps = inputs.shape[1]
-        if mask is not None and _shapes_differ(mask.shape, (batch_size, timesteps)):
+        if mask is not None and shapes_differ(mask.shape, (batch_size, timesteps)):
             raise ValueError(
                 f"{type(self).__name__} {self.name!r}: the mask must have shape (batch, "
                 f"timesteps) = {(batch_size, timesteps)} for input shape "

@@ -22,6 +22,7 @@ from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
 from lamina.graph.operation import current_call_context
 from lamina.layers.input_layer import Input, InputLayer
+from lamina.layers.input_spec import shapes_differ
 from lamina.layers.layer import Layer, _shapes_to_specs, _tuplify
 from lamina.models import functional_config, summary_utils
 from lamina.training.trainer import Trainer
@@ -237,14 +238,15 @@ class Model(Trainer, Layer):
         variables, fn, assigned_vars, all_layers = entry
         outputs, losses, assigned = fn([v.value for v in variables], inputs)
         self.__dict__.pop("_last_output_masks", None)  # tracing values, not for later
-        for variable, value in zip(assigned_vars, assigned, strict=True):
-            variable.assign(value)
-        known = {id(v) for v in variables}
-        extra = [v for v in assigned_vars if id(v) not in known]
-        if extra:
-            # A variable the model does not list (held outside weight tracking) was read
-            # as a constant of this program: compile again with it as an input.
-            cache[key] = self._compile_call(variables + extra)
+        if assigned_vars:
+            for variable, value in zip(assigned_vars, assigned, strict=True):
+                variable.assign(value)
+            known = {id(v) for v in variables}
+            extra = [v for v in assigned_vars if id(v) not in known]
+            if extra:
+                # A variable the model does not list (held outside weight tracking) was
+                # read as a constant of this program: compile again with it as an input.
+                cache[key] = self._compile_call(variables + extra)
         for layer in all_layers:  # `_clear_losses` without walking the layers again
             if layer._losses:
                 layer._losses = []
@@ -321,11 +323,7 @@ class Model(Trainer, Layer):
                 x = ops.squeeze(x, axis=-1)
             elif len(shape) == len(expected) - 1 and expected and expected[-1] == 1:
                 x = ops.expand_dims(x, axis=-1)
-            got = tuple(x.shape)
-            if len(got) != len(expected) or any(
-                e is not None and g is not None and e != g
-                for e, g in zip(expected, got, strict=True)
-            ):
+            if shapes_differ(x.shape, expected):
                 name = ref._keras_history.operation.name
                 raise ValueError(
                     f"Model {self.name!r}: input {i} ({name!r}) expected shape {expected}, "

@@ -130,15 +130,9 @@ class ArrayBatches:
         return order
 
     def batches(self, order=None, start: int = 0) -> Iterator:
-        first = self._cursor if self._steps is not None else 0
-        stop_step = min(first + self.steps, self._full)
-        for step in range(first + start, stop_step):
-            if self._steps is not None:
-                self._cursor = (step + 1) % self._full
-            begin = step * self.batch_size
-            stop = min(begin + self.batch_size, self.size)
-            idx = slice(begin, stop) if order is None else order[begin:stop]
-            yield _take(self.x, idx), _take(self.y, idx), _take(self.sample_weight, idx)
+        """`(x, y, sample_weight)` for each batch of the epoch, from batch `start` on."""
+        for x, y, sample_weight, _ in self.chunks(order, start=start, k=1):
+            yield x, y, sample_weight
 
     def chunks(self, order=None, start: int = 0, k: int = 1) -> Iterator:
         """Like `batches`, but up to `k` consecutive batches at a time as one block.
