@@ -230,13 +230,14 @@ class Model(Trainer, Layer):
         (the states of a stateful RNN) are written back, as for an eager call.
         """
         inputs = self._conform_inputs(inputs)
-        key = tuple((tuple(v.shape), str(v.dtype)) for v in tree.flatten(inputs))
+        key = tuple((tuple(v.shape), v.dtype) for v in tree.flatten(inputs))
         cache = self.__dict__.setdefault("_compiled_calls", {})
         entry = cache.get(key)
         if entry is None:
             entry = cache[key] = self._compile_call(self.variables)
         variables, fn, assigned_vars, all_layers = entry
-        outputs, losses, assigned = fn([v.value for v in variables], inputs)
+        # Outside any stateless scope (checked by the caller) a variable's value is `_value`.
+        outputs, losses, assigned = fn([v._value for v in variables], inputs)
         self.__dict__.pop("_last_output_masks", None)  # tracing values, not for later
         if assigned_vars:
             for variable, value in zip(assigned_vars, assigned, strict=True):
@@ -342,6 +343,8 @@ class Model(Trainer, Layer):
 
     def _check_input_structure(self, inputs):
         expected = self._function.inputs
+        if not isinstance(inputs, (dict, list, tuple)) and len(expected) == 1:
+            return  # one array for one input: the common case, checked in a breath
         struct = self._function._inputs_struct
         names = [x._keras_history.operation.name for x in expected]
         if isinstance(inputs, dict):

@@ -47,6 +47,22 @@ def _standardize(struct, role: str):
     return _to_numpy(struct, role)
 
 
+def is_plain_batch(x, batch_size) -> bool:
+    """True for one NumPy array of at most `batch_size` (default 32) rows that needs no
+    conversion (False for a `batch_size` that `make_batches` would refuse)."""
+    if batch_size is None:
+        batch_size = 32
+    elif type(batch_size) is not int:
+        return False
+    return (
+        type(x) is np.ndarray
+        and x.dtype.kind in "fiub"
+        and x.dtype not in (np.float64, np.int64)
+        and x.ndim > 0
+        and 0 < len(x) <= batch_size
+    )
+
+
 def num_samples(struct) -> int:
     return len(tree.flatten(struct)[0])
 
@@ -76,7 +92,13 @@ def check_sample_counts(x, y, sample_weight) -> int:
     return counts[0][1] if counts else 0
 
 
-def _take(struct, idx):
+# Training arrays up to this many bytes go to the device once per `fit`, and each compiled
+# step gathers its rows there (as a hand-written JAX loop over device-resident data does);
+# larger data is copied to the device a chunk at a time.
+RESIDENT_BYTES = 256 * 2**20
+
+
+def take(struct, idx):
     return tree.map_structure(lambda a: a[idx], struct) if struct is not None else None
 
 
@@ -96,6 +118,15 @@ class ArrayBatches:
         self._steps = steps
         self._cursor = 0  # the next batch of the current pass
         self._order = None  # the current pass's sample order
+
+    @property
+    def arrays(self) -> tuple:
+        return self.x, self.y, self.sample_weight
+
+    @property
+    def nbytes(self) -> int:
+        leaves = tree.flatten([self.x, self.y, self.sample_weight])
+        return sum(a.nbytes for a in leaves if a is not None)
 
     @property
     def _full(self) -> int:
@@ -141,6 +172,11 @@ class ArrayBatches:
         gather instead of `n` slices and a stack). A block holds full batches only; the
         partial last batch comes alone, as `batches` would group it.
         """
+        for idx, n in self.row_chunks(order, start=start, k=k):
+            yield take(self.x, idx), take(self.y, idx), take(self.sample_weight, idx), n
+
+    def row_chunks(self, order=None, start: int = 0, k: int = 1) -> Iterator:
+        """The rows `chunks` would take, as `(rows, n)`: a slice, or indices when shuffled."""
         first = self._cursor if self._steps is not None else 0
         stop_step = min(first + self.steps, self._full)
         step = first + start
@@ -152,8 +188,7 @@ class ArrayBatches:
             stop = min(begin + n * self.batch_size, self.size)
             if self._steps is not None:
                 self._cursor = (step + n) % self._full
-            idx = slice(begin, stop) if order is None else order[begin:stop]
-            yield _take(self.x, idx), _take(self.y, idx), _take(self.sample_weight, idx), n
+            yield (slice(begin, stop) if order is None else order[begin:stop]), n
             step += n
 
     def on_epoch_end(self):
@@ -318,8 +353,8 @@ def split_for_validation(x, y, sample_weight, validation_split: float):
         )
     first, last = slice(0, split), slice(split, n)
     return (
-        (_take(x, first), _take(y, first), _take(sample_weight, first)),
-        (_take(x, last), _take(y, last), _take(sample_weight, last)),
+        (take(x, first), take(y, first), take(sample_weight, first)),
+        (take(x, last), take(y, last), take(sample_weight, last)),
     )
 
 

@@ -48,6 +48,12 @@ def split_rows(batch, n):
     return tree.pack_sequence_as(batch, leaves)
 
 
+def take_rows(data, rows):
+    """The batch structure `data` with each leaf's rows `rows` gathered (inside a step)."""
+    leaves = [None if a is None else ops.take(a, rows, axis=0) for a in tree.flatten(data)]
+    return tree.pack_sequence_as(data, leaves)
+
+
 def same_shapes(batches) -> bool:
     first = [np.shape(a) for a in tree.flatten(as_tuple(batches[0])) if a is not None]
     return all(

@@ -339,7 +339,6 @@ class Trainer:
             return fn
         if kind == "train":
             step = self._make_train_step()
-            k = self.steps_per_execution
 
             def multi(state, batches):
                 def body(carry, batch):
@@ -349,12 +348,20 @@ class Trainer:
                 state, logs = ops.scan(body, state, batches)
                 return state, tree.map_structure(lambda v: v[-1], logs)
 
-            fns = {"one": step, "many": multi if k > 1 else None}
+            def one_at(state, data, rows):
+                return step(state, loop_utils.take_rows(data, rows))
+
+            def many_at(state, data, rows):
+                # One step per row of `rows`, each gathering its batch from the resident data.
+                def body(carry, batch_rows):
+                    return step(carry, loop_utils.take_rows(data, batch_rows))
+
+                state, logs = ops.scan(body, state, rows)
+                return state, tree.map_structure(lambda v: v[-1], logs)
+
+            fns = {"one": step, "many": multi, "one_at": one_at, "many_at": many_at}
             if not self.run_eagerly:
-                fns = {
-                    "one": backend.jit(step, donate_argnums=(0,)),
-                    "many": backend.jit(multi, donate_argnums=(0,)) if k > 1 else None,
-                }
+                fns = {name: backend.jit(f, donate_argnums=(0,)) for name, f in fns.items()}
             fn = fns
         elif kind == "test":
             step = self._make_test_step()
@@ -378,12 +385,12 @@ class Trainer:
             )
         tv = [v.value for v in trainable]
         ntv = [v.value for v in non_trainable]
+        if kind == "predict":
+            return (tv, ntv)
         mv = [v.value for v in metric_vars]
         if kind == "train":
             return (tv, ntv, [v.value for v in opt_vars], mv)
-        if kind == "test":
-            return (tv, ntv), mv
-        return (tv, ntv)
+        return (tv, ntv), mv
 
     def _write_state(self, state, kind="train"):
         trainable, non_trainable, opt_vars, metric_vars = self._state_variables()
@@ -598,23 +605,45 @@ class Trainer:
         step = skip
         logs = {}
         size = batches.batch_size
-        for x, y, sw, n in batches.chunks(order, start=skip, k=self.steps_per_execution):
+        for rows, n in batches.row_chunks(order, start=skip, k=self.steps_per_execution):
             if fns is None:
-                first = [
-                    None if s is None else tree.map_structure(lambda a: a[:size], s) for s in (x, y)
-                ]
-                self._ensure_built(*first)
+                first = (
+                    slice(rows.start, rows.start + size) if isinstance(rows, slice) else rows[:size]
+                )
+                self._ensure_built(
+                    data_adapter.take(batches.x, first), data_adapter.take(batches.y, first)
+                )
                 fns = self._compiled("train")
                 self._check_all_targets(batches)
-            batch = self._prepare_batch(x, y, sw, class_weight, check=False)
-            if n > 1:
-                batch = loop_utils.split_rows(loop_utils.as_tuple(batch), n)
+                resident = self._resident_data(batches, class_weight)
+            if resident is not None:
+                # Only the row indices travel; the step gathers its batch on the device.
+                if isinstance(rows, slice):
+                    rows = np.arange(rows.start, rows.stop)
+                batch = rows.astype("int32").reshape((n, -1) if n > 1 else (-1,))
+            else:
+                x, y, sw = (data_adapter.take(s, rows) for s in batches.arrays)
+                batch = self._prepare_batch(x, y, sw, class_weight, check=False)
+                if n > 1:
+                    batch = loop_utils.split_rows(loop_utils.as_tuple(batch), n)
             state, logs, step = self._run_chunk(
-                fns, state, batch, n, step, callback_list, wants_batches
+                fns, state, batch, n, step, callback_list, wants_batches, resident
             )
             if self.stop_training:
                 break
         return self._end_epoch(state, logs, step)
+
+    def _resident_data(self, batches, class_weight):
+        """The whole prepared training set on the device, once per `fit` (None if too big)."""
+        if batches.nbytes > data_adapter.RESIDENT_BYTES:
+            return None
+        if getattr(batches, "resident", None) is None:
+            batch = self._prepare_batch(*batches.arrays, class_weight, check=False)
+            batches.resident = tree.map_structure(
+                lambda a: None if a is None else ops.convert_to_tensor(a),
+                loop_utils.as_tuple(batch),
+            )
+        return batches.resident
 
     def _end_epoch(self, state, logs, step):
         if state is None:
@@ -623,8 +652,11 @@ class Trainer:
             logs = {m.name: m.result() for m in self.metrics}  # resumed at the epoch's end
         return state, logs, step
 
-    def _run_chunk(self, fns, state, batch, n, step, callback_list, wants_batches):
+    def _run_chunk(self, fns, state, batch, n, step, callback_list, wants_batches, data=None):
         """Run `n` batches (stacked on a new axis 0 when n > 1) as one compiled call.
+
+        With `data` (the training set resident on the device), `batch` holds row indices
+        into it instead: shape `(rows,)` for one step, `(n, rows)` for `n`.
 
         With callbacks that look at batches, the state goes back into the variables
         after the call and is read again before the next, so what a callback writes
@@ -633,7 +665,10 @@ class Trainer:
         callback_list.on_train_batch_begin(step)
         if state is None:
             state = self._read_state()
-        state, logs = fns["one" if n == 1 else "many"](state, batch)
+        if data is None:
+            state, logs = fns["one" if n == 1 else "many"](state, batch)
+        else:
+            state, logs = fns["one_at" if n == 1 else "many_at"](state, data, batch)
         step += n
         if wants_batches:
             self._write_state(state)
@@ -709,6 +744,16 @@ class Trainer:
     # predict -------------------------------------------------------------------------
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """Model outputs on `x`, computed in batches and concatenated as NumPy arrays."""
+        functional = getattr(self, "_function", None) is not None
+        if (
+            verbose == 0
+            and not callbacks
+            and steps is None
+            and data_adapter.is_plain_batch(x, batch_size)
+        ):
+            # One ready NumPy batch and nobody to tell: the serving call, where each
+            # microsecond shows, goes straight to the compiled function.
+            return self._predict_one_batch(x, functional)
         from lamina import callbacks as callbacks_module
 
         batches = data_adapter.make_batches(
@@ -730,7 +775,9 @@ class Trainer:
             callback_list.on_predict_begin()
         outputs = []
         fn = state = None
-        functional = getattr(self, "_function", None) is not None
+        if callback_list is None and loop_utils.is_arrays(batches):
+            if 0 < batches.size <= batches.batch_size:
+                return self._predict_one_batch(batches.x, functional)
         for step, (xb, _, _) in enumerate(batches.batches()):
             if fn is None:
                 if not self.built or (not functional and not self.weights):
@@ -760,6 +807,15 @@ class Trainer:
         if callback_list is not None:
             callback_list.on_predict_end()
         return result
+
+    def _predict_one_batch(self, xb, functional):
+        if not self.built or (not functional and not self.weights):
+            self(xb)
+            functional = getattr(self, "_function", None) is not None
+        fn = self._compiled("predict")
+        if functional:
+            xb = self._standardize_inputs(xb)
+        return tree.map_structure(np.asarray, fn(self._read_state("predict"), xb))
 
     # *_on_batch ------------------------------------------------------------------------
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
