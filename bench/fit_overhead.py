@@ -5,7 +5,8 @@ Trains two MLPs on synthetic data and prints steps/s for:
   * baseline A: a hand-written `jax.jit` + optax step, called once per batch;
   * baseline B ("the limit"): the same training fused into one `lax.scan` per epoch.
 Also: `predict` and `model(x)` latency on one sample, and `import lamina` vs `import jax`.
-Ratios are against baseline B measured in the same run.
+Ratios are against baseline B measured in the same run, epoch by epoch: each lamina
+epoch is followed at once by one epoch of each baseline.
 
 Usage: python bench/fit_overhead.py [--quick]
 """
@@ -68,76 +69,94 @@ def loss_fn(params, x, y):
     return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
 
 
-def baseline_steps(hidden, x, y, batch, epochs):
-    opt = optax.adam(1e-3)
-    params = init_params(hidden)
-    state = opt.init(params)
+class JitLoop:
+    """Baseline A: a hand-written `jax.jit` + optax step, called once per batch."""
 
-    @functools.partial(jax.jit, donate_argnums=(0, 1))
-    def step(params, state, xb, yb):
-        loss, grads = jax.value_and_grad(loss_fn)(params, xb, yb)
-        updates, state = opt.update(grads, state, params)
-        return optax.apply_updates(params, updates), state, loss
+    def __init__(self, hidden, x, y, batch):
+        self.opt = optax.adam(1e-3)
+        self.params = init_params(hidden)
+        self.state = self.opt.init(self.params)
+        self.x, self.y, self.batch = x, y, batch
+        self.steps = len(x) // batch
+        opt = self.opt
 
-    steps = len(x) // batch
-    params, state, loss = step(params, state, x[:batch], y[:batch])
-    loss.block_until_ready()
-    times = []
-    for _ in range(epochs):
+        @functools.partial(jax.jit, donate_argnums=(0, 1))
+        def step(params, state, xb, yb):
+            loss, grads = jax.value_and_grad(loss_fn)(params, xb, yb)
+            updates, state = opt.update(grads, state, params)
+            return optax.apply_updates(params, updates), state, loss
+
+        self.step = step
+        self.params, self.state, loss = step(self.params, self.state, x[:batch], y[:batch])
+        loss.block_until_ready()
+
+    def epoch(self) -> float:
+        """Seconds for one epoch."""
+        x, y, b = self.x, self.y, self.batch
         t = time.perf_counter()
-        for i in range(steps):
-            params, state, loss = step(
-                params, state, x[i * batch : (i + 1) * batch], y[i * batch : (i + 1) * batch]
+        for i in range(self.steps):
+            self.params, self.state, loss = self.step(
+                self.params, self.state, x[i * b : (i + 1) * b], y[i * b : (i + 1) * b]
             )
         loss.block_until_ready()
-        times.append(time.perf_counter() - t)
-    return steps / statistics.median(times)
+        return time.perf_counter() - t
 
 
-def fused_steps(hidden, x, y, batch, epochs):
-    opt = optax.adam(1e-3)
-    params = init_params(hidden)
-    state = opt.init(params)
-    steps = len(x) // batch
-    xs = jnp.asarray(x[: steps * batch].reshape(steps, batch, -1))
-    ys = jnp.asarray(y[: steps * batch].reshape(steps, batch))
+class FusedScan:
+    """Baseline B, the limit: the same training fused into one `lax.scan` per epoch, the
+    data already on the device."""
 
-    # Donated like lamina's step, so both update the state in place.
-    @functools.partial(jax.jit, donate_argnums=(0, 1))
-    def epoch(params, state):
-        def body(carry, data):
-            params, state = carry
-            loss, grads = jax.value_and_grad(loss_fn)(params, *data)
-            updates, state = opt.update(grads, state, params)
-            return (optax.apply_updates(params, updates), state), loss
+    def __init__(self, hidden, x, y, batch):
+        opt = optax.adam(1e-3)
+        self.params = init_params(hidden)
+        self.state = opt.init(self.params)
+        self.steps = steps = len(x) // batch
+        xs = jnp.asarray(x[: steps * batch].reshape(steps, batch, -1))
+        ys = jnp.asarray(y[: steps * batch].reshape(steps, batch))
 
-        (params, state), losses = jax.lax.scan(body, (params, state), (xs, ys))
-        return params, state, losses[-1]
+        # Donated like lamina's step, so both update the state in place.
+        @functools.partial(jax.jit, donate_argnums=(0, 1))
+        def epoch(params, state):
+            def body(carry, data):
+                params, state = carry
+                loss, grads = jax.value_and_grad(loss_fn)(params, *data)
+                updates, state = opt.update(grads, state, params)
+                return (optax.apply_updates(params, updates), state), loss
 
-    params, state, loss = epoch(params, state)
-    loss.block_until_ready()
-    times = []
-    for _ in range(epochs):
+            (params, state), losses = jax.lax.scan(body, (params, state), (xs, ys))
+            return params, state, losses[-1]
+
+        self.fn = epoch
+        self.epoch()  # compile
+
+    def epoch(self) -> float:
         t = time.perf_counter()
-        params, state, loss = epoch(params, state)
+        self.params, self.state, loss = self.fn(self.params, self.state)
         loss.block_until_ready()
-        times.append(time.perf_counter() - t)
-    return steps / statistics.median(times)
+        return time.perf_counter() - t
 
 
-class _EpochTimer(lamina.callbacks.Callback):
-    def __init__(self):
+class _Paired(lamina.callbacks.Callback):
+    """Times each lamina epoch, then runs one epoch of each baseline right after it, so
+    every ratio compares runs seconds apart (this machine's speed drifts by 2x and more
+    over tens of seconds)."""
+
+    def __init__(self, baselines):
         super().__init__()
-        self.times = []
+        self.baselines = baselines
+        self.times = {"lamina": [], **{name: [] for name in baselines}}
 
     def on_epoch_begin(self, epoch, logs=None):
         self._t = time.perf_counter()
 
     def on_epoch_end(self, epoch, logs=None):
-        self.times.append(time.perf_counter() - self._t)
+        self.times["lamina"].append(time.perf_counter() - self._t)
+        for name, baseline in self.baselines.items():
+            self.times[name].append(baseline.epoch())
 
 
-def lamina_steps(hidden, x, y, batch, epochs, spe):
+def lamina_paired(hidden, x, y, batch, epochs, spe, baselines):
+    """Per-epoch seconds of lamina `fit` and of each baseline, interleaved."""
     model = lamina_model(hidden)
     model.compile(
         optimizer=lamina.optimizers.Adam(1e-3),
@@ -147,9 +166,9 @@ def lamina_steps(hidden, x, y, batch, epochs, spe):
     steps = len(x) // batch
     x, y = x[: steps * batch], y[: steps * batch]
     model.fit(x, y, batch_size=batch, epochs=1, verbose=0, shuffle=False)  # compile
-    timer = _EpochTimer()
-    model.fit(x, y, batch_size=batch, epochs=epochs, verbose=0, shuffle=False, callbacks=[timer])
-    return steps / statistics.median(timer.times)
+    paired = _Paired(baselines)
+    model.fit(x, y, batch_size=batch, epochs=epochs, verbose=0, shuffle=False, callbacks=[paired])
+    return paired.times
 
 
 def latency(fn, repeats=200):
@@ -162,24 +181,50 @@ def latency(fn, repeats=200):
     return statistics.median(samples) * 1e3
 
 
-def import_time(module):
+def import_times(rounds=7):
+    """Median seconds of `import jax` and `import lamina`, each in a fresh process, the two
+    alternating; and the median of the paired differences."""
     # As an installed package imports: with bytecode caches (a first run writes them), even
     # where the environment sets PYTHONDONTWRITEBYTECODE; jax's caches ship installed.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    code = f"import time; t=time.perf_counter(); import {module}; print(time.perf_counter()-t)"
-    subprocess.check_output([sys.executable, "-c", code], text=True, env=env)
-    runs = [
-        float(subprocess.check_output([sys.executable, "-c", code], text=True, env=env))
-        for _ in range(5)
-    ]
-    return statistics.median(runs)
+
+    def once(module):
+        code = f"import time; t=time.perf_counter(); import {module}; print(time.perf_counter()-t)"
+        return float(subprocess.check_output([sys.executable, "-c", code], text=True, env=env))
+
+    once("lamina")
+    pairs = [(once("jax"), once("lamina")) for _ in range(rounds)]
+    jax_t = statistics.median(p[0] for p in pairs)
+    lamina_t = statistics.median(p[1] for p in pairs)
+    return jax_t, lamina_t, statistics.median(p[1] - p[0] for p in pairs)
+
+
+def latencies(fns, blocks=20, per_block=100):
+    """One-call latencies in ms, the functions called in turn, in blocks: for each
+    function the median over all calls, and its median in the quietest block (the block
+    where the first function, the floor, was fastest)."""
+    for fn in fns.values():
+        fn()
+    samples = {name: [] for name in fns}
+    for _ in range(blocks * per_block):
+        for name, fn in fns.items():
+            t = time.perf_counter()
+            fn()
+            samples[name].append((time.perf_counter() - t) * 1e3)
+    block_medians = {
+        name: [statistics.median(v[i : i + per_block]) for i in range(0, len(v), per_block)]
+        for name, v in samples.items()
+    }
+    floor = next(iter(fns))
+    quiet = min(range(blocks), key=lambda i: block_medians[floor][i])
+    return {name: (statistics.median(v), block_medians[name][quiet]) for name, v in samples.items()}
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer samples and epochs")
     args = parser.parse_args()
-    epochs = 2 if args.quick else 3
+    epochs = 3 if args.quick else 7
     print(
         f"device: {jax.devices()[0].platform}, lamina {lamina.__version__}, jax {jax.__version__}"
     )
@@ -189,33 +234,60 @@ def main():
     ]
     for name, hidden, batch, n in configs:
         x, y = make_data(n)
-        limit = fused_steps(hidden, x, y, batch, epochs)
-        base = baseline_steps(hidden, x, y, batch, epochs)
-        spe1 = lamina_steps(hidden, x, y, batch, epochs, 1)
-        spe64 = lamina_steps(hidden, x, y, batch, epochs, 64)
+        baselines = {
+            "fused": FusedScan(hidden, x, y, batch),
+            "loop": JitLoop(hidden, x, y, batch),
+        }
+        steps = n // batch
         print(
-            f"\n{name} MLP, batch {batch}, {n // batch} steps/epoch (steps/s; ratio to fused limit)"
+            f"\n{name} MLP, batch {batch}, {steps} steps/epoch, {epochs} epochs; steps/s "
+            "(median epoch) and the median over epochs of the ratio to the fused epoch run "
+            "right after it [ratio of total times, which counts fit's one-off copy of the "
+            "data to the device]"
         )
-        print(f"  fused lax.scan limit      {limit:9.1f}  1.00x")
-        print(f"  jax.jit + optax loop      {base:9.1f}  {base / limit:.2f}x")
-        print(f"  lamina fit spe=1          {spe1:9.1f}  {spe1 / limit:.2f}x")
-        print(f"  lamina fit spe=64         {spe64:9.1f}  {spe64 / limit:.2f}x")
+        for spe in (1, 64):
+            times = lamina_paired(hidden, x, y, batch, epochs, spe, baselines)
+            fused = times["fused"]
+            for label, key in (
+                ("fused lax.scan limit", "fused"),
+                ("jax.jit + optax loop", "loop"),
+                (f"lamina fit spe={spe}", "lamina"),
+            ):
+                if key != "lamina" and spe != 1:
+                    continue  # the baselines are printed once, from the spe=1 pairing
+                t = times[key]
+                ratio = statistics.median(f / v for f, v in zip(fused, t, strict=True))
+                total = sum(fused) / sum(t)
+                print(
+                    f"  {label:24s} {steps / statistics.median(t):9.1f}  {ratio:.2f}x [{total:.2f}x]"
+                )
 
     model = lamina_model((32, 32))
     one = make_data(1)[0]
     model.predict(one, verbose=0)
-    predict_ms = latency(lambda: model.predict(one, verbose=0))
-    call_ms = latency(lambda: jax.block_until_ready(model(one)))
     # The floor: a hand-written jitted forward pass on the same sizes, result to NumPy.
     params = init_params((32, 32))
     raw = jax.jit(forward)
-    raw_ms = latency(lambda: np.asarray(raw(params, one)))
-    print(f"\nraw jax.jit forward + to NumPy (floor): {raw_ms:.3f} ms")
-    print(f"predict on one sample:  {predict_ms:.3f} ms (target <= 0.15 ms)")
-    print(f"model(x) on one sample: {call_ms:.3f} ms (target <= 0.2 ms)")
-    t_jax, t_lamina = import_time("jax"), import_time("lamina")
+    lat = latencies(
+        {
+            "floor": lambda: np.asarray(raw(params, one)),
+            "predict": lambda: model.predict(one, verbose=0),
+            "model(x)": lambda: jax.block_until_ready(model(one)),
+        },
+        blocks=10 if args.quick else 20,
+    )
+    print("\none-sample latency, ms: median of all calls [median in the quietest block]")
+    targets = {
+        "floor": "raw jax.jit forward + np.asarray",
+        "predict": "target <= 0.15 ms",
+        "model(x)": "target <= 0.2 ms",
+    }
+    for name, (median, quiet) in lat.items():
+        print(f"  {name:10s} {median:.3f} [{quiet:.3f}]  ({targets[name]})")
+    t_jax, t_lamina, diff = import_times(5 if args.quick else 9)
     print(
-        f"import lamina: {t_lamina:.3f} s; import jax: {t_jax:.3f} s; difference {t_lamina - t_jax:+.3f} s (target <= 0.15 s)"
+        f"\nimport lamina: {t_lamina:.3f} s; import jax: {t_jax:.3f} s; median paired "
+        f"difference {diff:+.3f} s (target <= 0.15 s)"
     )
 
 

@@ -31,7 +31,7 @@ def _data(n=23, seed=0):
     return x, y, sw
 
 
-def _train(monkeypatch, resident: bool, spe: int):
+def _train(monkeypatch, resident: bool, spe: int, shuffle=True, run_eagerly=False, epochs=2):
     monkeypatch.setattr(data_adapter, "RESIDENT_BYTES", 2**30 if resident else 0)
     np.random.seed(7)  # the shuffle order
     model = _two_input_model()
@@ -40,6 +40,7 @@ def _train(monkeypatch, resident: bool, spe: int):
         loss="sparse_categorical_crossentropy",
         metrics=["accuracy"],
         steps_per_execution=spe,
+        run_eagerly=run_eagerly,
     )
     x, y, sw = _data()
     history = model.fit(
@@ -48,21 +49,38 @@ def _train(monkeypatch, resident: bool, spe: int):
         sample_weight=sw,
         class_weight={0: 1.0, 1: 2.0, 2: 0.5},
         batch_size=4,  # 23 samples: five full batches and one of 3
-        epochs=3,
-        shuffle=True,
+        epochs=epochs,
+        shuffle=shuffle,
         verbose=0,
     )
     return model.get_weights(), history.history
 
 
-@pytest.mark.parametrize("spe", [1, 4])
-def test_resident_and_streamed_data_train_identically(monkeypatch, spe):
-    w_resident, h_resident = _train(monkeypatch, True, spe)
-    w_streamed, h_streamed = _train(monkeypatch, False, spe)
+@pytest.mark.parametrize(("spe", "shuffle"), [(4, True), (4, False), (1, "batch")])
+def test_resident_and_streamed_data_train_identically(monkeypatch, spe, shuffle):
+    # Unshuffled batches are sliced from the resident data, shuffled ones gathered.
+    w_resident, h_resident = _train(monkeypatch, True, spe, shuffle)
+    w_streamed, h_streamed = _train(monkeypatch, False, spe, shuffle)
     for a, b in zip(w_resident, w_streamed, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
     for key in h_streamed:
         np.testing.assert_allclose(h_resident[key], h_streamed[key], rtol=1e-6)
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_resident_data_runs_eagerly_too(monkeypatch, shuffle):
+    def train(resident, run_eagerly):
+        monkeypatch.setattr(data_adapter, "RESIDENT_BYTES", 2**30 if resident else 0)
+        np.random.seed(3)
+        inp = Input((3,))
+        model = Model(inp, layers.Dense(1, kernel_initializer="ones")(inp))
+        model.compile(optimizer="sgd", loss="mse", run_eagerly=run_eagerly)
+        x = np.linspace(-1, 1, 30, dtype="float32").reshape(10, 3)
+        model.fit(x, x.sum(1), batch_size=4, shuffle=shuffle, verbose=0)
+        return model.get_weights()
+
+    for a, b in zip(train(True, True), train(False, False), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
 def _count_prepares(monkeypatch):

@@ -348,20 +348,42 @@ class Trainer:
                 state, logs = ops.scan(body, state, batches)
                 return state, tree.map_structure(lambda v: v[-1], logs)
 
+            # The training set resident on the device: only where each batch sits travels.
+            # Unshuffled batches are slices at `starts` (`size` rows each, a static
+            # argument); shuffled ones are gathered by row index, a whole chunk at once
+            # (on CPU one gather per step made small-model steps ~20% slower).
+            def one_from(state, data, start, size):
+                return step(state, loop_utils.slice_rows(data, start, size))
+
+            def many_from(state, data, starts, size):
+                def body(carry, start):
+                    return step(carry, loop_utils.slice_rows(data, start, size))
+
+                state, logs = ops.scan(body, state, starts)
+                return state, tree.map_structure(lambda v: v[-1], logs)
+
             def one_at(state, data, rows):
                 return step(state, loop_utils.take_rows(data, rows))
 
             def many_at(state, data, rows):
-                # One step per row of `rows`, each gathering its batch from the resident data.
-                def body(carry, batch_rows):
-                    return step(carry, loop_utils.take_rows(data, batch_rows))
+                n = rows.shape[0]
+                return multi(state, loop_utils.take_rows(data, ops.reshape(rows, (-1,)), n))
 
-                state, logs = ops.scan(body, state, rows)
-                return state, tree.map_structure(lambda v: v[-1], logs)
-
-            fns = {"one": step, "many": multi, "one_at": one_at, "many_at": many_at}
+            fns = {
+                "one": step,
+                "many": multi,
+                "one_from": one_from,
+                "many_from": many_from,
+                "one_at": one_at,
+                "many_at": many_at,
+            }
             if not self.run_eagerly:
-                fns = {name: backend.jit(f, donate_argnums=(0,)) for name, f in fns.items()}
+                fns = {
+                    name: backend.jit(
+                        f, donate_argnums=(0,), static_argnums=(3,) if "from" in name else ()
+                    )
+                    for name, f in fns.items()
+                }
             fn = fns
         elif kind == "test":
             step = self._make_test_step()
@@ -617,10 +639,11 @@ class Trainer:
                 self._check_all_targets(batches)
                 resident = self._resident_data(batches, class_weight)
             if resident is not None:
-                # Only the row indices travel; the step gathers its batch on the device.
-                if isinstance(rows, slice):
-                    rows = np.arange(rows.start, rows.stop)
-                batch = rows.astype("int32").reshape((n, -1) if n > 1 else (-1,))
+                if isinstance(rows, slice):  # unshuffled: where each batch starts
+                    starts = rows.start + size * np.arange(n, dtype="int32")
+                    batch = ("from", starts if n > 1 else starts[0], rows.stop - rows.start)
+                else:
+                    batch = ("at", rows.astype("int32").reshape((n, -1) if n > 1 else (-1,)))
             else:
                 x, y, sw = (data_adapter.take(s, rows) for s in batches.arrays)
                 batch = self._prepare_batch(x, y, sw, class_weight, check=False)
@@ -655,8 +678,10 @@ class Trainer:
     def _run_chunk(self, fns, state, batch, n, step, callback_list, wants_batches, data=None):
         """Run `n` batches (stacked on a new axis 0 when n > 1) as one compiled call.
 
-        With `data` (the training set resident on the device), `batch` holds row indices
-        into it instead: shape `(rows,)` for one step, `(n, rows)` for `n`.
+        With `data` (the training set resident on the device), `batch` says where the
+        batches sit in it instead: `("from", starts, rows)` for contiguous batches
+        starting at `starts`, or `("at", indices)` with indices of shape `(rows,)` for one
+        step and `(n, rows)` for `n`.
 
         With callbacks that look at batches, the state goes back into the variables
         after the call and is read again before the next, so what a callback writes
@@ -667,8 +692,12 @@ class Trainer:
             state = self._read_state()
         if data is None:
             state, logs = fns["one" if n == 1 else "many"](state, batch)
+        elif batch[0] == "from":
+            _, starts, rows = batch
+            fn = fns["one_from" if n == 1 else "many_from"]
+            state, logs = fn(state, data, starts, rows // n)
         else:
-            state, logs = fns["one_at" if n == 1 else "many_at"](state, data, batch)
+            state, logs = fns["one_at" if n == 1 else "many_at"](state, data, batch[1])
         step += n
         if wants_batches:
             self._write_state(state)
