@@ -281,6 +281,12 @@ HOSTILE = {
         lambda: _edit_config(lambda c: _dense_config(c).__setitem__("units", 10**12)),
         "Dense 'dense' config sets units=1000000000000",
     ),
+    "config_units_over_what_the_weights_hold": (
+        # Each dimension is plausible (an Embedding may have 2**24 rows), but a 256 MiB
+        # kernel cannot come from a file whose weights take a few KiB.
+        lambda: _edit_config(lambda c: _dense_config(c).__setitem__("units", 2**24)),
+        r"variable 'kernel' of shape \(4, 16777216\) .* over its limit",
+    ),
     "config_absurd_input_shape": (
         lambda: _edit_config(
             lambda c: c["config"]["layers"][0]["config"].__setitem__("batch_shape", [None, 2**40])

@@ -417,9 +417,10 @@ class Model(Trainer, Layer):
     @classmethod
     def from_config(cls, config: dict, custom_objects=None, **kwargs):
         if "layers" in config and "output_layers" in config:
-            return functional_config.functional_from_config(
-                cls, config, custom_objects=custom_objects, **kwargs
-            )
+            with serialization.build_budget():
+                return functional_config.functional_from_config(
+                    cls, config, custom_objects=custom_objects, **kwargs
+                )
         return cls(**config)
 
     def save(self, filepath, overwrite: bool = True) -> None:

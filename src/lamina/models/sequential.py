@@ -233,19 +233,20 @@ class Sequential(Model):
     @classmethod
     def from_config(cls, config: dict, custom_objects=None, **kwargs):
         serialization.config_depth(config)
-        model = cls(name=config.get("name"), trainable=config.get("trainable", True))
-        for layer_data in config["layers"]:
-            layer = serialization.deserialize_keras_object(
-                layer_data,
-                "layers",
-                custom_objects=custom_objects,
-                printable_module_name="layer",
-                **kwargs,
-            )
-            model.add(layer, rebuild=False)
-        model._maybe_build_graph()
-        if model._function is None and config.get("build_input_shape"):
-            model.build(_tuplify(config["build_input_shape"]))
+        with serialization.build_budget():
+            model = cls(name=config.get("name"), trainable=config.get("trainable", True))
+            for layer_data in config["layers"]:
+                layer = serialization.deserialize_keras_object(
+                    layer_data,
+                    "layers",
+                    custom_objects=custom_objects,
+                    printable_module_name="layer",
+                    **kwargs,
+                )
+                model.add(layer, rebuild=False)
+            model._maybe_build_graph()
+            if model._function is None and config.get("build_input_shape"):
+                model.build(_tuplify(config["build_input_shape"]))
         return model
 
 

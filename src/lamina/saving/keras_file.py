@@ -26,6 +26,7 @@ ALLOWED_ENTRIES = {CONFIG, METADATA, WEIGHTS, "assets/"}
 MAX_ENTRY_BYTES = 2 * 1024**3  # 2 GiB uncompressed per entry
 MAX_CONFIG_BYTES = 64 * 1024**2
 MAX_COMPRESSION_RATIO = 200
+LOAD_SLACK_BYTES = 64 * 1024**2  # variables a file need not store: metrics, seeds
 # Small entries (JSON configs, zero-initialised weights) may compress far better than
 # 200:1 harmlessly; the ratio bound applies to entries that unpack past this size.
 RATIO_CHECK_MIN_BYTES = 1024**2
@@ -174,19 +175,26 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
         weights = _read_bounded(zf, WEIGHTS, MAX_ENTRY_BYTES)
     serialization.config_depth(config)
     compile_config = config.pop("compile_config", None)
-    model = serialization.deserialize_keras_object(
-        config,
-        "layers",
-        custom_objects=custom_objects,
-        printable_module_name="model",
-        safe_mode=safe_mode,
+    # An honest file stores every variable the model and its optimizer create, so what
+    # loading may allocate is bounded by the weights' size (twice it, plus room for
+    # metrics and seeds): a config asking for more is refused before it allocates.
+    budget = serialization.build_budget(
+        2 * len(weights) + LOAD_SLACK_BYTES, f"Loading {filepath!r}"
     )
-    build_config = config.get("build_config")
-    if build_config and not model.built:
-        model.build_from_config(build_config)
-    if compile and compile_config:
-        _check_compile_names(compile_config, custom_objects, filepath)
-        model._compile_from_config(compile_config, custom_objects)
-    with h5py.File(io.BytesIO(weights), "r") as f:
-        weights_h5.read_model(f, model, restore_optimizer=bool(compile and compile_config))
+    with budget:
+        model = serialization.deserialize_keras_object(
+            config,
+            "layers",
+            custom_objects=custom_objects,
+            printable_module_name="model",
+            safe_mode=safe_mode,
+        )
+        build_config = config.get("build_config")
+        if build_config and not model.built:
+            model.build_from_config(build_config)
+        if compile and compile_config:
+            _check_compile_names(compile_config, custom_objects, filepath)
+            model._compile_from_config(compile_config, custom_objects)
+        with h5py.File(io.BytesIO(weights), "r") as f:
+            weights_h5.read_model(f, model, restore_optimizer=bool(compile and compile_config))
     return model

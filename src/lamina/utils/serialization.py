@@ -250,8 +250,9 @@ def config_depth(config, limit: int = MAX_CONFIG_DEPTH) -> int:
 
 
 # Layer config keys that size weights or tensors. A config (e.g. from a hostile file)
-# asking for more than MAX_DIMENSION along one of them is refused before anything is
-# built, instead of attempting an allocation of terabytes.
+# asking for more than MAX_DIMENSION along one of them is refused at once, with the key
+# named; what the whole model allocates is bounded separately while it is built (see
+# `build_budget`), so honest large sizes (an Embedding with 50M rows) load.
 SIZE_KEYS = frozenset(
     {
         "units", "filters", "input_dim", "output_dim", "num_heads", "key_dim", "value_dim",
@@ -261,7 +262,26 @@ SIZE_KEYS = frozenset(
         "padding", "groups", "num_classes", "n",
     }
 )  # fmt: skip
-MAX_DIMENSION = 2**24
+MAX_DIMENSION = 2**31 - 1
+
+# The most bytes of variables that building a model from a config (model_from_json,
+# model_from_config, Model.from_config, layers.deserialize) may allocate. Loading a
+# `.keras` file allows what its weights could hold instead. Raise it for larger models.
+MAX_CONFIG_BUILD_BYTES = 8 * 2**30
+
+
+def build_budget(max_bytes=None, what="Building a model from a config"):
+    """A context that caps the bytes of variables created inside it (see
+    `MAX_CONFIG_BUILD_BYTES`); inside another load it leaves that load's cap in place."""
+    from lamina.backend.common.variables import AllocationBudget
+
+    return AllocationBudget(
+        MAX_CONFIG_BUILD_BYTES if max_bytes is None else max_bytes,
+        what,
+        "If the model really is this large, raise "
+        "`lamina.utils.serialization.MAX_CONFIG_BUILD_BYTES`, or build it in code and "
+        "load its weights with `load_weights`.",
+    )
 
 
 def check_sizes(config, who: str) -> None:
@@ -354,6 +374,13 @@ def deserialize_keras_object(
         )
     if not isinstance(cls, type):
         return cls
+    if category == "layers":
+        with build_budget():
+            return _from_config(cls, inner, custom_objects, kwargs)
+    return _from_config(cls, inner, custom_objects, kwargs)
+
+
+def _from_config(cls, inner, custom_objects, kwargs):
     if hasattr(cls, "from_config"):
         try:
             return cls.from_config(inner, custom_objects=custom_objects, **kwargs)

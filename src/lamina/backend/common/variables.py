@@ -11,6 +11,7 @@ else (names, trainability, the scope protocol, arithmetic) lives here once.
 
 from __future__ import annotations
 
+import re
 import threading
 
 import numpy as np
@@ -78,6 +79,58 @@ def in_stateless_scope() -> bool:
     return bool(_scope_stack())
 
 
+def _itemsize(dtype: str) -> int:
+    bits = re.search(r"(\d+)$", dtype)
+    return int(bits.group(1)) // 8 if bits else 1  # bool
+
+
+class AllocationBudget:
+    """A cap on the bytes new variables may take while it is active (one per thread).
+
+    Loading a model from a file or a config opens one, so that a config asking for absurd
+    sizes is refused when the first variable over the cap is about to be created, before
+    anything that large is allocated. With a budget already open, opening another does
+    nothing: the outermost load sets the cap.
+    """
+
+    def __init__(self, max_bytes: int, what: str, how_to_raise: str):
+        self.max_bytes = int(max_bytes)
+        self.what = what
+        self.how_to_raise = how_to_raise
+        self.used = 0
+        self._entered = False
+
+    def __enter__(self):
+        if getattr(_state, "budget", None) is None:
+            _state.budget = self
+            self._entered = True
+        return self
+
+    def __exit__(self, *exc):
+        if self._entered:
+            _state.budget = None
+            self._entered = False
+        return False
+
+    def charge(self, name: str, shape, dtype: str) -> None:
+        count = 1
+        for d in shape:
+            count *= max(int(d), 0)
+        need = count * _itemsize(dtype)
+        if self.used + need > self.max_bytes:
+            raise ValueError(
+                f"{self.what}: variable {name!r} of shape {tuple(shape)} ({dtype}) needs "
+                f"{need:,} bytes, which would bring what this load allocates to "
+                f"{self.used + need:,} bytes, over its limit of {self.max_bytes:,}. "
+                f"{self.how_to_raise}"
+            )
+        self.used += need
+
+
+def current_budget() -> AllocationBudget | None:
+    return getattr(_state, "budget", None)
+
+
 class Variable:
     """A named, mutable tensor: a layer weight, an optimizer slot or a metric total.
 
@@ -108,6 +161,9 @@ class Variable:
                     "pass shape=(...) or give an array as the initial value."
                 )
             dtype = standardize_dtype(dtype or config.floatx())
+            budget = current_budget()
+            if budget is not None:
+                budget.charge(self.name, shape, dtype)
             # Initial values are real data even when a layer is built while a function
             # is being traced; seed updates made here must reach the real seed state.
             stack = _scope_stack()
