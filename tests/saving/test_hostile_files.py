@@ -285,7 +285,7 @@ HOSTILE = {
         # Each dimension is plausible (an Embedding may have 2**24 rows), but a 256 MiB
         # kernel cannot come from a file whose weights take a few KiB.
         lambda: _edit_config(lambda c: _dense_config(c).__setitem__("units", 2**24)),
-        r"variable 'kernel' of shape \(4, 16777216\) .* over its limit",
+        r"variable 'kernel' of shape \(4, 16777216\) .* over its limit .* damaged or was altered",
     ),
     "config_absurd_input_shape": (
         lambda: _edit_config(

@@ -179,7 +179,10 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
     # loading may allocate is bounded by the weights' size (twice it, plus room for
     # metrics and seeds): a config asking for more is refused before it allocates.
     budget = serialization.build_budget(
-        2 * len(weights) + LOAD_SLACK_BYTES, f"Loading {filepath!r}"
+        2 * len(weights) + LOAD_SLACK_BYTES,
+        f"Refusing to load {filepath!r}",
+        f"Its weights take {len(weights):,} bytes, so its config asks for far more than "
+        "the file holds: the file is damaged or was altered.",
     )
     with budget:
         model = serialization.deserialize_keras_object(

@@ -270,18 +270,19 @@ MAX_DIMENSION = 2**31 - 1
 MAX_CONFIG_BUILD_BYTES = 8 * 2**30
 
 
-def build_budget(max_bytes=None, what="Building a model from a config"):
-    """A context that caps the bytes of variables created inside it (see
+def build_budget(max_bytes=None, what="Building a model from a config", advice=None):
+    """A context that caps the bytes of variables created inside it (by default at
     `MAX_CONFIG_BUILD_BYTES`); inside another load it leaves that load's cap in place."""
     from lamina.backend.common.variables import AllocationBudget
 
-    return AllocationBudget(
-        MAX_CONFIG_BUILD_BYTES if max_bytes is None else max_bytes,
-        what,
-        "If the model really is this large, raise "
-        "`lamina.utils.serialization.MAX_CONFIG_BUILD_BYTES`, or build it in code and "
-        "load its weights with `load_weights`.",
-    )
+    if max_bytes is None:
+        max_bytes = MAX_CONFIG_BUILD_BYTES
+        advice = (
+            "If the model really is this large, raise "
+            "`lamina.utils.serialization.MAX_CONFIG_BUILD_BYTES`, or build it in code and "
+            "load its weights with `load_weights`."
+        )
+    return AllocationBudget(max_bytes, what, advice or "")
 
 
 def check_sizes(config, who: str) -> None:
