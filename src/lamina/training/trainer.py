@@ -7,7 +7,10 @@ The step is a pure function of the training state,
 made by running the model, loss, optimizer and metrics (all written in stateful style)
 inside stateless scopes. The backend compiles it (`jit`, with the state donated) and
 takes its gradient (`value_and_grad`); with `steps_per_execution=k` k steps run as one
-compiled `scan` over a stacked chunk of k batches. The state lives outside the variables
+compiled `scan` over a stacked chunk of k batches. Training arrays that fit
+`data_adapter.RESIDENT_BYTES` go to the device once per `fit`, and each compiled call
+then receives only where its batches sit (slices, or row indices when shuffled), as a
+hand-written JAX loop over device-resident data would. The state lives outside the variables
 during `fit` and is written back before anything reads them (callbacks that look at
 batches, epoch ends, the end of training).
 
