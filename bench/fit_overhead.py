@@ -296,7 +296,7 @@ def main():
     }
     for name, (median, quiet) in lat.items():
         print(f"  {name:10s} {median:.3f} [{quiet:.3f}]  ({targets[name]})")
-    t_jax, t_lamina, after_jax = import_times(5 if args.quick else 9)
+    t_jax, t_lamina, after_jax = import_times(5 if args.quick else 15)
     print(
         f"\nimport lamina: {t_lamina:.3f} s; import jax: {t_jax:.3f} s; difference "
         f"{t_lamina - t_jax:+.3f} s; import lamina after import jax: {after_jax:.3f} s "
