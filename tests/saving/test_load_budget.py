@@ -78,3 +78,21 @@ def test_a_keras_file_may_allocate_what_its_weights_could_hold(tmp_path):
     model.save(path)
     loaded = models.load_model(path)
     np.testing.assert_array_equal(loaded.get_weights()[0], model.get_weights()[0])
+
+
+def test_a_compiled_untrained_model_loads_without_making_optimizer_slots(tmp_path, monkeypatch):
+    # Its file holds no Adam slots; building them at load would allocate twice the weights
+    # more than the file holds (and, for a model over 64 MiB, trip the load's budget).
+    from lamina.saving import keras_file
+
+    monkeypatch.setattr(keras_file, "LOAD_SLACK_BYTES", 0)
+    inp = Input((256,))
+    model = Model(inp, layers.Dense(256, name="dense")(inp))
+    model.compile(optimizer="adam", loss="mse")
+    path = tmp_path / "untrained.keras"
+    model.save(path)
+    loaded = models.load_model(path)
+    assert not loaded.optimizer.built
+    x = np.ones((4, 256), "float32")
+    loaded.fit(x, x, epochs=1, verbose=0)
+    assert loaded.optimizer.built and int(loaded.optimizer.iterations.numpy()) == 1

@@ -149,13 +149,15 @@ def read_model(f, model, restore_optimizer: bool = False) -> None:
     _read(f, model, model.name, assignments)
     optimizer = getattr(model, "optimizer", None)
     if restore_optimizer and optimizer is not None and "optimizer" in f:
-        if not optimizer.built:
-            optimizer.build(model.trainable_variables)
         stored = f["optimizer"]["vars"]
-        variables = optimizer.variables
         base = 1 + (optimizer._learning_rate is not None)
+        if not optimizer.built and len(stored) != base:
+            optimizer.build(model.trainable_variables)
+        variables = optimizer.variables
         if len(stored) == base:
-            variables = variables[:base]  # saved before its first step: no slots yet
+            # Saved before its first step: no slots in the file, and none made here (the
+            # first step builds them), so loading allocates only what the file holds.
+            variables = variables[:base]
         if len(stored) != len(variables):
             raise ValueError(
                 f"The file holds {len(stored)} optimizer variables; the model's optimizer has "
