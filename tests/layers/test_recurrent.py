@@ -288,7 +288,14 @@ def test_cells_standalone_and_stacked():
     np.testing.assert_allclose(np.asarray(h), ref, atol=1e-5)
     assert len(states) == 1
     stacked = layers.StackedRNNCells([layers.SimpleRNNCell(3), layers.LSTMCell(2)])
-    assert stacked.state_size == [3, 2, 2]
+    assert stacked.state_size == [3, [2, 2]]  # Keras: one entry per cell
+    # A direct call takes the states flat or nested per cell, with the same result.
+    x, h3, h2, c2 = _rand(2, 3), _rand(2, 3), _rand(2, 2), _rand(2, 2)
+    stacked.build((2, 3))
+    out_flat, states_flat = stacked.call(x, [h3, h2, c2])
+    out_nested, states_nested = stacked.call(x, [[h3], [h2, c2]])
+    np.testing.assert_allclose(np.asarray(out_flat), np.asarray(out_nested))
+    assert len(states_flat) == len(states_nested) == 3
     rnn = layers.RNN(stacked, return_state=True)
     out = rnn(_rand(2, 5, 3))
     # Keras's structure: one list per cell (SimpleRNN: [h]; LSTM: [h, c]).

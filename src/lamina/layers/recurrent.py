@@ -33,6 +33,13 @@ def _as_list(x):
     return [x]
 
 
+def _flat_sizes(state_size) -> list:
+    """A cell's `state_size` as a flat list of ints (a stack nests one entry per cell)."""
+    if isinstance(state_size, (list, tuple)):
+        return [s for item in state_size for s in _flat_sizes(item)]
+    return [state_size]
+
+
 class DropoutRNNCell:
     """Mixin giving a cell one dropout mask per sequence for inputs and for states.
 
@@ -176,7 +183,8 @@ class _CellBase(DropoutRNNCell, Layer):
 
     def get_initial_state(self, batch_size=None):
         return [
-            ops.zeros((batch_size, s), dtype=self.compute_dtype) for s in _as_list(self.state_size)
+            ops.zeros((batch_size, s), dtype=self.compute_dtype)
+            for s in _flat_sizes(self.state_size)
         ]
 
     def _cell_config(self):
@@ -517,7 +525,8 @@ class GRUCell(_CellBase):
 class StackedRNNCells(Layer):
     """Several cells run as one: each cell's output is the next cell's input.
 
-    Its state is the concatenation of the cells' state lists.
+    Its `state_size` has one entry per cell, as in Keras; inside, the states run as the
+    concatenation of the cells' state lists.
 
     Args:
         cells: a list of cells.
@@ -525,7 +534,7 @@ class StackedRNNCells(Layer):
     >>> import numpy as np
     >>> cells = StackedRNNCells([SimpleRNNCell(3), LSTMCell(2)])
     >>> cells.state_size, cells.output_size
-    ([3, 2, 2], 2)
+    ([3, [2, 2]], 2)
     """
 
     def __init__(self, cells, **kwargs):
@@ -541,19 +550,19 @@ class StackedRNNCells(Layer):
 
     @property
     def state_size(self):
-        return [s for cell in self.cells for s in _as_list(cell.state_size)]
+        return [cell.state_size for cell in self.cells]
 
     @property
     def output_size(self):
         last = self.cells[-1]
         if hasattr(last, "output_size"):
             return last.output_size
-        return _as_list(last.state_size)[0]
+        return _flat_sizes(last.state_size)[0]
 
     def _splits(self):
         out, start = [], 0
         for cell in self.cells:
-            n = len(_as_list(cell.state_size))
+            n = len(_flat_sizes(cell.state_size))
             out.append((start, start + n))
             start += n
         return out
@@ -575,7 +584,7 @@ class StackedRNNCells(Layer):
         return out
 
     def call(self, inputs, states, training=False):
-        states = _as_list(states)
+        states = tree.flatten(states)  # flat, or nested per cell as Keras passes them
         new_states = []
         x = inputs
         for cell, (a, b) in zip(self.cells, self._splits(), strict=True):
@@ -603,13 +612,13 @@ class StackedRNNCells(Layer):
 def _cell_output_size(cell):
     if getattr(cell, "output_size", None) is not None:
         return cell.output_size
-    return _as_list(cell.state_size)[0]
+    return _flat_sizes(cell.state_size)[0]
 
 
 def _initial_state(cell, batch_size, dtype):
     if hasattr(cell, "get_initial_state"):
         return _as_list(cell.get_initial_state(batch_size))
-    return [ops.zeros((batch_size, s), dtype=dtype) for s in _as_list(cell.state_size)]
+    return [ops.zeros((batch_size, s), dtype=dtype) for s in _flat_sizes(cell.state_size)]
 
 
 def _cell_call(cell, x, states, training):
@@ -624,7 +633,7 @@ def _output_state_index(cell):
     """Index, in the flat state list, of the state that holds the cell's output."""
     if isinstance(cell, StackedRNNCells):
         last = cell.cells[-1]
-        before = sum(len(_as_list(c.state_size)) for c in cell.cells[:-1])
+        before = sum(len(_flat_sizes(c.state_size)) for c in cell.cells[:-1])
         inner = _output_state_index(last)
         return None if inner is None else before + inner
     return 0
@@ -635,7 +644,7 @@ def _state_template(cell):
     (`[h]` for SimpleRNN and GRU cells, `[h, c]` for an LSTM cell)."""
     if isinstance(cell, StackedRNNCells):
         return [_state_template(c) for c in cell.cells]
-    return [0] * len(_as_list(cell.state_size))
+    return [0] * len(_flat_sizes(cell.state_size))
 
 
 def _cells_of(cell):
@@ -723,7 +732,7 @@ class RNN(Layer):
     # State -----------------------------------------------------------------------------
     @property
     def state_sizes(self):
-        return _as_list(self.cell.state_size)
+        return _flat_sizes(self.cell.state_size)
 
     @property
     def states(self):
@@ -855,7 +864,7 @@ class RNN(Layer):
                         c.get_dropout_mask(ops.zeros((batch_size, in_size), inputs.dtype))
                     if c.recurrent_dropout > 0:
                         c.get_recurrent_dropout_mask(states[idx])
-                idx += len(_as_list(c.state_size))
+                idx += len(_flat_sizes(c.state_size))
                 in_size = _cell_output_size(c)
         try:
             outputs, last_output, new_states = self._loop(inputs, states, mask, training, timesteps)
