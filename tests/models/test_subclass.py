@@ -88,14 +88,54 @@ def test_automatic_unique_names():
     assert layers.ReLU().name == "re_lu"
 
 
-def test_get_config_required_for_custom_args():
+def test_custom_layer_is_described_by_the_plain_arguments_it_was_given():
+    # Keras 3's automatic config: a subclass without `get_config` records its
+    # constructor arguments when they are plain values, with the values passed.
     class Custom(layers.Layer):
-        def __init__(self, units, **kwargs):
+        def __init__(self, units, scale=1.0, sizes=(1, 2), **kwargs):
             super().__init__(**kwargs)
-            self.units = units
+            self.units, self.scale, self.sizes = units, scale, sizes
 
-    with pytest.raises(NotImplementedError, match=r"constructor arguments \['units'\]"):
-        Custom(3).get_config()
+    config = Custom(3, scale=2.5, sizes=(1, 2), name="c").get_config()
+    assert {k: config[k] for k in ("units", "scale", "sizes", "name")} == {
+        "units": 3,
+        "scale": 2.5,
+        "sizes": [1, 2],
+        "name": "c",
+    }
+    clone = Custom.from_config(config)
+    assert (clone.units, clone.scale, clone.name) == (3, 2.5, "c")
+
+
+def test_custom_layer_with_an_argument_json_cannot_carry_needs_get_config():
+    class Wrapper(layers.Layer):
+        def __init__(self, inner, units=2, **kwargs):
+            super().__init__(**kwargs)
+            self.inner = inner
+
+    with pytest.raises(NotImplementedError, match=r"argument\(s\) \['inner'\] that are not plain"):
+        Wrapper(layers.Dense(2)).get_config()
+    with pytest.raises(NotImplementedError, match=r"\['inner'\]"):
+        Wrapper(np.float32(1.0)).get_config()  # NumPy scalars are not plain either
+
+
+def test_automatic_config_matches_keras_for_plain_arguments():
+    import os
+
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    keras = pytest.importorskip("keras")
+
+    def define(base):
+        class Custom(base):
+            def __init__(self, units, scale=1.0, **kwargs):
+                super().__init__(**kwargs)
+                self.units, self.scale = units, scale
+
+        return Custom
+
+    ours = define(layers.Layer)(4, scale=0.5).get_config()
+    theirs = define(keras.layers.Layer)(4, scale=0.5).get_config()
+    assert (ours["units"], ours["scale"]) == (theirs["units"], theirs["scale"]) == (4, 0.5)
 
 
 class Scaled(Model):
@@ -108,20 +148,35 @@ class Scaled(Model):
         return self.dense(x)
 
 
-def test_subclassed_model_with_init_args_needs_get_config():
+def test_subclassed_model_is_described_by_the_arguments_it_was_given():
     model = Scaled(3, name="scaled")
     model(np.ones((1, 2), "float32"))
-    # Keras raises NotImplementedError too: the base config cannot re-create the model.
+    config = model.get_config()
+    assert config["units"] == 3 and config["name"] == "scaled"
+    # Keras 3.15 refuses this model, and describes one whose arguments all have defaults
+    # by those defaults whatever was passed; lamina records what was passed.
+    rebuilt = lamina.models.model_from_json(model.to_json(), custom_objects={"Scaled": Scaled})
+    assert isinstance(rebuilt, Scaled) and rebuilt.units == 3 and rebuilt.name == "scaled"
+    assert rebuilt(np.ones((1, 2), "float32")).shape == (1, 3)
+
+
+def test_subclassed_model_with_a_non_plain_argument_needs_get_config():
+    class Holder(Model):
+        def __init__(self, head, **kwargs):
+            super().__init__(**kwargs)
+            self.head = head
+
+        def call(self, x):
+            return self.head(x)
+
+    model = Holder(layers.Dense(2))
     for describe in (model.get_config, model.to_json):
         with pytest.raises(
             NotImplementedError,
-            match=r"Scaled takes constructor arguments \['units'\].*Override `get_config`",
+            match=r"Model subclass Holder was constructed with argument\(s\) \['head'\].*"
+            "Override `get_config`",
         ):
             describe()
-    # A config that matches __init__ still builds one.
-    rebuilt = Scaled.from_config({"units": 4, "name": "again"})
-    assert rebuilt.units == 4 and rebuilt.name == "again"
-    assert rebuilt(np.ones((1, 2), "float32")).shape == (1, 4)
 
 
 def test_subclassed_model_with_get_config_round_trips():
@@ -134,3 +189,21 @@ def test_subclassed_model_with_get_config_round_trips():
     assert config["units"] == 5 and config["name"] == "with_config"
     assert WithConfig.from_config(config).units == 5
     assert MLP().get_config()["name"].startswith("mlp")  # no constructor arguments: fine
+
+
+def test_custom_layer_with_automatic_config_saves_and_loads(tmp_path):
+    class Scale(layers.Layer):
+        def __init__(self, factor, **kwargs):
+            super().__init__(**kwargs)
+            self.factor = factor
+
+        def call(self, x):
+            return x * self.factor
+
+    inp = lamina.Input((3,))
+    model = Model(inp, Scale(3.0, name="scale")(layers.Dense(2)(inp)))
+    model.save(tmp_path / "m.keras")
+    loaded = lamina.models.load_model(tmp_path / "m.keras", custom_objects={"Scale": Scale})
+    assert loaded.get_layer("scale").factor == 3.0
+    x = np.ones((2, 3), "float32")
+    np.testing.assert_allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0))

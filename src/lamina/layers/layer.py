@@ -56,6 +56,51 @@ def _call_signature_flags(cls) -> tuple[bool, bool]:
     return cached
 
 
+# The base classes' own `get_config` and `__init__`: a subclass that keeps the base
+# `get_config` gets its constructor arguments recorded (see `_record_arguments`).
+_BASE_GET_CONFIGS: set = set()
+_BASE_INITS: set = set()
+_PLAIN_TYPES = (str, int, float, bool, type(None))
+
+
+def _plain(value) -> bool:
+    """A value JSON carries as is: str, int, float, bool, None, or lists/dicts of them."""
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return isinstance(value, _PLAIN_TYPES)
+
+
+def _record_arguments(cls, args, kwargs):
+    """The constructor arguments of a subclass relying on the base `get_config`, as a
+    dict when they are all plain values, else the names of those that are not (as a
+    tuple), or None for classes that describe themselves."""
+    if cls.__init__ in _BASE_INITS or cls.get_config not in _BASE_GET_CONFIGS:
+        return None
+    signature = inspect.signature(cls.__init__)
+    try:
+        bound = signature.bind(None, *args, **kwargs)
+    except TypeError:
+        return None  # `__init__` raises its own error
+    recorded, not_plain = {}, []
+    for i, (name, value) in enumerate(bound.arguments.items()):
+        kind = signature.parameters[name].kind
+        if i == 0:
+            continue  # self
+        if kind is inspect.Parameter.VAR_POSITIONAL:
+            if value:
+                not_plain.append(f"*{name}")
+            continue
+        items = value.items() if kind is inspect.Parameter.VAR_KEYWORD else [(name, value)]
+        for key, item in items:
+            if _plain(item):
+                recorded[key] = list(item) if isinstance(item, tuple) else item
+            else:
+                not_plain.append(key)
+    return tuple(not_plain) if not_plain else recorded
+
+
 class Layer(Operation):
     """The base class of every layer.
 
@@ -82,6 +127,13 @@ class Layer(Operation):
     """
 
     supports_masking = False
+
+    def __new__(cls, *args, **kwargs):
+        instance = super().__new__(cls)
+        # As Keras does: a subclass without its own `get_config` is described by the
+        # arguments it was constructed with, when they are plain values.
+        instance.__dict__["_auto_config"] = _record_arguments(cls, args, kwargs)
+        return instance
 
     def __init__(
         self,
@@ -516,20 +568,23 @@ class Layer(Operation):
         config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
         if self.activity_regularizer is not None:
             config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
-        own_init = type(self).__init__
-        if own_init is not Layer.__init__ and type(self).get_config is Layer.get_config:
-            params = [
-                p
-                for p in inspect.signature(own_init).parameters.values()
-                if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
-            ]
-            if params:
-                raise NotImplementedError(
-                    f"Layer {type(self).__name__} has constructor arguments "
-                    f"{[p.name for p in params]} but no `get_config()`. Override "
-                    "`get_config` to return them so the layer can be saved and cloned."
-                )
-        return config
+        return {**self._recorded_arguments("Layer"), **config}
+
+    def _recorded_arguments(self, kind: str) -> dict:
+        """The constructor arguments recorded for a subclass without its own `get_config`
+        ({} for classes that describe themselves); raises when they are not plain."""
+        recorded = self.__dict__.get("_auto_config")
+        if recorded is None:
+            return {}
+        if isinstance(recorded, tuple):
+            raise NotImplementedError(
+                f"{kind} {type(self).__name__} was constructed with argument(s) "
+                f"{list(recorded)} that are not plain values (str, int, float, bool, None, "
+                "or lists/dicts of them), and it does not override `get_config()`, so its "
+                "config cannot re-create it. Override `get_config` to describe them (and "
+                "`from_config` to rebuild them)."
+            )
+        return {k: v for k, v in recorded.items() if k not in ("name", "trainable", "dtype")}
 
     @classmethod
     def from_config(cls, config: dict, custom_objects=None):
@@ -541,6 +596,10 @@ class Layer(Operation):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+_BASE_GET_CONFIGS.add(Layer.get_config)
+_BASE_INITS.add(Layer.__init__)
 
 
 def _dtype_name(dtype):

@@ -23,7 +23,7 @@ from lamina.graph.node import Node
 from lamina.graph.operation import current_call_context
 from lamina.layers.input_layer import Input, InputLayer
 from lamina.layers.input_spec import shapes_differ
-from lamina.layers.layer import Layer, _shapes_to_specs, _tuplify
+from lamina.layers.layer import _BASE_GET_CONFIGS, _BASE_INITS, Layer, _shapes_to_specs, _tuplify
 from lamina.models import functional_config, summary_utils
 from lamina.training.trainer import Trainer
 from lamina.utils import serialization
@@ -410,8 +410,10 @@ class Model(Trainer, Layer):
 
     def get_config(self) -> dict:
         if self._function is None:
-            _require_own_get_config(type(self))
-            return Layer.get_config(self)
+            if self.__dict__.get("_auto_config") is None:
+                _require_own_get_config(type(self))
+            # A subclass is described by the plain arguments it was constructed with.
+            return {**self._recorded_arguments("Model subclass"), **Layer.get_config(self)}
         return functional_config.functional_get_config(self)
 
     @classmethod
@@ -471,6 +473,8 @@ class Model(Trainer, Layer):
         return json.dumps(functional_config.serialize_layer(self), **kwargs)
 
 
+_BASE_GET_CONFIGS.add(Model.get_config)
+_BASE_INITS.add(Model.__init__)
 serialization.register_builtin("models", Model)
 serialization.register_builtin("models", Model, name="Functional")
 serialization.register_builtin("layers", Model, name="Functional")
