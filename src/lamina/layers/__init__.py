@@ -31,6 +31,7 @@ from lamina.layers.core import (
     Lambda,
     Masking,
 )
+from lamina.layers.einsum_dense import EinsumDense
 from lamina.layers.image_preprocessing import (
     CenterCrop,
     RandomContrast,
@@ -141,6 +142,7 @@ __all__ = [
     "Average",
     "Concatenate",
     "Dense",
+    "EinsumDense",
     "Dot",
     "Dropout",
     "Embedding",
