@@ -68,6 +68,14 @@ def slice_rows(data, start, size: int):
     return tree.pack_sequence_as(data, [None if a is None else rows(a) for a in tree.flatten(data)])
 
 
+def first_rows(struct, n):
+    """The first batch of a chunk of `n` batches taken as one block (None stays None)."""
+    if struct is None or n == 1:
+        return struct
+    rows = len(tree.flatten(struct)[0]) // n
+    return tree.map_structure(lambda a: a[:rows], struct)
+
+
 def same_shapes(batches) -> bool:
     first = [np.shape(a) for a in tree.flatten(as_tuple(batches[0])) if a is not None]
     return all(

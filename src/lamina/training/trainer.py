@@ -388,12 +388,25 @@ class Trainer:
                     for name, f in fns.items()
                 }
             fn = fns
-        elif kind == "test":
+        elif kind in ("test", "test_many"):
             step = self._make_test_step()
+            if kind == "test_many":
+                one = step
+
+                def step(params, mv, batches):  # k test steps over a stacked chunk
+                    mv, logs = ops.scan(lambda carry, b: one(params, carry, b), mv, batches)
+                    return mv, tree.map_structure(lambda v: v[-1], logs)
+
             # Only the metric state is donated: the weights stay in the variables.
             fn = step if self.run_eagerly else backend.jit(step, donate_argnums=(1,))
         else:
             step = self._make_predict_step()
+            if kind == "predict_many":
+                one = step
+
+                def step(state, xs):  # k predict steps; outputs stacked on a new axis 0
+                    return ops.scan(lambda carry, x: (carry, one(state, x)), 0, xs)[1]
+
             run_eagerly = getattr(self, "run_eagerly", False) if self.compiled else False
             fn = step if run_eagerly else backend.jit(step)
         self._step_cache[key] = fn
@@ -748,9 +761,9 @@ class Trainer:
         logs = {}
         step = 0
         fn = None
-        for xb, yb, swb in batches.batches():
+        for xb, yb, swb, n in self._eval_chunks(batches):
             if fn is None:
-                self._ensure_built(xb, yb)
+                self._ensure_built(*(loop_utils.first_rows(s, n) for s in (xb, yb)))
                 fn = self._compiled("test")
                 for m in self.metrics:
                     m.reset_state()
@@ -759,9 +772,13 @@ class Trainer:
                 self._check_all_targets(batches)
             batch = self._prepare_batch(xb, yb, swb, check=not loop_utils.is_arrays(batches))
             callback_list.on_test_batch_begin(step)
-            mv, logs = fn(state, mv, batch)
-            callback_list.on_test_batch_end(step, logs)
-            step += 1
+            if n == 1:
+                mv, logs = fn(state, mv, batch)
+            else:
+                batch = loop_utils.split_rows(loop_utils.as_tuple(batch), n)
+                mv, logs = self._compiled("test_many")(state, mv, batch)
+            step += n
+            callback_list.on_test_batch_end(step - 1, logs)
         if metrics_vars:
             self._write_state(mv, kind="test")
         if step == 0:
@@ -772,6 +789,17 @@ class Trainer:
             return logs
         values = [logs[name] for name in self.metrics_names if name in logs]
         return values[0] if len(values) == 1 else values
+
+    def _eval_chunks(self, batches):
+        """`(x, y, sample_weight, n)` for evaluate and predict: with arrays and
+        `steps_per_execution=k`, up to k batches at a time (one compiled call runs them),
+        else one batch at a time."""
+        k = self.steps_per_execution if self.compiled else 1
+        if loop_utils.is_arrays(batches):
+            yield from batches.chunks(None, k=k)
+        else:
+            for xb, yb, swb in batches.batches():
+                yield xb, yb, swb, 1
 
     # predict -------------------------------------------------------------------------
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
@@ -810,10 +838,11 @@ class Trainer:
         if callback_list is None and loop_utils.is_arrays(batches):
             if 0 < batches.size <= batches.batch_size:
                 return self._predict_one_batch(batches.x, functional)
-        for step, (xb, _, _) in enumerate(batches.batches()):
+        step = 0
+        for xb, _, _, n in self._eval_chunks(batches):
             if fn is None:
                 if not self.built or (not functional and not self.weights):
-                    self(xb)
+                    self(loop_utils.first_rows(xb, n))
                     functional = getattr(self, "_function", None) is not None
                 fn = self._compiled("predict")
                 state = self._read_state("predict")
@@ -821,10 +850,15 @@ class Trainer:
                 xb = self._standardize_inputs(xb)
             if callback_list is not None:
                 callback_list.on_predict_batch_begin(step)
-            out = fn(state, xb)
+            if n == 1:
+                out = fn(state, xb)
+            else:
+                stacked = self._compiled("predict_many")(state, loop_utils.split_rows(xb, n))
+                out = tree.map_structure(lambda v: v.reshape((-1,) + v.shape[2:]), stacked)
             outputs.append(out)
+            step += n
             if callback_list is not None:
-                callback_list.on_predict_batch_end(step, {"outputs": out})
+                callback_list.on_predict_batch_end(step - 1, {"outputs": out})
         if not outputs:
             raise ValueError("predict received no data (no batches were produced).")
         if len(outputs) == 1:
