@@ -32,6 +32,7 @@ from lamina.layers.core import (
     Masking,
 )
 from lamina.layers.einsum_dense import EinsumDense
+from lamina.layers.group_query_attention import GroupedQueryAttention, GroupQueryAttention
 from lamina.layers.image_preprocessing import (
     CenterCrop,
     RandomContrast,
@@ -143,6 +144,8 @@ __all__ = [
     "Concatenate",
     "Dense",
     "EinsumDense",
+    "GroupQueryAttention",
+    "GroupedQueryAttention",
     "Dot",
     "Dropout",
     "Embedding",
