@@ -17,6 +17,8 @@ from lamina.testing import check_layer
 os.environ.setdefault("KERAS_BACKEND", "jax")
 
 RNG = np.random.default_rng(0)
+# One set of shapes across the tests: eager ops compile once per shape, and that
+# compilation is most of these tests' time.
 # Zero initial kernels, then random weights set by the tests: a random draw compiles per
 # shape, which would dominate these tests' time.
 ZEROS = {"kernel_initializer": "zeros"}
@@ -65,14 +67,14 @@ def _np_gqa(layer, q, v, k=None, mask=None, gate=False):
 
 
 def test_weights_and_numerics_match_numpy_with_masks():
-    q, v, k = _rand(2, 4, 5), _rand(2, 6, 3), _rand(2, 6, 7)
+    q, v, k = _rand(2, 4, 5), _rand(2, 6, 5), _rand(2, 6, 3)
     layer = layers.GroupQueryAttention(**GQA)
     out, scores = layer(q, v, k, return_attention_scores=True)
     subs = [layer.query_dense, layer.key_dense, layer.value_dense, layer.output_dense]
     assert [s.name for s in subs] == ["query", "key", "value", "attention_output"]
     assert [w.name for w in layer.weights] == ["kernel", "bias"] * 4
     assert [tuple(w.shape) for w in layer.weights] == [
-        (5, 4, 3), (4, 3), (7, 2, 3), (2, 3), (3, 2, 3), (2, 3), (4, 3, 5), (5,),
+        (5, 4, 3), (4, 3), (3, 2, 3), (2, 3), (5, 2, 3), (2, 3), (4, 3, 5), (5,),
     ]  # fmt: skip
     assert out.shape == (2, 4, 5) and scores.shape == (2, 4, 4, 6)
     _randomize(layer)
@@ -97,11 +99,11 @@ def test_weights_and_numerics_match_numpy_with_masks():
 
 
 def test_causal_mask_and_sliding_window_match_numpy():
-    x = _rand(2, 5, 5)
+    x = _rand(2, 4, 5)
     layer = layers.GroupQueryAttention(**GQA)
     layer(x, x)
     _randomize(layer)
-    causal = np.tril(np.ones((5, 5), bool))[None].repeat(2, 0)
+    causal = np.tril(np.ones((4, 4), bool))[None].repeat(2, 0)
     out, scores = layer(x, x, use_causal_mask=True, return_attention_scores=True)
     ref, ref_scores = _np_gqa(layer, x, x, mask=causal)
     np.testing.assert_allclose(np.asarray(out), ref, atol=1e-5)
@@ -110,20 +112,20 @@ def test_causal_mask_and_sliding_window_match_numpy():
     window = layers.GroupQueryAttention(**GQA, sliding_window=2, use_gate=True)
     window(x, x)
     _randomize(window)
-    band = np.abs(np.arange(5)[:, None] - np.arange(5)[None]) < 2
+    band = np.abs(np.arange(4)[:, None] - np.arange(4)[None]) < 2
     got = window(x, x, use_causal_mask=True)
     ref = _np_gqa(window, x, x, mask=causal & band, gate=True)[0]
     np.testing.assert_allclose(np.asarray(got), ref, atol=1e-5)
 
 
 def test_one_key_value_head_is_multi_query_attention():
-    x = _rand(2, 3, 4)
+    x = _rand(2, 4, 5)
     layer = layers.GroupQueryAttention(
-        head_dim=2, num_query_heads=3, num_key_value_heads=1, **ZEROS
+        head_dim=3, num_query_heads=4, num_key_value_heads=1, **ZEROS
     )
     layer(x, x)
     _randomize(layer)
-    assert tuple(layer.key_dense.kernel.shape) == (4, 1, 2)
+    assert tuple(layer.key_dense.kernel.shape) == (5, 1, 3)
     np.testing.assert_allclose(np.asarray(layer(x, x)), _np_gqa(layer, x, x)[0], atol=1e-5)
 
 
@@ -159,13 +161,33 @@ def test_matches_keras_with_copied_weights(extra):
             np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-5)
 
 
+@_KERAS_WARNING
+def test_regularizer_losses_match_keras():
+    # As in Keras, the activity regularizer applies to the output and to each projection.
+    keras = _keras()
+    q = _rand(2, 4, 5)
+    kwargs = {**GQA, "activity_regularizer": "l2", "kernel_regularizer": "l1"}
+    ours = layers.GroupQueryAttention(**kwargs)
+    theirs = keras.layers.GroupQueryAttention(**kwargs)
+    ours(q, q)
+    theirs(q, q)
+    _randomize(ours)
+    theirs.set_weights(ours.get_weights())
+    ours(q, q)
+    theirs(q, q)
+    got = sorted(float(np.asarray(loss)) for loss in ours.losses)
+    want = sorted(float(np.asarray(loss)) for loss in theirs.losses)
+    assert len(got) == 9
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
 def test_conformance():
     check_layer(
         layers.GroupQueryAttention,
-        {"head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 1, "use_bias": False},
-        input_shape=[(2, 4, 5), (2, 6, 3), (2, 6, 4)],
+        GQA,
+        input_shape=[(2, 4, 5), (2, 6, 5), (2, 6, 3)],
         expected_output_shape=(2, 4, 5),
-        expected_num_trainable_weights=4,
+        expected_num_trainable_weights=8,
         supports_masking=True,
     )
 
@@ -236,27 +258,27 @@ def _perturb(model):
 
 # Keras's GroupQueryAttention needs query and value of one feature size (its
 # compute_output_shape refuses others), so the files both ways use that.
-SEQ, MEMORY = _rand(2, 5, 4), _rand(2, 6, 4)
-TOKENS = np.array([[1, 2, 3, 0, 0], [4, 5, 6, 7, 1]], "int32")
+SEQ, MEMORY = _rand(2, 4, 5), _rand(2, 6, 5)
+TOKENS = np.array([[1, 2, 3, 0], [4, 5, 6, 7]], "int32")
 
 
 def _lamina_models():
     L = lamina.layers
-    q, v = Input((5, 4)), Input((6, 4))
+    q, v = Input((4, 5)), Input((6, 5))
     cross = L.GroupQueryAttention(**GQA, use_gate=True)(q, v, key=v)
-    x = Input((5,), dtype="int32")
-    h = L.Embedding(9, 4, mask_zero=True)(x)
+    x = Input((4,), dtype="int32")
+    h = L.Embedding(9, 5, mask_zero=True)(x)
     masked = L.GroupQueryAttention(**GQA, sliding_window=3)(h, h, use_causal_mask=True)
     return [(Model([q, v], cross), [SEQ, MEMORY]), (Model(x, masked), TOKENS)]
 
 
 def _keras_models(keras):
     L = keras.layers
-    q, v = keras.Input((5, 4)), keras.Input((6, 4))
+    q, v = keras.Input((4, 5)), keras.Input((6, 5))
     # dropout > 0 keeps Keras on its explicit path for every input; inference ignores it.
     cross = L.GroupQueryAttention(**GQA, dropout=0.1, use_gate=True)(q, v, key=v)
-    x = keras.Input((5,), dtype="int32")
-    h = L.Embedding(9, 4, mask_zero=True)(x)
+    x = keras.Input((4,), dtype="int32")
+    h = L.Embedding(9, 5, mask_zero=True)(x)
     masked = L.GroupQueryAttention(**GQA, sliding_window=2)(h, h, use_causal_mask=True)
     return [(keras.Model([q, v], cross), [SEQ, MEMORY]), (keras.Model(x, masked), TOKENS)]
 
@@ -304,15 +326,14 @@ def test_keras_file_loads_in_lamina(tmp_path):
 
 
 def test_fit_lowers_the_loss():
-    x = _rand(32, 4, 5)
+    x = _rand(16, 4, 5)
     target = np.cumsum(x, axis=1) * 0.3
     inp = Input((4, 5))
-    out = layers.GroupQueryAttention(head_dim=4, num_query_heads=2, num_key_value_heads=1)(
-        inp, inp, use_causal_mask=True
-    )
-    model = Model(inp, out)
+    gqa = layers.GroupQueryAttention(**GQA)
+    model = Model(inp, gqa(inp, inp, use_causal_mask=True))
+    _randomize(gqa)
     model.compile(optimizer=lamina.optimizers.Adam(0.02), loss="mse")
-    losses = model.fit(x, target, epochs=10, batch_size=8, verbose=0).history["loss"]
+    losses = model.fit(x, target, epochs=10, batch_size=16, verbose=0).history["loss"]
     assert losses[-1] < 0.7 * losses[0]
 
 
