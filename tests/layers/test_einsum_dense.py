@@ -17,6 +17,7 @@ from lamina.testing import check_layer
 os.environ.setdefault("KERAS_BACKEND", "jax")
 
 RNG = np.random.default_rng(0)
+ZEROS_KERNEL = {"kernel_initializer": "zeros"}
 
 
 def _rand(*shape):
@@ -190,6 +191,11 @@ def test_config_keys_match_keras_and_round_trip():
     np.testing.assert_allclose(np.asarray(clone(x)), np.asarray(revived(x)), atol=1e-6)
 
 
+def test_default_name_matches_keras():
+    # Weights files key layers by this snake-cased class name.
+    assert layers.EinsumDense("ab,bc->ac", 2).name.startswith("einsum_dense")
+
+
 def test_keras_signature_covered():
     keras = pytest.importorskip("keras")
     ours = set(inspect.signature(layers.EinsumDense).parameters)
@@ -311,3 +317,31 @@ def test_wrong_input_after_build_names_the_layer():
         layer(_rand(2, 3, 6))
     with pytest.raises(NotImplementedError, match="LoRA"):
         layer.enable_lora(2)
+
+
+def test_gradients_match_numpy():
+    # loss = sum(R * (einsum(x, K) + b)): dK = einsum(x, R), db = R summed over the
+    # axes the bias broadcasts over, dx = einsum(R, K).
+    from lamina import backend, ops
+
+    layer = layers.EinsumDense("abc,cde->abde", (None, 2, 3), bias_axes="be", **ZEROS_KERNEL)
+    x, readout = _rand(2, 4, 5), _rand(2, 4, 2, 3)
+    layer.build(x.shape)
+    layer.set_weights([_rand(5, 2, 3), _rand(4, 1, 3)])
+    weights = layer.trainable_weights
+
+    def loss(params):
+        with backend.StatelessScope(list(zip(weights, params[:2], strict=True))):
+            return ops.sum(ops.multiply(layer(params[2]), readout))
+
+    params = [w.value for w in weights] + [ops.convert_to_tensor(x)]
+    _, (d_kernel, d_bias, d_x) = backend.value_and_grad(loss)(params)
+    kernel = layer.get_weights()[0]
+    np.testing.assert_allclose(
+        np.asarray(d_kernel), np.einsum("abc,abde->cde", x, readout), atol=1e-4
+    )
+    d_bias_ref = readout.sum(axis=(0, 2))[:, None, :]  # bias (b=4, d=1, e=3)
+    np.testing.assert_allclose(np.asarray(d_bias), d_bias_ref, atol=1e-4)
+    np.testing.assert_allclose(
+        np.asarray(d_x), np.einsum("abde,cde->abc", readout, kernel), atol=1e-4
+    )
