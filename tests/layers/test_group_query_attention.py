@@ -216,6 +216,14 @@ def test_functional_model_passes_padding_masks():
     assert y._keras_mask is not None
 
 
+def test_symbolic_shapes():
+    q, v = Input((4, 5)), Input((6, 3))
+    layer = layers.GroupQueryAttention(**GQA)
+    out, scores = layer(q, v, return_attention_scores=True)
+    assert out.shape == (None, 4, 5) and scores.shape == (None, 4, 4, 6)
+    assert layer.compute_output_shape((None, 4, 5), (None, 6, 3)) == (None, 4, 5)
+
+
 @_KERAS_WARNING
 def test_config_keys_match_keras_and_round_trip():
     keras = _keras()

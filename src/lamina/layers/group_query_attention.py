@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from lamina import constraints, initializers, ops, regularizers
+from lamina.graph.operation import output_spec
 from lamina.layers.attention import _causal_mask, _is_int, _masked_softmax, _shape
 from lamina.layers.einsum_dense import EinsumDense
 from lamina.layers.input_spec import shapes_differ
@@ -352,6 +353,17 @@ class GroupedQueryAttention(Layer):
         if return_attention_scores:
             return out, probs
         return out
+
+    def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
+        """The output has the query's shape (the scores, when asked for, are
+        `(batch, num_query_heads, target_len, source_len)`)."""
+        if isinstance(query_shape, list) and query_shape and not _is_int(query_shape[0]):
+            query_shape = query_shape[0]
+        return tuple(query_shape)
+
+    def compute_output_spec(self, *args, **kwargs):
+        # Traced, not from compute_output_shape: the call may also return the scores.
+        return output_spec(self.call, args, kwargs)
 
     def compute_mask(self, inputs, previous_mask=None):
         if isinstance(previous_mask, (list, tuple)):
