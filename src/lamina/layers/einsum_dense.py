@@ -250,6 +250,8 @@ class EinsumDense(Layer):
                     f"lamina; received {arg}={value!r}. Leave `{arg}` as None (a LoRA "
                     "fine-tune can be written as two extra EinsumDense layers)."
                 )
+        # Keras's LoRA state, for code that reads it: never enabled here.
+        self.lora_rank, self.lora_alpha, self.lora_enabled = None, None, False
         self._parsed = _parse_equation(equation)
         self.equation = equation
         self.partial_output_shape = _normalize_output_shape(output_shape)
