@@ -11,7 +11,7 @@ from __future__ import annotations
 class Callback:
     """Base class of callbacks: override any hook to act during training.
 
-    Every hook receives a `logs` dict (or `None`): batch hooks get the running values of
+    Every hook receives a `logs` dict (empty in the `*_begin` hooks): batch hooks get the running values of
     the loss and metrics, `on_epoch_end` the epoch's values (with `val_` entries when
     there is validation data), `on_predict_batch_end` the batch `outputs`. Callbacks
     may add entries to the epoch logs (as `LearningRateScheduler` adds
@@ -183,6 +183,10 @@ class CallbackList(Callback):
         return len(self.callbacks)
 
     def _call(self, hook: str, *args) -> None:
+        if args[-1] is None:
+            # As in Keras, every callback gets a dict (`logs.get(...)` works in any
+            # hook), one dict shared by the list so later callbacks see additions.
+            args = (*args[:-1], {})
         for cb in self.callbacks:
             getattr(cb, hook)(*args)
 
