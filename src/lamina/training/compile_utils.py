@@ -1,9 +1,18 @@
 """What `compile` was given, resolved per model output: losses, weights and metrics.
 
-Resolution waits until the output shapes are known (the first batch), because the
-classic `"accuracy"` rule depends on them: binary accuracy when the output's last
-dimension is 1 or the loss is binary crossentropy, sparse categorical accuracy for
-sparse categorical crossentropy, categorical accuracy otherwise.
+Resolution waits until the output shapes are known (the first batch). `"accuracy"` /
+`"acc"` (and lamina's `"crossentropy"` / `"ce"` metric) follow Keras 3's rule, which
+reads the shapes of the targets and predictions: binary when the output's last
+dimension is 1, sparse categorical when the targets have lower rank than the output
+(or a last dimension of 1), categorical otherwise. Where the output or the loss
+settles it (a last dimension of 1, a sparse or categorical cross-entropy loss, whose
+targets are checked on the host) the concrete metric is built at once; otherwise the
+metric picks its function from the shapes it is traced with. `loss="crossentropy"`
+resolves by the same rule, as in Keras 3.
+
+Metric names follow Keras 3: the name given (or the metric's own), prefixed with the
+output name for models with several outputs; a repeated name gets `_1`, `_2`...; a
+weighted metric whose name is already taken becomes `weighted_<name>`.
 """
 
 from __future__ import annotations
@@ -14,36 +23,102 @@ from lamina import losses as losses_module
 from lamina import metrics as metrics_module
 from lamina import ops
 from lamina.graph import tree
+from lamina.losses import probabilistic as probabilistic_losses
 
 _ACCURACY_NAMES = ("accuracy", "acc")
 _CROSSENTROPY_NAMES = ("crossentropy", "ce")
 
 
-def _loss_kind(loss) -> str:
-    name = getattr(loss, "name", None) or getattr(loss, "__name__", "") or ""
-    cls = type(loss).__name__
-    text = f"{cls} {name}".lower()
-    if "sparse_categorical" in text or "sparsecategorical" in text:
-        return "sparse"
-    if "binary" in text:
+def target_kind(true_shape, pred_shape) -> str:
+    """Keras's rule: `"binary"`, `"sparse"` or `"categorical"` targets, from the shapes.
+
+    >>> target_kind((8,), (8, 3)), target_kind((8, 1), (8, 3)), target_kind((8, 3), (8, 3))
+    ('sparse', 'sparse', 'categorical')
+    >>> target_kind((8, 3), (8, 1))
+    'binary'
+    """
+    true_shape, pred_shape = tuple(true_shape), tuple(pred_shape)
+    if pred_shape[-1:] == (1,):
         return "binary"
+    if len(true_shape) < len(pred_shape) or (true_shape[-1:] == (1,) and pred_shape[-1:] != (1,)):
+        return "sparse"
     return "categorical"
+
+
+_ACCURACY = {
+    "binary": (metrics_module.BinaryAccuracy, metrics_module.binary_accuracy),
+    "sparse": (
+        metrics_module.SparseCategoricalAccuracy,
+        metrics_module.sparse_categorical_accuracy,
+    ),
+    "categorical": (metrics_module.CategoricalAccuracy, metrics_module.categorical_accuracy),
+}
+_CROSSENTROPY = {
+    "binary": (metrics_module.BinaryCrossentropy, probabilistic_losses.binary_crossentropy),
+    "sparse": (
+        metrics_module.SparseCategoricalCrossentropy,
+        probabilistic_losses.sparse_categorical_crossentropy,
+    ),
+    "categorical": (
+        metrics_module.CategoricalCrossentropy,
+        probabilistic_losses.categorical_crossentropy,
+    ),
+}
+
+
+class AccuracyByTargetShape(metrics_module.MeanMetricWrapper):
+    """`"accuracy"` whose kind the targets decide: each traced batch's shapes pick the
+    binary, sparse categorical or categorical accuracy function (Keras 3's rule).
+
+    `kind` says which one the last batch used (`None` before the first).
+    """
+
+    _KINDS = _ACCURACY
+
+    def __init__(self, name="accuracy", dtype=None):
+        super().__init__(self._by_shape, name=name, dtype=dtype)
+        self.kind = None
+
+    def _by_shape(self, y_true, y_pred):
+        self.kind = target_kind(ops.shape(y_true), ops.shape(y_pred))
+        return self._KINDS[self.kind][1](y_true, y_pred)
+
+    def build(self, y_true_shape, y_pred_shape) -> None:
+        self.kind = target_kind(y_true_shape, y_pred_shape)
+        self.built = True
+
+
+class CrossentropyByTargetShape(AccuracyByTargetShape):
+    """`"crossentropy"` whose kind the targets decide, as `AccuracyByTargetShape`."""
+
+    _KINDS = _CROSSENTROPY
+
+    def __init__(self, name="crossentropy", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+
+
+def _loss_kind(loss):
+    """`"sparse"` / `"categorical"` for the cross-entropies whose targets are checked on
+    the host (so the kind is certain), else None."""
+    fn = getattr(loss, "fn", None)
+    if fn is probabilistic_losses.sparse_categorical_crossentropy:
+        return "sparse"
+    if fn in (
+        probabilistic_losses.categorical_crossentropy,
+        probabilistic_losses.categorical_focal_crossentropy,
+    ):
+        return "categorical"
+    return None
 
 
 def _resolve_metric(spec, loss, output_shape):
     if isinstance(spec, str) and spec in _ACCURACY_NAMES + _CROSSENTROPY_NAMES:
-        kind = _loss_kind(loss)
-        if kind != "sparse" and (kind == "binary" or (output_shape and output_shape[-1] == 1)):
-            cls = "BinaryAccuracy" if spec in _ACCURACY_NAMES else "BinaryCrossentropy"
-        elif kind == "sparse":
-            cls = (
-                "SparseCategoricalAccuracy"
-                if spec in _ACCURACY_NAMES
-                else "SparseCategoricalCrossentropy"
-            )
-        else:
-            cls = "CategoricalAccuracy" if spec in _ACCURACY_NAMES else "CategoricalCrossentropy"
-        return getattr(metrics_module, cls)(name=spec)
+        accuracy = spec in _ACCURACY_NAMES
+        kind = "binary" if tuple(output_shape or ())[-1:] == (1,) else _loss_kind(loss)
+        if kind is not None:
+            return (_ACCURACY if accuracy else _CROSSENTROPY)[kind][0](name=spec)
+        by_shape = AccuracyByTargetShape if accuracy else CrossentropyByTargetShape
+        return by_shape(name=spec)
     metric = metrics_module.get(spec)
     if isinstance(metric, metrics_module.Metric):
         if isinstance(spec, str):
@@ -139,7 +214,16 @@ class CompileLoss:
         return total, per_output
 
 
+def crossentropy(y_true, y_pred):
+    """Keras 3's `loss="crossentropy"`: binary, sparse or categorical cross-entropy,
+    chosen from the shapes of the targets and predictions (see `target_kind`)."""
+    kind = target_kind(ops.shape(y_true), ops.shape(y_pred))
+    return _CROSSENTROPY[kind][1](y_true, y_pred)
+
+
 def _as_loss(spec):
+    if isinstance(spec, str) and spec in _CROSSENTROPY_NAMES:
+        return losses_module.LossFunctionWrapper(crossentropy, name=spec)
     loss = losses_module.get(spec)
     if isinstance(loss, losses_module.Loss):
         return loss
@@ -195,6 +279,22 @@ def _raise_if_shapes_mismatch(error, kind, what, output, y_true, y_pred) -> None
     ) from error
 
 
+def _name_as_keras(entries, output_names) -> None:
+    """Give each compiled metric the name Keras 3 logs it under (see the module doc)."""
+    counts: dict[str, int] = {}
+    for i, metric, weighted in entries:
+        prefix = f"{output_names[i]}_" if output_names else ""
+        name = prefix + metric.name
+        if name in counts and weighted:
+            name = f"{prefix}weighted_{metric.name}"
+        if name in counts:
+            counts[name] += 1
+            name = f"{name}_{counts[name] - 1}"
+        else:
+            counts[name] = 1
+        metric.name = name
+
+
 class CompileMetrics:
     """The compiled metrics: per output, unweighted and weighted."""
 
@@ -233,11 +333,8 @@ class CompileMetrics:
                 for s in specs:
                     loss = compile_loss.losses[i] if compile_loss is not None else None
                     metric = _resolve_metric(s, loss, output_shapes[i])
-                    if multi:
-                        metric.name = f"{output_names[i]}_{metric.name}"
-                    if weighted and not multi and self._metrics_spec is not None:
-                        metric.name = f"weighted_{metric.name}"
                     self.entries.append((i, metric, weighted))
+        _name_as_keras(self.entries, output_names if multi else None)
         self.built = True
 
     @property

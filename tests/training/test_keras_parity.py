@@ -1,0 +1,192 @@
+"""The same small program on Keras 3 and on lamina gives the same answer.
+
+Each test pins a behaviour found to differ in a side-by-side audit; the reference is
+Keras 3 itself (JAX backend, imported here only) or a NumPy formula of what it computes.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import callbacks, layers, optimizers
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+keras = pytest.importorskip("keras")
+
+# Keras's own Variable.__array__ trips NumPy 2's copy-keyword deprecation; not ours.
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning"
+)
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((24, 4)).astype("float32")
+LABELS = RNG.integers(0, 3, (24,))
+ONE_HOT = np.eye(3, dtype="float32")[LABELS]
+TARGET = RNG.standard_normal((24, 1)).astype("float32")
+WEIGHTS = RNG.random(24).astype("float32")
+
+
+def _two_outputs(K):
+    inputs = K.Input((4,), name="inp")
+    hidden = K.layers.Dense(5, activation="relu", name="h")(inputs)
+    out1 = K.layers.Dense(3, activation="softmax", name="out1")(hidden)
+    out2 = K.layers.Dense(1, name="out2")(hidden)
+    return K.Model(inputs, [out1, out2])
+
+
+def _keras_logs(build, compile_kwargs, x, y, sample_weight=None):
+    """Keras's `evaluate(..., return_dict=True)` and the weights it ran with."""
+    model = build(keras)
+    model.compile(optimizer="sgd", **compile_kwargs)
+    logs = model.evaluate(
+        x, y, sample_weight=sample_weight, batch_size=len(x), verbose=0, return_dict=True
+    )
+    return logs, model.get_weights()
+
+
+def _lamina_logs(build, compile_kwargs, x, y, weights, sample_weight=None):
+    model = build(lamina)
+    model.set_weights(weights)
+    model.compile(optimizer="sgd", **compile_kwargs)
+    logs = model.evaluate(
+        x, y, sample_weight=sample_weight, batch_size=len(x), verbose=0, return_dict=True
+    )
+    return logs, model
+
+
+# "accuracy" is chosen from the target and output shapes (Keras 3's rule) ----------------
+def test_accuracy_of_sparse_labels_without_a_sparse_loss():
+    # An output with no loss (or a custom loss) gets sparse labels: the accuracy must be
+    # the sparse one (it was categorical accuracy, comparing argmax of the labels).
+    def compile_kwargs(K):
+        return dict(loss=[None, "mse"], metrics=[["accuracy"], []])
+
+    keras_logs, weights = _keras_logs(_two_outputs, compile_kwargs(keras), X, [LABELS, TARGET])
+    logs, model = _lamina_logs(_two_outputs, compile_kwargs(lamina), X, [LABELS, TARGET], weights)
+    probabilities = model.predict(X, verbose=0)[0]
+    want = np.mean(probabilities.argmax(-1) == LABELS)
+    np.testing.assert_allclose(logs["out1_accuracy"], want, rtol=1e-6)
+    np.testing.assert_allclose(keras_logs["out1_accuracy"], want, rtol=1e-6)
+
+
+def test_accuracy_with_a_custom_loss_on_sparse_labels():
+    model = lamina.Sequential([lamina.Input((4,)), layers.Dense(3, activation="softmax")])
+
+    def my_loss(y_true, y_pred):
+        return lamina.losses.sparse_categorical_crossentropy(y_true, y_pred)
+
+    model.compile(optimizer="sgd", loss=my_loss, metrics=["accuracy"])
+    logs = model.evaluate(X, LABELS[:, None], verbose=0, return_dict=True)
+    want = np.mean(model.predict(X, verbose=0).argmax(-1) == LABELS)
+    np.testing.assert_allclose(logs["accuracy"], want, rtol=1e-6)
+
+
+def test_multi_hot_targets_with_binary_crossentropy_get_categorical_accuracy():
+    # Keras 3 (and tf.keras 2) decide by shapes, not by the loss: targets shaped like a
+    # 3-unit output are categorical; "binary_accuracy" asks for element-wise accuracy.
+    model = lamina.Sequential([lamina.Input((4,)), layers.Dense(3, activation="sigmoid")])
+    model.compile(
+        optimizer="sgd", loss="binary_crossentropy", metrics=["accuracy", "binary_accuracy"]
+    )
+    y = (RNG.random((24, 3)) > 0.5).astype("float32")
+    logs = model.evaluate(X, y, verbose=0, return_dict=True)
+    p = model.predict(X, verbose=0)
+    np.testing.assert_allclose(logs["accuracy"], np.mean(p.argmax(-1) == y.argmax(-1)), rtol=1e-6)
+    np.testing.assert_allclose(logs["binary_accuracy"], np.mean((p > 0.5) == y), rtol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["sparse", "categorical", "binary"])
+def test_loss_crossentropy_resolves_by_shapes(kind):
+    units, y = {"sparse": (3, LABELS), "categorical": (3, ONE_HOT), "binary": (1, ONE_HOT[:, :1])}[
+        kind
+    ]
+    activation = "sigmoid" if units == 1 else "softmax"
+    model = lamina.Sequential([lamina.Input((4,)), layers.Dense(units, activation=activation)])
+    model.compile(optimizer="sgd", loss="crossentropy")
+    loss = model.evaluate(X, y, batch_size=24, verbose=0)
+    p = np.clip(model.predict(X, verbose=0).astype("float64"), 1e-7, 1 - 1e-7)
+    if kind == "sparse":
+        want = -np.log(p[np.arange(24), y]).mean()
+    elif kind == "categorical":
+        want = -(y * np.log(p)).sum(-1).mean()
+    else:
+        want = -(y * np.log(p) + (1 - y) * np.log(1 - p)).mean()
+    np.testing.assert_allclose(loss, want, rtol=1e-5)
+
+
+# Metric names, as Keras 3 logs them ------------------------------------------------------
+def _one_output(K):
+    return K.Sequential([K.Input((4,)), K.layers.Dense(1)])
+
+
+@pytest.mark.parametrize(
+    ("build", "compile_kwargs", "y", "sample_weight"),
+    [
+        # weighted_metrics alone: no "weighted_" prefix (nothing to tell apart)
+        (_one_output, dict(loss="mse", weighted_metrics=["mae"]), TARGET, WEIGHTS),
+        # the same metric both ways, and one name twice
+        (
+            _one_output,
+            dict(loss="mse", metrics=["mae", "mae"], weighted_metrics=["mae", "mse"]),
+            TARGET,
+            WEIGHTS,
+        ),
+        # several outputs: "out1_weighted_accuracy", not a second "out1_accuracy"
+        (
+            _two_outputs,
+            dict(
+                loss=["sparse_categorical_crossentropy", "mse"],
+                metrics=[["accuracy"], ["mae"]],
+                weighted_metrics=[["accuracy"], ["mae"]],
+            ),
+            [LABELS, TARGET],
+            [WEIGHTS, WEIGHTS],
+        ),
+    ],
+    ids=["weighted_only", "both_and_repeated", "two_outputs"],
+)
+def test_metric_names_and_values_match_keras(build, compile_kwargs, y, sample_weight):
+    keras_logs, weights = _keras_logs(build, compile_kwargs, X, y, sample_weight)
+    logs, _ = _lamina_logs(build, compile_kwargs, X, y, weights, sample_weight)
+    assert sorted(logs) == sorted(keras_logs)
+    for name, value in keras_logs.items():
+        np.testing.assert_allclose(logs[name], value, rtol=1e-5, err_msg=name)
+
+
+def test_keras_metric_functions_are_in_lamina_metrics():
+    model = lamina.Sequential([lamina.Input((4,)), layers.Dense(1)])
+    model.compile(
+        optimizer="sgd",
+        loss="mse",
+        metrics=[lamina.metrics.mean_absolute_error, lamina.metrics.mean_squared_error],
+    )
+    logs = model.evaluate(X, TARGET, verbose=0, return_dict=True)
+    error = model.predict(X, verbose=0) - TARGET
+    np.testing.assert_allclose(logs["mean_absolute_error"], np.abs(error).mean(), rtol=1e-5)
+    np.testing.assert_allclose(logs["mean_squared_error"], (error**2).mean(), rtol=1e-5)
+
+
+# Callbacks ---------------------------------------------------------------------------------
+def test_begin_hooks_receive_a_dict():
+    seen = []
+
+    class Record(callbacks.Callback):
+        def on_train_begin(self, logs=None):
+            seen.append(logs)
+
+        def on_epoch_begin(self, epoch, logs=None):
+            seen.append(logs)
+
+        def on_train_batch_begin(self, batch, logs=None):
+            seen.append(logs)
+
+        def on_test_begin(self, logs=None):
+            seen.append(logs)
+
+    model = lamina.Sequential([lamina.Input((4,)), layers.Dense(1)])
+    model.compile(optimizer=optimizers.SGD(0.01), loss="mse")
+    model.fit(X, TARGET, batch_size=24, epochs=1, verbose=0, callbacks=[Record()])
+    model.evaluate(X, TARGET, verbose=0, callbacks=[Record()])
+    assert seen == [{}, {}, {}, {}]
