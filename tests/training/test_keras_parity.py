@@ -190,3 +190,20 @@ def test_begin_hooks_receive_a_dict():
     model.fit(X, TARGET, batch_size=24, epochs=1, verbose=0, callbacks=[Record()])
     model.evaluate(X, TARGET, verbose=0, callbacks=[Record()])
     assert seen == [{}, {}, {}, {}]
+
+
+# compile(loss_weights=...) -----------------------------------------------------------------
+def test_loss_weights_may_be_one_number_for_one_output():
+    model = lamina.Sequential([lamina.Input((4,)), layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse", loss_weights=0.5, metrics=["mse"])
+    logs = model.evaluate(X, TARGET, verbose=0, return_dict=True)
+    np.testing.assert_allclose(logs["loss"], 0.5 * logs["mse"], rtol=1e-6)
+
+
+def test_one_loss_weight_for_several_outputs_is_refused_clearly():
+    model = _two_outputs(lamina)
+    model.compile(
+        optimizer="sgd", loss=["sparse_categorical_crossentropy", "mse"], loss_weights=2.0
+    )
+    with pytest.raises(ValueError, match="loss_weights=2.0 is one number.*2 outputs"):
+        model.evaluate(X, [LABELS, TARGET], verbose=0)

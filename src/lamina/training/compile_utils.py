@@ -17,6 +17,8 @@ weighted metric whose name is already taken becomes `weighted_<name>`.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from lamina import losses as losses_module
@@ -172,12 +174,25 @@ class CompileLoss:
                 "loss='mse' or loss='sparse_categorical_crossentropy'."
             )
         weights = self._weights_spec
+        if isinstance(weights, numbers.Real) and not isinstance(weights, bool):
+            if len(self.losses) != 1:
+                raise ValueError(
+                    f"loss_weights={weights!r} is one number, but the model has "
+                    f"{len(self.losses)} outputs {self.output_names}; pass one weight per "
+                    "output as a list, or a dict keyed by output name."
+                )
+            weights = [weights]
         if weights is None:
             self.weights = [1.0] * len(self.losses)
         elif isinstance(weights, dict):
             self.weights = _per_output(weights, self.output_names, "loss_weights")
             self.weights = [1.0 if w is None else float(w) for w in self.weights]
         else:
+            if not isinstance(weights, (list, tuple)):
+                raise TypeError(
+                    "loss_weights must be a number (one output), a list with one number per "
+                    f"output, or a dict keyed by output name; received {weights!r}."
+                )
             weights = list(weights)
             if len(weights) != len(self.losses):
                 raise ValueError(
