@@ -96,8 +96,104 @@ class _Projection(Layer):
         return self.activation(out) if self.activation is not None else out
 
 
+class _QueryValueAttention(Layer):
+    """What MultiHeadAttention and GroupQueryAttention share: the `(query, value, key)`
+    call and build, the build config Keras writes, and the masks from the inputs."""
+
+    _call_name = "layer"  # in the error for a missing value: `mha(query, value)`
+
+    def get_build_config(self):
+        if self._build_shapes is None:
+            return None
+        query_shape, value_shape, key_shape = self._build_shapes
+        shapes = {"query_shape": list(query_shape), "value_shape": list(value_shape)}
+        if key_shape is not None:
+            shapes["key_shape"] = list(key_shape)
+        return {"shapes_dict": shapes}
+
+    def build_from_config(self, config):
+        if not config or self.built:
+            return
+        if "shapes_dict" in config:
+            shapes = config["shapes_dict"]
+            self.build(
+                _shape(shapes["query_shape"]),
+                _shape(shapes["value_shape"]),
+                _shape(shapes.get("key_shape")),
+            )
+        else:  # lamina's generic form: {"input_shape": [query, value, key]}
+            self.build(list(config["input_shape"]))
+
+    def __call__(self, query=None, value=None, key=None, **kwargs):
+        if query is None and "inputs" in kwargs:
+            query = kwargs.pop("inputs")
+        if isinstance(query, (list, tuple)):
+            parts = list(query)
+            query = parts[0]
+            value = parts[1] if len(parts) > 1 else value
+            key = parts[2] if len(parts) > 2 else key
+        if value is None:
+            raise ValueError(
+                f"{self._display_name} {self.name!r} needs a `value` tensor as well as "
+                f"`query`: call it as `{self._call_name}(query, value)` (self-attention: "
+                f"`{self._call_name}(x, x)`)."
+            )
+        if not self.built:
+            self.build(
+                tuple(query.shape),
+                tuple(value.shape),
+                tuple(key.shape) if key is not None else None,
+            )
+        return super().__call__(query, value, key, **kwargs)
+
+    @property
+    def _display_name(self):
+        return type(self).__name__
+
+    def _check_mask(self, mask, name, tensor, tensor_name):
+        if mask is None:
+            return None
+        mask_shape = tuple(mask.shape)
+        expected = tuple(tensor.shape[:-1])
+        if shapes_differ(mask_shape, expected):
+            raise ValueError(
+                f"{self._display_name} {self.name!r}: `{name}` must have the shape of "
+                f"`{tensor_name}` without its last axis, {expected}; received shape "
+                f"{mask_shape}."
+            )
+        return ops.cast(mask, "bool")
+
+    def _input_masks(self, query, value, query_mask, value_mask, key_mask, causal, window):
+        """Keras's rule: query mask `[B, T, 1]`, value and key masks `[B, 1, S]`, the
+        causal and sliding-window masks `[1, T, S]`, all ANDed (None if there are none);
+        `attention_mask` is ANDed on by the caller."""
+        masks = []
+        if query_mask is not None:
+            masks.append(ops.expand_dims(query_mask, -1))
+        masks += [ops.expand_dims(m, -2) for m in (value_mask, key_mask) if m is not None]
+        q_len, v_len = query.shape[1], value.shape[1]
+        if causal:
+            masks.append(_causal_mask(q_len, v_len))
+        if window is not None:
+            rows = ops.expand_dims(ops.arange(q_len), -1)
+            cols = ops.expand_dims(ops.arange(v_len), 0)
+            band = ops.less(ops.abs(ops.subtract(rows, cols)), window)
+            masks.append(ops.expand_dims(band, 0))
+        if not masks:
+            return None
+        combined = masks[0]
+        for m in masks[1:]:
+            combined = ops.logical_and(combined, m)
+        return combined
+
+    def compute_mask(self, inputs, previous_mask=None):
+        if isinstance(previous_mask, (list, tuple)):
+            return previous_mask[0] if previous_mask else None
+        return previous_mask
+
+
 @_register
-class MultiHeadAttention(Layer):
+class MultiHeadAttention(_QueryValueAttention):
     """Multi-head attention (Vaswani et al., 2017), as in Keras.
 
     Query, key and value are each projected to `num_heads` heads (kernels of shape
@@ -151,6 +247,8 @@ class MultiHeadAttention(Layer):
     >>> out.shape, scores.shape
     ((1, 4, 5), (1, 2, 4, 6))
     """
+
+    _call_name = "mha"
 
     def __init__(
         self,
@@ -280,49 +378,6 @@ class MultiHeadAttention(Layer):
         self._build_shapes = [query_shape, value_shape, key_shape if given_key else None]
         self.built = True
 
-    def get_build_config(self):
-        if self._build_shapes is None:
-            return None
-        query_shape, value_shape, key_shape = self._build_shapes
-        shapes = {"query_shape": list(query_shape), "value_shape": list(value_shape)}
-        if key_shape is not None:
-            shapes["key_shape"] = list(key_shape)
-        return {"shapes_dict": shapes}
-
-    def build_from_config(self, config):
-        if not config or self.built:
-            return
-        if "shapes_dict" in config:
-            shapes = config["shapes_dict"]
-            self.build(
-                _shape(shapes["query_shape"]),
-                _shape(shapes["value_shape"]),
-                _shape(shapes.get("key_shape")),
-            )
-        else:  # lamina's generic form: {"input_shape": [query, value, key]}
-            self.build(list(config["input_shape"]))
-
-    def __call__(self, query=None, value=None, key=None, **kwargs):
-        if query is None and "inputs" in kwargs:
-            query = kwargs.pop("inputs")
-        if isinstance(query, (list, tuple)):
-            parts = list(query)
-            query = parts[0]
-            value = parts[1] if len(parts) > 1 else value
-            key = parts[2] if len(parts) > 2 else key
-        if value is None:
-            raise ValueError(
-                f"MultiHeadAttention {self.name!r} needs a `value` tensor as well as "
-                "`query`: call it as `mha(query, value)` (self-attention: `mha(x, x)`)."
-            )
-        if not self.built:
-            self.build(
-                tuple(query.shape),
-                tuple(value.shape),
-                tuple(key.shape) if key is not None else None,
-            )
-        return super().__call__(query, value, key, **kwargs)
-
     def _equations(self, rank):
         """Einsum equations for projected tensors of rank `rank` (batch, ..., heads, dim)."""
         if self._attention_axes is None:
@@ -350,46 +405,15 @@ class MultiHeadAttention(Layer):
         norm_axes = tuple(range(len(product) - len(attn_axes), len(product)))
         return dot_eq, combine_eq, norm_axes, len(attn_axes)
 
-    def _check_mask(self, mask, name, tensor, tensor_name):
-        if mask is None:
-            return None
-        mask_shape = tuple(mask.shape)
-        expected = tuple(tensor.shape[:-1])
-        if shapes_differ(mask_shape, expected):
-            raise ValueError(
-                f"MultiHeadAttention {self.name!r}: `{name}` must have the shape of "
-                f"`{tensor_name}` without its last axis, {expected}; received shape "
-                f"{mask_shape}."
-            )
-        return ops.cast(mask, "bool")
-
     def _compute_attention_mask(
         self, query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask
     ):
-        """Keras's rule: query mask `[B, T, 1]`, value and key masks `[B, 1, S]`, the
-        causal and sliding-window masks `[1, T, S]` and `attention_mask`, all ANDed."""
-        auto = None
-        if query_mask is not None:
-            auto = ops.expand_dims(query_mask, -1)
-        for m in (value_mask, key_mask):
-            if m is not None:
-                m = ops.expand_dims(m, -2)
-                auto = m if auto is None else ops.logical_and(auto, m)
-        q_len, v_len = query.shape[1], value.shape[1]
-        if use_causal_mask:
-            causal = _causal_mask(q_len, v_len)
-            auto = causal if auto is None else ops.logical_and(auto, causal)
-        if self._sliding_window is not None:
-            rows = ops.expand_dims(ops.arange(q_len), -1)
-            cols = ops.expand_dims(ops.arange(v_len), 0)
-            band = ops.less(ops.abs(ops.subtract(rows, cols)), self._sliding_window)
-            band = ops.expand_dims(band, 0)
-            auto = band if auto is None else ops.logical_and(auto, band)
+        auto = self._input_masks(
+            query, value, query_mask, value_mask, key_mask, use_causal_mask, self._sliding_window
+        )
         if attention_mask is not None:
             attention_mask = ops.cast(attention_mask, "bool")
-            if auto is not None:
-                attention_mask = ops.logical_and(attention_mask, auto)
-            return attention_mask
+            return attention_mask if auto is None else ops.logical_and(attention_mask, auto)
         return auto
 
     def _check_attention_mask(self, attention_mask, scores_shape, n_attn):
@@ -462,11 +486,6 @@ class MultiHeadAttention(Layer):
         if return_attention_scores:
             return out, probs
         return out
-
-    def compute_mask(self, inputs, previous_mask=None):
-        if isinstance(previous_mask, (list, tuple)):
-            return previous_mask[0] if previous_mask else None
-        return previous_mask
 
     def get_config(self):
         return {

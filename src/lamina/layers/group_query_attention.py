@@ -7,10 +7,9 @@ import math
 
 from lamina import constraints, initializers, ops, regularizers
 from lamina.graph.operation import output_spec
-from lamina.layers.attention import _causal_mask, _is_int, _masked_softmax, _shape
+from lamina.layers.attention import _is_int, _masked_softmax, _QueryValueAttention
 from lamina.layers.einsum_dense import EinsumDense
 from lamina.layers.input_spec import shapes_differ
-from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
 from lamina.utils import serialization
 
@@ -19,7 +18,7 @@ from lamina.utils import serialization
 _KERAS_NAME = "GroupQueryAttention"
 
 
-class GroupedQueryAttention(Layer):
+class GroupedQueryAttention(_QueryValueAttention):
     """Grouped-query attention, as in Keras's `GroupQueryAttention`.
 
     The query is projected to `num_query_heads` heads and the key and value to
@@ -75,6 +74,9 @@ class GroupedQueryAttention(Layer):
     >>> [tuple(w.shape) for w in gqa.key_dense.weights]
     [(8, 2, 3), (2, 3)]
     """
+
+    _display_name = _KERAS_NAME  # in error messages
+    _call_name = "gqa"
 
     def __init__(
         self,
@@ -213,97 +215,26 @@ class GroupedQueryAttention(Layer):
         self._build_shapes = [query_shape, value_shape, key_shape if given_key else None]
         self.built = True
 
-    def get_build_config(self):
-        if self._build_shapes is None:
-            return None
-        query_shape, value_shape, key_shape = self._build_shapes
-        shapes = {"query_shape": list(query_shape), "value_shape": list(value_shape)}
-        if key_shape is not None:
-            shapes["key_shape"] = list(key_shape)
-        return {"shapes_dict": shapes}
-
-    def build_from_config(self, config):
-        if not config or self.built:
-            return
-        if "shapes_dict" in config:
-            shapes = config["shapes_dict"]
-            self.build(
-                _shape(shapes["query_shape"]),
-                _shape(shapes["value_shape"]),
-                _shape(shapes.get("key_shape")),
-            )
-        else:  # lamina's generic form: {"input_shape": [query, value, key]}
-            self.build(list(config["input_shape"]))
-
-    def __call__(self, query=None, value=None, key=None, **kwargs):
-        if query is None and "inputs" in kwargs:
-            query = kwargs.pop("inputs")
-        if isinstance(query, (list, tuple)):
-            parts = list(query)
-            query = parts[0]
-            value = parts[1] if len(parts) > 1 else value
-            key = parts[2] if len(parts) > 2 else key
-        if value is None:
-            raise ValueError(
-                f"GroupQueryAttention {self.name!r} needs a `value` tensor as well as "
-                "`query`: call it as `gqa(query, value)` (self-attention: `gqa(x, x)`)."
-            )
-        if not self.built:
-            self.build(
-                tuple(query.shape),
-                tuple(value.shape),
-                tuple(key.shape) if key is not None else None,
-            )
-        return super().__call__(query, value, key, **kwargs)
-
-    def _check_mask(self, mask, name, tensor, tensor_name):
-        if mask is None:
-            return None
-        expected = tuple(tensor.shape[:-1])
-        if shapes_differ(tuple(mask.shape), expected):
-            raise ValueError(
-                f"GroupQueryAttention {self.name!r}: `{name}` must have the shape of "
-                f"`{tensor_name}` without its last axis, {expected}; received shape "
-                f"{tuple(mask.shape)}."
-            )
-        return ops.cast(mask, "bool")
-
     def _attention_mask(
         self, query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask
     ):
-        """Keras's rule: query mask `[B, T, 1]`, value and key masks `[B, 1, S]`, the
-        causal and sliding-window masks `[1, T, S]` and `attention_mask`, all ANDed."""
-        masks = []
-        if query_mask is not None:
-            masks.append(ops.expand_dims(query_mask, -1))
-        masks += [ops.expand_dims(m, -2) for m in (value_mask, key_mask) if m is not None]
-        q_len, v_len = query.shape[1], value.shape[1]
-        if use_causal_mask:
-            masks.append(_causal_mask(q_len, v_len))
-        if self.sliding_window is not None:
-            rows = ops.expand_dims(ops.arange(q_len), -1)
-            cols = ops.expand_dims(ops.arange(v_len), 0)
-            band = ops.less(ops.abs(ops.subtract(rows, cols)), self.sliding_window)
-            masks.append(ops.expand_dims(band, 0))
-        if attention_mask is not None:
-            mask_shape = tuple(attention_mask.shape)
-            target = (query.shape[0], q_len, v_len)
-            if len(mask_shape) > 3 or any(
-                m not in (1, None) and t is not None and m != t
-                for m, t in zip(mask_shape[::-1], target[::-1], strict=False)
-            ):
-                raise ValueError(
-                    f"GroupQueryAttention {self.name!r}: `attention_mask` must broadcast to "
-                    f"(batch, target_len, source_len) = {target}; received shape "
-                    f"{mask_shape}."
-                )
-            masks.append(ops.cast(attention_mask, "bool"))
-        if not masks:
-            return None
-        combined = masks[0]
-        for m in masks[1:]:
-            combined = ops.logical_and(combined, m)
-        return combined
+        mask = self._input_masks(
+            query, value, query_mask, value_mask, key_mask, use_causal_mask, self.sliding_window
+        )
+        if attention_mask is None:
+            return mask
+        mask_shape = tuple(attention_mask.shape)
+        target = (query.shape[0], query.shape[1], value.shape[1])
+        if len(mask_shape) > 3 or any(
+            m not in (1, None) and t is not None and m != t
+            for m, t in zip(mask_shape[::-1], target[::-1], strict=False)
+        ):
+            raise ValueError(
+                f"GroupQueryAttention {self.name!r}: `attention_mask` must broadcast to "
+                f"(batch, target_len, source_len) = {target}; received shape {mask_shape}."
+            )
+        attention_mask = ops.cast(attention_mask, "bool")
+        return attention_mask if mask is None else ops.logical_and(mask, attention_mask)
 
     def call(
         self,
@@ -364,11 +295,6 @@ class GroupedQueryAttention(Layer):
     def compute_output_spec(self, *args, **kwargs):
         # Traced, not from compute_output_shape: the call may also return the scores.
         return output_spec(self.call, args, kwargs)
-
-    def compute_mask(self, inputs, previous_mask=None):
-        if isinstance(previous_mask, (list, tuple)):
-            return previous_mask[0] if previous_mask else None
-        return previous_mask
 
     def _keras_serialized_names(self):
         name = _KERAS_NAME if type(self) is GroupedQueryAttention else type(self).__name__
