@@ -163,6 +163,31 @@ class _QueryValueAttention(Layer):
             )
         return ops.cast(mask, "bool")
 
+    # Keras's MultiHeadAttention ignores the key's mask when there is no separate key.
+    _key_mask_needs_key = True
+
+    def _inputs(self, query, value, key, query_mask, value_mask, key_mask, return_scores):
+        """Value and key in the compute dtype (the key defaults to the value) and the
+        three input masks checked and made boolean."""
+        if self._flash_attention and return_scores:
+            raise ValueError(
+                f"{self._display_name} {self.name!r}: return_attention_scores=True is not "
+                "supported with flash_attention=True; set flash_attention=None."
+            )
+        dtype = self.compute_dtype
+        value = ops.cast(ops.convert_to_tensor(value), dtype)
+        key_given = key is not None
+        key = value if key is None else ops.cast(ops.convert_to_tensor(key), dtype)
+        if self._key_mask_needs_key and not key_given:
+            key_mask = None
+        return (
+            value,
+            key,
+            self._check_mask(query_mask, "query_mask", query, "query"),
+            self._check_mask(value_mask, "value_mask", value, "value"),
+            self._check_mask(key_mask, "key_mask", key, "key"),
+        )
+
     def _input_masks(self, query, value, query_mask, value_mask, key_mask, causal, window):
         """Keras's rule: query mask `[B, T, 1]`, value and key masks `[B, 1, S]`, the
         causal and sliding-window masks `[1, T, S]`, all ANDed (None if there are none);
@@ -448,19 +473,9 @@ class MultiHeadAttention(_QueryValueAttention):
         training=None,
         use_causal_mask=False,
     ):
-        if self._flash_attention and return_attention_scores:
-            raise ValueError(
-                f"MultiHeadAttention {self.name!r}: return_attention_scores=True is not "
-                "supported with flash_attention=True; set flash_attention=None."
-            )
-        dtype = self.compute_dtype
-        value = ops.cast(ops.convert_to_tensor(value), dtype)
-        key_given = key is not None
-        key = value if key is None else ops.cast(ops.convert_to_tensor(key), dtype)
-        query_mask = self._check_mask(query_mask, "query_mask", query, "query")
-        value_mask = self._check_mask(value_mask, "value_mask", value, "value")
-        # Keras ignores the key's mask when there is no separate key.
-        key_mask = self._check_mask(key_mask, "key_mask", key, "key") if key_given else None
+        value, key, query_mask, value_mask, key_mask = self._inputs(
+            query, value, key, query_mask, value_mask, key_mask, return_attention_scores
+        )
         attention_mask = self._compute_attention_mask(
             query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask
         )

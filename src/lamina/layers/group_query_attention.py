@@ -77,6 +77,7 @@ class GroupedQueryAttention(_QueryValueAttention):
 
     _display_name = _KERAS_NAME  # in error messages
     _call_name = "gqa"
+    _key_mask_needs_key = False  # the key's mask applies to the value when there is no key
 
     def __init__(
         self,
@@ -249,17 +250,9 @@ class GroupedQueryAttention(_QueryValueAttention):
         training=None,
         use_causal_mask=False,
     ):
-        if self._flash_attention and return_attention_scores:
-            raise ValueError(
-                f"GroupQueryAttention {self.name!r}: return_attention_scores=True is not "
-                "supported with flash_attention=True; set flash_attention=None."
-            )
-        dtype = self.compute_dtype
-        value = ops.cast(ops.convert_to_tensor(value), dtype)
-        key = value if key is None else ops.cast(ops.convert_to_tensor(key), dtype)
-        query_mask = self._check_mask(query_mask, "query_mask", query, "query")
-        value_mask = self._check_mask(value_mask, "value_mask", value, "value")
-        key_mask = self._check_mask(key_mask, "key_mask", key, "key")
+        value, key, query_mask, value_mask, key_mask = self._inputs(
+            query, value, key, query_mask, value_mask, key_mask, return_attention_scores
+        )
         mask = self._attention_mask(
             query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask
         )
