@@ -207,3 +207,37 @@ def test_one_loss_weight_for_several_outputs_is_refused_clearly():
     )
     with pytest.raises(ValueError, match="loss_weights=2.0 is one number.*2 outputs"):
         model.evaluate(X, [LABELS, TARGET], verbose=0)
+
+
+# Metrics and optimizers on their own -------------------------------------------------------
+@pytest.mark.parametrize("weighted", [False, True])
+def test_sum_adds_every_element_as_keras_does(weighted):
+    values = RNG.standard_normal((6, 3, 2)).astype("float32")
+    sample_weight = RNG.random((6, 3)).astype("float32") if weighted else None
+    metric = lamina.metrics.Sum()
+    metric.update_state(values, sample_weight=sample_weight)
+    weights = np.ones((6, 3)) if sample_weight is None else sample_weight
+    np.testing.assert_allclose(metric.result(), (values * weights[..., None]).sum(), rtol=1e-5)
+    reference = keras.metrics.Sum()
+    reference.update_state(values, sample_weight=sample_weight)
+    np.testing.assert_allclose(metric.result(), np.asarray(reference.result()), rtol=1e-5)
+
+
+def test_learning_rate_is_the_variable_a_callback_can_assign():
+    class Freeze(callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            if epoch == 1:
+                self.model.optimizer.learning_rate.assign(0.0)
+
+    model = lamina.Sequential([lamina.Input((4,)), layers.Dense(1)])
+    model.compile(optimizer=optimizers.SGD(0.1), loss="mse")
+    after_first = []
+    record = callbacks.LambdaCallback(
+        on_epoch_end=lambda epoch, logs: (
+            after_first.append(model.get_weights()) if epoch == 0 else None
+        )
+    )
+    model.fit(X, TARGET, batch_size=8, epochs=2, verbose=0, callbacks=[Freeze(), record])
+    assert float(model.optimizer.learning_rate) == 0.0
+    for now, then in zip(model.get_weights(), after_first[0], strict=True):
+        np.testing.assert_array_equal(now, then)

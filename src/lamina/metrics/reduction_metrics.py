@@ -12,12 +12,14 @@ from lamina.metrics.metric import Metric
 from lamina.utils import serialization
 
 
-def reduce_to_samplewise_values(values, sample_weight, dtype):
-    """Weight `values` and average them down to one value (and one weight) per sample.
+def reduce_to_samplewise_values(values, sample_weight, dtype, reduce_fn=ops.mean):
+    """Weight `values` and reduce them down to one value (and one weight) per sample.
 
     Returns `(values, weights)`: values of shape `(batch,)` (or `()`), weighted, and the
-    matching per-sample weights (`None` without `sample_weight`). The ratio of their
-    sums is the weighted mean over every element.
+    matching per-sample weights (`None` without `sample_weight`). Axes past the weights'
+    (then past the batch) are reduced with `reduce_fn`: `ops.mean` for `Mean` (the ratio
+    of the sums is then the weighted mean over every element), `ops.sum` for `Sum`
+    (every element counts), as in Keras.
     """
     values = ops.cast(values, dtype)
     if sample_weight is not None:
@@ -25,13 +27,13 @@ def reduce_to_samplewise_values(values, sample_weight, dtype):
         values, sample_weight = squeeze_or_expand_to_same_rank(values, sample_weight)
         weight_rank, value_rank = len(ops.shape(sample_weight)), len(ops.shape(values))
         if value_rank > weight_rank:
-            values = ops.mean(values, axis=tuple(range(weight_rank, value_rank)))
+            values = reduce_fn(values, axis=tuple(range(weight_rank, value_rank)))
         sample_weight = broadcast_weights(sample_weight, values)
         values = values * sample_weight
         if weight_rank > 1:
-            sample_weight = ops.mean(sample_weight, axis=tuple(range(1, weight_rank)))
+            sample_weight = reduce_fn(sample_weight, axis=tuple(range(1, weight_rank)))
     if len(ops.shape(values)) > 1:
-        values = ops.mean(values, axis=tuple(range(1, len(ops.shape(values)))))
+        values = reduce_fn(values, axis=tuple(range(1, len(ops.shape(values)))))
     return values, sample_weight
 
 
@@ -44,8 +46,9 @@ class Sum(Metric):
 
     >>> m = Sum()
     >>> m.update_state([1.0, 3.0, 5.0, 7.0])
+    >>> m.update_state([[1.0, 2.0], [3.0, 4.0]], sample_weight=[1.0, 0.5])
     >>> float(m.result())
-    16.0
+    22.5
     """
 
     def __init__(self, name="sum", dtype=None):
@@ -53,7 +56,7 @@ class Sum(Metric):
         self.total = self.add_variable((), name="total")
 
     def update_state(self, values, sample_weight=None):
-        values, _ = reduce_to_samplewise_values(values, sample_weight, self.dtype)
+        values, _ = reduce_to_samplewise_values(values, sample_weight, self.dtype, ops.sum)
         self.total.assign_add(ops.sum(values))
 
     def result(self):

@@ -166,10 +166,12 @@ class Optimizer:
 
     @property
     def learning_rate(self):
-        """The current learning rate as a float tensor (a schedule is evaluated at
-        `iterations`). Settable to a float when the optimizer was made with one."""
+        """The current learning rate: the learning-rate variable when the optimizer was
+        made with a float (so `learning_rate.assign(0.01)` works, as in Keras), else the
+        schedule's value at `iterations` as a float tensor. Settable to a float when the
+        optimizer was made with one."""
         if self._learning_rate is not None:
-            return self._learning_rate.value
+            return self._learning_rate
         if isinstance(self._schedule, schedules.LearningRateSchedule):
             return self._schedule(self._iterations.value)
         return self._schedule()
