@@ -241,3 +241,12 @@ def test_learning_rate_is_the_variable_a_callback_can_assign():
     assert float(model.optimizer.learning_rate) == 0.0
     for now, then in zip(model.get_weights(), after_first[0], strict=True):
         np.testing.assert_array_equal(now, then)
+
+
+def test_scale_loss_undoes_what_apply_divides_as_in_keras():
+    # Keras's training step differentiates optimizer.scale_loss(loss); apply divides the
+    # gradients by loss_scale_factor again, so the factor changes no step.
+    for factor in (None, 4.0):
+        ours = optimizers.SGD(0.1, loss_scale_factor=factor)
+        theirs = keras.optimizers.SGD(0.1, loss_scale_factor=factor)
+        assert float(ours.scale_loss(2.0)) == float(theirs.scale_loss(2.0))

@@ -44,7 +44,8 @@ class Optimizer:
         ema_momentum: the EMA momentum, in `[0, 1]`.
         ema_overwrite_frequency: if set, copy the EMA into the weights every this many
             steps.
-        loss_scale_factor: gradients are divided by this before use.
+        loss_scale_factor: the loss is multiplied by this before gradients are taken
+            (`scale_loss`) and the gradients divided by it before use, as in Keras.
         name: the optimizer's name.
     """
 
@@ -261,6 +262,16 @@ class Optimizer:
         if self.clipvalue:
             return [rules.clip_by_value(g, self.clipvalue) for g in grads]
         return grads
+
+    def scale_loss(self, loss):
+        """The loss to differentiate: `loss * loss_scale_factor` when that is set.
+
+        `apply` divides the gradients by the same factor, so a training step that
+        scales its loss (as Keras's does) takes the unscaled step.
+        """
+        if self.loss_scale_factor is not None:
+            return loss * self.loss_scale_factor
+        return loss
 
     def apply(self, grads, trainable_variables=None) -> None:
         """Apply one step of `grads` to `trainable_variables` and count it.
