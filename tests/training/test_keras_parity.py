@@ -250,3 +250,13 @@ def test_scale_loss_undoes_what_apply_divides_as_in_keras():
         ours = optimizers.SGD(0.1, loss_scale_factor=factor)
         theirs = keras.optimizers.SGD(0.1, loss_scale_factor=factor)
         assert float(ours.scale_loss(2.0)) == float(theirs.scale_loss(2.0))
+
+
+@pytest.mark.parametrize("thresholds", [None, [0.3, 0.6]])
+def test_auc_config_names_thresholds_only_when_given(thresholds):
+    config = lamina.metrics.AUC(num_thresholds=50, thresholds=thresholds).get_config()
+    reference = keras.metrics.AUC(num_thresholds=50, thresholds=thresholds).get_config()
+    assert sorted(config) == sorted(reference)
+    rebuilt = lamina.metrics.AUC.from_config(config)
+    assert rebuilt.num_thresholds == config["num_thresholds"]
+    assert (thresholds is None) == ("thresholds" not in config)

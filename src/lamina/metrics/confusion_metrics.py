@@ -311,6 +311,7 @@ class AUC(Metric):
             middle = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
         epsilon = backend.epsilon()
         self.thresholds = [0.0 - epsilon, *middle, 1.0 + epsilon]
+        self._thresholds_given = thresholds is not None
         self.num_thresholds = num_thresholds
         self.curve = curve
         self.summation_method = summation_method
@@ -404,17 +405,20 @@ class AUC(Metric):
         return self._average_labels(ops.sum((x[:-1] - x[1:]) * heights, axis=0))
 
     def get_config(self) -> dict:
-        return {
+        config = {
             **super().get_config(),
             "num_thresholds": self.num_thresholds,
             "curve": self.curve,
             "summation_method": self.summation_method,
-            "thresholds": self.thresholds[1:-1],
             "multi_label": self.multi_label,
             "num_labels": self.num_labels,
             "label_weights": self.label_weights,
             "from_logits": self.from_logits,
         }
+        if self._thresholds_given:
+            # As Keras: the evenly spaced default is said by num_thresholds alone.
+            config["thresholds"] = self.thresholds[1:-1]
+        return config
 
 
 for _cls in (
