@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lamina import Input, Sequential, callbacks, layers, optimizers
+from lamina import Input, Model, Sequential, callbacks, layers, optimizers
 
 
 def _data(n=32, seed=0):
@@ -140,3 +140,22 @@ def test_steps_per_execution_chunks_survive_an_odd_batch_in_the_middle():
     hook = callbacks.LambdaCallback(on_train_batch_end=lambda batch, logs: ends.append(batch))
     model.fit(gen(), epochs=1, verbose=0, callbacks=[hook])
     assert ends == [1, 2, 4, 6]
+
+
+def test_loss_scale_factor_changes_no_training_step():
+    # Keras scales the loss before differentiating and unscales the gradients: with
+    # SGD the weights after fit are those of an unscaled run, and the logged loss too.
+    x = np.linspace(-1, 1, 24, dtype="float32").reshape(8, 3)
+    y = x.sum(1, keepdims=True)
+
+    def train(factor):
+        inp = Input((3,))
+        model = Model(inp, layers.Dense(1, kernel_initializer="zeros")(inp))
+        model.compile(optimizer=optimizers.SGD(0.1, loss_scale_factor=factor), loss="mse")
+        history = model.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0)
+        return model.get_weights()[0], history.history["loss"]
+
+    (w_plain, loss_plain), (w_scaled, loss_scaled) = train(None), train(64.0)
+    np.testing.assert_allclose(w_scaled, w_plain, rtol=1e-5)
+    np.testing.assert_allclose(loss_scaled, loss_plain, rtol=1e-5)
+    assert np.abs(w_plain).max() > 0.05  # the steps were real ones

@@ -287,9 +287,14 @@ class Trainer:
             batch_size = tree.flatten(x)[0].shape[0]
 
             def loss_fn(tv_):
-                return self._forward_and_loss(trainable, non_trainable, tv_, ntv, x, y, sw, True)
+                loss, aux = self._forward_and_loss(
+                    trainable, non_trainable, tv_, ntv, x, y, sw, True
+                )
+                # Differentiated scaled (`loss_scale_factor`; `apply` unscales the
+                # gradients), reported unscaled.
+                return optimizer.scale_loss(loss), (loss, aux)
 
-            (loss, aux), grads = backend.value_and_grad(loss_fn, has_aux=True)(list(tv))
+            (_, (loss, aux)), grads = backend.value_and_grad(loss_fn, has_aux=True)(list(tv))
             _, y_pred_flat, masks, per_output, new_ntv = aux
             with _scope(trainable + opt_vars, list(tv) + list(ov)) as scope:
                 optimizer.apply(grads, trainable)
