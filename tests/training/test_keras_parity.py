@@ -260,3 +260,42 @@ def test_auc_config_names_thresholds_only_when_given(thresholds):
     rebuilt = lamina.metrics.AUC.from_config(config)
     assert rebuilt.num_thresholds == config["num_thresholds"]
     assert (thresholds is None) == ("thresholds" not in config)
+
+
+def test_callback_messages_start_on_a_new_line_as_in_keras(tmp_path, capsys):
+    # Epoch-end callbacks run while the progress bar's line is still open, so Keras
+    # starts their messages with a newline; every-epoch saves also say "saving model".
+    model = lamina.Sequential([lamina.Input((4,)), layers.Dense(1)])
+    model.compile(optimizer=optimizers.SGD(0.01), loss="mse")
+    path = str(tmp_path / "m.weights.h5")
+    model.fit(
+        X,
+        TARGET,
+        batch_size=24,
+        epochs=2,
+        verbose=0,
+        callbacks=[
+            callbacks.ModelCheckpoint(path, save_weights_only=True, verbose=1),
+            callbacks.ModelCheckpoint(
+                path, save_weights_only=True, save_best_only=True, monitor="loss", verbose=1
+            ),
+            callbacks.LearningRateScheduler(lambda epoch, lr: 0.5, verbose=1),
+            callbacks.ReduceLROnPlateau(monitor="loss", min_delta=1e9, patience=0, verbose=1),
+        ],
+    )
+    out = capsys.readouterr().out
+    lines = out.split("\n")
+    improved = lines[7].split(" to ")[1].split(",")[0]
+    assert lines[:10] == [
+        "",
+        "Epoch 1: LearningRateScheduler setting learning rate to 0.5.",
+        "",
+        f"Epoch 1: saving model to {path}",
+        "",
+        f"Epoch 1: finished saving model to {path}",
+        "",
+        f"Epoch 1: loss improved from None to {improved}, saving model to {path}",
+        "",
+        f"Epoch 1: finished saving model to {path}",
+    ]
+    assert "\n\nEpoch 2: ReduceLROnPlateau reducing learning rate to 0.05.\n" in out

@@ -128,7 +128,11 @@ class ModelCheckpoint(MonitorCallback):
             ) from err
 
     def _should_save(self, epoch: int, logs: dict, path: str) -> bool:
+        # Messages start with a newline, as Keras's do: the progress bar's line is
+        # still open when epoch-end callbacks run (they come before the bar).
         if not self.save_best_only:
+            if self.verbose > 0:
+                print(f"\nEpoch {epoch + 1}: saving model to {path}")
             return True
         current = logs.get(self.monitor)
         if current is None:
@@ -149,13 +153,13 @@ class ModelCheckpoint(MonitorCallback):
             if self.verbose > 0:
                 best = "None" if self.best is None else f"{self.best:.5f}"
                 print(
-                    f"Epoch {epoch + 1}: {self.monitor} improved from {best} to "
+                    f"\nEpoch {epoch + 1}: {self.monitor} improved from {best} to "
                     f"{current:.5f}, saving model to {path}"
                 )
             self.best = current
             return True
         if self.verbose > 0:
-            print(f"Epoch {epoch + 1}: {self.monitor} did not improve from {self.best:.5f}")
+            print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {self.best:.5f}")
         return False
 
     def _save(self, epoch: int, batch, logs) -> None:
@@ -175,4 +179,4 @@ class ModelCheckpoint(MonitorCallback):
         else:
             self.model.save(path, overwrite=True)
         if self.verbose > 0:
-            print(f"Epoch {epoch + 1}: finished saving model to {path}")
+            print(f"\nEpoch {epoch + 1}: finished saving model to {path}")

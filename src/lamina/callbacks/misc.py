@@ -153,7 +153,7 @@ class LearningRateScheduler(Callback):
             ) from err
         optimizer.learning_rate = value
         if self.verbose > 0:
-            print(f"Epoch {epoch + 1}: LearningRateScheduler setting learning rate to {value}.")
+            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {value}.")
 
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:

@@ -243,7 +243,7 @@ class ReduceLROnPlateau(MonitorCallback):
                     self.model.optimizer.learning_rate = new
                     if self.verbose > 0:
                         print(
-                            f"Epoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to {new}."
+                            f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to {new}."
                         )
                     self.cooldown_counter = self.cooldown
                     self.wait = 0
