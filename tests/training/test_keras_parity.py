@@ -299,3 +299,56 @@ def test_callback_messages_start_on_a_new_line_as_in_keras(tmp_path, capsys):
         f"Epoch 1: finished saving model to {path}",
     ]
     assert "\n\nEpoch 2: ReduceLROnPlateau reducing learning rate to 0.05.\n" in out
+
+
+# SwapEMAWeights ----------------------------------------------------------------------------
+@pytest.mark.parametrize("swap_on_epoch", [False, True])
+def test_swap_ema_weights_validates_with_the_averages_as_keras_does(swap_on_epoch):
+    def run(K, weights=None):
+        model = _one_output(K)
+        if weights is not None:
+            model.set_weights(weights)
+        weights = model.get_weights()
+        model.compile(optimizer=K.optimizers.SGD(0.1, use_ema=True, ema_momentum=0.5), loss="mse")
+        history = model.fit(
+            X,
+            TARGET,
+            batch_size=8,
+            epochs=2,
+            shuffle=False,
+            verbose=0,
+            validation_data=(X[:8], TARGET[:8]),
+            callbacks=[K.callbacks.SwapEMAWeights(swap_on_epoch=swap_on_epoch)],
+        )
+        return history.history, model.get_weights(), weights
+
+    theirs, their_final, weights = run(keras)
+    ours, our_final, _ = run(lamina, weights)
+    assert sorted(ours) == sorted(theirs)
+    for name in theirs:
+        np.testing.assert_allclose(ours[name], theirs[name], rtol=1e-5, err_msg=name)
+    for a, b in zip(our_final, their_final, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_swap_ema_weights_restores_the_training_weights_after_predict_and_evaluate():
+    model = lamina.Sequential([lamina.Input((4,)), layers.Dense(1)])
+    model.compile(optimizer=optimizers.SGD(0.1, use_ema=True, ema_momentum=0.9), loss="mse")
+    model.train_on_batch(X, TARGET)
+    model.train_on_batch(X, TARGET)
+    before = model.get_weights()
+    averages = [np.asarray(a) for a in model.optimizer._averages]
+    swap = callbacks.SwapEMAWeights()
+    with_averages = model.predict(X, verbose=0, callbacks=[swap])
+    kernel, bias = averages
+    np.testing.assert_allclose(with_averages, X @ kernel + bias, rtol=1e-5, atol=1e-6)
+    model.evaluate(X, TARGET, verbose=0, callbacks=[swap])
+    for now, then in zip(model.get_weights(), before, strict=True):
+        np.testing.assert_array_equal(now, then)
+
+
+def test_swap_ema_weights_without_ema_is_refused_clearly():
+    model = lamina.Sequential([lamina.Input((4,)), layers.Dense(1)])
+    model.compile(optimizer=optimizers.SGD(0.1), loss="mse")
+    with pytest.raises(ValueError, match="use_ema=True"):
+        model.evaluate(X, TARGET, verbose=0, callbacks=[callbacks.SwapEMAWeights()])

@@ -8,6 +8,7 @@ from lamina.callbacks.misc import CSVLogger, LambdaCallback, LearningRateSchedul
 from lamina.callbacks.monitors import EarlyStopping, ReduceLROnPlateau
 from lamina.callbacks.progbar import Progbar
 from lamina.callbacks.progbar_logger import ProgbarLogger
+from lamina.callbacks.swap_ema import SwapEMAWeights
 
 __all__ = [
     "BackupAndRestore",
@@ -22,5 +23,6 @@ __all__ = [
     "Progbar",
     "ProgbarLogger",
     "ReduceLROnPlateau",
+    "SwapEMAWeights",
     "TerminateOnNaN",
 ]
