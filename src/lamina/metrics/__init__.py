@@ -3,8 +3,9 @@
 `get` resolves Keras's names: class names (`"AUC"`), their snake-case forms
 (`"auc"`, `"binary_accuracy"`, `"categorical_crossentropy"`) and the short forms
 `"mse"`, `"mae"`, `"mape"`, `"msle"`, `"bce"`; each gives a new metric object.
-`"accuracy"`/`"acc"` give plain `Accuracy`: choosing binary, categorical or sparse
-accuracy from the loss and output shape is the trainer's job.
+`"accuracy"`/`"acc"` give plain `Accuracy`: in `compile`, binary, categorical or
+sparse accuracy is chosen from the shapes of the targets and outputs (Keras 3's rule).
+Keras's per-sample loss functions (`mean_absolute_error`, `hinge`...) are here too.
 
 >>> import numpy as np
 >>> from lamina import metrics
