@@ -15,7 +15,7 @@ def _model(units=1, activation=None):
     return Sequential([Input((4,)), layers.Dense(units, activation=activation)])
 
 
-# Keras 3's "accuracy" / "crossentropy" rule: the shapes decide ----------------------------
+# "accuracy" / "crossentropy": the classic rule, with the shapes deciding where it is silent --
 def _kind_name(metric):
     """The concrete class name, or for a metric the target shapes resolve, the one used."""
     kind = getattr(metric, "kind", None)
@@ -29,9 +29,9 @@ def _kind_name(metric):
     ("units", "activation", "loss", "accuracy", "crossentropy"),
     [
         (1, "sigmoid", "mse", "BinaryAccuracy", "BinaryCrossentropy"),  # last dim 1
-        # Multi-hot targets shaped like the output: categorical, as in Keras 3 (the shapes
-        # decide, not the loss; ask for "binary_accuracy" for element-wise accuracy).
-        (3, "sigmoid", "binary_crossentropy", "CategoricalAccuracy", "CategoricalCrossentropy"),
+        # A binary cross-entropy loss means binary accuracy (the issue's classic rule;
+        # Keras 3 would pick categorical here from the shapes).
+        (3, "sigmoid", "binary_crossentropy", "BinaryAccuracy", "BinaryCrossentropy"),
         (
             3,
             "softmax",
@@ -49,7 +49,7 @@ def _kind_name(metric):
     ],
     ids=["last_dim_1", "binary_loss", "sparse", "categorical"],
 )
-def test_accuracy_and_crossentropy_resolve_by_the_keras_3_rule(
+def test_accuracy_and_crossentropy_resolve_by_the_classic_rule(
     units, activation, loss, accuracy, crossentropy
 ):
     model = _model(units, activation)

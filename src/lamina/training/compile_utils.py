@@ -100,9 +100,15 @@ class CrossentropyByTargetShape(AccuracyByTargetShape):
 
 
 def _loss_kind(loss):
-    """`"sparse"` / `"categorical"` for the cross-entropies whose targets are checked on
-    the host (so the kind is certain), else None."""
+    """The kind a cross-entropy loss fixes (the classic rule the training issue asks for:
+    a binary cross-entropy means binary accuracy, even on a multi-label output where
+    Keras 3 would pick categorical by shape), else None."""
     fn = getattr(loss, "fn", None)
+    if fn in (
+        probabilistic_losses.binary_crossentropy,
+        probabilistic_losses.binary_focal_crossentropy,
+    ):
+        return "binary"
     if fn is probabilistic_losses.sparse_categorical_crossentropy:
         return "sparse"
     if fn in (
