@@ -360,3 +360,38 @@ def test_swap_ema_weights_without_ema_is_refused_clearly():
     model.compile(optimizer=optimizers.SGD(0.1), loss="mse")
     with pytest.raises(ValueError, match="use_ema=True"):
         model.evaluate(X, TARGET, verbose=0, callbacks=[callbacks.SwapEMAWeights()])
+
+
+def _two_outputs(lib):
+    inp = lib.Input((4,))
+    out1 = lib.layers.Dense(2, name="out1", kernel_initializer="ones")(inp)
+    out2 = lib.layers.Dense(1, name="out2", kernel_initializer="ones")(inp)
+    return lib.Model(inp, [out1, out2])
+
+
+def test_per_output_losses_are_logged_only_when_several_outputs_have_one():
+    y = [np.ones((24, 2), "float32"), TARGET]
+    for losses, want in (([None, "mse"], ["loss"]), (["mse", "mse"], None)):
+        keys = {}
+        for name, lib in (("lamina", lamina), ("keras", keras)):
+            model = _two_outputs(lib)
+            model.compile(optimizer="sgd", loss=losses)
+            keys[name] = sorted(model.fit(X, y, epochs=1, verbose=0).history)
+        assert keys["lamina"] == keys["keras"]
+        assert want is None or keys["lamina"] == want
+
+
+def test_train_and_test_on_batch_report_that_batch_alone():
+    # Keras 3 restarts the metrics on every *_on_batch call.
+    y = [np.ones((24, 2), "float32"), TARGET]
+    results = {}
+    for name, lib in (("lamina", lamina), ("keras", keras)):
+        model = _two_outputs(lib)
+        model.compile(
+            optimizer=lib.optimizers.SGD(0.01), loss=["mse", "mse"], metrics=[["mae"], []]
+        )
+        calls = [model.train_on_batch(X[:12], [t[:12] for t in y]) for _ in range(2)]
+        calls += [model.test_on_batch(X[12:], [t[12:] for t in y]) for _ in range(2)]
+        results[name] = np.array(calls, dtype="float64")
+    np.testing.assert_allclose(results["lamina"], results["keras"], rtol=1e-5)
+    np.testing.assert_allclose(results["lamina"][2], results["lamina"][3], rtol=1e-6)

@@ -154,7 +154,11 @@ class Trainer:
         if self._compile_loss is not None:
             self._compile_loss.build(names, shapes)
         self._compile_metrics.build(names, shapes, self._compile_loss)
-        multi = len(names) > 1 and self._compile_loss is not None
+        # Per-output losses are logged when more than one output has a loss (as in Keras).
+        multi = (
+            self._compile_loss is not None
+            and sum(loss is not None for loss in self._compile_loss.losses) > 1
+        )
         self._output_loss_trackers = (
             [
                 metrics_module.Mean(name=f"{name}_loss")
@@ -890,10 +894,12 @@ class Trainer:
 
     # *_on_batch ------------------------------------------------------------------------
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
-        """One training step on one batch; returns the running loss and metrics."""
+        """One training step on one batch; returns the loss and metrics of that batch
+        (the metrics restart on each call, as in Keras 3)."""
         self._assert_compiled("train_on_batch")
         xb, yb, swb = data_adapter.unpack_batch((x, y, sample_weight))
         self._ensure_built(xb, yb)
+        self.reset_metrics()
         fns = self._compiled("train")
         state = self._read_state()
         state, logs = fns["one"](state, self._prepare_batch(xb, yb, swb, class_weight))
@@ -901,10 +907,11 @@ class Trainer:
         return self._format_logs(logs, return_dict)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
-        """Loss and metrics on one batch (metrics accumulate until `reset_metrics`)."""
+        """Loss and metrics on one batch (the metrics restart on each call, as in Keras 3)."""
         self._assert_compiled("test_on_batch")
         xb, yb, swb = data_adapter.unpack_batch((x, y, sample_weight))
         self._ensure_built(xb, yb)
+        self.reset_metrics()
         fn = self._compiled("test")
         (tv, ntv), mv = self._read_state("test")
         mv, logs = fn((tv, ntv), mv, self._prepare_batch(xb, yb, swb))
