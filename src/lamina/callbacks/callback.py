@@ -11,11 +11,11 @@ from __future__ import annotations
 class Callback:
     """Base class of callbacks: override any hook to act during training.
 
-    Every hook receives a `logs` dict (empty in the `*_begin` hooks): batch hooks get the running values of
-    the loss and metrics, `on_epoch_end` the epoch's values (with `val_` entries when
-    there is validation data), `on_predict_batch_end` the batch `outputs`. Callbacks
-    may add entries to the epoch logs (as `LearningRateScheduler` adds
-    `learning_rate`); callbacks later in the list see them.
+    Every hook receives a `logs` dict (empty in the `*_begin` hooks): batch hooks get
+    the running values of the loss and metrics, `on_epoch_end` the epoch's values (with
+    `val_` entries when there is validation data), `on_predict_batch_end` the batch
+    `outputs`. Callbacks may add entries to the epoch logs (as `LearningRateScheduler`
+    adds `learning_rate`); callbacks later in the list see them.
 
     Attributes:
         model: the model being trained (set by `set_model`); a callback stops
