@@ -93,8 +93,8 @@ def check_sample_counts(x, y, sample_weight) -> int:
 
 
 # Training arrays up to this many bytes go to the device once per `fit`, and each compiled
-# step gathers its rows there (as a hand-written JAX loop over device-resident data does);
-# larger data is copied to the device a chunk at a time.
+# call slices (or, shuffled, gathers) its batches there, as a hand-written JAX loop over
+# device-resident data does; larger data is copied to the device a chunk at a time.
 RESIDENT_BYTES = 256 * 2**20
 
 
