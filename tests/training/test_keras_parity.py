@@ -395,3 +395,22 @@ def test_train_and_test_on_batch_report_that_batch_alone():
         results[name] = np.array(calls, dtype="float64")
     np.testing.assert_allclose(results["lamina"], results["keras"], rtol=1e-5)
     np.testing.assert_allclose(results["lamina"][2], results["lamina"][3], rtol=1e-6)
+
+
+def test_one_output_in_a_list_comes_back_bare_from_data_as_in_keras():
+    def kinds(lib):
+        inp = lib.Input((4,))
+        model = lib.Model(inp, [lib.layers.Dense(2)(inp)])
+        model.compile(optimizer="sgd", loss=["mse"])
+        model.fit(X, ONE_HOT[:, :2], epochs=1, verbose=0)
+        called = model(X)
+        symbolic = model(lib.Input((4,)))
+        return (
+            isinstance(called, (list, tuple)),
+            isinstance(model.predict(X, verbose=0), (list, tuple)),
+            isinstance(model.predict_on_batch(X), (list, tuple)),
+            isinstance(symbolic, (list, tuple)),
+            tuple(np.shape(model.predict(X, verbose=0))),
+        )
+
+    assert kinds(lamina) == kinds(keras) == (False, False, False, True, (24, 2))

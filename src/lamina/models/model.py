@@ -219,8 +219,26 @@ class Model(Trainer, Layer):
         ):
             flat = tree.flatten(args[0])
             if flat and all(backend_core.is_concrete(v) for v in flat):
-                return self._compiled_call(args[0])
-        return Layer.__call__(self, *args, **kwargs)
+                return self._unpack_singleton(self._compiled_call(args[0]))
+        return self._unpack_singleton(Layer.__call__(self, *args, **kwargs))
+
+    def _unpack_singleton(self, outputs):
+        """As Keras 3 does, a model built with its one output in a list (`Model(x, [y])`)
+        returns that output bare from calls on data (`model(x)`, `predict`); a symbolic
+        call keeps the list, as in Keras."""
+        if (
+            self._function is not None
+            and isinstance(self._function._outputs_struct, (list, tuple))
+            and len(self._function._outputs_struct) == 1
+            and isinstance(outputs, (list, tuple))
+            and len(outputs) == 1
+            and not isinstance(outputs[0], KerasTensor)
+        ):
+            last = self.__dict__.get("_last_output_masks")
+            if last is not None and last[0] is outputs:
+                self.__dict__["_last_output_masks"] = (outputs[0], last[1])
+            return outputs[0]
+        return outputs
 
     def _compiled_call(self, inputs):
         """Inference on concrete data through one compiled program per input signature.
