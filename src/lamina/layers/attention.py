@@ -211,10 +211,37 @@ class _QueryValueAttention(Layer):
             combined = ops.logical_and(combined, m)
         return combined
 
+    def _weigh_values(
+        self, scores, mask, axes, combine_eq, v, gate, output_dense, rate, training, scores_too
+    ):
+        """Softmax the scores over `axes` (masked), drop out while training, weigh the
+        values, gate, project back; with `scores_too` also return the probabilities."""
+        probs = _masked_softmax(scores, mask, axes)
+        dropped = probs
+        if training and rate > 0:
+            dropped = ops_random.dropout(probs, rate, seed=self.seed_generator)
+        out = ops.einsum(combine_eq, dropped, v)
+        if gate is not None:
+            out = ops.multiply(out, gate)
+        out = output_dense(out)
+        return (out, probs) if scores_too else out
+
     def compute_mask(self, inputs, previous_mask=None):
         if isinstance(previous_mask, (list, tuple)):
             return previous_mask[0] if previous_mask else None
         return previous_mask
+
+
+def _check_positive_ints(who: str, checks) -> None:
+    """Each `(argument, value, optional)` must be a positive int (or None if optional)."""
+    for arg, value, optional in checks:
+        if optional and value is None:
+            continue
+        if not _is_int(value) or value <= 0:
+            raise ValueError(
+                f"{who} expects `{arg}` to be a positive integer"
+                f"{' or None' if optional else ''}; received {arg}={value!r}."
+            )
 
 
 @_register
@@ -299,19 +326,15 @@ class MultiHeadAttention(_QueryValueAttention):
     ):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.supports_masking = True
-        for arg, value, optional in (
-            ("num_heads", num_heads, False),
-            ("key_dim", key_dim, False),
-            ("value_dim", value_dim, True),
-            ("sliding_window", sliding_window, True),
-        ):
-            if optional and value is None:
-                continue
-            if not _is_int(value) or value <= 0:
-                raise ValueError(
-                    f"MultiHeadAttention expects `{arg}` to be a positive integer"
-                    f"{' or None' if optional else ''}; received {arg}={value!r}."
-                )
+        _check_positive_ints(
+            "MultiHeadAttention",
+            [
+                ("num_heads", num_heads, False),
+                ("key_dim", key_dim, False),
+                ("value_dim", value_dim, True),
+                ("sliding_window", sliding_window, True),
+            ],
+        )
         self._num_heads = int(num_heads)
         self._key_dim = int(key_dim)
         self._value_dim = int(value_dim) if value_dim is not None else int(key_dim)
@@ -490,17 +513,18 @@ class MultiHeadAttention(_QueryValueAttention):
         if attention_mask is not None:
             for _ in range(len(scores.shape) - len(attention_mask.shape)):
                 attention_mask = ops.expand_dims(attention_mask, -n_attn * 2 - 1)
-        probs = _masked_softmax(scores, attention_mask, norm_axes)
-        dropped = probs
-        if training and self._dropout > 0:
-            dropped = ops_random.dropout(probs, self._dropout, seed=self.seed_generator)
-        out = ops.einsum(combine_eq, dropped, v)
-        if gate is not None:
-            out = ops.multiply(out, gate)
-        out = self.output_dense(out)
-        if return_attention_scores:
-            return out, probs
-        return out
+        return self._weigh_values(
+            scores,
+            attention_mask,
+            norm_axes,
+            combine_eq,
+            v,
+            gate,
+            self.output_dense,
+            self._dropout,
+            training,
+            return_attention_scores,
+        )
 
     def get_config(self):
         return {

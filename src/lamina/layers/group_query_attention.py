@@ -7,7 +7,7 @@ import math
 
 from lamina import constraints, initializers, ops, regularizers
 from lamina.graph.operation import output_spec
-from lamina.layers.attention import _is_int, _masked_softmax, _QueryValueAttention
+from lamina.layers.attention import _check_positive_ints, _is_int, _QueryValueAttention
 from lamina.layers.einsum_dense import EinsumDense
 from lamina.layers.input_spec import shapes_differ
 from lamina.ops import random as ops_random
@@ -101,19 +101,15 @@ class GroupedQueryAttention(_QueryValueAttention):
     ):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.supports_masking = True
-        for arg, value, optional in (
-            ("head_dim", head_dim, False),
-            ("num_query_heads", num_query_heads, False),
-            ("num_key_value_heads", num_key_value_heads, False),
-            ("sliding_window", sliding_window, True),
-        ):
-            if optional and value is None:
-                continue
-            if not _is_int(value) or value <= 0:
-                raise ValueError(
-                    f"GroupQueryAttention expects `{arg}` to be a positive integer"
-                    f"{' or None' if optional else ''}; received {arg}={value!r}."
-                )
+        _check_positive_ints(
+            _KERAS_NAME,
+            [
+                ("head_dim", head_dim, False),
+                ("num_query_heads", num_query_heads, False),
+                ("num_key_value_heads", num_key_value_heads, False),
+                ("sliding_window", sliding_window, True),
+            ],
+        )
         if num_query_heads % num_key_value_heads:
             raise ValueError(
                 "GroupQueryAttention expects `num_query_heads` to be a multiple of "
@@ -266,17 +262,18 @@ class GroupedQueryAttention(_QueryValueAttention):
         if mask is not None:
             while len(mask.shape) < 4:  # insert the head axis (and a missing batch axis)
                 mask = ops.expand_dims(mask, -3)
-        probs = _masked_softmax(scores, mask, -1)
-        dropped = probs
-        if training and self.dropout > 0:
-            dropped = ops_random.dropout(probs, self.dropout, seed=self.seed_generator)
-        out = ops.einsum("buqk,bkuh->bquh", dropped, v)
-        if gate is not None:
-            out = ops.multiply(out, gate)
-        out = self._output_dense(out)
-        if return_attention_scores:
-            return out, probs
-        return out
+        return self._weigh_values(
+            scores,
+            mask,
+            -1,
+            "buqk,bkuh->bquh",
+            v,
+            gate,
+            self._output_dense,
+            self.dropout,
+            training,
+            return_attention_scores,
+        )
 
     def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
         """The output has the query's shape (the scores, when asked for, are
