@@ -222,20 +222,24 @@ class IterableBatches:
         if self._is_pydataset:
             return unpack_batch(self.source[0]) if len(self.source) else None
         if self._peeked is _END:
-            if self._steps is not None:
-                if self._iterator is None:
-                    self._iterator = iter(self.source)
-                iterator = self._iterator
-            else:
-                iterator = iter(self.source)
-                if iterator is not self.source:
-                    # Iterated afresh each epoch: this look costs nothing later.
-                    item = next(iterator, _END)
-                    return None if item is _END else unpack_batch(item)
+            iterator = self._epoch_iterator()
+            if self._steps is None and iterator is not self.source:
+                # Iterated afresh each epoch: this look costs nothing later.
+                item = next(iterator, _END)
+                return None if item is _END else unpack_batch(item)
             self._peeked = next(iterator, _END)
             if self._peeked is _END:
                 return None
         return unpack_batch(self._peeked)
+
+    def _epoch_iterator(self):
+        """What an epoch reads from: with steps_per_epoch one iterator kept across epochs
+        (each epoch continues the stream), else a fresh one."""
+        if self._steps is None:
+            return iter(self.source)
+        if self._iterator is None:
+            self._iterator = iter(self.source)
+        return self._iterator
 
     def _items(self, start: int):
         if self._is_pydataset:
@@ -245,14 +249,8 @@ class IterableBatches:
             for i in range(start, stop):
                 yield self.source[i]
             return
-        if self._steps is not None:
-            # A generator with steps_per_epoch: keep one iterator across epochs.
-            # (no `yield from`: closing this generator must not close the user's)
-            if self._iterator is None:
-                self._iterator = iter(self.source)
-            iterator = self._iterator
-        else:
-            iterator = iter(self.source)
+        # (no `yield from` below: closing this generator must not close the user's)
+        iterator = self._epoch_iterator()
         if self._peeked is not _END:
             iterator = itertools.chain([self._peeked], iterator)
             self._peeked = _END

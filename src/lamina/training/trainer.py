@@ -756,14 +756,7 @@ class Trainer:
             # fit's own list (validation): its params and progress bar stay fit's.
             callback_list = callbacks
         else:
-            callback_list = callbacks_module.CallbackList(
-                callbacks,
-                add_progbar=verbose != 0,
-                model=self,
-                verbose=verbose,
-                epochs=1,
-                steps=batches.steps,
-            )
+            callback_list = self._one_pass_callbacks(callbacks, verbose, batches)
         callback_list.on_test_begin()
         metrics_vars = None
         state = mv = None
@@ -799,6 +792,19 @@ class Trainer:
         values = [logs[name] for name in self.metrics_names if name in logs]
         return values[0] if len(values) == 1 else values
 
+    def _one_pass_callbacks(self, callbacks, verbose, batches):
+        """The callback list (and progress bar) of one evaluate or predict pass."""
+        from lamina import callbacks as callbacks_module
+
+        return callbacks_module.CallbackList(
+            callbacks,
+            add_progbar=verbose != 0,
+            model=self,
+            verbose=verbose,
+            epochs=1,
+            steps=batches.steps,
+        )
+
     def _eval_chunks(self, batches):
         """`(x, y, sample_weight, n)` for evaluate and predict: with arrays and
         `steps_per_execution=k`, up to k batches at a time (one compiled call runs them),
@@ -823,7 +829,6 @@ class Trainer:
             # One ready NumPy batch and nobody to tell: the serving call, where each
             # microsecond shows, goes straight to the compiled function.
             return self._predict_one_batch(x, functional)
-        from lamina import callbacks as callbacks_module
 
         batches = data_adapter.make_batches(
             x, None, None, batch_size=batch_size, shuffle=False, steps=steps
@@ -833,14 +838,7 @@ class Trainer:
         if callbacks or verbose != 0:
             # Without callbacks or a bar there is nobody to call: one-sample latency
             # matters here, so the list is not even built.
-            callback_list = callbacks_module.CallbackList(
-                callbacks,
-                add_progbar=verbose != 0,
-                model=self,
-                verbose=verbose,
-                epochs=1,
-                steps=batches.steps,
-            )
+            callback_list = self._one_pass_callbacks(callbacks, verbose, batches)
             callback_list.on_predict_begin()
         outputs = []
         fn = state = None
