@@ -26,6 +26,7 @@ from lamina import (
     optimizers,
     regularizers,
     saving,
+    tree,
     utils,
 )
 from lamina.backend import Variable
@@ -59,5 +60,6 @@ __all__ = [
     "random",
     "regularizers",
     "saving",
+    "tree",
     "utils",
 ]

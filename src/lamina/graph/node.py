@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lamina.graph import tree
+from lamina import tree
 from lamina.graph.keras_tensor import KerasHistory, KerasTensor
 
 

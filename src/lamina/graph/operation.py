@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import threading
 
+from lamina import tree
 from lamina.backend import core as backend_core
 from lamina.backend.common.global_state import to_snake_case, unique_name
 from lamina.backend.common.variables import Variable
-from lamina.graph import tree
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
 

@@ -8,8 +8,7 @@ handles masks, `go_backwards`, `initial_state`, `return_state` and `stateful`.
 
 from __future__ import annotations
 
-from lamina import activations, backend, constraints, initializers, ops, regularizers
-from lamina.graph import tree
+from lamina import activations, backend, constraints, initializers, ops, regularizers, tree
 from lamina.layers.input_spec import InputSpec, shapes_differ
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random

@@ -9,8 +9,7 @@ graphs do not shift them.
 
 from __future__ import annotations
 
-from lamina import ops
-from lamina.graph import tree
+from lamina import ops, tree
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.operation import FunctionOperation
 from lamina.layers.input_layer import InputLayer

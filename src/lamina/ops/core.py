@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import functools
 
-from lamina import backend
+from lamina import backend, tree
 from lamina.backend.common.variables import Variable
-from lamina.graph import tree
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.operation import any_symbolic, symbolic_call
 

@@ -23,8 +23,7 @@ import numpy as np
 
 from lamina import losses as losses_module
 from lamina import metrics as metrics_module
-from lamina import ops
-from lamina.graph import tree
+from lamina import ops, tree
 from lamina.losses import probabilistic as probabilistic_losses
 
 _ACCURACY_NAMES = ("accuracy", "acc")
