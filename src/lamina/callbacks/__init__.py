@@ -1,7 +1,8 @@
 """`lamina.callbacks`: hooks into training, evaluation and prediction."""
 
 from lamina.callbacks.backup import BackupAndRestore
-from lamina.callbacks.callback import Callback, CallbackList
+from lamina.callbacks.callback import Callback
+from lamina.callbacks.callback_list import CallbackList
 from lamina.callbacks.checkpoint import ModelCheckpoint
 from lamina.callbacks.history import History
 from lamina.callbacks.misc import CSVLogger, LambdaCallback, LearningRateScheduler, TerminateOnNaN

@@ -1,8 +1,8 @@
-"""Callback and CallbackList: hooks into fit / evaluate / predict.
+"""Callback: the hooks into fit / evaluate / predict that a user overrides.
 
 A `Callback` overrides the hooks it needs; the trainer never calls a callback
-directly but through one `CallbackList`, which hands every callback the model and the
-run's params and forwards each hook, in list order.
+directly but through one `CallbackList` (`callback_list.py`), which hands every
+callback the model and the run's params and forwards each hook, in list order.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ class Callback:
 
     Attributes:
         model: the model being trained (set by `set_model`); a callback stops
-            training by setting `self.model.stop_training = True`.
+            training by setting `self.model.stop_training = True`. Reading it brings
+            the model's variables up to date with the trainer's state, as Keras 3 does
+            on JAX, so it costs a copy when read in a hook run on every batch.
         params: the run's parameters: `epochs`, `steps` (batches per epoch, `None`
             when unknown) and `verbose`.
 
@@ -32,12 +34,30 @@ class Callback:
     3
     """
 
+    _model = None  # also when a subclass's __init__ skips super().__init__()
+
     def __init__(self):
-        self.model = None
+        self._model = None
         self.params: dict = {}
 
+    @property
+    def model(self):
+        # As Keras 3 does on JAX: the trainer may hold the training state apart from
+        # the model's variables; reading `model` brings the variables up to date, so
+        # a callback sees (and saves) the current weights. Hooks that run every batch
+        # and need no weights read `_model` instead, to leave the state where it is.
+        model = self._model
+        hook = getattr(model, "_sync_state_for_callbacks", None)
+        if hook is not None:
+            hook()
+        return model
+
+    @model.setter
+    def model(self, model) -> None:
+        self._model = model
+
     def set_model(self, model) -> None:
-        self.model = model
+        self._model = model
 
     def set_params(self, params: dict) -> None:
         self.params = params
@@ -94,146 +114,3 @@ class Callback:
 
     def on_predict_batch_end(self, batch, logs=None):
         """Called after prediction batch `batch`; `logs["outputs"]` holds its outputs."""
-
-
-class CallbackList(Callback):
-    """Calls each hook on every callback in order; adds `History` / `ProgbarLogger`.
-
-    The trainer builds one per `fit` / `evaluate` / `predict` call. As in Keras 3, the
-    user's callbacks come first, then a `History` (when `add_history` and none was
-    given), then a `ProgbarLogger` (when `add_progbar` and none was given), so the
-    bar and the history show what the user's callbacks added to the logs.
-
-    Args:
-        callbacks: the user's callbacks (a list, or `None`).
-        add_history: add a `History` that becomes `model.history`.
-        add_progbar: add a `ProgbarLogger`.
-        model: the model, given to every callback.
-        **params: given to every callback's `set_params`: `epochs`, `steps`, `verbose`.
-
-    >>> seen = []
-    >>> class Log(Callback):
-    ...     def on_epoch_end(self, epoch, logs=None):
-    ...         seen.append((epoch, logs["loss"]))
-    >>> cbs = CallbackList([Log()], add_history=True, epochs=1, steps=2, verbose=0)
-    >>> cbs.on_epoch_end(0, {"loss": 0.5})
-    >>> seen, cbs.history.history
-    ([(0, 0.5)], {'loss': [0.5]})
-    """
-
-    def __init__(
-        self,
-        callbacks=None,
-        add_history: bool = False,
-        add_progbar: bool = False,
-        model=None,
-        **params,
-    ):
-        from lamina.callbacks.history import History
-        from lamina.callbacks.progbar_logger import ProgbarLogger
-
-        super().__init__()
-        if isinstance(callbacks, Callback):
-            callbacks = [callbacks]
-        self.callbacks = list(callbacks or [])
-        for cb in self.callbacks:
-            if not isinstance(cb, Callback):
-                raise TypeError(
-                    "callbacks must be Callback instances (subclass "
-                    f"lamina.callbacks.Callback); received {type(cb).__name__} {cb!r}."
-                )
-        self.history = next((c for c in self.callbacks if isinstance(c, History)), None)
-        self.progbar = next((c for c in self.callbacks if isinstance(c, ProgbarLogger)), None)
-        if add_history and self.history is None:
-            self.history = History()
-            self.callbacks.append(self.history)
-        if add_progbar and self.progbar is None:
-            self.progbar = ProgbarLogger()
-            self.callbacks.append(self.progbar)
-        self.set_model(model)
-        self.set_params(params)
-
-    def set_model(self, model) -> None:
-        if model is None:
-            return
-        super().set_model(model)
-        if self.history is not None:
-            model.history = self.history
-        for cb in self.callbacks:
-            cb.set_model(model)
-
-    def set_params(self, params: dict) -> None:
-        self.params = params
-        if params:
-            for cb in self.callbacks:
-                cb.set_params(params)
-
-    def append(self, callback: Callback) -> None:
-        """Add a callback, giving it the list's model and params."""
-        if self.model is not None:
-            callback.set_model(self.model)
-        if self.params:
-            callback.set_params(self.params)
-        self.callbacks.append(callback)
-
-    def __iter__(self):
-        return iter(self.callbacks)
-
-    def __len__(self) -> int:
-        return len(self.callbacks)
-
-    def _call(self, hook: str, *args) -> None:
-        if args[-1] is None:
-            # As in Keras, every callback gets a dict (`logs.get(...)` works in any
-            # hook), one dict shared by the list so later callbacks see additions.
-            args = (*args[:-1], {})
-        for cb in self.callbacks:
-            getattr(cb, hook)(*args)
-
-    def on_train_begin(self, logs=None):
-        self._call("on_train_begin", logs)
-
-    def on_train_end(self, logs=None):
-        self._call("on_train_end", logs)
-
-    def on_epoch_begin(self, epoch, logs=None):
-        self._call("on_epoch_begin", epoch, logs)
-
-    def on_epoch_end(self, epoch, logs=None):
-        self._call("on_epoch_end", epoch, logs)
-
-    def on_train_batch_begin(self, batch, logs=None):
-        self._call("on_train_batch_begin", batch, logs)
-
-    def on_train_batch_end(self, batch, logs=None):
-        self._call("on_train_batch_end", batch, logs)
-
-    def on_batch_begin(self, batch, logs=None):
-        self._call("on_batch_begin", batch, logs)
-
-    def on_batch_end(self, batch, logs=None):
-        self._call("on_batch_end", batch, logs)
-
-    def on_test_begin(self, logs=None):
-        self._call("on_test_begin", logs)
-
-    def on_test_end(self, logs=None):
-        self._call("on_test_end", logs)
-
-    def on_test_batch_begin(self, batch, logs=None):
-        self._call("on_test_batch_begin", batch, logs)
-
-    def on_test_batch_end(self, batch, logs=None):
-        self._call("on_test_batch_end", batch, logs)
-
-    def on_predict_begin(self, logs=None):
-        self._call("on_predict_begin", logs)
-
-    def on_predict_end(self, logs=None):
-        self._call("on_predict_end", logs)
-
-    def on_predict_batch_begin(self, batch, logs=None):
-        self._call("on_predict_batch_begin", batch, logs)
-
-    def on_predict_batch_end(self, batch, logs=None):
-        self._call("on_predict_batch_end", batch, logs)

@@ -32,12 +32,13 @@ class History(Callback):
 
     def on_train_begin(self, logs=None):
         self.epoch = []
-        if self.model is not None:
-            self.model.history = self
+        # `_model`, not `model`: setting an attribute needs no sync of the weights.
+        if self._model is not None:
+            self._model.history = self
 
     def on_epoch_end(self, epoch, logs=None):
         self.epoch.append(epoch)
         for key, value in (logs or {}).items():
             self.history.setdefault(key, []).append(value)
-        if self.model is not None:
-            self.model.history = self
+        if self._model is not None:
+            self._model.history = self
