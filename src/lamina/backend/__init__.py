@@ -14,6 +14,7 @@ same modules (`core`, `numpy`, `nn`, `math`, `random`) with the same function na
 
 from __future__ import annotations
 
+from lamina.backend.common.execution import RetraceWarning
 from lamina.backend.common.global_state import reset_session as _reset_session
 from lamina.backend.common.variables import (
     StatelessScope,
@@ -33,7 +34,7 @@ from lamina.backend.config import (
 )
 
 if backend() == "jax":
-    from lamina.backend.jax import core, image, math, nn, numpy, random
+    from lamina.backend.jax import core, execution, image, math, nn, numpy, random
     from lamina.backend.jax.core import (
         Variable,
         block_until_ready,
@@ -50,6 +51,7 @@ if backend() == "jax":
         value_and_grad,
         while_loop,
     )
+    from lamina.backend.jax.execution import Program
 else:
     raise ValueError(
         f"Unknown LAMINA_BACKEND {backend()!r}. Available backends: ['jax']. "
@@ -85,6 +87,8 @@ def function(inputs, outputs, updates=None, name=None):
 
 
 __all__ = [
+    "Program",
+    "RetraceWarning",
     "StatelessScope",
     "Variable",
     "backend",
@@ -97,6 +101,7 @@ __all__ = [
     "core",
     "current_stateless_scope",
     "epsilon",
+    "execution",
     "floatx",
     "fori_loop",
     "function",

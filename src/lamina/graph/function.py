@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import inspect
 
-from lamina.backend import core as backend_core
+from lamina import tree
+from lamina.backend import execution as backend_execution
 from lamina.backend.common.variables import StatelessScope, Variable
-from lamina.graph import tree
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
 from lamina.graph.operation import current_call_context
@@ -386,8 +386,14 @@ class _BackendFunction:
         self._function = Function(inputs, outputs + symbolic, name=name)
         self._num_outputs = len(outputs)
         self._variables = self._collect_variables()
-        self._compiled = backend_core.jit(self._pure)
-        self.trace_count = 0  # how many programs were compiled (one per input signature)
+        self._program = backend_execution.program(
+            self._pure, f"backend.function {name or 'function'!r}"
+        )
+
+    @property
+    def trace_count(self) -> int:
+        """How many programs were compiled (one per input signature)."""
+        return self._program.trace_count
 
     def _collect_variables(self) -> list:
         found: dict = {}
@@ -407,7 +413,6 @@ class _BackendFunction:
         return list(found.values())
 
     def _pure(self, values, inputs):
-        self.trace_count += 1  # runs only while tracing
         with StatelessScope(list(zip(self._variables, values, strict=True))) as scope:
             results = self._function(inputs)
         assigned = {
@@ -419,7 +424,7 @@ class _BackendFunction:
 
     def __call__(self, inputs):
         inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-        results, assigned = self._compiled([v.value for v in self._variables], inputs)
+        results, assigned = self._program([v.value for v in self._variables], inputs)
         for i, value in assigned.items():
             self._variables[i].assign(value)
         outs = results[: self._num_outputs]

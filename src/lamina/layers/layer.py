@@ -13,7 +13,7 @@ import inspect
 
 from lamina import backend, constraints, initializers, regularizers
 from lamina.backend.common.variables import Variable, current_stateless_scope
-from lamina.graph import tree
+from lamina import tree
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
 from lamina.graph.operation import (
@@ -36,7 +36,11 @@ _UNTRACKED = frozenset(
         "_function",
         "input_spec",
         "_build_shapes",
-        "_compiled_calls",
+        "_call_entry",
+        "_live_state",
+        "_step_output_masks",
+        "_last_per_output_losses",
+        "_losses_override",
         "_step_cache",
         "_own_node",
         "_state_vars_cache",
@@ -272,7 +276,18 @@ class Layer(Operation):
         return self._dedupe(self.weights + self._seed_states())
 
     def _seed_states(self) -> list[Variable]:
-        return [g.state for layer in self._flatten_layers() for g in layer._seed_generators()]
+        """State that is not a weight but changes as the layers run: seed generators'
+        states and `_runtime_state()` (a stateful RNN's states). Compiled steps carry it
+        in `non_trainable_variables`."""
+        return [
+            v
+            for layer in self._flatten_layers()
+            for v in [g.state for g in layer._seed_generators()] + layer._runtime_state()
+        ]
+
+    def _runtime_state(self) -> list[Variable]:
+        """Variables this layer updates as it runs that are not weights (not saved)."""
+        return []
 
     @property
     def trainable_variables(self) -> list[Variable]:
@@ -399,6 +414,66 @@ class Layer(Operation):
         for layer in self._flatten_layers():
             if layer._losses:
                 layer._losses = []
+
+    # Stateless calls -----------------------------------------------------------------
+    def stateless_call(
+        self,
+        trainable_variables,
+        non_trainable_variables,
+        *args,
+        return_losses: bool = False,
+        **kwargs,
+    ):
+        """Call the layer as a pure function of the given variable values (Keras 3's API).
+
+        Args:
+            trainable_variables: values for `self.trainable_variables`, in order.
+            non_trainable_variables: values for `self.non_trainable_variables`, in order.
+            *args, **kwargs: the call's arguments (`training=True`, ...).
+            return_losses: also return the losses added during the call
+                (activity regularizers, `add_loss`).
+
+        Returns:
+            `(outputs, non_trainable_variables)` with the values the call left in the
+            non-trainable variables (moving statistics, seed states); with
+            `return_losses`, `(outputs, non_trainable_variables, losses)`. The layer's
+            own variables are not changed.
+
+        >>> import numpy as np
+        >>> from lamina import layers
+        >>> dense = layers.Dense(1, kernel_initializer="ones")
+        >>> dense.build((None, 2))
+        >>> out, _ = dense.stateless_call([np.full((2, 1), 2.0), np.zeros(1)], [], np.ones((1, 2)))
+        >>> out.tolist()
+        [[4.0]]
+        """
+        trainable = self.trainable_variables
+        non_trainable = self.non_trainable_variables
+        for given, own, what in (
+            (trainable_variables, trainable, "trainable_variables"),
+            (non_trainable_variables, non_trainable, "non_trainable_variables"),
+        ):
+            if len(given) != len(own):
+                raise ValueError(
+                    f"{type(self).__name__} {self.name!r}.stateless_call received "
+                    f"{len(given)} values for {what}; the layer has {len(own)} "
+                    f"({[v.path for v in own]}). Pass one value per variable, in the order "
+                    f"of `layer.{what}`" + ("" if self.built else " (build the layer first)")
+                    + "."
+                )
+        mapping = list(zip(trainable, trainable_variables)) + list(
+            zip(non_trainable, non_trainable_variables)
+        )
+        with backend.StatelessScope(mapping, collect_losses=return_losses) as scope:
+            outputs = self(*args, **kwargs)
+            new_non_trainable = [scope.get_current_value(v) for v in non_trainable]
+            if return_losses:
+                # As `layer.losses` would report them: the call's, then the weight
+                # regularization of the given values.
+                losses = list(scope.losses) + self._regularization_losses()
+        if return_losses:
+            return outputs, new_non_trainable, losses
+        return outputs, new_non_trainable
 
     # Building ------------------------------------------------------------------------
     def build(self, input_shape) -> None:

@@ -740,6 +740,9 @@ class RNN(Layer):
             return None
         return [v.value for v in self._states.variables]
 
+    def _runtime_state(self) -> list:
+        return list(self._states.variables) if self._states is not None else []
+
     def get_initial_state(self, batch_size):
         return self._nest_states(_initial_state(self.cell, batch_size, self.compute_dtype))
 

@@ -111,16 +111,29 @@ class Metric:
         return self.result()
 
     # Pure forms, for compiled steps that carry metric state explicitly ------------------
+    def _mapping(self, metric_variables, what: str) -> list:
+        variables = self.variables
+        metric_variables = list(metric_variables)
+        if len(metric_variables) != len(variables):
+            raise ValueError(
+                f"{type(self).__name__} {self.name!r}.{what} received {len(metric_variables)} "
+                f"variable values; the metric has {len(variables)} variables "
+                f"({[v.name for v in variables]}). Pass one value per variable, in the "
+                "order of `metric.variables`."
+            )
+        return list(zip(variables, metric_variables))
+
     def stateless_update_state(self, metric_variables, *args, **kwargs) -> list:
         """`update_state` as a pure function from variable values to new values."""
-        mapping = list(zip(self._variables, metric_variables))
+        mapping = self._mapping(metric_variables, "stateless_update_state")
         with backend.StatelessScope(state_mapping=mapping) as scope:
             self.update_state(*args, **kwargs)
         return [_current(scope, v, old) for v, old in mapping]
 
     def stateless_result(self, metric_variables):
         """`result` read from the given variable values."""
-        with backend.StatelessScope(state_mapping=list(zip(self._variables, metric_variables))):
+        mapping = self._mapping(metric_variables, "stateless_result")
+        with backend.StatelessScope(state_mapping=mapping):
             return self.result()
 
     def stateless_reset_state(self) -> list:

@@ -14,9 +14,10 @@ import json
 
 from lamina import ops, saving
 from lamina.backend import core as backend_core
+from lamina.backend import execution as backend_execution
 from lamina.backend.common.global_state import unique_name
 from lamina.backend.common.variables import StatelessScope, in_stateless_scope
-from lamina.graph import tree
+from lamina import tree
 from lamina.graph.function import Function, _is_input_tensor, clone_graph_nodes
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
@@ -241,52 +242,56 @@ class Model(Trainer, Layer):
         return outputs
 
     def _compiled_call(self, inputs):
-        """Inference on concrete data through one compiled program per input signature.
+        """Inference on concrete data through one compiled program (`call_function`).
 
         Same result as running the graph layer by layer, without per-op dispatch: losses
         added during the call are kept in `model.losses`, and variables the layers assign
-        (the states of a stateful RNN) are written back, as for an eager call.
+        (the states of a stateful RNN, seed states) are written back, as for an eager
+        call. The program is traced once per input signature, with a bounded cache and a
+        `RetraceWarning` when it keeps retracing.
         """
         inputs = self._conform_inputs(inputs)
-        key = tuple((tuple(v.shape), v.dtype) for v in tree.flatten(inputs))
-        cache = self.__dict__.setdefault("_compiled_calls", {})
-        entry = cache.get(key)
+        entry = self.__dict__.get("_call_entry")
         if entry is None:
-            entry = cache[key] = self._compile_call(self.variables)
-        variables, fn, assigned_vars, all_layers = entry
+            entry = self.__dict__["_call_entry"] = self._compile_call(self.variables)
+        variables, program, assigned_vars, all_layers = entry
         # Outside any stateless scope (checked by the caller) a variable's value is `_value`.
-        outputs, losses, assigned = fn([v._value for v in variables], inputs)
+        outputs, losses, assigned = program([v._value for v in variables], inputs)
         self.__dict__.pop("_last_output_masks", None)  # tracing values, not for later
-        if assigned_vars:
-            for variable, value in zip(assigned_vars, assigned, strict=True):
-                variable.assign(value)
-            known = {id(v) for v in variables}
-            extra = [v for v in assigned_vars if id(v) not in known]
-            if extra:
-                # A variable the model does not list (held outside weight tracking) was
-                # read as a constant of this program: compile again with it as an input.
-                cache[key] = self._compile_call(variables + extra)
+        for variable, value in zip(assigned_vars, assigned, strict=True):
+            variable._value = value
         for layer in all_layers:  # `_clear_losses` without walking the layers again
             if layer._losses:
                 layer._losses = []
         self._losses = list(losses)
         return outputs
 
+    @property
+    def call_function(self):
+        """The compiled program behind `model(x)` on data (None before the first call);
+        its `trace_count` says how often it was traced."""
+        entry = self.__dict__.get("_call_entry")
+        return entry[1] if entry is not None else None
+
     def _compile_call(self, variables):
         assigned_vars: list = []  # filled while tracing: what the layers assign
+        index = {id(v): i for i, v in enumerate(variables)}
 
         def pure(values, data):
             with StatelessScope(
                 list(zip(variables, values, strict=True)), collect_losses=True
             ) as scope:
                 outputs = Layer.__call__(self, data, training=False)
-            assigned_vars[:] = [v for v, _ in scope.updates]
+            # Only the model's own variables can be assigned under the strict trace.
+            assigned_vars[:] = [variables[index[id(v)]] for v, _ in scope.updates]
             return outputs, list(scope.losses), [value for _, value in scope.updates]
 
+        program = backend_execution.program(pure, f"call of model {self.name!r} on data")
         # The graph's layers are fixed once it is built, so the walk over them is kept.
-        return variables, backend_core.jit(pure), assigned_vars, self._flatten_layers()
+        return variables, program, assigned_vars, self._flatten_layers()
 
     def call(self, inputs, training=None, mask=None):
+        """Run the functional graph; a subclass overrides it with its own forward pass."""
         if self._function is None:
             raise NotImplementedError(
                 f"Model subclass {type(self).__name__} must implement `call(inputs)`, or be "
@@ -491,6 +496,7 @@ class Model(Trainer, Layer):
         return json.dumps(functional_config.serialize_layer(self), **kwargs)
 
 
+Model.call._lamina_default = True  # a subclass without `call` (a GAN) trains by its steps
 _BASE_GET_CONFIGS.add(Model.get_config)
 _BASE_INITS.add(Model.__init__)
 serialization.register_builtin("models", Model)

@@ -36,7 +36,7 @@ class SeedGenerator:
         self.name = name or "seed_generator"
         self.state = backend.Variable(
             backend.random.make_seed(seed),
-            dtype="uint32",
+            dtype=backend.random.SEED_DTYPE,
             trainable=False,
             name="seed_generator_state",
         )
@@ -44,7 +44,7 @@ class SeedGenerator:
     def next(self):
         """The current seed tensor; advances the state."""
         seed = self.state.value
-        self.state.assign(seed + backend.convert_to_tensor([0, 1], dtype="uint32"))
+        self.state.assign(seed + backend.convert_to_tensor([0, 1], dtype=backend.random.SEED_DTYPE))
         return seed
 
     def get_config(self) -> dict:
@@ -55,15 +55,20 @@ _GLOBAL_GENERATOR: SeedGenerator | None = None
 
 
 def global_seed_generator() -> SeedGenerator:
+    """The generator behind `seed=None` (made on first use, reset by `clear_session`)."""
     global _GLOBAL_GENERATOR
     if _GLOBAL_GENERATOR is None:
         _GLOBAL_GENERATOR = SeedGenerator()
+        # Named in the error a compiled step raises when it draws from it.
+        _GLOBAL_GENERATOR.state._is_global_seed = True
     return _GLOBAL_GENERATOR
 
 
 def set_global_seed(seed: int) -> None:
+    """Restart the global generator from `seed` (see `lamina.utils.set_random_seed`)."""
     global _GLOBAL_GENERATOR
     _GLOBAL_GENERATOR = SeedGenerator(seed)
+    _GLOBAL_GENERATOR.state._is_global_seed = True
 
 
 def _reset_global():
@@ -122,3 +127,18 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
 def shuffle(x, axis=0, seed=None):
     """A random permutation of `x` along `axis`."""
     return backend.random.shuffle(x, axis, seed=draw_seed(seed))
+
+
+__all__ = [
+    "SeedGenerator",
+    "categorical",
+    "draw_seed",
+    "dropout",
+    "global_seed_generator",
+    "normal",
+    "randint",
+    "set_global_seed",
+    "shuffle",
+    "truncated_normal",
+    "uniform",
+]

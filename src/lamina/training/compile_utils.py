@@ -25,6 +25,7 @@ from lamina import losses as losses_module
 from lamina import metrics as metrics_module
 from lamina import ops, tree
 from lamina.losses import probabilistic as probabilistic_losses
+from lamina.training import targets
 
 _ACCURACY_NAMES = ("accuracy", "acc")
 _CROSSENTROPY_NAMES = ("crossentropy", "ce")
@@ -315,16 +316,39 @@ def _name_as_keras(entries, output_names) -> None:
         metric.name = name
 
 
-class CompileMetrics:
-    """The compiled metrics: per output, unweighted and weighted."""
+class CompileMetrics(metrics_module.Metric):
+    """The compiled metrics: per output, unweighted and weighted.
+
+    As in Keras 3 it is itself one metric, `compile_metrics`, in `model.metrics`: its
+    `variables` are those of every metric it holds and its `result()` is a dict of their
+    results, so a custom `train_step` that loops over `model.metrics` with
+    `stateless_update_state(vars, y, y_pred)` updates all of them.
+    """
 
     def __init__(self, metrics=None, weighted_metrics=None):
+        super().__init__(name="compile_metrics")
         self._metrics_spec = metrics
         self._weighted_spec = weighted_metrics
         self.built = False
         self.entries: list = []  # (output index, metric, weighted)
+        self.output_names: list[str] = []
+
+    @property
+    def variables(self) -> list:
+        return [v for m in self.metrics for v in m.variables]
+
+    def reset_state(self) -> None:
+        for metric in self.metrics:
+            metric.reset_state()
+
+    def stateless_reset_state(self) -> list:
+        return [v for m in self.metrics for v in m.stateless_reset_state()]
+
+    def result(self) -> dict:
+        return {m.name: m.result() for m in self.metrics}
 
     def build(self, output_names, output_shapes, compile_loss):
+        self.output_names = list(output_names)
         multi = len(output_names) > 1
         self.entries = []
         for spec, weighted in ((self._metrics_spec, False), (self._weighted_spec, True)):
@@ -361,9 +385,18 @@ class CompileMetrics:
     def metrics(self) -> list:
         return [m for _, m, _ in self.entries]
 
-    def update_state(
-        self, y_true: list, y_pred: list, sample_weight: list, masks: list, output_names=None
-    ):
+    def update_state(self, y_true, y_pred, sample_weight=None, masks=None, output_names=None):
+        """Update every metric. `y_true`, `y_pred` and `sample_weight` are flat lists
+        (one entry per output) or, as a user's `train_step` passes them, the model's own
+        structures (an array, a list or a dict by output name)."""
+        names = self.output_names
+        if not _is_flat_per_output(y_true, names):
+            y_true = targets.flatten_targets(names, y_true)
+        y_pred = flatten_outputs(y_pred)
+        if not _is_flat_per_output(sample_weight, names):
+            sample_weight = targets.sample_weights(names, y_true, sample_weight, None)
+        masks = [None] * len(names) if masks is None else masks
+        output_names = output_names or names
         for i, metric, weighted in self.entries:
             if y_true[i] is None:
                 continue
@@ -385,6 +418,16 @@ class CompileMetrics:
                         error, "metric", metric.name, output, y_true[i], y_pred[i]
                     )
                 raise
+
+
+def _is_flat_per_output(values, names) -> bool:
+    return isinstance(values, PerOutput)
+
+
+class PerOutput(list):
+    """A list with one entry per output, as the trainer flattened it (never user data)."""
+
+    _per_output = True
 
 
 def compile_config(model) -> dict:

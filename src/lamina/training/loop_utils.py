@@ -7,7 +7,7 @@ import sys
 import numpy as np
 
 from lamina import ops
-from lamina.graph import tree
+from lamina import tree
 from lamina.training import data_adapter
 
 
@@ -23,11 +23,6 @@ def unshare(variables) -> None:
 
 def is_arrays(batches) -> bool:
     return isinstance(batches, data_adapter.ArrayBatches)
-
-
-def as_tuple(batch):
-    x, y, sw = batch
-    return (x, list(y), list(sw))
 
 
 def stack_batches(batches):
@@ -77,10 +72,9 @@ def first_rows(struct, n):
 
 
 def same_shapes(batches) -> bool:
-    first = [np.shape(a) for a in tree.flatten(as_tuple(batches[0])) if a is not None]
+    first = [np.shape(a) for a in tree.flatten(batches[0]) if a is not None]
     return all(
-        [np.shape(a) for a in tree.flatten(as_tuple(b)) if a is not None] == first
-        for b in batches[1:]
+        [np.shape(a) for a in tree.flatten(b) if a is not None] == first for b in batches[1:]
     )
 
 
@@ -96,25 +90,3 @@ def resolve_verbose(verbose):
     if verbose not in (0, 1, 2):
         raise ValueError(f"verbose must be 'auto', 0, 1 or 2; received {verbose!r}.")
     return verbose
-
-
-def wants_batch_hooks(callback_list) -> bool:
-    from lamina import callbacks as callbacks_module
-
-    base = callbacks_module.Callback
-    for cb in getattr(callback_list, "callbacks", []):
-        if isinstance(cb, (callbacks_module.History, callbacks_module.ProgbarLogger)):
-            continue
-        for hook in (
-            "on_train_batch_begin",
-            "on_train_batch_end",
-            "on_batch_begin",
-            "on_batch_end",
-        ):
-            # A hook may be overridden in the class or set on the instance
-            # (LambdaCallback(on_train_batch_end=...)).
-            if hook in getattr(cb, "__dict__", {}) or getattr(type(cb), hook, None) is not getattr(
-                base, hook
-            ):
-                return True
-    return False

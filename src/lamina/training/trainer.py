@@ -1,18 +1,15 @@
 """The Trainer mixin: compile / fit / evaluate / predict, written once.
 
-The step is a pure function of the training state,
+`fit` runs `model.train_step(state, data)`, `evaluate` `model.test_step` and `predict`
+`model.predict_step` (Keras 3's public step API, in `steps.py`), compiled by the engine's
+execution module into programs (`programs.py`) that run one or `steps_per_execution`
+batches per call; `epochs.py` holds the loops that feed them. Overriding a step (or
+`compute_loss`) changes what `fit` does, exactly as in Keras.
 
-    (trainable, non_trainable, optimizer, metrics), batch -> new state, logs
-
-made by running the model, loss, optimizer and metrics (all written in stateful style)
-inside stateless scopes. The backend compiles it (`jit`, with the state donated) and
-takes its gradient (`value_and_grad`); with `steps_per_execution=k` k steps run as one
-compiled `scan` over a stacked chunk of k batches. Training arrays that fit
-`data_adapter.RESIDENT_BYTES` go to the device once per `fit`, and each compiled call
-then receives only where its batches sit (slices, or row indices when shuffled), as a
-hand-written JAX loop over device-resident data would. The state lives outside the variables
-during `fit` and is written back before anything reads them (callbacks that look at
-batches, epoch ends, the end of training).
+The state a step receives is `(trainable, non_trainable, optimizer, metrics)` values:
+the model's variables, those of its optimizers (`model.optimizer` first) and of
+`model.metrics`. It lives outside the variables during `fit` and is written back at
+epoch ends and whenever a callback touches `callback.model`.
 
 Around it: `compile_utils` (losses and metrics per output, the compile config),
 `targets` (targets and sample weights per output), `data_adapter` (batches) and
@@ -23,28 +20,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from lamina import backend, ops
+from lamina import backend, tree
 from lamina import metrics as metrics_module
 from lamina import optimizers as optimizers_module
-from lamina.backend.common.variables import StatelessScope
-from lamina.graph import tree
-from lamina.training import compile_utils, data_adapter, loop_utils, targets
+from lamina.training import compile_utils, data_adapter, loop_utils, programs, targets
+from lamina.training import epochs as loops
 from lamina.training.compile_utils import CompileLoss, CompileMetrics, flatten_outputs
+from lamina.training.steps import StepAPI
+from lamina.utils.data_utils import pack_x_y_sample_weight
 
 
-def _scope(variables, values, collect_losses=False):
-    return StatelessScope(list(zip(variables, values, strict=True)), collect_losses=collect_losses)
-
-
-def _updated(scope, variables, values):
-    out = []
-    for v, old in zip(variables, values, strict=True):
-        new = scope.get_update(v)
-        out.append(old if new is None else new)
-    return out
-
-
-class Trainer:
+class Trainer(StepAPI):
     """Training methods shared by every model (mixed into `Model`)."""
 
     def __init__(self):
@@ -60,7 +46,12 @@ class Trainer:
         self._state_vars_cache = None
         self.run_eagerly = False
         self.steps_per_execution = 1
-        self._step_cache: dict = {}
+        self._reset_functions()
+
+    def _reset_functions(self):
+        self.train_function = None
+        self.test_function = None
+        self.predict_function = None
 
     # compile -------------------------------------------------------------------------
     def compile(
@@ -110,7 +101,7 @@ class Trainer:
         self.run_eagerly = bool(run_eagerly) or jit_compile is False
         self.steps_per_execution = steps_per_execution
         self.jit_compile = jit_compile
-        self._step_cache = {}
+        self._reset_functions()
         self._state_vars_cache = None
         self._structures_built = False
         self._metrics_built = False
@@ -141,8 +132,18 @@ class Trainer:
             return ["output"]
         return [f"output_{i + 1}" for i in range(len(flat))]
 
+    def _has_call(self) -> bool:
+        """False for a model whose steps do everything (a GAN without `call`)."""
+        return getattr(self, "_function", None) is not None or not getattr(
+            type(self).call, "_lamina_default", False
+        )
+
     def _build_structures(self, x):
         if self._structures_built:
+            return
+        if not self._has_call():
+            self._output_names_cache = []
+            self._structures_built = True
             return
         if not self.built or getattr(self, "_function", None) is None:
             self(x)  # builds subclassed / deferred models on a real batch
@@ -185,13 +186,24 @@ class Trainer:
 
     @property
     def metrics(self) -> list:
-        """The metric objects tracked during training: the loss first, then compiled ones."""
+        """The metrics tracked during training, as in Keras 3: the loss, each output's
+        loss (several outputs), `compile_metrics` (holding the compiled metrics), then
+        metrics held as attributes of the model (a GAN's loss trackers)."""
         out = []
         if self._loss_tracker is not None:
             out.append(self._loss_tracker)
         out.extend(t for t in self._output_loss_trackers if t is not None)
         if self._compile_metrics is not None and self._compile_metrics.built:
-            out.extend(self._compile_metrics.metrics)
+            if self._compile_metrics.metrics:
+                out.append(self._compile_metrics)
+        seen = {id(m) for m in out}
+        for value in self.__dict__.values():
+            for item in value if isinstance(value, (list, tuple)) else [value]:
+                if isinstance(item, metrics_module.Metric) and id(item) not in seen:
+                    if isinstance(item, CompileMetrics):
+                        continue
+                    seen.add(id(item))
+                    out.append(item)
         return out
 
     @property
@@ -202,16 +214,18 @@ class Trainer:
         for m in self.metrics:
             m.reset_state()
 
-    def _metric_variables(self) -> list:
-        return [v for m in self.metrics for v in m.variables]
+    def _flat_metric_names(self) -> list[str]:
+        names = []
+        for m in self.metrics:
+            if isinstance(m, CompileMetrics):
+                names.extend(sub.name for sub in m.metrics)
+            else:
+                names.append(m.name)
+        return names
 
     # Targets -------------------------------------------------------------------------
     def _flatten_targets(self, y, what="y") -> list:
         return targets.flatten_targets(self._output_names_cache, y, what)
-
-    def _check_targets_given(self, y_flat, y):
-        losses = self._compile_loss.losses if self._compile_loss is not None else None
-        targets.check_targets_given(self._output_names_cache, losses, y_flat, y)
 
     def _check_targets(self, y_flat):
         if self._compile_loss is None:
@@ -225,203 +239,56 @@ class Trainer:
 
     def _check_all_targets(self, batches):
         """Check every target array once, before the first step (labels out of range...)."""
-        if loop_utils.is_arrays(batches) and batches.y is not None:
+        if loop_utils.is_arrays(batches) and batches.y is not None and self._has_call():
             self._check_targets(self._flatten_targets(batches.y))
 
-    def _sample_weights(self, y_flat, sample_weight, class_weight) -> list:
-        return targets.sample_weights(self._output_names_cache, y_flat, sample_weight, class_weight)
+    def _prepare_batch(self, x, y, sw, class_weight=None, check=True):
+        """The `data` a step receives: inputs in graph order, class weights folded into
+        the sample weights, packed as `(x, y)` or `(x, y, sample_weight)`."""
+        names = self._output_names_cache
+        if names:
+            y_flat = self._flatten_targets(y)
+            losses = self._compile_loss.losses if self._compile_loss is not None else None
+            targets.check_targets_given(names, losses, y_flat, y)
+            if check:
+                self._check_targets(y_flat)
+            if class_weight is not None:
+                sw = targets.sample_weights(names, y_flat, sw, class_weight)
+                sw = sw[0] if len(sw) == 1 else sw
+        if getattr(self, "_function", None) is not None:
+            x = self._standardize_inputs(x)
+        return pack_x_y_sample_weight(x, y, sw)
 
-    # The pure steps ------------------------------------------------------------------
+    def _prepare_inputs(self, x):
+        """The `data` a predict step receives: `x` in graph order, packed."""
+        if getattr(self, "_function", None) is not None:
+            x = self._standardize_inputs(x)
+        return pack_x_y_sample_weight(x)
+
+    # State ---------------------------------------------------------------------------
+    def _optimizers(self) -> list:
+        """`self.optimizer` first, then other optimizers held as attributes (a GAN's)."""
+        out = [self.optimizer] if self.optimizer is not None else []
+        for value in self.__dict__.values():
+            if isinstance(value, optimizers_module.Optimizer) and all(value is not o for o in out):
+                out.append(value)
+        return out
+
     def _state_variables(self):
         cached = self.__dict__.get("_state_vars_cache")
-        if cached is not None and (cached[2] or not self.optimizer_built()):
+        if cached is not None:
             return cached
-        trainable = self.trainable_variables
-        ids = {id(v) for v in trainable}
-        non_trainable = [v for v in self.variables if id(v) not in ids]
-        optimizer_vars = list(self.optimizer.variables) if self.optimizer_built() else []
-        result = (trainable, non_trainable, optimizer_vars, self._metric_variables())
-        if self._structures_built or not self.compiled:
-            # The step functions close over these lists: reuse them until recompiled.
-            self._state_vars_cache = result
+        optimizer_vars = [v for o in self._optimizers() for v in o.variables]
+        result = (
+            list(self.trainable_variables),
+            list(self.non_trainable_variables),
+            optimizer_vars,
+            list(self.metrics_variables),
+        )
+        if self._structures_built and all(o.built for o in self._optimizers()):
+            self._state_vars_cache = result  # fixed until recompiled
         return result
 
-    def _forward_and_loss(self, trainable, non_trainable, tv, ntv, x, y, sw, training):
-        with _scope(trainable + non_trainable, list(tv) + list(ntv), collect_losses=True) as scope:
-            y_pred = self(x, training=training)
-            y_pred_flat = flatten_outputs(y_pred)
-            masks = [None] * len(y_pred_flat)
-            if getattr(self, "_function", None) is not None and any(
-                t._keras_mask is not None for t in self._function.outputs
-            ):
-                masks = flatten_outputs(self.compute_mask(x, None))
-            y_flat = list(y)
-            if self._compile_loss is not None:
-                loss, per_output = self._compile_loss(y_flat, y_pred_flat, list(sw), masks)
-            else:
-                loss, per_output = 0.0, [None] * len(y_pred_flat)
-            extra = list(scope.losses) + self._regularization_losses()
-            for value in extra:
-                loss = loss + ops.cast(value, "float32")
-            new_ntv = _updated(scope, non_trainable, ntv)
-        return ops.cast(loss, "float32"), (y_pred, y_pred_flat, masks, per_output, new_ntv)
-
-    def _update_metrics(
-        self, metric_vars, mv, loss, per_output, y, y_pred_flat, sw, masks, batch_size
-    ):
-        with _scope(metric_vars, mv) as scope:
-            self._loss_tracker.update_state(loss, sample_weight=batch_size)
-            for tracker, value in zip(self._output_loss_trackers, per_output, strict=False):
-                if tracker is not None and value is not None:
-                    tracker.update_state(value, sample_weight=batch_size)
-            self._compile_metrics.update_state(
-                list(y), y_pred_flat, list(sw), masks, self._output_names_cache
-            )
-            logs = {m.name: m.result() for m in self.metrics}
-            new_mv = _updated(scope, metric_vars, mv)
-        return new_mv, logs
-
-    def _make_train_step(self):
-        trainable, non_trainable, opt_vars, metric_vars = self._state_variables()
-        optimizer = self.optimizer
-
-        def train_step(state, batch):
-            tv, ntv, ov, mv = state
-            x, y, sw = batch
-            batch_size = tree.flatten(x)[0].shape[0]
-
-            def loss_fn(tv_):
-                loss, aux = self._forward_and_loss(
-                    trainable, non_trainable, tv_, ntv, x, y, sw, True
-                )
-                # Differentiated scaled (`loss_scale_factor`; `apply` unscales the
-                # gradients), reported unscaled.
-                return optimizer.scale_loss(loss), (loss, aux)
-
-            (_, (loss, aux)), grads = backend.value_and_grad(loss_fn, has_aux=True)(list(tv))
-            _, y_pred_flat, masks, per_output, new_ntv = aux
-            with _scope(trainable + opt_vars, list(tv) + list(ov)) as scope:
-                optimizer.apply(grads, trainable)
-                for v in trainable:
-                    if getattr(v, "constraint", None) is not None:
-                        v.assign(v.constraint(v.value))
-                new_tv = _updated(scope, trainable, tv)
-                new_ov = _updated(scope, opt_vars, ov)
-            new_mv, logs = self._update_metrics(
-                metric_vars, mv, loss, per_output, y, y_pred_flat, sw, masks, batch_size
-            )
-            return (new_tv, new_ntv, new_ov, new_mv), logs
-
-        return train_step
-
-    def _make_test_step(self):
-        trainable, non_trainable, _, metric_vars = self._state_variables()
-
-        def test_step(params, mv, batch):
-            tv, ntv = params
-            x, y, sw = batch
-            batch_size = tree.flatten(x)[0].shape[0]
-            loss, aux = self._forward_and_loss(trainable, non_trainable, tv, ntv, x, y, sw, False)
-            _, y_pred_flat, masks, per_output, _ = aux
-            new_mv, logs = self._update_metrics(
-                metric_vars, mv, loss, per_output, y, y_pred_flat, sw, masks, batch_size
-            )
-            return new_mv, logs
-
-        return test_step
-
-    def _make_predict_step(self):
-        trainable, non_trainable, _, _ = self._state_variables()
-
-        def predict_step(state, x):
-            tv, ntv = state
-            with _scope(trainable + non_trainable, list(tv) + list(ntv)):
-                return self(x, training=False)
-
-        return predict_step
-
-    def _compiled(self, kind: str):
-        key = (
-            kind,
-            self.run_eagerly if self.compiled else False,
-            getattr(self, "steps_per_execution", 1),
-        )
-        fn = self._step_cache.get(key)
-        if fn is not None:
-            return fn
-        if kind == "train":
-            step = self._make_train_step()
-
-            def multi(state, batches):
-                def body(carry, batch):
-                    new_state, logs = step(carry, batch)
-                    return new_state, logs
-
-                state, logs = ops.scan(body, state, batches)
-                return state, tree.map_structure(lambda v: v[-1], logs)
-
-            # The training set resident on the device: only where each batch sits travels.
-            # Unshuffled batches are slices at `starts` (`size` rows each, a static
-            # argument); shuffled ones are gathered by row index, a whole chunk at once
-            # (on CPU one gather per step made small-model steps ~20% slower).
-            def one_from(state, data, start, size):
-                return step(state, loop_utils.slice_rows(data, start, size))
-
-            def many_from(state, data, starts, size):
-                def body(carry, start):
-                    return step(carry, loop_utils.slice_rows(data, start, size))
-
-                state, logs = ops.scan(body, state, starts)
-                return state, tree.map_structure(lambda v: v[-1], logs)
-
-            def one_at(state, data, rows):
-                return step(state, loop_utils.take_rows(data, rows))
-
-            def many_at(state, data, rows):
-                n = rows.shape[0]
-                return multi(state, loop_utils.take_rows(data, ops.reshape(rows, (-1,)), n))
-
-            fns = {
-                "one": step,
-                "many": multi,
-                "one_from": one_from,
-                "many_from": many_from,
-                "one_at": one_at,
-                "many_at": many_at,
-            }
-            if not self.run_eagerly:
-                fns = {
-                    name: backend.jit(
-                        f, donate_argnums=(0,), static_argnums=(3,) if "from" in name else ()
-                    )
-                    for name, f in fns.items()
-                }
-            fn = fns
-        elif kind in ("test", "test_many"):
-            step = self._make_test_step()
-            if kind == "test_many":
-                one = step
-
-                def step(params, mv, batches):  # k test steps over a stacked chunk
-                    mv, logs = ops.scan(lambda carry, b: one(params, carry, b), mv, batches)
-                    return mv, tree.map_structure(lambda v: v[-1], logs)
-
-            # Only the metric state is donated: the weights stay in the variables.
-            fn = step if self.run_eagerly else backend.jit(step, donate_argnums=(1,))
-        else:
-            step = self._make_predict_step()
-            if kind == "predict_many":
-                one = step
-
-                def step(state, xs):  # k predict steps; outputs stacked on a new axis 0
-                    return ops.scan(lambda carry, x: (carry, one(state, x)), 0, xs)[1]
-
-            run_eagerly = getattr(self, "run_eagerly", False) if self.compiled else False
-            fn = step if run_eagerly else backend.jit(step)
-        self._step_cache[key] = fn
-        return fn
-
-    # State movement ------------------------------------------------------------------
     def _read_state(self, kind="train"):
         trainable, non_trainable, opt_vars, metric_vars = self._state_variables()
         if kind != "predict":
@@ -437,32 +304,38 @@ class Trainer:
         mv = [v.value for v in metric_vars]
         if kind == "train":
             return (tv, ntv, [v.value for v in opt_vars], mv)
-        return (tv, ntv), mv
+        return (tv, ntv, mv)
 
     def _write_state(self, state, kind="train"):
         trainable, non_trainable, opt_vars, metric_vars = self._state_variables()
         if kind == "train":
             groups = zip((trainable, non_trainable, opt_vars, metric_vars), state, strict=True)
+        elif kind == "non_trainable":
+            groups = [(non_trainable, state)]
         else:
             groups = [(metric_vars, state)]
         for variables, values in groups:
             for v, value in zip(variables, values, strict=True):
                 v._value = value
 
-    # Preparing batches ---------------------------------------------------------------
-    def _prepare_batch(self, x, y, sw, class_weight=None, check=True):
-        y_flat = self._flatten_targets(y)
-        self._check_targets_given(y_flat, y)
-        sw_flat = self._sample_weights(y_flat, sw, class_weight)
-        if check:
-            self._check_targets(y_flat)
-        if getattr(self, "_function", None) is not None:
-            x = self._standardize_inputs(x)
-        return x, y_flat, sw_flat
+    def _carry_non_trainable(self, weights, non_trainable):
+        """After a predict call: keep what the step left in the non-trainable variables
+        (a stateful RNN's states, seed states) for the next call and in the model."""
+        if non_trainable is None:
+            return weights
+        self._write_state(non_trainable, kind="non_trainable")
+        return (weights[0], non_trainable)
+
+    def _sync_state_for_callbacks(self) -> None:
+        """Called when a callback reads `callback.model` during `fit`: the variables get
+        the current state first (as Keras's JAX trainer syncs on that access)."""
+        live = self.__dict__.get("_live_state")
+        if live is not None:
+            live.sync()
 
     def _ensure_built(self, x, y=None):
         self._build_structures(x)
-        if y is not None and not getattr(self, "_metrics_built", False):
+        if y is not None and not getattr(self, "_metrics_built", False) and self._has_call():
             y_flat = self._flatten_targets(y)
             batch = np.shape(tree.flatten(x)[0])[0]
             outputs = flatten_outputs(self._output_struct)
@@ -473,8 +346,32 @@ class Trainer:
         if not self.optimizer_built():
             self.optimizer.build(self.trainable_variables)
 
+    def _ensure_built_for_predict(self, x):
+        functional = getattr(self, "_function", None) is not None
+        if not self.built or (not functional and not self.weights):
+            self(x)
+
     def optimizer_built(self) -> bool:
         return self.optimizer is not None and getattr(self.optimizer, "built", False)
+
+    # The compiled functions ----------------------------------------------------------
+    def make_train_function(self, force: bool = False):
+        """The compiled train programs (`self.train_function`), made once per compile."""
+        if self.train_function is None or force:
+            self.train_function = programs.train_programs(self)
+        return self.train_function
+
+    def make_test_function(self, force: bool = False):
+        """The compiled test programs (`self.test_function`), made once per compile."""
+        if self.test_function is None or force:
+            self.test_function = programs.test_programs(self)
+        return self.test_function
+
+    def make_predict_function(self, force: bool = False):
+        """The compiled predict programs (`self.predict_function`)."""
+        if self.predict_function is None or force:
+            self.predict_function = programs.predict_programs(self)
+        return self.predict_function
 
     # fit -----------------------------------------------------------------------------
     def fit(
@@ -529,20 +426,48 @@ class Trainer:
             epochs=epochs,
             steps=batches.steps,
         )
-        wants_batches = loop_utils.wants_batch_hooks(callback_list)
         self.stop_training = False
         self._resume_point = None
         if any(hasattr(cb, "backup_dir") for cb in callback_list.callbacks):
             # Restoring needs the optimizer and metrics built, as they are after a step.
             self._ensure_built_for(batches)
+        live = self.__dict__["_live_state"] = loops.LiveState(self)
+        try:
+            return self._fit_epochs(
+                batches,
+                callback_list,
+                live,
+                epochs,
+                initial_epoch,
+                class_weight,
+                validation_data,
+                dict(
+                    batch_size=validation_batch_size or batch_size,
+                    steps=validation_steps,
+                    freq=validation_freq,
+                ),
+            )
+        finally:
+            live.sync()
+            self.__dict__.pop("_live_state", None)
+
+    def _fit_epochs(
+        self,
+        batches,
+        callback_list,
+        live,
+        num_epochs,
+        initial_epoch,
+        class_weight,
+        validation_data,
+        validation,
+    ):
         callback_list.on_train_begin()
         resume, self._resume_point = self._resume_point, None
         if resume is not None:
             initial_epoch = resume["epoch"]
-        logs = {}
         epoch_logs = {}
-        state = None
-        for epoch in range(initial_epoch, epochs):
+        for epoch in range(initial_epoch, num_epochs):
             skip = 0
             if resume is not None and epoch == resume["epoch"]:
                 skip = resume["step"]
@@ -556,25 +481,26 @@ class Trainer:
             # The data order is drawn from this state; a backup records it to redraw it.
             self._epoch_rng_state = np.random.get_state()
             order = batches.epoch_order()
-            state, logs, seen = self._run_epoch(
-                batches, order, class_weight, callback_list, wants_batches, state, skip
+            logs, seen = loops.train_epoch(
+                self, batches, order, class_weight, callback_list, live, skip
             )
             if seen == 0:
                 raise ValueError(
                     "The training data produced no batches this epoch; check the data or "
                     "steps_per_epoch."
                 )
-            self._write_state(state)
-            state = None
-            epoch_logs = {k: float(v) for k, v in logs.items()}
-            if validation_data is not None and loop_utils.should_validate(epoch, validation_freq):
+            live.sync()
+            epoch_logs = self._epoch_logs(logs)
+            if validation_data is not None and loop_utils.should_validate(
+                epoch, validation["freq"]
+            ):
                 vx, vy, vsw = data_adapter.unpack_validation_data(validation_data)
                 val_logs = self.evaluate(
                     vx,
                     vy,
                     sample_weight=vsw,
-                    batch_size=validation_batch_size or batch_size,
-                    steps=validation_steps,
+                    batch_size=validation["batch_size"],
+                    steps=validation["steps"],
                     verbose=0,
                     callbacks=callback_list,  # validation fires the test hooks, as in Keras
                     return_dict=True,
@@ -600,135 +526,6 @@ class Trainer:
         )
         if first is not None:
             self._ensure_built(first[0], first[1])
-
-    def _run_epoch(self, batches, order, class_weight, callback_list, wants_batches, state, skip=0):
-        if loop_utils.is_arrays(batches):
-            return self._run_array_epoch(
-                batches, order, class_weight, callback_list, wants_batches, state, skip
-            )
-        k = self.steps_per_execution
-        fns = None
-        step = skip
-        logs = {}
-        pending = []  # batches of one shape waiting to fill a chunk of k
-
-        def flush(state, step):
-            chunk = (
-                pending[0]
-                if len(pending) == 1
-                else loop_utils.stack_batches([loop_utils.as_tuple(b) for b in pending])
-            )
-            return self._run_chunk(
-                fns, state, chunk, len(pending), step, callback_list, wants_batches
-            )
-
-        for x, y, sw in batches.batches(order, start=skip):
-            if fns is None:
-                self._ensure_built(x, y)
-                fns = self._compiled("train")
-            batch = self._prepare_batch(x, y, sw, class_weight)
-            if pending and not loop_utils.same_shapes([pending[0], batch]):
-                # A batch of another shape (the last, partial one) ends the group.
-                state, logs, step = flush(state, step)
-                pending = []
-                if self.stop_training:
-                    break
-            pending.append(batch)
-            if len(pending) == k:
-                state, logs, step = flush(state, step)
-                pending = []
-                if self.stop_training:
-                    break
-        if pending and not self.stop_training:
-            # The remainder of fewer than k same-shaped batches runs as one shorter scan.
-            state, logs, step = flush(state, step)
-        return self._end_epoch(state, logs, step)
-
-    def _run_array_epoch(
-        self, batches, order, class_weight, callback_list, wants_batches, state, skip
-    ):
-        """Arrays: each chunk of k batches is gathered at once and reshaped, not stacked."""
-        fns = None
-        step = skip
-        logs = {}
-        size = batches.batch_size
-        for rows, n in batches.row_chunks(order, start=skip, k=self.steps_per_execution):
-            if fns is None:
-                first = (
-                    slice(rows.start, rows.start + size) if isinstance(rows, slice) else rows[:size]
-                )
-                self._ensure_built(
-                    data_adapter.take(batches.x, first), data_adapter.take(batches.y, first)
-                )
-                fns = self._compiled("train")
-                self._check_all_targets(batches)
-                resident = self._resident_data(batches, class_weight)
-            if resident is not None:
-                if isinstance(rows, slice):  # unshuffled: where each batch starts
-                    starts = rows.start + size * np.arange(n, dtype="int32")
-                    batch = ("from", starts if n > 1 else starts[0], rows.stop - rows.start)
-                else:
-                    batch = ("at", rows.astype("int32").reshape((n, -1) if n > 1 else (-1,)))
-            else:
-                x, y, sw = (data_adapter.take(s, rows) for s in batches.arrays)
-                batch = self._prepare_batch(x, y, sw, class_weight, check=False)
-                if n > 1:
-                    batch = loop_utils.split_rows(loop_utils.as_tuple(batch), n)
-            state, logs, step = self._run_chunk(
-                fns, state, batch, n, step, callback_list, wants_batches, resident
-            )
-            if self.stop_training:
-                break
-        return self._end_epoch(state, logs, step)
-
-    def _resident_data(self, batches, class_weight):
-        """The whole prepared training set on the device, once per `fit` (None if too big)."""
-        if batches.nbytes > data_adapter.RESIDENT_BYTES:
-            return None
-        if getattr(batches, "resident", None) is None:
-            batch = self._prepare_batch(*batches.arrays, class_weight, check=False)
-            batches.resident = tree.map_structure(
-                lambda a: None if a is None else ops.convert_to_tensor(a),
-                loop_utils.as_tuple(batch),
-            )
-        return batches.resident
-
-    def _end_epoch(self, state, logs, step):
-        if state is None:
-            state = self._read_state()
-        if not logs and step > 0:
-            logs = {m.name: m.result() for m in self.metrics}  # resumed at the epoch's end
-        return state, logs, step
-
-    def _run_chunk(self, fns, state, batch, n, step, callback_list, wants_batches, data=None):
-        """Run `n` batches (stacked on a new axis 0 when n > 1) as one compiled call.
-
-        With `data` (the training set resident on the device), `batch` says where the
-        batches sit in it instead: `("from", starts, rows)` for contiguous batches
-        starting at `starts`, or `("at", indices)` with indices of shape `(rows,)` for one
-        step and `(n, rows)` for `n`.
-
-        With callbacks that look at batches, the state goes back into the variables
-        after the call and is read again before the next, so what a callback writes
-        (weights, the learning rate) is what the next step uses.
-        """
-        callback_list.on_train_batch_begin(step)
-        if state is None:
-            state = self._read_state()
-        if data is None:
-            state, logs = fns["one" if n == 1 else "many"](state, batch)
-        elif batch[0] == "from":
-            _, starts, rows = batch
-            fn = fns["one_from" if n == 1 else "many_from"]
-            state, logs = fn(state, data, starts, rows // n)
-        else:
-            state, logs = fns["one_at" if n == 1 else "many_at"](state, data, batch[1])
-        step += n
-        if wants_batches:
-            self._write_state(state)
-            state = None
-        callback_list.on_train_batch_end(step - 1, logs)
-        return state, logs, step
 
     # evaluate ------------------------------------------------------------------------
     def evaluate(
@@ -758,39 +555,12 @@ class Trainer:
         else:
             callback_list = self._one_pass_callbacks(callbacks, verbose, batches)
         callback_list.on_test_begin()
-        metrics_vars = None
-        state = mv = None
-        logs = {}
-        step = 0
-        fn = None
-        for xb, yb, swb, n in self._eval_chunks(batches):
-            if fn is None:
-                self._ensure_built(*(loop_utils.first_rows(s, n) for s in (xb, yb)))
-                fn = self._compiled("test")
-                for m in self.metrics:
-                    m.reset_state()
-                state, mv = self._read_state("test")
-                metrics_vars = True
-                self._check_all_targets(batches)
-            batch = self._prepare_batch(xb, yb, swb, check=not loop_utils.is_arrays(batches))
-            callback_list.on_test_batch_begin(step)
-            if n == 1:
-                mv, logs = fn(state, mv, batch)
-            else:
-                batch = loop_utils.split_rows(loop_utils.as_tuple(batch), n)
-                mv, logs = self._compiled("test_many")(state, mv, batch)
-            step += n
-            callback_list.on_test_batch_end(step - 1, logs)
-        if metrics_vars:
-            self._write_state(mv, kind="test")
+        logs, step = loops.evaluation_pass(self, batches, callback_list)
         if step == 0:
             raise ValueError("evaluate received no data (no batches were produced).")
-        logs = {k: float(v) for k, v in logs.items()}
+        logs = self._epoch_logs(logs)
         callback_list.on_test_end(logs)
-        if return_dict:
-            return logs
-        values = [logs[name] for name in self.metrics_names if name in logs]
-        return values[0] if len(values) == 1 else values
+        return self._format_logs(logs, return_dict)
 
     def _one_pass_callbacks(self, callbacks, verbose, batches):
         """The callback list (and progress bar) of one evaluate or predict pass."""
@@ -805,21 +575,9 @@ class Trainer:
             steps=batches.steps,
         )
 
-    def _eval_chunks(self, batches):
-        """`(x, y, sample_weight, n)` for evaluate and predict: with arrays and
-        `steps_per_execution=k`, up to k batches at a time (one compiled call runs them),
-        else one batch at a time."""
-        k = self.steps_per_execution if self.compiled else 1
-        if loop_utils.is_arrays(batches):
-            yield from batches.chunks(None, k=k)
-        else:
-            for xb, yb, swb in batches.batches():
-                yield xb, yb, swb, 1
-
     # predict -------------------------------------------------------------------------
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """Model outputs on `x`, computed in batches and concatenated as NumPy arrays."""
-        functional = getattr(self, "_function", None) is not None
         if (
             verbose == 0
             and not callbacks
@@ -828,8 +586,7 @@ class Trainer:
         ):
             # One ready NumPy batch and nobody to tell: the serving call, where each
             # microsecond shows, goes straight to the compiled function.
-            return self._predict_one_batch(x, functional)
-
+            return self.predict_on_batch(x)
         batches = data_adapter.make_batches(
             x, None, None, batch_size=batch_size, shuffle=False, steps=steps
         )
@@ -840,55 +597,23 @@ class Trainer:
             # matters here, so the list is not even built.
             callback_list = self._one_pass_callbacks(callbacks, verbose, batches)
             callback_list.on_predict_begin()
-        outputs = []
-        fn = state = None
-        if callback_list is None and loop_utils.is_arrays(batches):
-            if 0 < batches.size <= batches.batch_size:
-                return self._predict_one_batch(batches.x, functional)
-        step = 0
-        for xb, _, _, n in self._eval_chunks(batches):
-            if fn is None:
-                if not self.built or (not functional and not self.weights):
-                    self(loop_utils.first_rows(xb, n))
-                    functional = getattr(self, "_function", None) is not None
-                fn = self._compiled("predict")
-                state = self._read_state("predict")
-            if functional:
-                xb = self._standardize_inputs(xb)
-            if callback_list is not None:
-                callback_list.on_predict_batch_begin(step)
-            if n == 1:
-                out = fn(state, xb)
-            else:
-                stacked = self._compiled("predict_many")(state, loop_utils.split_rows(xb, n))
-                out = tree.map_structure(lambda v: v.reshape((-1,) + v.shape[2:]), stacked)
-            outputs.append(out)
-            step += n
-            if callback_list is not None:
-                callback_list.on_predict_batch_end(step - 1, {"outputs": out})
+        elif loop_utils.is_arrays(batches) and 0 < batches.size <= batches.batch_size:
+            return self.predict_on_batch(batches.x)
+        outputs = loops.prediction_pass(self, batches, callback_list)
         if not outputs:
             raise ValueError("predict received no data (no batches were produced).")
         if len(outputs) == 1:
-            result = tree.map_structure(np.asarray, outputs[0])
+            result = tree.map_structure(backend.convert_to_numpy, outputs[0])
         else:
             flats = [tree.flatten(o) for o in outputs]
             joined = [
-                np.concatenate([np.asarray(v) for v in leaves])
+                np.concatenate([backend.convert_to_numpy(v) for v in leaves])
                 for leaves in zip(*flats, strict=True)
             ]
             result = tree.pack_sequence_as(outputs[0], joined)
         if callback_list is not None:
             callback_list.on_predict_end()
         return result
-
-    def _predict_one_batch(self, xb, functional):
-        if not self.built or (not functional and not self.weights):
-            self(xb)
-            functional = getattr(self, "_function", None) is not None
-        fn = self._compiled("predict")
-        if functional:
-            xb = self._standardize_inputs(xb)
-        return tree.map_structure(np.asarray, fn(self._read_state("predict"), xb))
 
     # *_on_batch ------------------------------------------------------------------------
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
@@ -898,9 +623,8 @@ class Trainer:
         xb, yb, swb = data_adapter.unpack_batch((x, y, sample_weight))
         self._ensure_built(xb, yb)
         self.reset_metrics()
-        fns = self._compiled("train")
-        state = self._read_state()
-        state, logs = fns["one"](state, self._prepare_batch(xb, yb, swb, class_weight))
+        fns = self.make_train_function()
+        state, logs = fns["one"](self._read_state(), self._prepare_batch(xb, yb, swb, class_weight))
         self._write_state(state)
         return self._format_logs(logs, return_dict)
 
@@ -910,25 +634,37 @@ class Trainer:
         xb, yb, swb = data_adapter.unpack_batch((x, y, sample_weight))
         self._ensure_built(xb, yb)
         self.reset_metrics()
-        fn = self._compiled("test")
-        (tv, ntv), mv = self._read_state("test")
-        mv, logs = fn((tv, ntv), mv, self._prepare_batch(xb, yb, swb))
+        fns = self.make_test_function()
+        tv, ntv, mv = self._read_state("test")
+        mv, logs = fns["one"]((tv, ntv), mv, self._prepare_batch(xb, yb, swb))
         self._write_state(mv, kind="test")
         return self._format_logs(logs, return_dict)
 
     def predict_on_batch(self, x):
         """Model outputs on one batch, as NumPy arrays."""
         xb = data_adapter.unpack_batch((x,))[0]
-        if not self.built or (getattr(self, "_function", None) is None and not self.weights):
-            self(xb)
-        fn = self._compiled("predict")
-        if getattr(self, "_function", None) is not None:
-            xb = self._standardize_inputs(xb)
-        return tree.map_structure(np.asarray, fn(self._read_state("predict"), xb))
+        self._ensure_built_for_predict(xb)
+        fns = self.predict_function or self.make_predict_function()
+        weights = self._read_state("predict")
+        out, non_trainable = fns["one"](weights, self._prepare_inputs(xb))
+        self._carry_non_trainable(weights, non_trainable)
+        return tree.map_structure(backend.convert_to_numpy, out)
+
+    def _epoch_logs(self, logs) -> dict:
+        """The logs of a finished pass, as Python floats. As in Keras, when the step's
+        logs name exactly the model's metrics they are read from the metrics (a resumed
+        epoch may have run no step); a custom step's own logs are kept as they are."""
+        results = self.get_metrics_result()
+        if not logs or set(loops.flat_logs(logs)) == set(results):
+            logs = results
+        return {k: float(v) for k, v in loops.flat_logs(logs).items()}
 
     def _format_logs(self, logs, return_dict):
-        logs = {k: float(v) for k, v in logs.items()}
+        logs = {k: float(v) for k, v in loops.flat_logs(logs).items()}
         if return_dict:
             return logs
-        values = [logs[name] for name in self.metrics_names if name in logs]
+        names = self._flat_metric_names()
+        values = [logs[name] for name in names if name in logs]
+        values += [logs[k] for k in sorted(logs) if k not in names]
         return values[0] if len(values) == 1 else values
+

@@ -1,6 +1,7 @@
 """Utilities: seeding, serialization, and data helpers (`to_categorical`, `normalize`,
 `pad_sequences`)."""
 
+from lamina.utils.data_utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from lamina.utils.numerical import normalize, to_categorical
 from lamina.utils.py_dataset import PyDataset
 from lamina.utils.random import set_random_seed
@@ -27,6 +28,8 @@ __all__ = [
     "register_serializable",
     "serialize_keras_object",
     "normalize",
+    "pack_x_y_sample_weight",
+    "unpack_x_y_sample_weight",
     "pad_sequences",
     "set_random_seed",
     "to_categorical",

@@ -5,6 +5,15 @@ Compiled training needs pure functions, so the trainer opens a `StatelessScope` 
 each variable to a value: reads come from the map and `assign` records a new value in the
 scope instead of touching the variable. Outside any scope a variable is ordinary state.
 
+Scopes nest (an optimizer's scope inside a train step's): a read finds the innermost
+scope that maps the variable, and an assignment is recorded there.
+
+While a compiled program is being traced the scopes are **strict** (`strict_trace`):
+every variable the step reads or assigns must be part of the state the program was
+given. A variable outside it would otherwise be baked into the program as a constant
+(an unseeded random op giving the same noise on every call) or receive a tracer (a
+leak), so touching one raises an error that names it and says how to fix it.
+
 Each engine subclasses `Variable` to say how a value becomes an engine array; everything
 else (names, trainability, the scope protocol, arithmetic) lives here once.
 """
@@ -49,6 +58,11 @@ class StatelessScope:
             return self._updates[key]
         return self._values.get(key)
 
+    def maps(self, variable) -> bool:
+        """True when the scope holds a value (given or assigned) for `variable`."""
+        key = id(variable)
+        return key in self._values or key in self._updates
+
     def add_update(self, variable, value) -> None:
         self._variables[id(variable)] = variable
         self._updates[id(variable)] = value
@@ -77,6 +91,93 @@ def current_stateless_scope() -> StatelessScope | None:
 
 def in_stateless_scope() -> bool:
     return bool(_scope_stack())
+
+
+def _scope_for(variable):
+    """The innermost scope holding a value for `variable`, or None."""
+    for scope in reversed(_scope_stack()):
+        if scope.maps(variable):
+            return scope
+    return None
+
+
+class _StrictTrace:
+    """While a compiled program is traced: the program's name and the variables created
+    during the trace (their initial values are real data, so reading them is fine)."""
+
+    def __init__(self, program: str):
+        self.program = program
+        self.created: set[int] = set()
+
+
+def _strict() -> _StrictTrace | None:
+    return getattr(_state, "strict", None)
+
+
+class strict_trace:
+    """Make the stateless scopes strict while tracing `program` (see the module doc)."""
+
+    def __init__(self, program: str):
+        self._trace = _StrictTrace(program)
+
+    def __enter__(self):
+        self._saved = _strict()
+        _state.strict = self._trace
+        return self
+
+    def __exit__(self, *exc):
+        _state.strict = self._saved
+        return False
+
+
+class relaxed:
+    """Suspend the strict check and the scopes (initial values, abstract evaluation)."""
+
+    def __init__(self, keep_scopes: bool = False):
+        self.keep_scopes = keep_scopes
+
+    def __enter__(self):
+        self._strict = _strict()
+        _state.strict = None
+        if not self.keep_scopes:
+            stack = _scope_stack()
+            self._stack = list(stack)
+            stack[:] = []
+        return self
+
+    def __exit__(self, *exc):
+        _state.strict = self._strict
+        if not self.keep_scopes:
+            _scope_stack()[:] = self._stack
+        return False
+
+
+_GLOBAL_SEED_HINT = (
+    "It is the state of lamina's global seed generator: a random op called without a "
+    "seed (`seed=None`) inside a compiled step would give the same numbers on every call. "
+    "Create a `lamina.random.SeedGenerator(seed)` in the layer's `__init__` and pass "
+    "`seed=self.seed_generator` to the random op, as Keras requires under JAX."
+)
+
+
+def _outside_state_error(variable, action: str, program: str) -> ValueError:
+    if getattr(variable, "_is_global_seed", False):
+        hint = _GLOBAL_SEED_HINT
+    else:
+        hint = (
+            "Only the variables in the step's state (the model's trainable and "
+            "non-trainable variables, its optimizers' variables and `metrics_variables`) "
+            "can be used inside a compiled step. Track the variable on a layer (assign it "
+            "as an attribute, or create it with `add_weight`), list a metric in the "
+            "model's `metrics`, hold an optimizer as an attribute of the model and build "
+            "it before `fit`, or pass the value in explicitly; `run_eagerly=True` runs the "
+            "step uncompiled."
+        )
+    return ValueError(
+        f"{program} tried to {action} variable {variable.path!r} "
+        f"(shape {variable.shape}, dtype {variable.dtype}), which is not part of the "
+        f"state the compiled step was given. {hint}"
+    )
 
 
 def _itemsize(dtype: str) -> int:
@@ -166,13 +267,8 @@ class Variable:
                 budget.charge(self.name, shape, dtype)
             # Initial values are real data even when a layer is built while a function
             # is being traced; seed updates made here must reach the real seed state.
-            stack = _scope_stack()
-            saved, stack[:] = list(stack), []
-            try:
-                with self._eager_context():
-                    value = initializer(tuple(shape), dtype=dtype)
-            finally:
-                stack[:] = saved
+            with relaxed(), self._eager_context():
+                value = initializer(tuple(shape), dtype=dtype)
         else:
             value = initializer
             if dtype is None:
@@ -189,6 +285,9 @@ class Variable:
             )
         self.regularizer = None
         self.constraint = None
+        trace = _strict()
+        if trace is not None:
+            trace.created.add(id(self))
 
     # Engine hooks ------------------------------------------------------------------
     def _convert(self, value, dtype):  # pragma: no cover - overridden per engine
@@ -200,11 +299,15 @@ class Variable:
     # Reading -----------------------------------------------------------------------
     @property
     def value(self):
-        scope = current_stateless_scope()
-        if scope is not None:
-            value = scope.get_current_value(self)
-            if value is not None:
-                return value
+        stack = _scope_stack()
+        if stack:
+            for scope in reversed(stack):
+                value = scope.get_current_value(self)
+                if value is not None:
+                    return value
+        trace = getattr(_state, "strict", None)
+        if trace is not None and id(self) not in trace.created:
+            raise _outside_state_error(self, "read", trace.program)
         return self._value
 
     @property
@@ -234,7 +337,13 @@ class Variable:
                 f"Variable {self.path!r} has shape {self._shape}; cannot assign a value of "
                 f"shape {tuple(value.shape)}."
             )
-        scope = current_stateless_scope()
+        scope = _scope_for(self)
+        trace = _strict()
+        if scope is None and trace is not None:
+            if id(self) not in trace.created or not _scope_stack():
+                raise _outside_state_error(self, "assign", trace.program)
+        if scope is None:
+            scope = current_stateless_scope()
         if scope is not None:
             scope.add_update(self, value)
         else:

@@ -8,6 +8,7 @@ import numpy as np
 
 from lamina.backend.common.variables import (
     StatelessScope,
+    relaxed,
     standardize_dtype,
 )
 from lamina.backend.common.variables import (
@@ -86,8 +87,8 @@ def standardize(dtype) -> str:
     return standardize_dtype(dtype)
 
 
-def stop_gradient(x):
-    return jax.lax.stop_gradient(_unwrap(x))
+def stop_gradient(variable):
+    return jax.lax.stop_gradient(_unwrap(variable))
 
 
 def cond(pred, true_fn, false_fn):
@@ -167,7 +168,9 @@ def compute_output_spec(fn, args, kwargs, is_spec, make_spec):
             for i, v in zip(dynamic_idx, dyn, strict=True):
                 filled[i] = v
             a, k = jax.tree_util.tree_unflatten(treedef, filled)
-            with StatelessScope():
+            # Abstract evaluation computes nothing, so a variable outside a compiled
+            # step's state may be read here (a layer built while a step is traced).
+            with relaxed(keep_scopes=True), StatelessScope():
                 return fn(*a, **k)
 
         return jax.eval_shape(wrapped, *dynamic_vals)

@@ -1,0 +1,81 @@
+"""How a step runs on JAX: `Program`, one compiled program per pure step.
+
+Everything that executes compiled model code goes through here: the train, test and
+predict steps of `fit`/`evaluate`/`predict` (one step or `steps_per_execution` steps
+per call, written in `training/` with `ops.scan`), the `model(x)` fast path and
+`backend.function`. So there is one cache policy (at most `max_signatures` compiled
+signatures per program; the cache is emptied past that), one trace count per program
+(`trace_count`, a warning on retrace storms) and one place where shardings and
+profiling hooks will go. While a program is traced its stateless scopes are strict:
+a variable outside the state it was given is an error, not a silent constant.
+"""
+
+from __future__ import annotations
+
+import jax
+
+from lamina.backend.common.execution import TraceLog
+from lamina.backend.common.variables import strict_trace
+
+
+class Program:
+    """A pure function `fn(*args)` compiled with XLA, traced once per input signature.
+
+    Args:
+        fn: a pure function of arrays (nested lists/tuples/dicts of them).
+        name: what the program is, for messages (`"train step of 'mlp'"`).
+        donate_argnums: positional arguments whose buffers the outputs may reuse (the
+            state a step replaces); the caller must not read them after the call.
+        static_argnums: positional arguments that are Python values, part of the
+            signature (a slice size).
+        compiled: False runs `fn` as it is, for debugging (`run_eagerly=True`).
+        max_signatures: how many compiled signatures are kept before the cache is
+            emptied (a long tail of shapes must not hold memory forever).
+    """
+
+    def __init__(
+        self,
+        fn,
+        name: str,
+        donate_argnums=(),
+        static_argnums=(),
+        compiled: bool = True,
+        max_signatures: int = 32,
+    ):
+        self.fn = fn
+        self.name = name
+        self.compiled = bool(compiled)
+        self.max_signatures = int(max_signatures)
+        self._log = TraceLog(name)
+        self._static = tuple(static_argnums)
+        if self.compiled:
+            self._jitted = jax.jit(
+                self._traced, donate_argnums=donate_argnums, static_argnums=static_argnums
+            )
+
+    @property
+    def trace_count(self) -> int:
+        """How many times the program was traced (compiled for a new signature)."""
+        return self._log.count
+
+    def _traced(self, *args):
+        self._log.record([a for i, a in enumerate(args) if i not in self._static])
+        with strict_trace(self.name):
+            return self.fn(*args)
+
+    def __call__(self, *args):
+        if not self.compiled:
+            return self.fn(*args)
+        before = self._log.count
+        out = self._jitted(*args)
+        if self._log.count != before and self._jitted._cache_size() > self.max_signatures:
+            self._jitted.clear_cache()
+        return out
+
+    def __repr__(self) -> str:
+        return f"<Program {self.name}: traced {self.trace_count} time(s)>"
+
+
+def program(fn, name: str, **kwargs) -> Program:
+    """Compile the pure step `fn` into a `Program` (see its arguments)."""
+    return Program(fn, name, **kwargs)

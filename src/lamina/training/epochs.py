@@ -1,0 +1,230 @@
+"""The loops of `fit`, `evaluate` and `predict`: batches in, compiled calls out.
+
+Batches enter here from `data_adapter` and reach a program (`programs.py`) prepared
+once: inputs in graph order, class weights folded into the sample weights, packed as
+the `data` a step receives. With `steps_per_execution=k`, up to k batches of one shape
+run as one call. Training arrays that fit `data_adapter.RESIDENT_BYTES` go to the device
+once per `fit`, and each call then receives only where its batches sit.
+
+During `fit` the training state lives outside the variables (`LiveState`) and is
+written back lazily: at each epoch's end, and when a callback reads `callback.model`
+(as Keras does), never merely because a callback has batch hooks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lamina import ops, tree
+from lamina.training import data_adapter, loop_utils
+
+
+def flat_logs(logs) -> dict:
+    """Logs with nested dicts (a `compile_metrics` result) flattened into one, as Keras
+    flattens a custom step's logs."""
+    if not isinstance(logs, dict):
+        raise TypeError(
+            f"A train/test step must return its logs as a dict of metric values; received "
+            f"{type(logs).__name__}. Return e.g. `{{'loss': loss}}` (or "
+            "`self.get_metrics_result()`) as the first element of `(logs, state)`."
+        )
+    if not any(isinstance(v, dict) for v in logs.values()):
+        return logs
+    out = {}
+    for key, value in logs.items():
+        if isinstance(value, dict):
+            out.update(flat_logs(value))
+        else:
+            out[key] = value
+    return out
+
+
+class LiveState:
+    """The training state during `fit`: the values in the variables, or newer values
+    held here between compiled calls."""
+
+    def __init__(self, model):
+        self.model = model
+        self.values = None
+
+    def get(self):
+        if self.values is None:
+            self.values = self.model._read_state()
+        return self.values
+
+    def set(self, values) -> None:
+        self.values = values
+
+    def sync(self) -> None:
+        """Write the held values into the variables (the next call reads them again,
+        so what a callback assigned is what the next step uses)."""
+        if self.values is not None:
+            self.model._write_state(self.values)
+            self.values = None
+
+
+def train_epoch(model, batches, order, class_weight, callback_list, live, skip=0):
+    """One epoch of training; returns `(logs, steps_seen)`."""
+    if loop_utils.is_arrays(batches):
+        return _train_array_epoch(model, batches, order, class_weight, callback_list, live, skip)
+    k = model.steps_per_execution
+    step = skip
+    logs = {}
+    pending = []  # batches of one shape waiting to fill a chunk of k
+    fns = None
+
+    def flush(step):
+        chunk = pending[0] if len(pending) == 1 else loop_utils.stack_batches(pending)
+        return _train_chunk(fns, live, chunk, len(pending), step, callback_list)
+
+    for x, y, sw in batches.batches(order, start=skip):
+        if fns is None:
+            model._ensure_built(x, y)
+            fns = model.make_train_function()
+        data = model._prepare_batch(x, y, sw, class_weight)
+        if pending and not loop_utils.same_shapes([pending[0], data]):
+            # A batch of another shape (the last, partial one) ends the group.
+            logs, step = flush(step)
+            pending = []
+            if model.stop_training:
+                break
+        pending.append(data)
+        if len(pending) == k:
+            logs, step = flush(step)
+            pending = []
+            if model.stop_training:
+                break
+    if pending and not model.stop_training:
+        # The remainder of fewer than k same-shaped batches runs as one shorter scan.
+        logs, step = flush(step)
+    return logs, step
+
+
+def _train_array_epoch(model, batches, order, class_weight, callback_list, live, skip):
+    fns = resident = None
+    step = skip
+    logs = {}
+    size = batches.batch_size
+    for rows, n in batches.row_chunks(order, start=skip, k=model.steps_per_execution):
+        if fns is None:
+            first = slice(rows.start, rows.start + size) if isinstance(rows, slice) else rows[:size]
+            model._ensure_built(
+                data_adapter.take(batches.x, first), data_adapter.take(batches.y, first)
+            )
+            fns = model.make_train_function()
+            model._check_all_targets(batches)
+            resident = _resident_data(model, batches, class_weight)
+        if resident is not None:
+            if isinstance(rows, slice):  # unshuffled: where each batch starts
+                starts = rows.start + size * np.arange(n, dtype="int32")
+                where = ("from", starts if n > 1 else starts[0], (rows.stop - rows.start) // n)
+            else:
+                where = ("at", rows.astype("int32").reshape((n, -1) if n > 1 else (-1,)))
+            logs, step = _train_chunk(fns, live, where, n, step, callback_list, resident)
+        else:
+            x, y, sw = (data_adapter.take(s, rows) for s in batches.arrays)
+            data = model._prepare_batch(x, y, sw, class_weight, check=False)
+            if n > 1:
+                data = loop_utils.split_rows(data, n)
+            logs, step = _train_chunk(fns, live, data, n, step, callback_list)
+        if model.stop_training:
+            break
+    return logs, step
+
+
+def _resident_data(model, batches, class_weight):
+    """The whole prepared training set on the device, once per `fit` (None if too big)."""
+    if batches.nbytes > data_adapter.RESIDENT_BYTES:
+        return None
+    if getattr(batches, "resident", None) is None:
+        data = model._prepare_batch(*batches.arrays, class_weight, check=False)
+        batches.resident = tree.map_structure(
+            lambda a: None if a is None else ops.convert_to_tensor(a), data
+        )
+    return batches.resident
+
+
+def _train_chunk(fns, live, data, n, step, callback_list, resident=None):
+    """Run `n` batches as one compiled call. With `resident` (the training set on the
+    device), `data` says where the batches sit: `("from", starts, rows_per_batch)` or
+    `("at", indices)`."""
+    callback_list.on_train_batch_begin(step)
+    state = live.get()
+    if resident is None:
+        state, logs = fns["one" if n == 1 else "many"](state, data)
+    elif data[0] == "from":
+        _, starts, rows = data
+        state, logs = fns["one_from" if n == 1 else "many_from"](state, resident, starts, rows)
+    else:
+        state, logs = fns["one_at" if n == 1 else "many_at"](state, resident, data[1])
+    live.set(state)
+    step += n
+    logs = flat_logs(logs)
+    callback_list.on_train_batch_end(step - 1, logs)
+    return logs, step
+
+
+def evaluation_pass(model, batches, callback_list):
+    """Run the test step over every batch; returns the last logs (metrics reset first)."""
+    fns = weights = metrics_values = None
+    logs = {}
+    step = 0
+    for xb, yb, swb, n in _chunks(model, batches):
+        if fns is None:
+            model._ensure_built(*(loop_utils.first_rows(s, n) for s in (xb, yb)))
+            fns = model.make_test_function()
+            model.reset_metrics()
+            trainable, non_trainable, metrics_values = model._read_state("test")
+            weights = (trainable, non_trainable)
+            model._check_all_targets(batches)
+        data = model._prepare_batch(xb, yb, swb, check=not loop_utils.is_arrays(batches))
+        callback_list.on_test_batch_begin(step)
+        if n == 1:
+            metrics_values, logs = fns["one"](weights, metrics_values, data)
+        else:
+            data = loop_utils.split_rows(data, n)
+            metrics_values, logs = fns["many"](weights, metrics_values, data)
+        step += n
+        logs = flat_logs(logs)
+        callback_list.on_test_batch_end(step - 1, logs)
+    if fns is not None:
+        model._write_state(metrics_values, kind="test")
+    return logs, step
+
+
+def prediction_pass(model, batches, callback_list):
+    """Run the predict step over every batch; returns the outputs of each call."""
+    fns = weights = None
+    outputs = []
+    step = 0
+    for xb, _, _, n in _chunks(model, batches):
+        if fns is None:
+            model._ensure_built_for_predict(loop_utils.first_rows(xb, n))
+            fns = model.make_predict_function()
+            weights = model._read_state("predict")
+        data = model._prepare_inputs(xb)
+        if callback_list is not None:
+            callback_list.on_predict_batch_begin(step)
+        if n == 1:
+            out, non_trainable = fns["one"](weights, data)
+        else:
+            stacked, non_trainable = fns["many"](weights, loop_utils.split_rows(data, n))
+            out = tree.map_structure(lambda v: v.reshape((-1,) + v.shape[2:]), stacked)
+        weights = model._carry_non_trainable(weights, non_trainable)
+        outputs.append(out)
+        step += n
+        if callback_list is not None:
+            callback_list.on_predict_batch_end(step - 1, {"outputs": out})
+    return outputs
+
+
+def _chunks(model, batches):
+    """`(x, y, sample_weight, n)` for evaluate and predict: with arrays and
+    `steps_per_execution=k`, up to k batches at a time (one compiled call runs them),
+    else one batch at a time."""
+    k = model.steps_per_execution if model.compiled else 1
+    if loop_utils.is_arrays(batches):
+        yield from batches.chunks(None, k=k)
+    else:
+        for xb, yb, swb in batches.batches():
+            yield xb, yb, swb, 1

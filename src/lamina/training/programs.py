@@ -1,0 +1,128 @@
+"""The compiled programs of `fit`, `evaluate` and `predict`, made from the model's steps.
+
+`fit` runs `model.train_step(state, data)`, `evaluate` `model.test_step` and `predict`
+`model.predict_step`, looked up on the model when the program is traced, so a subclass's
+override is what runs. Each becomes the engine's `Program`s (`backend.execution`): one
+step per call, or `steps_per_execution` steps as one `ops.scan` over a chunk of batches
+stacked on a new axis 0. For training sets resident on the device, the train step also
+comes in forms that receive where their batches sit rather than the batches: start
+offsets (`*_from`, contiguous batches sliced in the program) or row indices (`*_at`,
+one gather per chunk).
+"""
+
+from __future__ import annotations
+
+from lamina import backend, ops, tree
+from lamina.training import loop_utils
+
+
+def _last(logs):
+    return tree.map_structure(lambda v: v[-1], logs)
+
+
+def _changed(new, old):
+    """`new` unless the step passed every value through untouched (known while
+    tracing): then None, and nothing needs writing back after the call."""
+    new = list(new)
+    if len(new) == len(old) and all(a is b for a, b in zip(new, old)):
+        return None
+    return new
+
+
+def _program(model, fn, what, **kwargs):
+    compiled = not model.run_eagerly
+    return backend.execution.program(
+        fn, f"{what} of model {model.name!r}", compiled=compiled, **kwargs
+    )
+
+
+def train_programs(model) -> dict:
+    """The train step in each form `fit` uses; the state (argument 0) is donated."""
+
+    def one(state, data):
+        logs, state = model.train_step(state, data)
+        return state, logs
+
+    def many(state, chunk):
+        state, logs = ops.scan(one, state, chunk)
+        return state, _last(logs)
+
+    def one_from(state, data, start, size):
+        return one(state, loop_utils.slice_rows(data, start, size))
+
+    def many_from(state, data, starts, size):
+        def body(carry, start):
+            return one(carry, loop_utils.slice_rows(data, start, size))
+
+        state, logs = ops.scan(body, state, starts)
+        return state, _last(logs)
+
+    def one_at(state, data, rows):
+        return one(state, loop_utils.take_rows(data, rows))
+
+    def many_at(state, data, rows):
+        n = rows.shape[0]
+        return many(state, loop_utils.take_rows(data, ops.reshape(rows, (-1,)), n))
+
+    forms = {
+        "one": one,
+        "many": many,
+        "one_from": one_from,
+        "many_from": many_from,
+        "one_at": one_at,
+        "many_at": many_at,
+    }
+    return {
+        name: _program(
+            model,
+            fn,
+            f"train step ({name})",
+            donate_argnums=(0,),
+            static_argnums=(3,) if name.endswith("_from") else (),
+        )
+        for name, fn in forms.items()
+    }
+
+
+def test_programs(model) -> dict:
+    """The test step, one batch or a chunk; only the metric state (argument 1) is
+    donated: the weights stay in the variables."""
+
+    def one(weights, metrics_values, data):
+        trainable, non_trainable = weights
+        logs, state = model.test_step((trainable, non_trainable, metrics_values), data)
+        return state[2], logs
+
+    def many(weights, metrics_values, chunk):
+        metrics_values, logs = ops.scan(lambda mv, d: one(weights, mv, d), metrics_values, chunk)
+        return metrics_values, _last(logs)
+
+    return {
+        name: _program(model, fn, f"test step ({name})", donate_argnums=(1,))
+        for name, fn in (("one", one), ("many", many))
+    }
+
+
+def predict_programs(model) -> dict:
+    """The predict step, one batch or a chunk (outputs stacked on a new axis 0); the
+    non-trainable values it returns (an RNN's states, seed states) are written back."""
+
+    def one(weights, data):
+        outputs, non_trainable = model.predict_step(weights, data)
+        return outputs, _changed(non_trainable, weights[1])
+
+    def many(weights, chunk):
+        changed = []
+
+        def body(non_trainable, data):
+            outputs, new = model.predict_step((weights[0], non_trainable), data)
+            changed.append(_changed(new, non_trainable) is not None)
+            return list(new), outputs
+
+        non_trainable, outputs = ops.scan(body, list(weights[1]), chunk)
+        return outputs, non_trainable if any(changed) else None
+
+    return {
+        name: _program(model, fn, f"predict step ({name})")
+        for name, fn in (("one", one), ("many", many))
+    }

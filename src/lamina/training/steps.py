@@ -1,0 +1,252 @@
+"""Keras 3's public step API (the JAX-backend signatures), mixed into `Model`.
+
+What a step *is* belongs to the model: `train_step(state, data) -> (logs, state)` with
+`state = (trainable_variables, non_trainable_variables, optimizer_variables,
+metrics_variables)`, `test_step(state, data)` with `state = (trainable_variables,
+non_trainable_variables, metrics_variables)` and `predict_step(state, data) ->
+(outputs, non_trainable_variables)`. They are pure functions of arrays, built from
+`stateless_call`, `compute_loss` and `compute_metrics`; `fit`, `evaluate` and `predict`
+always call them through the model, so a subclass's override is what runs (see
+`programs.py`, which compiles them).
+
+`optimizer_variables` holds the variables of `model.optimizer` followed by those of any
+other optimizer the model holds as an attribute (a GAN's `d_optimizer` and
+`g_optimizer`), each in its `variables` order, so a step that trains with several
+optimizers has all their state.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from lamina import backend, ops, tree
+from lamina.training import targets
+from lamina.training.compile_utils import PerOutput, flatten_outputs
+from lamina.utils.data_utils import unpack_x_y_sample_weight
+
+
+def _batch_size(x):
+    return tree.flatten(x)[0].shape[0]
+
+
+class StepAPI:
+    """`train_step`, `test_step`, `predict_step` and the pieces they are built from."""
+
+    # Losses --------------------------------------------------------------------------
+    @property
+    def losses(self) -> list:
+        override = self.__dict__.get("_losses_override")
+        if override is not None:
+            return list(override)
+        return super().losses
+
+    def _compute_loss_has_training_arg(self) -> bool:
+        cls = type(self)
+        cached = cls.__dict__.get("_lamina_compute_loss_training")
+        if cached is None:
+            cached = "training" in inspect.signature(self.compute_loss).parameters
+            cls._lamina_compute_loss_training = cached
+        return cached
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """The total loss of one batch: the compiled loss plus `model.losses`.
+
+        Override it to train on another loss (knowledge distillation, penalty terms);
+        the default `train_step` and `test_step` call it.
+
+        Args:
+            x: the inputs. y: the targets. y_pred: the model's outputs on `x`.
+            sample_weight: sample weights (an array, or one per output).
+            training: whether the loss is computed for a training step.
+        """
+        total = None
+        per_output = []
+        if self._compile_loss is not None and y is not None:
+            names = self._output_names_cache
+            y_flat = targets.flatten_targets(names, y)
+            sw_flat = targets.sample_weights(names, y_flat, sample_weight, None)
+            y_pred_flat = flatten_outputs(y_pred)
+            masks = self._masks_for(y_pred, len(y_pred_flat))
+            total, per_output = self._compile_loss(y_flat, y_pred_flat, sw_flat, masks)
+        # Kept for the default step, which logs each output's loss (trace-time only).
+        self.__dict__["_last_per_output_losses"] = (y_pred, per_output)
+        for extra in self.losses:
+            extra = ops.cast(extra, "float32")
+            total = extra if total is None else total + extra
+        if total is None:
+            return ops.convert_to_tensor(0.0, "float32")
+        return ops.cast(total, "float32")
+
+    def _call_compute_loss(self, x, y, y_pred, sample_weight, training):
+        kwargs = dict(x=x, y=y, y_pred=y_pred, sample_weight=sample_weight)
+        if self._compute_loss_has_training_arg():
+            kwargs["training"] = training
+        return self.compute_loss(**kwargs)
+
+    def _masks_for(self, y_pred, count: int) -> list:
+        """The output masks of the call that returned `y_pred` (recorded by that call,
+        so the step does not run the model a second time to compute them)."""
+        last = self.__dict__.get("_step_output_masks")
+        if last is not None and last[0] is y_pred and last[1] is not None:
+            return flatten_outputs(last[1])
+        return [None] * count
+
+    def stateless_compute_loss(
+        self,
+        trainable_variables,
+        non_trainable_variables,
+        metrics_variables,
+        x=None,
+        y=None,
+        y_pred=None,
+        sample_weight=None,
+        training=True,
+    ):
+        """`compute_loss` as a pure function of the given variable values; returns
+        `(loss, (trainable_variables, non_trainable_variables, metrics_variables))`."""
+        variables = (
+            list(self.trainable_variables),
+            list(self.non_trainable_variables),
+            list(self.metrics_variables),
+        )
+        values = (trainable_variables, non_trainable_variables, metrics_variables)
+        mapping = [
+            pair for vs, vals in zip(variables, values) for pair in zip(vs, vals, strict=True)
+        ]
+        with backend.StatelessScope(mapping) as scope:
+            loss = self._call_compute_loss(x, y, y_pred, sample_weight, training)
+            new = tuple([scope.get_current_value(v) for v in vs] for vs in variables)
+        return loss, new
+
+    # Metrics -------------------------------------------------------------------------
+    @property
+    def metrics_variables(self) -> list:
+        """The variables of every metric in `model.metrics`, in order."""
+        return [v for m in self.metrics for v in m.variables]
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
+        """Update the compiled metrics with one batch; returns `get_metrics_result()`."""
+        compiled = self._compile_metrics
+        if compiled is not None and compiled.built and y is not None:
+            names = self._output_names_cache
+            y_flat = targets.flatten_targets(names, y)
+            sw_flat = targets.sample_weights(names, y_flat, sample_weight, None)
+            y_pred_flat = flatten_outputs(y_pred)
+            compiled.update_state(
+                PerOutput(y_flat),
+                y_pred_flat,
+                PerOutput(sw_flat),
+                self._masks_for(y_pred, len(y_pred_flat)),
+            )
+        return self.get_metrics_result()
+
+    def get_metrics_result(self) -> dict:
+        """The current result of every metric in `model.metrics`, as one flat dict."""
+        logs = {}
+        for metric in self.metrics:
+            result = metric.result()
+            if isinstance(result, dict):
+                logs.update(result)
+            else:
+                logs[metric.name] = result
+        return logs
+
+    def _update_loss_trackers(self, loss, y_pred, batch_size) -> None:
+        tracked = {id(m) for m in self.metrics}
+        if self._loss_tracker is not None and id(self._loss_tracker) in tracked:
+            self._loss_tracker.update_state(loss, sample_weight=batch_size)
+        last = self.__dict__.pop("_last_per_output_losses", None)
+        if last is None or last[0] is not y_pred:
+            return  # a custom compute_loss: no per-output losses to log
+        for tracker, value in zip(self._output_loss_trackers, last[1], strict=False):
+            if tracker is not None and value is not None and id(tracker) in tracked:
+                tracker.update_state(value, sample_weight=batch_size)
+
+    def _metrics_scope(self, metrics_variables):
+        return backend.StatelessScope(
+            list(zip(self.metrics_variables, metrics_variables, strict=True))
+        )
+
+    # The forward pass ----------------------------------------------------------------
+    def _forward(self, trainable, non_trainable, x, training):
+        kwargs = {"training": training} if self._call_has_training_arg else {}
+        y_pred, non_trainable, losses = self.stateless_call(
+            trainable, non_trainable, x, return_losses=True, **kwargs
+        )
+        masks = self.__dict__.pop("_last_output_masks", None)
+        self.__dict__["_step_output_masks"] = (
+            y_pred,
+            masks[1] if masks is not None and masks[0] is y_pred else None,
+        )
+        return y_pred, non_trainable, losses
+
+    def _loss_and_updates(self, trainable, non_trainable, metrics_values, x, y, sw, training):
+        y_pred, non_trainable, losses = self._forward(trainable, non_trainable, x, training)
+        self.__dict__["_losses_override"] = losses
+        try:
+            loss, (_, non_trainable, metrics_values) = self.stateless_compute_loss(
+                trainable, non_trainable, metrics_values, x, y, y_pred, sw, training
+            )
+        finally:
+            self.__dict__.pop("_losses_override", None)
+        return loss, (y_pred, non_trainable, metrics_values)
+
+    # The steps -----------------------------------------------------------------------
+    def train_step(self, state, data):
+        """One training step as a pure function: returns `(logs, new_state)`.
+
+        `state` is `(trainable_variables, non_trainable_variables, optimizer_variables,
+        metrics_variables)`; `data` is `(x, y)` or `(x, y, sample_weight)`.
+        """
+        trainable, non_trainable, optimizer_values, metrics_values = state
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        optimizer = self.optimizer
+
+        def loss_fn(trainable):
+            loss, aux = self._loss_and_updates(
+                trainable, non_trainable, metrics_values, x, y, sample_weight, True
+            )
+            # Differentiated scaled (`loss_scale_factor`; `apply` unscales), logged as is.
+            return optimizer.scale_loss(loss), (loss, aux)
+
+        (_, (loss, aux)), grads = backend.value_and_grad(loss_fn, has_aux=True)(
+            list(trainable)
+        )
+        y_pred, non_trainable, metrics_values = aux
+        own = list(optimizer.variables)
+        trainable, own_values = optimizer.stateless_apply(
+            list(optimizer_values)[: len(own)], grads, trainable
+        )
+        optimizer_values = list(own_values) + list(optimizer_values)[len(own) :]
+        with self._metrics_scope(metrics_values) as scope:
+            self._update_loss_trackers(loss, y_pred, _batch_size(x))
+            logs = self.compute_metrics(x, y, y_pred, sample_weight)
+            metrics_values = [scope.get_current_value(v) for v in self.metrics_variables]
+        self.__dict__.pop("_step_output_masks", None)
+        return logs, (list(trainable), list(non_trainable), optimizer_values, metrics_values)
+
+    def test_step(self, state, data):
+        """One evaluation step as a pure function: returns `(logs, new_state)`, with
+        `state = (trainable_variables, non_trainable_variables, metrics_variables)`."""
+        trainable, non_trainable, metrics_values = state
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        loss, (y_pred, non_trainable, metrics_values) = self._loss_and_updates(
+            trainable, non_trainable, metrics_values, x, y, sample_weight, False
+        )
+        with self._metrics_scope(metrics_values) as scope:
+            self._update_loss_trackers(loss, y_pred, _batch_size(x))
+            logs = self.compute_metrics(x, y, y_pred, sample_weight)
+            metrics_values = [scope.get_current_value(v) for v in self.metrics_variables]
+        self.__dict__.pop("_step_output_masks", None)
+        return logs, (trainable, non_trainable, metrics_values)
+
+    def predict_step(self, state, data):
+        """One prediction step as a pure function: returns `(outputs,
+        non_trainable_variables)`, with `state = (trainable_variables,
+        non_trainable_variables)`."""
+        trainable, non_trainable = state
+        x, _, _ = unpack_x_y_sample_weight(data)
+        kwargs = {"training": False} if self._call_has_training_arg else {}
+        outputs, non_trainable = self.stateless_call(trainable, non_trainable, x, **kwargs)
+        self.__dict__.pop("_last_output_masks", None)
+        return outputs, non_trainable
