@@ -267,15 +267,9 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
     model_kwargs = {"name": config.get("name")}
     if config.get("trainable") is False:
         model_kwargs["trainable"] = False
-    if cls.__name__ in ("Model", "Functional") or cls.__init__ is _model_init():
-        return cls(inputs, outputs, **model_kwargs)
+    # By keyword, as Keras does: `Model.__init__` takes them so, and a subclass's own
+    # __init__ names them so whatever order its parameters come in.
     return cls(inputs=inputs, outputs=outputs, **model_kwargs)
-
-
-def _model_init():
-    from lamina.models.model import Model
-
-    return Model.__init__
 
 
 def _map_histories(fn, struct):

@@ -425,8 +425,7 @@ class Model(Trainer, Layer):
         )
 
     def _keras_serialized_names(self):
-        if type(self).__name__ == "Sequential":
-            return "keras", "Sequential", None
+        # `Sequential` overrides this for itself: a class named so is not enough.
         if self._is_graph_network and type(self) is Model:
             return "keras.src.models.functional", "Functional", "Functional"
         return type(self).__module__, type(self).__name__, None

@@ -223,6 +223,11 @@ class Sequential(Model):
         return self._function.outputs[0].shape
 
     # Config --------------------------------------------------------------------------
+    def _keras_serialized_names(self):
+        if type(self) is Sequential:
+            return "keras", "Sequential", None
+        return super()._keras_serialized_names()
+
     def get_config(self) -> dict:
         layer_configs = [functional_config.serialize_layer(layer) for layer in self._stack]
         config = {"name": self.name, "trainable": self.trainable, "layers": layer_configs}

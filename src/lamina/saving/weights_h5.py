@@ -23,8 +23,11 @@ def _own(layer) -> list:
 
 
 def _class_key(obj) -> str:
-    if getattr(obj, "_is_graph_network", False) and type(obj).__name__ == "Model":
-        return "functional"
+    # A model is filed under its Keras class name, which only it knows: a plain
+    # functional `Model` is Keras's `Functional`; a user's subclass keeps its own name.
+    keras_names = getattr(obj, "_keras_serialized_names", None)
+    if getattr(obj, "_is_graph_network", False) and keras_names is not None:
+        return to_snake_case(keras_names()[1])
     return to_snake_case(type(obj).__name__)
 
 
