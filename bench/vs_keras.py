@@ -241,8 +241,12 @@ def fmt_ms(seconds):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
-    parser.add_argument("--rounds", type=int, help="rounds of the training cases")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="one round, fewer calls: about 2 minutes on an idle machine instead of 10",
+    )
+    parser.add_argument("--rounds", type=int, help="rounds (default 4, 1 with --quick)")
     # Worker arguments (the driver passes them).
     parser.add_argument("--worker", choices=["lamina", "keras"], help=argparse.SUPPRESS)
     parser.add_argument("--case", help=argparse.SUPPRESS)
