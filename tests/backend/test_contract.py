@@ -1,205 +1,265 @@
-"""The backend contract: the checklist every engine package must satisfy.
+"""The backend contract: every engine provides every declared name and signature.
 
-A new engine (backend/torch/) must export every name below from the same module, as a
-function (or class) with the same parameters as the JAX backend.
+The declaration lives in `lamina.backend.contract`; this file iterates over it for every
+engine package found under `backend/` (a torch backend is checked as soon as it exists),
+and scans lamina's source outside `backend/` for backend names that are not declared.
 """
 
+from __future__ import annotations
+
+import ast
 import importlib
 import inspect
+import pathlib
 
 import pytest
 
-REQUIRED = {
-    "core": [
-        "Variable",
-        "convert_to_tensor",
-        "convert_to_numpy",
-        "is_tensor",
-        "shape",
-        "cast",
-        "stop_gradient",
-        "cond",
-        "scan",
-        "fori_loop",
-        "while_loop",
-        "vectorized_map",
-        "slice",
-        "slice_update",
-        "unstack",
-        "compute_output_spec",
-        "jit",
-        "value_and_grad",
-        "block_until_ready",
-    ],
-    "numpy": [
-        "zeros",
-        "ones",
-        "full",
-        "zeros_like",
-        "ones_like",
-        "full_like",
-        "eye",
-        "identity",
-        "arange",
-        "linspace",
-        "tril",
-        "triu",
-        "abs",
-        "negative",
-        "sign",
-        "sqrt",
-        "square",
-        "exp",
-        "log",
-        "log1p",
-        "sin",
-        "cos",
-        "tanh",
-        "floor",
-        "ceil",
-        "round",
-        "reciprocal",
-        "logical_not",
-        "isnan",
-        "isinf",
-        "isfinite",
-        "add",
-        "subtract",
-        "multiply",
-        "divide",
-        "floor_divide",
-        "mod",
-        "power",
-        "maximum",
-        "minimum",
-        "equal",
-        "not_equal",
-        "less",
-        "less_equal",
-        "greater",
-        "greater_equal",
-        "logical_and",
-        "logical_or",
-        "clip",
-        "where",
-        "matmul",
-        "dot",
-        "einsum",
-        "tensordot",
-        "sum",
-        "mean",
-        "max",
-        "min",
-        "prod",
-        "std",
-        "var",
-        "any",
-        "all",
-        "argmax",
-        "argmin",
-        "cumsum",
-        "cumprod",
-        "reshape",
-        "transpose",
-        "expand_dims",
-        "squeeze",
-        "concatenate",
-        "stack",
-        "split",
-        "tile",
-        "repeat",
-        "pad",
-        "take",
-        "take_along_axis",
-        "sort",
-        "searchsorted",
-        "digitize",
-        "bincount",
-        "argsort",
-        "broadcast_to",
-        "flip",
-        "roll",
-        "get_item",
-    ],
-    "nn": [
-        "relu",
-        "relu6",
-        "sigmoid",
-        "hard_sigmoid",
-        "softplus",
-        "softsign",
-        "silu",
-        "leaky_relu",
-        "elu",
-        "selu",
-        "gelu",
-        "mish",
-        "softmax",
-        "log_softmax",
-        "one_hot",
-        "moments",
-        "conv",
-        "depthwise_conv",
-        "separable_conv",
-        "conv_transpose",
-        "max_pool",
-        "average_pool",
-    ],
-    "math": ["top_k", "in_top_k", "logsumexp", "erf", "rsqrt", "norm"],
-    "random": [
-        "make_seed",
-        "normal",
-        "uniform",
-        "truncated_normal",
-        "randint",
-        "categorical",
-        "dropout",
-        "shuffle",
-    ],
-    "image": ["resize", "affine_transform"],
-}
-ENGINES = ["jax"]
+import lamina
+from lamina.backend import contract
+
+SRC = pathlib.Path(lamina.__file__).parent
+BACKEND_DIR = SRC / "backend"
+# An engine package is a folder of backend/ with an __init__.py, other than common/.
+ENGINES = sorted(
+    p.name for p in BACKEND_DIR.iterdir() if (p / "__init__.py").exists() and p.name != "common"
+)
+DECLARED = [
+    (module, name) for module, entries in contract.ENGINE.items() for name in sorted(entries)
+]
+
+
+def _comparable(signature: inspect.Signature):
+    return [(p.name, p.kind, p.default) for p in signature.parameters.values()]
+
+
+def test_engines_are_found():
+    assert "jax" in ENGINES
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("module", sorted(REQUIRED))
-def test_engine_provides_every_function(engine, module):
+@pytest.mark.parametrize("module, name", DECLARED)
+def test_engine_provides_declared_name(engine, module, name):
     mod = importlib.import_module(f"lamina.backend.{engine}.{module}")
-    missing = [name for name in REQUIRED[module] if not hasattr(mod, name)]
-    assert not missing, f"backend {engine}.{module} lacks {missing}"
+    declared = contract.ENGINE[module][name]
+    assert hasattr(mod, name), f"backend {engine}.{module} lacks {name!r}"
+    obj = getattr(mod, name)
+    if declared.kind == "constant":
+        assert not callable(obj), f"{engine}.{module}.{name} should be a constant"
+        return
+    if declared.kind == "class":
+        assert inspect.isclass(obj), f"{engine}.{module}.{name} should be a class"
+    else:
+        assert callable(obj) and not inspect.isclass(obj)
+    if declared.signature is None:
+        return
+    assert _comparable(inspect.signature(obj)) == _comparable(declared.signature), (
+        f"{engine}.{module}.{name}{inspect.signature(obj)} does not match the declared "
+        f"{name}{declared.signature}"
+    )
 
 
-PARAMETERS = {
-    # The parameters a caller may pass by name; every engine must accept exactly these.
-    ("numpy", "reshape"): ["x", "newshape"],
-    ("numpy", "sum"): ["x", "axis", "keepdims"],
-    ("numpy", "concatenate"): ["xs", "axis"],
-    ("numpy", "pad"): ["x", "pad_width", "mode", "constant_values"],
-    ("numpy", "where"): ["condition", "x1", "x2"],
-    ("nn", "softmax"): ["x", "axis"],
-    ("nn", "one_hot"): ["x", "num_classes", "axis", "dtype"],
-    ("nn", "gelu"): ["x", "approximate"],
-    ("math", "top_k"): ["x", "k", "sorted"],
-    ("random", "normal"): ["shape", "mean", "stddev", "dtype", "seed"],
-    ("random", "dropout"): ["inputs", "rate", "noise_shape", "seed"],
-    ("core", "scan"): ["f", "init", "xs", "length", "reverse", "unroll"],
-    ("core", "jit"): ["fn", "donate_argnums", "static_argnums"],
-}
+@pytest.mark.parametrize(
+    "module, name",
+    [(m, n) for m, entries in contract.COMMON.items() for n in sorted(entries)],
+)
+def test_common_names_are_provided(module, name):
+    mod = importlib.import_module("lamina.backend" + (f".{module}" if module else ""))
+    declared = contract.COMMON[module][name]
+    obj = getattr(mod, name)
+    if declared.kind == "class":
+        assert inspect.isclass(obj), f"lamina.backend.{module}.{name} should be a class"
+    if declared.signature is None:
+        return
+    assert _comparable(inspect.signature(obj)) == _comparable(declared.signature)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("module, name", sorted(PARAMETERS))
-def test_engine_signatures(engine, module, name):
-    fn = getattr(importlib.import_module(f"lamina.backend.{engine}.{module}"), name)
-    assert list(inspect.signature(fn).parameters) == PARAMETERS[(module, name)]
+def test_backend_namespace_provides_declared_names():
+    from lamina import backend
+
+    missing = sorted(name for name in contract.NAMESPACE if not hasattr(backend, name))
+    assert not missing, f"lamina.backend lacks {missing}"
 
 
+def test_declaration_parses_every_parameter_kind():
+    (entry,) = contract.declare(
+        """
+        f(a, /, b=1, *args, c, d='x', **kw)
+            Doc line one.
+            line two.
+        """
+    ).values()
+    assert str(entry.signature) == "(a, /, b=1, *args, c, d='x', **kw)"
+    assert entry.kind == "function" and entry.doc == "Doc line one. line two."
+    assert contract.declare("K\n").popitem()[1].kind == "constant"
+    (error,) = contract.declare("E(...)\n").values()
+    assert error.kind == "class" and error.signature is None
+    with pytest.raises(ValueError, match="declares 'f' twice"):
+        contract.declare("f(x)\nf(y)\n")
+
+
+# Uses of backend names outside backend/ ------------------------------------------------
+_MODULE_PATHS = {"", "common", "config", "contract", *contract.ENGINE, *contract.COMMON}
+
+
+def _declared(path: str) -> frozenset | dict:
+    if path == "":
+        return contract.NAMESPACE
+    if path == "contract":
+        return {name for name in vars(contract) if not name.startswith("_")}
+    if path in contract.ENGINE:
+        return contract.ENGINE[path]
+    return contract.COMMON.get(path, {})
+
+
+def _check_chain(path: str, attrs: list[str]) -> str | None:
+    """Walk `lamina.backend.<path>` then `attrs`; the first undeclared name, if any."""
+    for attr in attrs:
+        if path.split(".")[0] in ENGINES:
+            break
+        sub = f"{path}.{attr}" if path else attr
+        if sub in _MODULE_PATHS or sub in ENGINES:
+            path = sub
+            continue
+        if attr not in _declared(path):
+            return f"lamina.backend{'.' + path if path else ''}.{attr}"
+        return None
+    if path.split(".")[0] in ENGINES:
+        engine = path.split(".")[0]
+        return f"lamina.backend.{engine} (an engine package; use lamina.backend instead)"
+    return None
+
+
+def _uses(tree: ast.AST):
+    """Yield `(lineno, problem)` for each undeclared backend name used in `tree`."""
+    aliases: dict[str, str] = {}  # local name -> dotted module under lamina.backend
+    roots: set[str] = set()  # local names bound to the `lamina` package itself
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "lamina" or alias.name.startswith("lamina."):
+                    if alias.asname is None:
+                        roots.add("lamina")
+                    elif alias.name.startswith("lamina.backend"):
+                        aliases[alias.asname] = alias.name.removeprefix("lamina.backend")[1:]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "lamina":
+                for alias in node.names:
+                    if alias.name == "backend":
+                        aliases[alias.asname or "backend"] = ""
+            elif node.module == "lamina.backend" or node.module.startswith("lamina.backend."):
+                path = node.module.removeprefix("lamina.backend").lstrip(".")
+                for alias in node.names:
+                    sub = f"{path}.{alias.name}" if path else alias.name
+                    if sub in _MODULE_PATHS:
+                        aliases[alias.asname or alias.name] = sub
+                        continue
+                    problem = _check_chain(path, [alias.name])
+                    if problem:
+                        yield node.lineno, problem
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or isinstance(
+            getattr(node, "_parent", None), ast.Attribute
+        ):
+            continue
+        chain, base = [], node
+        while isinstance(base, ast.Attribute):
+            chain.append(base.attr)
+            base = base.value
+        if not isinstance(base, ast.Name):
+            continue
+        chain.reverse()
+        if base.id in aliases:
+            path, attrs = aliases[base.id], chain
+        elif base.id in roots and chain[:1] == ["backend"]:
+            path, attrs = "", chain[1:]
+        else:
+            continue
+        problem = _check_chain(path, attrs)
+        if problem:
+            yield node.lineno, problem
+
+
+def _scan(source: str) -> list[str]:
+    tree = ast.parse(source)
+    for parent in ast.walk(tree):
+        for child in ast.iter_child_nodes(parent):
+            child._parent = parent  # so only outermost attribute chains are walked
+    return sorted({f"{line}: {problem}" for line, problem in _uses(tree)})
+
+
+def test_scanner_finds_undeclared_names():
+    source = (
+        "from lamina import backend\n"
+        "from lamina.backend import core as bc, no_such_top\n"
+        "from lamina.backend.common.variables import Variable, nope\n"
+        "import lamina.backend.jax.core\n"
+        "import lamina\n"
+        "backend.floatx(); backend.numpy.mean(1); backend.numpy.frobnicate(1)\n"
+        "bc.cast(1, 'int32'); bc.unknown_thing\n"
+        "lamina.backend.nn.relu; lamina.backend.nn.reluu\n"
+        "lamina.backend.jax.core.cast\n"
+    )
+    assert _scan(source) == [
+        "2: lamina.backend.no_such_top",
+        "3: lamina.backend.common.variables.nope",
+        "6: lamina.backend.numpy.frobnicate",
+        "7: lamina.backend.core.unknown_thing",
+        "8: lamina.backend.nn.reluu",
+        "9: lamina.backend.jax (an engine package; use lamina.backend instead)",
+    ]
+
+
+def test_code_outside_backend_uses_only_declared_backend_names():
+    problems = []
+    for path in sorted(SRC.rglob("*.py")):
+        if BACKEND_DIR in path.parents:
+            continue
+        for problem in _scan(path.read_text()):
+            line, what = problem.split(": ", 1)
+            problems.append(f"{path.relative_to(SRC.parent)}:{line}: {what}")
+    assert not problems, "undeclared backend names (declare them in backend/contract.py):\n" + (
+        "\n".join(problems)
+    )
+
+
+# Public ops -----------------------------------------------------------------------------
 def test_public_ops_cover_backend_functions():
     from lamina import ops
 
     for module in ("numpy", "nn", "math"):
-        for name in REQUIRED[module]:
+        for name in contract.ENGINE[module]:
             assert hasattr(ops, name), f"lamina.ops lacks {name}"
+    for name in contract.IMAGE:
+        assert hasattr(ops.image, name), f"lamina.ops.image lacks {name}"
+    for name, entry in contract.RANDOM.items():
+        if entry.kind == "function" and name != "make_seed":
+            assert hasattr(ops.random, name), f"lamina.ops.random lacks {name}"
+
+
+def _public_ops():
+    from lamina import ops
+
+    for name in ops.__all__:
+        obj = getattr(ops, name)
+        if callable(obj) and not inspect.ismodule(obj):
+            yield f"ops.{name}", obj
+    for sub in ("image", "random"):
+        mod = getattr(ops, sub)
+        for name in mod.__all__:
+            yield f"ops.{sub}.{name}", getattr(mod, name)
+
+
+def test_every_public_op_has_a_docstring():
+    missing = [name for name, fn in _public_ops() if not (fn.__doc__ or "").strip()]
+    assert not missing, f"ops without a docstring: {missing}"
+
+
+def test_built_ops_carry_the_declared_signature_and_doc():
+    from lamina import ops
+
+    assert inspect.signature(ops.mean) == contract.NUMPY["mean"].signature
+    assert ops.mean.__doc__.startswith(contract.NUMPY["mean"].doc)
+    assert ops.mean.__name__ == "mean" and ops.mean.__module__ == "lamina.ops"
 
 
 def test_backend_selection_and_config():

@@ -3,7 +3,9 @@
 Every public op is written once: `_op(backend_fn)` gives a function that computes eagerly
 on arrays and, when any argument is a KerasTensor, records a graph node whose output spec
 comes from the engine's abstract evaluation. Variables are read through `.value`, so the
-stateless scope of compiled execution sees them.
+stateless scope of compiled execution sees them. Ops that only pass through to the
+backend are built from the backend contract (`build_ops`, `declared_op`), which gives
+them their signature and doc; the ops here that do more are written by hand.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import functools
 
 from lamina import backend, tree
+from lamina.backend import contract
+from lamina.backend.common.dtypes import result_type  # noqa: F401 (public op)
 from lamina.backend.common.variables import Variable
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.operation import any_symbolic, symbolic_call
@@ -24,8 +28,11 @@ def _read(x):
     return x
 
 
-def _op(fn, name: str | None = None):
-    """Make the public op for backend function `fn` (eager or symbolic by argument)."""
+def _op(fn, name: str | None = None, declaration=None):
+    """Make the public op for backend function `fn` (eager or symbolic by argument).
+
+    With a contract `declaration`, the op takes its declared signature and doc.
+    """
     op_name = name or fn.__name__
 
     @functools.wraps(fn)
@@ -35,11 +42,41 @@ def _op(fn, name: str | None = None):
         return fn(*[_read(a) for a in args], **{k: _read(v) for k, v in kwargs.items()})
 
     op.__module__ = "lamina.ops"
+    if declaration is not None:
+        op.__signature__ = declaration.signature
+        op.__doc__ = declaration.doc
     return op
 
 
-def convert_to_tensor(x, dtype=None):
-    """Convert an array-like (or Variable) to an engine tensor."""
+def build_ops(module: str, exclude=()) -> dict:
+    """The pass-through ops of backend `module`, one per declared function, by name."""
+    return {
+        name: declared_op(module, name)
+        for name, entry in contract.ENGINE[module].items()
+        if entry.kind == "function" and name not in exclude
+    }
+
+
+def declared_op(module: str, name: str):
+    """The pass-through op of one declared backend function."""
+    op = _op(getattr(getattr(backend, module), name), declaration=contract.ENGINE[module][name])
+    if module == "image":
+        op.__module__ = "lamina.ops.image"
+    return op
+
+
+def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
+    """Convert an array-like (or Variable) to an engine tensor, optionally cast to `dtype`.
+
+    `sparse` and `ragged` are Keras's; lamina's engines make dense tensors only, so
+    `True` is refused.
+    """
+    for flag, value in (("sparse", sparse), ("ragged", ragged)):
+        if value:
+            raise ValueError(
+                f"convert_to_tensor({flag}=True): lamina's {backend.backend()} backend makes "
+                f"dense tensors only; leave {flag} unset."
+            )
     return backend.convert_to_tensor(x, dtype=dtype)
 
 
@@ -51,6 +88,7 @@ def convert_to_numpy(x):
 
 
 def is_tensor(x) -> bool:
+    """Whether `x` is an engine tensor (KerasTensors and Variables are not)."""
     return backend.is_tensor(x)
 
 
@@ -68,12 +106,12 @@ def dtype(x) -> str:
     return backend.standardize_dtype(backend.convert_to_tensor(x).dtype)
 
 
-cast = _op(backend.core.cast)
-stop_gradient = _op(backend.core.stop_gradient)
-slice = _op(backend.core.slice)
-slice_update = _op(backend.core.slice_update)
-unstack = _op(backend.core.unstack)
-vectorized_map = _op(backend.core.vectorized_map)
+cast = declared_op("core", "cast")
+stop_gradient = declared_op("core", "stop_gradient")
+slice = declared_op("core", "slice")
+slice_update = declared_op("core", "slice_update")
+unstack = declared_op("core", "unstack")
+vectorized_map = declared_op("core", "vectorized_map")
 
 
 def cond(pred, true_fn, false_fn):

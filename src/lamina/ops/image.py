@@ -1,15 +1,16 @@
 """Image ops: resizing and affine (projective) resampling.
 
+Built from the backend contract (`lamina.backend.contract.IMAGE`).
+
 >>> import numpy as np
 >>> from lamina.ops import image
 >>> image.resize(np.ones((1, 2, 2, 3)), (4, 4)).shape
 (1, 4, 4, 3)
 """
 
-from lamina.backend import image as _b
-from lamina.ops.core import _op
+from lamina.ops.core import build_ops
 
-resize = _op(_b.resize)
-affine_transform = _op(_b.affine_transform)
+_OPS = build_ops("image")
+globals().update(_OPS)
 
-__all__ = ["affine_transform", "resize"]
+__all__ = list(_OPS)

@@ -1,19 +1,13 @@
-"""Math ops NumPy lacks: top-k, logsumexp, erf, rsqrt, norm.
+"""Math ops NumPy lacks: top-k, logsumexp, erf, rsqrt, segment sums, norms, QR.
 
-Each name is the backend function of the same name made into an op by `_op`:
-eager on arrays, a graph node on KerasTensors.
+Built from the backend contract (`lamina.backend.contract.MATH`): one op per declared
+function, with its declared signature and doc; eager on arrays, a graph node on
+KerasTensors.
 """
 
-from lamina.backend import math as _b
-from lamina.ops.core import _op
+from lamina.ops.core import build_ops
 
-top_k = _op(_b.top_k)
-in_top_k = _op(_b.in_top_k)
-logsumexp = _op(_b.logsumexp)
-erf = _op(_b.erf)
-rsqrt = _op(_b.rsqrt)
-segment_sum = _op(_b.segment_sum)
-norm = _op(_b.norm)
-qr = _op(_b.qr)
+_OPS = build_ops("math")
+globals().update(_OPS)
 
-__all__ = ["top_k", "in_top_k", "logsumexp", "erf", "rsqrt", "segment_sum", "norm", "qr"]
+__all__ = list(_OPS)

@@ -18,17 +18,35 @@ _METHODS = {
 }
 
 
-def resize(images, size, interpolation="bilinear", antialias=False, data_format=None):
+def resize(
+    images,
+    size,
+    interpolation="bilinear",
+    antialias=False,
+    crop_to_aspect_ratio=False,
+    pad_to_aspect_ratio=False,
+    fill_mode="constant",
+    fill_value=0.0,
+    data_format=None,
+):
     """Resize the spatial axes of `images` (a batch or a single image) to `size`.
 
     Uses half-pixel centers (as `jax.image.resize`); `"nearest"`, `"bilinear"`,
     `"bicubic"`, `"lanczos3"` or `"lanczos5"` interpolation; `antialias=True` widens the
-    kernel when downsampling.
+    kernel when downsampling. For 2-D images, `crop_to_aspect_ratio` first takes the
+    largest centered crop with the aspect ratio of `size`, and `pad_to_aspect_ratio`
+    instead pads evenly with `fill_value` (`fill_mode="constant"`) to that ratio.
     """
     if interpolation not in _METHODS:
         raise ValueError(
             f"resize: unknown interpolation {interpolation!r}; expected one of {list(_METHODS)}."
         )
+    if crop_to_aspect_ratio and pad_to_aspect_ratio:
+        raise ValueError(
+            "resize: pass only one of crop_to_aspect_ratio=True and pad_to_aspect_ratio=True."
+        )
+    if fill_mode != "constant":
+        raise ValueError(f"resize: fill_mode must be 'constant'; received {fill_mode!r}.")
     data_format = config.standardize_data_format(data_format)
     images = jnp.asarray(images)
     size = tuple(int(s) for s in size)
@@ -37,6 +55,13 @@ def resize(images, size, interpolation="bilinear", antialias=False, data_format=
             f"resize: images of rank {images.ndim} cannot be resized to {len(size)} spatial "
             "dimensions (need at least a channel axis as well)."
         )
+    if crop_to_aspect_ratio or pad_to_aspect_ratio:
+        if len(size) != 2:
+            raise ValueError(
+                "resize: crop_to_aspect_ratio and pad_to_aspect_ratio need a 2-D `size` "
+                f"(height, width); received {size}."
+            )
+        images = _fit_aspect_ratio(images, size, data_format, crop_to_aspect_ratio, fill_value)
     shape = list(images.shape)
     n = len(size)
     if data_format == "channels_last":
@@ -50,6 +75,27 @@ def resize(images, size, interpolation="bilinear", antialias=False, data_format=
         images, tuple(shape), method=_METHODS[interpolation], antialias=bool(antialias)
     )
     return out.astype(dtype) if out.dtype != dtype and jnp.issubdtype(dtype, jnp.floating) else out
+
+
+def _fit_aspect_ratio(images, size, data_format, crop, fill_value):
+    """Center-crop (or pad with `fill_value`) the (height, width) axes to `size`'s ratio."""
+    h_axis = images.ndim - 3 if data_format == "channels_last" else images.ndim - 2
+    height, width = images.shape[h_axis], images.shape[h_axis + 1]
+    # The height that `width` needs at the target ratio, and the width that `height` needs.
+    want_h = int(width * size[0] / size[1])
+    want_w = int(height * size[1] / size[0])
+    if crop:
+        new_h, new_w = max(min(height, want_h), 1), max(min(width, want_w), 1)
+        top, left = (height - new_h) // 2, (width - new_w) // 2
+        images = jax.lax.slice_in_dim(images, top, top + new_h, axis=h_axis)
+        return jax.lax.slice_in_dim(images, left, left + new_w, axis=h_axis + 1)
+    # As Keras's op does: the same padding on both sides, half the shortfall rounded
+    # down (so an odd shortfall leaves the ratio one pixel short).
+    top, left = (max(height, want_h) - height) // 2, (max(width, want_w) - width) // 2
+    widths = [(0, 0)] * images.ndim
+    widths[h_axis] = (top, top)
+    widths[h_axis + 1] = (left, left)
+    return jnp.pad(images, widths, constant_values=jnp.asarray(fill_value, images.dtype))
 
 
 # Boundary modes (Keras's names are `jax.scipy.ndimage.map_coordinates`'s) and the

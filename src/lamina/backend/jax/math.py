@@ -28,8 +28,8 @@ def rsqrt(x):
     return jax.lax.rsqrt(x)
 
 
-def segment_sum(data, segment_ids, num_segments=None):
-    return jax.ops.segment_sum(data, segment_ids, num_segments)
+def segment_sum(data, segment_ids, num_segments=None, sorted=False):
+    return jax.ops.segment_sum(data, segment_ids, num_segments, indices_are_sorted=sorted)
 
 
 def norm(x, ord=None, axis=None, keepdims=False):

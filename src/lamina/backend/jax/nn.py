@@ -75,12 +75,16 @@ def log_softmax(x, axis=-1):
     return jax.nn.log_softmax(x, axis=axis)
 
 
-def one_hot(x, num_classes, axis=-1, dtype=None):
+def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
+    if sparse:
+        raise ValueError("one_hot(sparse=True): the JAX backend has no sparse tensors.")
     dtype = standardize_dtype(dtype) if dtype is not None else config.floatx()
     return jax.nn.one_hot(x, num_classes, axis=axis, dtype=dtype)
 
 
-def moments(x, axes, keepdims=False):
+def moments(x, axes, keepdims=False, synchronized=False):
+    # `synchronized` (Keras: average across replicas) changes nothing on one device, and
+    # under a distribution the compiled program computes the global mean already.
     mean = jnp.mean(x, axis=axes, keepdims=True)
     variance = jnp.mean(jnp.square(x - jax.lax.stop_gradient(mean)), axis=axes, keepdims=True)
     if not keepdims:

@@ -19,6 +19,13 @@ def _float(dtype):
     return standardize_dtype(dtype) if dtype is not None else config.floatx()
 
 
+def _refuse_sparse(op, sparse):
+    if sparse:
+        raise ValueError(
+            f"{op}(sparse=True): the JAX backend has no sparse tensors; pass sparse=False."
+        )
+
+
 # Creation --------------------------------------------------------------------------
 def zeros(shape, dtype=None):
     return jnp.zeros(shape, dtype=_float(dtype))
@@ -52,12 +59,14 @@ def identity(n, dtype=None):
     return jnp.identity(n, dtype=_float(dtype))
 
 
-def arange(start, stop=None, step=1, dtype=None):
-    return jnp.arange(start, stop, step, dtype=_dtype(dtype))
+def arange(start, stop=None, step=None, dtype=None):
+    return jnp.arange(start, stop, 1 if step is None else step, dtype=_dtype(dtype))
 
 
-def linspace(start, stop, num=50, endpoint=True, dtype=None):
-    return jnp.linspace(start, stop, num, endpoint=endpoint, dtype=_float(dtype))
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    return jnp.linspace(
+        start, stop, num, endpoint=endpoint, retstep=retstep, dtype=_float(dtype), axis=axis
+    )
 
 
 def tri(N, M=None, k=0, dtype=None):
@@ -298,8 +307,8 @@ def logical_xor(x1, x2):
     return jnp.logical_xor(x1, x2)
 
 
-def isclose(x1, x2, rtol=1e-5, atol=1e-8):
-    return jnp.isclose(x1, x2, rtol=rtol, atol=atol)
+def isclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
+    return jnp.isclose(x1, x2, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
 def clip(x, x_min, x_max):
@@ -335,8 +344,8 @@ def outer(x1, x2):
     return jnp.outer(x1, x2)
 
 
-def cross(x1, x2, axis=-1):
-    return jnp.cross(x1, x2, axis=axis)
+def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    return jnp.cross(x1, x2, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
 
 
 # Reductions ---------------------------------------------------------------------------
@@ -351,16 +360,16 @@ def mean(x, axis=None, keepdims=False):
     return jnp.mean(x, axis=axis, keepdims=keepdims)
 
 
-def max(x, axis=None, keepdims=False):
-    return jnp.max(x, axis=axis, keepdims=keepdims)
+def max(x, axis=None, keepdims=False, initial=None):
+    return jnp.max(x, axis=axis, keepdims=keepdims, initial=initial)
 
 
-def min(x, axis=None, keepdims=False):
-    return jnp.min(x, axis=axis, keepdims=keepdims)
+def min(x, axis=None, keepdims=False, initial=None):
+    return jnp.min(x, axis=axis, keepdims=keepdims, initial=initial)
 
 
-def prod(x, axis=None, keepdims=False):
-    return jnp.prod(x, axis=axis, keepdims=keepdims)
+def prod(x, axis=None, keepdims=False, dtype=None):
+    return jnp.prod(x, axis=axis, keepdims=keepdims, dtype=_dtype(dtype))
 
 
 def std(x, axis=None, keepdims=False):
@@ -513,12 +522,13 @@ def digitize(x, bins):
     return jnp.searchsorted(bins, x, side="right").astype("int32")
 
 
-def bincount(x, weights=None, minlength=0):
+def bincount(x, weights=None, minlength=0, sparse=False):
     """Counts of each non-negative integer along the last axis (rank 1 or 2 input).
 
     `minlength` must be given under compilation, where the output length must be static;
     values `>= minlength` are dropped there, so callers check their range first.
     """
+    _refuse_sparse("bincount", sparse)
     x = jnp.asarray(x)
     if x.ndim == 1:
         return jnp.bincount(x, weights=weights, minlength=minlength, length=minlength or None)

@@ -8,9 +8,11 @@ import jax.numpy as jnp
 from lamina.backend import config
 from lamina.backend.common.variables import standardize_dtype
 
+SEED_DTYPE = "uint32"
+
 
 def _key(seed):
-    return jnp.asarray(seed, dtype="uint32")
+    return jnp.asarray(seed, dtype=SEED_DTYPE)
 
 
 def _float(dtype):
@@ -19,7 +21,7 @@ def _float(dtype):
 
 def make_seed(seed: int):
     """A key tensor from an integer seed."""
-    return jnp.array([0, int(seed) % (2**32)], dtype="uint32")
+    return jnp.array([0, int(seed) % (2**32)], dtype=SEED_DTYPE)
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
