@@ -12,6 +12,7 @@ import importlib
 import inspect
 import pathlib
 
+import numpy as np
 import pytest
 
 import lamina
@@ -78,6 +79,24 @@ def test_backend_namespace_provides_declared_names():
 
     missing = sorted(name for name in contract.NAMESPACE if not hasattr(backend, name))
     assert not missing, f"lamina.backend lacks {missing}"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_convert_to_numpy_takes_tensors_and_array_likes(engine):
+    # Engine-neutral code converts with it whatever it holds (never np.asarray).
+    core = importlib.import_module(f"lamina.backend.{engine}.core")
+    for value in ([1, 2], np.ones(2), 3.0, core.convert_to_tensor([1.0])):
+        assert isinstance(core.convert_to_numpy(value), np.ndarray)
+
+
+def test_seed_state_has_the_backend_seed_dtype():
+    from lamina import backend
+    from lamina.ops.random import SeedGenerator
+
+    assert SeedGenerator(1).state.dtype == backend.random.SEED_DTYPE
+    assert backend.standardize_dtype(backend.random.make_seed(1).dtype) == (
+        backend.random.SEED_DTYPE
+    )
 
 
 def test_declaration_parses_every_parameter_kind():

@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 import warnings
 
-import numpy as np
-
+from lamina import backend
 from lamina.callbacks.monitors import MonitorCallback
 
 
@@ -16,7 +15,7 @@ def _format_logs(logs) -> dict:
     for key, value in (logs or {}).items():
         if key == "outputs":
             continue
-        array = np.asarray(value) if not isinstance(value, str) else None
+        array = backend.convert_to_numpy(value) if not isinstance(value, str) else None
         out[key] = float(array) if array is not None and array.ndim == 0 else value
     return out
 

@@ -10,6 +10,8 @@ import time
 
 import numpy as np
 
+from lamina import backend
+
 # ANSI styles, used only when the stream is a terminal (a log file gets plain text).
 _BOLD, _GREEN, _DIM, _RESET = "\x1b[1m", "\x1b[32m", "\x1b[37m", "\x1b[0m"
 
@@ -98,7 +100,7 @@ class Progbar:
         for name, value in values:
             if name not in self._values_order:
                 self._values_order.append(name)
-            value = float(np.mean(np.asarray(value, dtype="float64")))
+            value = float(np.mean(backend.convert_to_numpy(value).astype("float64")))
             if name in self.stateful_metrics or finalize:
                 self._values[name] = [value, 1]
             else:

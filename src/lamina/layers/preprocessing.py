@@ -36,11 +36,11 @@ def _batches(data, who: str):
         return batch[0] if isinstance(batch, tuple) else batch
 
     if isinstance(data, np.ndarray) or backend.is_tensor(data):
-        yield np.asarray(data)
+        yield backend.convert_to_numpy(data)
         return
     if isinstance(data, PyDataset):
         for i in range(len(data)):
-            yield np.asarray(first(data[i]))
+            yield backend.convert_to_numpy(first(data[i]))
         return
     if isinstance(data, (list, tuple)) and data and np.isscalar(data[0]):
         yield np.asarray(data)  # a plain list of values is one batch
@@ -49,7 +49,7 @@ def _batches(data, who: str):
         count = 0
         for batch in data:
             count += 1
-            yield np.asarray(first(batch))
+            yield backend.convert_to_numpy(first(batch))
         if count == 0:
             raise ValueError(
                 f"{who}.adapt received an empty iterable; it needs at least one batch."
@@ -66,7 +66,7 @@ def _check_range(layer, indices, depth):
     them would silently give rows of zeros."""
     if not backend_core.is_concrete(indices):
         return
-    values = np.asarray(indices)
+    values = backend.convert_to_numpy(indices)
     if values.size and (values.min() < 0 or values.max() >= depth):
         raise ValueError(
             f"{type(layer).__name__} {layer.name!r} encodes values in [0, {depth}); received "
@@ -736,8 +736,8 @@ class IntegerLookup(Layer):
     def _refuse_unknown(self, inputs, found):
         if not backend_core.is_concrete(inputs):
             return
-        values = np.asarray(inputs)
-        missing = values[~np.asarray(found)]
+        values = backend.convert_to_numpy(inputs)
+        missing = values[~backend.convert_to_numpy(found)]
         if self.mask_token is not None:
             missing = missing[missing != self.mask_token]
         if missing.size:
@@ -751,7 +751,7 @@ class IntegerLookup(Layer):
         table = np.asarray(self.get_vocabulary(), dtype="int32")
         indices = ops.cast(inputs, "int32")
         if backend_core.is_concrete(indices):
-            values = np.asarray(indices)
+            values = backend.convert_to_numpy(indices)
             if values.size and (values.min() < 0 or values.max() >= table.size):
                 raise ValueError(
                     f"IntegerLookup {self.name!r} (invert=True) maps indices in "

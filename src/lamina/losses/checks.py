@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lamina import backend
 from lamina.losses import probabilistic
 from lamina.losses.loss import LossFunctionWrapper
 
@@ -65,7 +66,7 @@ def check_targets(loss, y_true, y_pred) -> None:
     if fn not in _SPARSE and fn not in _CATEGORICAL:
         return
     name = _describe(loss, fn)
-    y_true = np.asarray(y_true)
+    y_true = backend.convert_to_numpy(y_true)
     pred_shape = _shape_of(y_pred)
     if not pred_shape:
         return

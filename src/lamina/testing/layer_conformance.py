@@ -23,7 +23,9 @@ def _make_input(shape, dtype, rng, low=None, high=None):
 
 def _close(a, b, atol):
     for x, y in zip(_flat(a), _flat(b), strict=True):
-        np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-5, atol=atol)
+        np.testing.assert_allclose(
+            backend.convert_to_numpy(x), backend.convert_to_numpy(y), rtol=1e-5, atol=atol
+        )
 
 
 def _flat(x):
@@ -133,7 +135,7 @@ def check_layer(
 
         passes_through = type(layer).compute_mask is Layer.compute_mask
         if passes_through and expected_mask_shape is None:
-            np.testing.assert_array_equal(np.asarray(out_mask), mask)
+            np.testing.assert_array_equal(backend.convert_to_numpy(out_mask), mask)
     if expected_mask_shape is not None:
         out_mask = layer.compute_mask(data_arg, None)
         assert tuple(out_mask.shape) == tuple(expected_mask_shape)
@@ -153,5 +155,7 @@ def check_layer(
 
         _, grads = backend.value_and_grad(loss_fn)([w.value for w in weights])
         for w, g in zip(weights, grads, strict=True):
-            assert np.all(np.isfinite(np.asarray(g))), f"non-finite gradient for {w.path}"
+            assert np.all(np.isfinite(backend.convert_to_numpy(g))), (
+                f"non-finite gradient for {w.path}"
+            )
     return layer

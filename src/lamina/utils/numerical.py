@@ -28,7 +28,7 @@ def to_categorical(x, num_classes: int | None = None):
         if num_classes is None:
             raise ValueError("to_categorical on a traced tensor needs `num_classes`.")
         return ops.one_hot(ops.cast(x, "int32"), num_classes)
-    labels = np.asarray(x)
+    labels = backend.convert_to_numpy(x)
     if labels.dtype.kind == "f":
         if not np.all(np.mod(labels, 1) == 0):
             raise ValueError(
