@@ -625,10 +625,17 @@ class Layer(Operation):
             kwargs.pop("mask", None)
         outputs = self.compute_output_spec(*args, **kwargs)
         if mask is not None or type(self).compute_mask is not Layer.compute_mask:
+            # As in Keras, `compute_mask` must work on symbolic inputs (the call itself
+            # just did): an error in it is a bug to report, not a mask to drop.
             try:
                 out_mask = output_spec(lambda i, m: self.compute_mask(i, m), (inputs, mask), {})
-            except Exception:  # a mask that cannot be evaluated abstractly is just not shown
-                out_mask = None
+            except Exception as error:
+                if hasattr(error, "add_note"):  # Python 3.11+
+                    error.add_note(
+                        f"Raised by compute_mask of layer {self.name!r} "
+                        f"({type(self).__name__}) called on symbolic inputs."
+                    )
+                raise
             flat_out = tree.flatten(outputs)
             flat_masks = tree.flatten(out_mask) if out_mask is not None else []
             for i, out in enumerate(flat_out):
