@@ -415,13 +415,20 @@ class Model(Trainer, Layer):
             line_length: total width of the table.
             positions: relative or absolute column edges.
             print_fn: called with each line (default `print`).
+            expand_nested: also list the layers inside nested models, indented under
+                each (`└ name`), as Keras does.
+            layer_range: `[first, last]` layer names (regular expressions matched at
+                the start of a name): show only the rows from the first layer that
+                matches `first` to the last that matches `last`, both included.
         """
         summary_utils.print_summary(
             self,
             line_length=line_length,
             positions=positions,
             print_fn=print_fn,
+            expand_nested=expand_nested,
             show_trainable=show_trainable,
+            layer_range=layer_range,
         )
 
     def _keras_serialized_names(self):

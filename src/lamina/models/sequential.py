@@ -31,6 +31,8 @@ class Sequential(Model):
     (None, 1)
     """
 
+    _is_sequential = True  # what `summary` asks, as Keras asks `isinstance(m, Sequential)`
+
     def __init__(self, layers=None, trainable: bool = True, name: str | None = None):
         super().__init__(trainable=trainable, name=name)
         self._stack: list[Layer] = []

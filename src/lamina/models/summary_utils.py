@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
 from lamina.graph.operation import FunctionOperation
+from lamina.layers.input_layer import InputLayer
 
 
 def _format_shape(shapes):
@@ -42,8 +44,21 @@ def _readable_bytes(n: int) -> str:
     return f"{n:.2f} GB"
 
 
+def _is_sequential(model) -> bool:
+    return getattr(model, "_is_sequential", False)
+
+
+def _type_name(op) -> str:
+    # A model is shown under its Keras class name (a functional `Model` is Keras's
+    # `Functional`), which it knows itself.
+    keras_names = getattr(op, "_keras_serialized_names", None)
+    if getattr(op, "_is_graph_network", False) and keras_names is not None:
+        return keras_names()[1]
+    return type(op).__name__
+
+
 def _is_sequential_like(model) -> bool:
-    if type(model).__name__ == "Sequential":
+    if _is_sequential(model):
         return True
     if model._function is None:
         return True
@@ -59,22 +74,20 @@ def _is_sequential_like(model) -> bool:
     return len(model._function.inputs) == 1 and len(model._function.outputs) == 1
 
 
-def _rows(model, graph_mode: bool):
-    rows = []
+def _entries(model):
+    """The table's top-level rows, as `(layer or op, row)` pairs, in Keras's order."""
+    entries = []
     function = model._function
     if function is None:
         for layer in model.layers:
-            try:
-                shape = _format_shape(list(layer.output_shape)) if layer._inbound_nodes else "?"
-            except AttributeError:
-                shape = "?"
             params = layer.count_params() if layer.built else 0
-            rows.append((f"{layer.name} ({type(layer).__name__})", shape, f"{params:,}", ""))
-        return rows
+            row = (f"{layer.name} ({type(layer).__name__})", _layer_shape(layer), f"{params:,}", "")
+            entries.append((layer, row))
+        return entries
     kept = set(function.nodes)
-    is_sequential = type(model).__name__ == "Sequential"
+    is_sequential = _is_sequential(model)
     for op in function.operations:
-        if is_sequential and type(op).__name__ == "InputLayer":
+        if is_sequential and isinstance(op, InputLayer):
             continue
         nodes = [n for n in op._inbound_nodes if n in kept]
         shapes = [n.output_shapes for n in nodes]
@@ -86,11 +99,7 @@ def _rows(model, graph_mode: bool):
             type_name = op.function_name.title().replace("_", "")
             params = 0
         else:
-            type_name = (
-                "Functional"
-                if getattr(op, "_is_graph_network", False) and type(op).__name__ == "Model"
-                else type(op).__name__
-            )
+            type_name = _type_name(op)
             params = op.count_params() if op.built else 0
         connections = []
         for node in nodes:
@@ -98,15 +107,66 @@ def _rows(model, graph_mode: bool):
                 node.inbound_layers, node.node_indices, node.tensor_indices, strict=True
             ):
                 connections.append(f"{layer.name}[{node_index}][{tensor_index}]")
-        rows.append(
-            (
-                f"{op.name} ({type_name})",
-                shape,
-                f"{params:,}",
-                ", ".join(connections) if connections else "-",
-            )
+        row = (
+            f"{op.name} ({type_name})",
+            shape,
+            f"{params:,}",
+            ", ".join(connections) if connections else "-",
         )
+        entries.append((op, row))
+    return entries
+
+
+def _layer_shape(layer) -> str:
+    """The output shape of a layer's latest call, as Keras shows a nested layer's."""
+    if layer._inbound_nodes:
+        return _format_shape(layer._inbound_nodes[-1].output_shapes)
+    try:
+        return _format_shape(list(layer.output_shape))
+    except (AttributeError, ValueError):
+        return "?"
+
+
+def _nested_rows(layer, level: int = 1) -> list:
+    """Rows of the layers inside `layer`, indented under it as Keras prints them."""
+    rows = []
+    for inner in getattr(layer, "layers", None) or []:
+        params = inner.count_params() if inner.built else 0
+        name = f"{'   ' * level}└ {inner.name} ({_type_name(inner)})"
+        # Connections are those of the outer graph, which the inner layers are not in.
+        rows.append((name, _layer_shape(inner), f"{params:,}", "-"))
+        rows.extend(_nested_rows(inner, level + 1))
     return rows
+
+
+def _layer_range_bounds(entries, layer_range) -> tuple[int, int]:
+    """Keras's rule: from the first row whose name matches `layer_range[0]` (a regular
+    expression matched at the start of the name) to the last that matches
+    `layer_range[1]`, both included; a range given backwards is read forwards."""
+    if layer_range is None:
+        return 0, len(entries)
+    if isinstance(layer_range, str) or len(layer_range) != 2:
+        raise ValueError(
+            "layer_range must be a list or tuple of two layer names (or patterns), the "
+            f"first and last layer to show; received {layer_range!r}."
+        )
+    if not all(isinstance(name, str) for name in layer_range):
+        raise ValueError(
+            f"layer_range must hold two strings (layer names or patterns); received "
+            f"{layer_range!r}."
+        )
+    names = [op.name for op, _ in entries]
+    first = [i for i, name in enumerate(names) if re.match(layer_range[0], name)]
+    last = [i for i, name in enumerate(names) if re.match(layer_range[1], name)]
+    for pattern, found in zip(layer_range, (first, last), strict=True):
+        if not found:
+            raise ValueError(
+                f"layer_range {list(layer_range)!r}: no layer name matches {pattern!r}; "
+                f"the layers are {names}."
+            )
+    if first[0] > last[-1]:
+        return last[0], first[-1] + 1
+    return first[0], last[-1] + 1
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -124,7 +184,15 @@ def _wrap(text: str, width: int) -> list[str]:
     return out
 
 
-def print_summary(model, line_length=None, positions=None, print_fn=None, show_trainable=False):
+def print_summary(
+    model,
+    line_length=None,
+    positions=None,
+    print_fn=None,
+    expand_nested=False,
+    show_trainable=False,
+    layer_range=None,
+):
     if not model.built:
         raise ValueError(
             f"Model {model.name!r} has not been built yet, so its layers and shapes are "
@@ -139,7 +207,13 @@ def print_summary(model, line_length=None, positions=None, print_fn=None, show_t
     if positions[-1] <= 1:
         positions = [int(line_length * p) for p in positions]
     widths = [positions[0]] + [b - a for a, b in zip(positions[:-1], positions[1:], strict=True)]
-    rows = _rows(model, graph_mode)
+    entries = _entries(model)
+    start, stop = _layer_range_bounds(entries, layer_range)
+    rows = []
+    for op, row in entries[start:stop]:
+        rows.append(row)
+        if expand_nested:
+            rows.extend(_nested_rows(op))
 
     inner = [w - 1 for w in widths]
     inner[0] -= 1  # the left border
@@ -159,14 +233,7 @@ def print_summary(model, line_length=None, positions=None, print_fn=None, show_t
     def rule(left, mid, right, fill):
         print_fn(left + mid.join(fill * w for w in inner) + right)
 
-    kind = (
-        "Sequential"
-        if type(model).__name__ == "Sequential"
-        else "Functional"
-        if model._function is not None
-        else type(model).__name__
-    )
-    print_fn(f'Model: "{model.name}"' + ("" if kind in ("Sequential", "Functional") else ""))
+    print_fn(f'Model: "{model.name}"')
     rule("┏", "┳", "┓", "━")
     emit(headers, right_align=())
     rule("┡", "╇", "┩", "━")
