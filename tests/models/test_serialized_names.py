@@ -38,9 +38,10 @@ def test_lamina_sequential_and_its_subclasses_serialize_as_keras_expects():
     class MyStack(lamina.Sequential):
         pass
 
-    assert serialization.serialize_keras_object(lamina.Sequential([layers.Dense(1)]))[
-        "module"
-    ] == "keras"
+    assert (
+        serialization.serialize_keras_object(lamina.Sequential([layers.Dense(1)]))["module"]
+        == "keras"
+    )
     entry = serialization.serialize_keras_object(MyStack([layers.Dense(1)]))
     assert (entry["module"], entry["class_name"]) == (__name__, "MyStack")
 

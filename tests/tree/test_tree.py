@@ -119,9 +119,7 @@ def test_any_leaf():
     assert not tree.any_leaf(lambda x: x is None, {"a": [1, 2]})
 
 
-def test_lamina_tree_is_public_and_the_graph_shim_is_the_same_module_contents():
+def test_lamina_tree_is_public():
     import lamina
-    from lamina.graph import tree as graph_tree
 
     assert lamina.tree is tree
-    assert graph_tree.flatten is tree.flatten

@@ -14,12 +14,14 @@ same modules (`core`, `numpy`, `nn`, `math`, `random`) with the same function na
 
 from __future__ import annotations
 
+from lamina.backend.common.dtypes import result_type
 from lamina.backend.common.execution import RetraceWarning
 from lamina.backend.common.global_state import reset_session as _reset_session
 from lamina.backend.common.variables import (
     StatelessScope,
     current_stateless_scope,
     in_stateless_scope,
+    set_pending_sync,
     standardize_dtype,
 )
 from lamina.backend.config import (
@@ -114,10 +116,12 @@ __all__ = [
     "nn",
     "numpy",
     "random",
+    "result_type",
     "scan",
     "set_epsilon",
     "set_floatx",
     "set_image_data_format",
+    "set_pending_sync",
     "shape",
     "standardize_data_format",
     "standardize_dtype",

@@ -616,7 +616,6 @@ COMMON: dict[str, dict[str, Declaration]] = {
 
 # The names `lamina.backend` offers at its top level: the engine modules, its own names,
 # and these re-exports of engine `core` and of `COMMON` names.
-# TODO(issue 12): add "result_type" once `backend/__init__.py` re-exports it.
 NAMESPACE: frozenset[str] = frozenset(
     [
         *ENGINE,
@@ -626,6 +625,7 @@ NAMESPACE: frozenset[str] = frozenset(
         "Program",
         "RetraceWarning",
         "set_pending_sync",
+        "result_type",
         "current_stateless_scope",
         "in_stateless_scope",
         "standardize_dtype",

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import inspect
 
-from lamina import backend, constraints, initializers, regularizers
+from lamina import backend, constraints, initializers, regularizers, tree
 from lamina.backend.common.variables import Variable, current_stateless_scope
-from lamina import tree
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
 from lamina.graph.operation import (
@@ -37,6 +36,7 @@ _UNTRACKED = frozenset(
         "input_spec",
         "_build_shapes",
         "_call_entry",
+        "_graph_constants",
         "_live_state",
         "_step_output_masks",
         "_last_per_output_losses",
@@ -458,8 +458,7 @@ class Layer(Operation):
                     f"{type(self).__name__} {self.name!r}.stateless_call received "
                     f"{len(given)} values for {what}; the layer has {len(own)} "
                     f"({[v.path for v in own]}). Pass one value per variable, in the order "
-                    f"of `layer.{what}`" + ("" if self.built else " (build the layer first)")
-                    + "."
+                    f"of `layer.{what}`" + ("" if self.built else " (build the layer first)") + "."
                 )
         mapping = list(zip(trainable, trainable_variables)) + list(
             zip(non_trainable, non_trainable_variables)

@@ -12,12 +12,12 @@ from __future__ import annotations
 import inspect
 import json
 
-from lamina import ops, saving
+from lamina import ops, saving, tree
 from lamina.backend import core as backend_core
 from lamina.backend import execution as backend_execution
+from lamina.backend.common import variables as backend_variables
 from lamina.backend.common.global_state import unique_name
 from lamina.backend.common.variables import StatelessScope, in_stateless_scope
-from lamina import tree
 from lamina.graph.function import Function, _is_input_tensor, clone_graph_nodes
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
@@ -265,6 +265,21 @@ class Model(Trainer, Layer):
                 layer._losses = []
         self._losses = list(losses)
         return outputs
+
+    def _runtime_state(self) -> list:
+        """Variables the graph uses as operands of its ops (`total + ops.sum(x)`): not
+        weights of any layer, but state every compiled program must be given."""
+        if self._function is None:
+            return []
+        cached = self.__dict__.get("_graph_constants")
+        if cached is None:
+            found = {}
+            for node in self._function.nodes:
+                for leaf in tree.flatten((node.call_args, node.call_kwargs)):
+                    if isinstance(leaf, backend_variables.Variable):
+                        found.setdefault(id(leaf), leaf)
+            cached = self.__dict__["_graph_constants"] = list(found.values())
+        return list(cached)
 
     @property
     def call_function(self):

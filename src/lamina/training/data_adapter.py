@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from lamina.graph import tree
+from lamina import tree
 from lamina.utils.py_dataset import PyDataset  # noqa: F401 - re-exported for the loop
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lamina import ops, tree
+from lamina import backend, ops, tree
 from lamina.training import data_adapter, loop_utils
 
 
@@ -54,13 +54,17 @@ class LiveState:
 
     def set(self, values) -> None:
         self.values = values
+        # Reading or assigning any variable from outside the step (a callback, a
+        # closure over the model) writes the state back first.
+        backend.set_pending_sync(self.sync)
 
     def sync(self) -> None:
         """Write the held values into the variables (the next call reads them again,
         so what a callback assigned is what the next step uses)."""
         if self.values is not None:
-            self.model._write_state(self.values)
-            self.values = None
+            values, self.values = self.values, None
+            backend.set_pending_sync(None)
+            self.model._write_state(values)
 
 
 def train_epoch(model, batches, order, class_weight, callback_list, live, skip=0):

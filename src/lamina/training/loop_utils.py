@@ -6,8 +6,7 @@ import sys
 
 import numpy as np
 
-from lamina import ops
-from lamina import tree
+from lamina import ops, tree
 from lamina.training import data_adapter
 
 

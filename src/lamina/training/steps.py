@@ -151,14 +151,11 @@ class StepAPI:
                 logs[metric.name] = result
         return logs
 
-    def _update_loss_trackers(self, loss, y_pred, batch_size) -> None:
+    def _update_loss_trackers(self, loss, per_output, batch_size) -> None:
         tracked = {id(m) for m in self.metrics}
         if self._loss_tracker is not None and id(self._loss_tracker) in tracked:
             self._loss_tracker.update_state(loss, sample_weight=batch_size)
-        last = self.__dict__.pop("_last_per_output_losses", None)
-        if last is None or last[0] is not y_pred:
-            return  # a custom compute_loss: no per-output losses to log
-        for tracker, value in zip(self._output_loss_trackers, last[1], strict=False):
+        for tracker, value in zip(self._output_loss_trackers, per_output, strict=False):
             if tracker is not None and value is not None and id(tracker) in tracked:
                 tracker.update_state(value, sample_weight=batch_size)
 
@@ -189,7 +186,11 @@ class StepAPI:
             )
         finally:
             self.__dict__.pop("_losses_override", None)
-        return loss, (y_pred, non_trainable, metrics_values)
+        last = self.__dict__.pop("_last_per_output_losses", None)
+        # Each output's loss, logged when the default `compute_loss` computed them.
+        per_output = last[1] if last is not None and last[0] is y_pred else []
+        masks = self.__dict__.pop("_step_output_masks", (None, None))[1]
+        return loss, (y_pred, non_trainable, metrics_values, (per_output, masks))
 
     # The steps -----------------------------------------------------------------------
     def train_step(self, state, data):
@@ -209,17 +210,17 @@ class StepAPI:
             # Differentiated scaled (`loss_scale_factor`; `apply` unscales), logged as is.
             return optimizer.scale_loss(loss), (loss, aux)
 
-        (_, (loss, aux)), grads = backend.value_and_grad(loss_fn, has_aux=True)(
-            list(trainable)
-        )
-        y_pred, non_trainable, metrics_values = aux
+        (_, (loss, aux)), grads = backend.value_and_grad(loss_fn, has_aux=True)(list(trainable))
+        y_pred, non_trainable, metrics_values, (per_output, masks) = aux
+        # The masks of this step's outputs, for `compute_metrics` (outside the gradient).
+        self.__dict__["_step_output_masks"] = (y_pred, masks)
         own = list(optimizer.variables)
         trainable, own_values = optimizer.stateless_apply(
             list(optimizer_values)[: len(own)], grads, trainable
         )
         optimizer_values = list(own_values) + list(optimizer_values)[len(own) :]
         with self._metrics_scope(metrics_values) as scope:
-            self._update_loss_trackers(loss, y_pred, _batch_size(x))
+            self._update_loss_trackers(loss, per_output, _batch_size(x))
             logs = self.compute_metrics(x, y, y_pred, sample_weight)
             metrics_values = [scope.get_current_value(v) for v in self.metrics_variables]
         self.__dict__.pop("_step_output_masks", None)
@@ -230,11 +231,12 @@ class StepAPI:
         `state = (trainable_variables, non_trainable_variables, metrics_variables)`."""
         trainable, non_trainable, metrics_values = state
         x, y, sample_weight = unpack_x_y_sample_weight(data)
-        loss, (y_pred, non_trainable, metrics_values) = self._loss_and_updates(
+        loss, (y_pred, non_trainable, metrics_values, (per_output, masks)) = self._loss_and_updates(
             trainable, non_trainable, metrics_values, x, y, sample_weight, False
         )
+        self.__dict__["_step_output_masks"] = (y_pred, masks)
         with self._metrics_scope(metrics_values) as scope:
-            self._update_loss_trackers(loss, y_pred, _batch_size(x))
+            self._update_loss_trackers(loss, per_output, _batch_size(x))
             logs = self.compute_metrics(x, y, y_pred, sample_weight)
             metrics_values = [scope.get_current_value(v) for v in self.metrics_variables]
         self.__dict__.pop("_step_output_masks", None)

@@ -667,4 +667,3 @@ class Trainer(StepAPI):
         values = [logs[name] for name in names if name in logs]
         values += [logs[k] for k in sorted(logs) if k not in names]
         return values[0] if len(values) == 1 else values
-

@@ -57,8 +57,10 @@ class TraceLog:
         self.count += 1
         self.signatures.append(describe_signature(data))
         del self.signatures[:-8]
-        if self.count > RETRACE_WARNING_AT and (self.count & (self.count - 1)) == 0 or (
-            self.count == RETRACE_WARNING_AT + 1
+        if (
+            self.count > RETRACE_WARNING_AT
+            and (self.count & (self.count - 1)) == 0
+            or (self.count == RETRACE_WARNING_AT + 1)
         ):
             recent = "; ".join(self.signatures[-4:])
             warnings.warn(

@@ -93,6 +93,26 @@ def in_stateless_scope() -> bool:
     return bool(_scope_stack())
 
 
+# While `fit` holds the training state outside the variables (between compiled calls),
+# this is its write-back: any variable read or assignment outside a stateless scope runs
+# it first, so user code (a callback, a closure over the model) never sees a stale or a
+# donated value, and the state is written back only when someone looks.
+_pending_sync = None
+
+
+def set_pending_sync(fn) -> None:
+    """Register (or clear, with None) the write-back of state held outside variables."""
+    global _pending_sync
+    _pending_sync = fn
+
+
+def _sync_pending() -> None:
+    fn = _pending_sync
+    if fn is not None:
+        set_pending_sync(None)
+        fn()
+
+
 def _scope_for(variable):
     """The innermost scope holding a value for `variable`, or None."""
     for scope in reversed(_scope_stack()):
@@ -308,6 +328,8 @@ class Variable:
         trace = getattr(_state, "strict", None)
         if trace is not None and id(self) not in trace.created:
             raise _outside_state_error(self, "read", trace.program)
+        if _pending_sync is not None:
+            _sync_pending()
         return self._value
 
     @property
@@ -347,6 +369,8 @@ class Variable:
         if scope is not None:
             scope.add_update(self, value)
         else:
+            if _pending_sync is not None:
+                _sync_pending()
             self._value = value
         return self
 

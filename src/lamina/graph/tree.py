@@ -1,2 +1,0 @@
-# temporary: removed once training/ and models/ import lamina.tree
-from lamina.tree import *  # noqa: F403
