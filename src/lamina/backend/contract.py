@@ -575,6 +575,10 @@ COMMON: dict[str, dict[str, Declaration]] = {
             The canonical string name of a dtype (`"float32"`, `"int64"`, ...).
         AllocationBudget(max_bytes, what, how_to_raise)
             A cap on the bytes Variables may allocate inside the scope.
+        structure_version()
+            A number that changes whenever a variable is created or trainability changes.
+        bump_structure_version()
+            Change `structure_version()` (a layer's `trainable` flag was set).
         set_pending_sync(fn)
             Register the write-back run before any variable is read or assigned outside
             a stateless scope (`fit` holding its state between compiled calls).

@@ -12,7 +12,11 @@ from __future__ import annotations
 import inspect
 
 from lamina import backend, constraints, initializers, regularizers, tree
-from lamina.backend.common.variables import Variable, current_stateless_scope
+from lamina.backend.common.variables import (
+    Variable,
+    bump_structure_version,
+    current_stateless_scope,
+)
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
 from lamina.graph.operation import (
@@ -303,6 +307,7 @@ class Layer(Operation):
 
     @trainable.setter
     def trainable(self, value: bool) -> None:
+        bump_structure_version()
         self._trainable = bool(value)
         for layer in self._sublayers():
             layer.trainable = value

@@ -23,6 +23,7 @@ import numpy as np
 from lamina import backend, tree
 from lamina import metrics as metrics_module
 from lamina import optimizers as optimizers_module
+from lamina.backend.common.variables import structure_version
 from lamina.training import compile_utils, data_adapter, loop_utils, programs, targets
 from lamina.training import epochs as loops
 from lamina.training.compile_utils import CompileLoss, CompileMetrics, flatten_outputs
@@ -275,9 +276,12 @@ class Trainer(StepAPI):
         return out
 
     def _state_variables(self):
+        """The variables behind each part of the state, cached until a variable is
+        created or a `trainable` flag changes (or the model is recompiled)."""
+        version = structure_version()
         cached = self.__dict__.get("_state_vars_cache")
-        if cached is not None:
-            return cached
+        if cached is not None and cached[0] == version:
+            return cached[1]
         optimizer_vars = [v for o in self._optimizers() for v in o.variables]
         result = (
             list(self.trainable_variables),
@@ -285,8 +289,7 @@ class Trainer(StepAPI):
             optimizer_vars,
             list(self.metrics_variables),
         )
-        if self._structures_built and all(o.built for o in self._optimizers()):
-            self._state_vars_cache = result  # fixed until recompiled
+        self._state_vars_cache = (version, result)
         return result
 
     def _read_state(self, kind="train"):
