@@ -144,3 +144,17 @@ def test_model_call_program_counts_traces_and_warns_on_a_retrace_storm():
     # A shape seen before is served from the cache: no new trace, no new warning.
     model(np.ones((2, 3, 2), "float32"))
     assert model.call_function.trace_count == len(lengths)
+
+
+def test_program_cache_is_bounded_and_retraces_after_eviction():
+    import lamina
+
+    bounded = lamina.backend.execution.program(lambda x: x * 2.0, "bounded", max_signatures=2)
+    roomy = lamina.backend.execution.program(lambda x: x * 2.0, "roomy")
+    for program in (bounded, roomy):
+        for n in (1, 2, 3):  # a third signature empties a cache bounded to two
+            program(np.ones((n,), "float32"))
+        assert program.trace_count == 3
+        program(np.ones((1,), "float32"))
+    assert bounded.trace_count == 4  # evicted, traced again
+    assert roomy.trace_count == 3  # still cached

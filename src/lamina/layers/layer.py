@@ -45,7 +45,6 @@ _UNTRACKED = frozenset(
         "_step_output_masks",
         "_last_per_output_losses",
         "_losses_override",
-        "_step_cache",
         "_own_node",
         "_state_vars_cache",
     }
