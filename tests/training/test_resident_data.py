@@ -9,7 +9,7 @@ import pytest
 
 from lamina import Input, Model, layers, optimizers
 from lamina.training import data_adapter
-from lamina.training.trainer import Trainer
+from lamina.training.targets import StepData
 
 
 def _two_input_model():
@@ -85,13 +85,13 @@ def test_resident_data_runs_eagerly_too(monkeypatch, shuffle):
 
 def _count_prepares(monkeypatch):
     calls = []
-    original = Trainer._prepare_batch
+    original = StepData.__call__
 
     def counting(self, *args, **kwargs):
         calls.append(1)
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(Trainer, "_prepare_batch", counting)
+    monkeypatch.setattr(StepData, "__call__", counting)
     return calls
 
 

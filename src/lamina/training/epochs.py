@@ -1,8 +1,9 @@
 """The loops of `fit`, `evaluate` and `predict`: batches in, compiled calls out.
 
-Batches enter here from `data_adapter` and reach a program (`programs.py`) prepared
-once: inputs in graph order, class weights folded into the sample weights, packed as
-the `data` a step receives. With `steps_per_execution=k`, up to k batches of one shape
+Batches enter here from `data_adapter` and reach a program (`programs.py`) through the
+pass's `targets.StepData`, made once per pass: inputs in graph order, class weights
+folded into the sample weights, packed as the `data` a step receives; nothing goes back
+to the trainer on the way. With `steps_per_execution=k`, up to k batches of one shape
 run as one call. Training arrays that fit `data_adapter.RESIDENT_BYTES` go to the device
 once per `fit`, and each call then receives only where its batches sit.
 
@@ -67,6 +68,80 @@ class LiveState:
             self.model._write_state(values)
 
 
+def fit_epochs(
+    model,
+    batches,
+    callback_list,
+    live,
+    num_epochs,
+    initial_epoch,
+    class_weight,
+    validation_data,
+    validation,
+):
+    """The epochs of `fit` (from `initial_epoch`, or a backup's resume point); returns
+    `model.history`."""
+    callback_list.on_train_begin()
+    resume, model._resume_point = model._resume_point, None
+    if resume is not None:
+        initial_epoch = resume["epoch"]
+    epoch_logs = {}
+    for epoch in range(initial_epoch, num_epochs):
+        skip = 0
+        if resume is not None and epoch == resume["epoch"]:
+            skip = resume["step"]
+        if skip == 0:
+            # Mid-epoch, the restored metrics carry on; at an epoch's start (a backup
+            # from the previous epoch's end holds its totals) they start afresh.
+            model.reset_metrics()
+        callback_list.on_epoch_begin(epoch)
+        if resume is not None and epoch == resume["epoch"]:
+            np.random.set_state(resume["rng_state"])
+        # The data order is drawn from this state; a backup records it to redraw it.
+        model._epoch_rng_state = np.random.get_state()
+        order = batches.epoch_order()
+        logs, seen = train_epoch(model, batches, order, class_weight, callback_list, live, skip)
+        if seen == 0:
+            raise ValueError(
+                "The training data produced no batches this epoch; check the data or "
+                "steps_per_epoch."
+            )
+        live.sync()
+        epoch_logs = model._epoch_logs(logs)
+        if validation_data is not None and loop_utils.should_validate(epoch, validation["freq"]):
+            vx, vy, vsw = data_adapter.unpack_validation_data(validation_data)
+            val_logs = model.evaluate(
+                vx,
+                vy,
+                sample_weight=vsw,
+                batch_size=validation["batch_size"],
+                steps=validation["steps"],
+                verbose=0,
+                callbacks=callback_list,  # validation fires the test hooks, as in Keras
+                return_dict=True,
+                _internal=True,
+            )
+            epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+        batches.on_epoch_end()
+        callback_list.on_epoch_end(epoch, epoch_logs)
+        if model.stop_training:
+            break
+    if hasattr(model.optimizer, "finalize_variable_values"):
+        model.optimizer.finalize_variable_values(model.trainable_variables)
+    callback_list.on_train_end(epoch_logs)
+    return model.history
+
+
+def build_from_first_batch(model, batches):
+    """Build everything a step builds (structures, metrics, optimizer) from one batch.
+
+    A generator's first batch is peeked and handed back to the epoch, not lost.
+    """
+    first = next(iter(batches.batches()), None) if loop_utils.is_arrays(batches) else batches.peek()
+    if first is not None:
+        model._ensure_built(first[0], first[1])
+
+
 def train_epoch(model, batches, order, class_weight, callback_list, live, skip=0):
     """One epoch of training; returns `(logs, steps_seen)`."""
     if loop_utils.is_arrays(batches):
@@ -75,7 +150,7 @@ def train_epoch(model, batches, order, class_weight, callback_list, live, skip=0
     step = skip
     logs = {}
     pending = []  # batches of one shape waiting to fill a chunk of k
-    fns = None
+    fns = prep = None
 
     def flush(step):
         chunk = pending[0] if len(pending) == 1 else loop_utils.stack_batches(pending)
@@ -85,7 +160,8 @@ def train_epoch(model, batches, order, class_weight, callback_list, live, skip=0
         if fns is None:
             model._ensure_built(x, y)
             fns = model.make_train_function()
-        data = model._prepare_batch(x, y, sw, class_weight)
+            prep = model._step_data(class_weight)
+        data = prep(x, y, sw)
         if pending and not loop_utils.same_shapes([pending[0], data]):
             # A batch of another shape (the last, partial one) ends the group.
             logs, step = flush(step)
@@ -105,7 +181,7 @@ def train_epoch(model, batches, order, class_weight, callback_list, live, skip=0
 
 
 def _train_array_epoch(model, batches, order, class_weight, callback_list, live, skip):
-    fns = resident = None
+    fns = resident = prep = None
     step = skip
     logs = {}
     size = batches.batch_size
@@ -116,8 +192,9 @@ def _train_array_epoch(model, batches, order, class_weight, callback_list, live,
                 data_adapter.take(batches.x, first), data_adapter.take(batches.y, first)
             )
             fns = model.make_train_function()
-            model._check_all_targets(batches)
-            resident = _resident_data(model, batches, class_weight)
+            prep = model._step_data(class_weight)
+            prep.check_all(batches.y)
+            resident = _resident_data(prep, batches)
         if resident is not None:
             if isinstance(rows, slice):  # unshuffled: where each batch starts
                 starts = rows.start + size * np.arange(n, dtype="int32")
@@ -127,7 +204,7 @@ def _train_array_epoch(model, batches, order, class_weight, callback_list, live,
             logs, step = _train_chunk(fns, live, where, n, step, callback_list, resident)
         else:
             x, y, sw = (data_adapter.take(s, rows) for s in batches.arrays)
-            data = model._prepare_batch(x, y, sw, class_weight, check=False)
+            data = prep(x, y, sw, check=False)
             if n > 1:
                 data = loop_utils.split_rows(data, n)
             logs, step = _train_chunk(fns, live, data, n, step, callback_list)
@@ -136,12 +213,12 @@ def _train_array_epoch(model, batches, order, class_weight, callback_list, live,
     return logs, step
 
 
-def _resident_data(model, batches, class_weight):
+def _resident_data(prep, batches):
     """The whole prepared training set on the device, once per `fit` (None if too big)."""
     if batches.nbytes > data_adapter.RESIDENT_BYTES:
         return None
     if getattr(batches, "resident", None) is None:
-        data = model._prepare_batch(*batches.arrays, class_weight, check=False)
+        data = prep(*batches.arrays, check=False)
         # `device_put` copies host arrays as they are (2x faster than a conversion).
         batches.resident = tree.map_structure(
             lambda a: None if a is None else backend.core.device_put(a), data
@@ -171,7 +248,7 @@ def _train_chunk(fns, live, data, n, step, callback_list, resident=None):
 
 def evaluation_pass(model, batches, callback_list):
     """Run the test step over every batch; returns the last logs (metrics reset first)."""
-    fns = weights = metrics_values = None
+    fns = weights = metrics_values = prep = None
     logs = {}
     step = 0
     for xb, yb, swb, n in _chunks(model, batches):
@@ -181,8 +258,10 @@ def evaluation_pass(model, batches, callback_list):
             model.reset_metrics()
             trainable, non_trainable, metrics_values = model._read_state("test")
             weights = (trainable, non_trainable)
-            model._check_all_targets(batches)
-        data = model._prepare_batch(xb, yb, swb, check=not loop_utils.is_arrays(batches))
+            prep = model._step_data()
+            if loop_utils.is_arrays(batches):
+                prep.check_all(batches.y)
+        data = prep(xb, yb, swb, check=not loop_utils.is_arrays(batches))
         callback_list.on_test_batch_begin(step)
         if n == 1:
             metrics_values, logs = fns["one"](weights, metrics_values, data)
@@ -199,7 +278,7 @@ def evaluation_pass(model, batches, callback_list):
 
 def prediction_pass(model, batches, callback_list):
     """Run the predict step over every batch; returns the outputs of each call."""
-    fns = weights = None
+    fns = weights = prep = None
     outputs = []
     step = 0
     for xb, _, _, n in _chunks(model, batches):
@@ -207,7 +286,8 @@ def prediction_pass(model, batches, callback_list):
             model._ensure_built_for_predict(loop_utils.first_rows(xb, n))
             fns = model.make_predict_function()
             weights = model._read_state("predict")
-        data = model._prepare_inputs(xb)
+            prep = model._step_data()
+        data = prep.inputs(xb)
         if callback_list is not None:
             callback_list.on_predict_batch_begin(step)
         if n == 1:

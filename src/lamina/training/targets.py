@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from lamina import losses as losses_module
+from lamina.utils.data_utils import pack_x_y_sample_weight
+
 
 def flatten_targets(names, y, what="y") -> list:
     """One target per output (None where none was given), from an array, list or dict."""
@@ -86,3 +89,59 @@ def sample_weights(names, y_flat, sample_weight, class_weight) -> list:
         weights = np.array([class_weight.get(int(c), 1.0) for c in labels], dtype="float32")
         sw[0] = weights if sw[0] is None else np.asarray(sw[0], "float32") * weights
     return sw
+
+
+class StepData:
+    """Turns batches `(x, y, sample_weight)` into the `data` a step receives.
+
+    Made once per pass from the built model (its output names, losses and output specs,
+    how its graph orders inputs) and the pass's `class_weight`: targets are spread over
+    the outputs and checked, class weights are folded into the sample weights, inputs
+    are put in graph order, and the result is packed as `(x, y)` or
+    `(x, y, sample_weight)`. The loops hand batches from the adapter through it straight
+    to the programs.
+    """
+
+    def __init__(self, model, class_weight=None):
+        self.names = list(getattr(model, "_output_names_cache", None) or [])
+        compile_loss = getattr(model, "_compile_loss", None)
+        self.losses = compile_loss.losses if compile_loss is not None else None
+        self.class_weight = class_weight
+        functional = getattr(model, "_function", None) is not None
+        self._standardize = model._standardize_inputs if functional else None
+        self._model = model
+
+    def check(self, y_flat) -> None:
+        """Refuse targets a loss cannot take (labels out of range, wrong shapes)."""
+        if not self.names or self.losses is None:
+            return
+        from lamina.training.compile_utils import flatten_outputs
+
+        outputs = flatten_outputs(self._model._output_struct)
+        for loss, yt, yp in zip(self.losses, y_flat, outputs, strict=True):
+            if loss is not None and yt is not None and hasattr(yt, "shape"):
+                losses_module.check_targets(loss, np.asarray(yt), yp)
+
+    def check_all(self, y) -> None:
+        """Check a whole target array once, before the first step."""
+        if y is not None and self.names:
+            self.check(flatten_targets(self.names, y))
+
+    def __call__(self, x, y=None, sample_weight=None, check=True):
+        if self.names:
+            y_flat = flatten_targets(self.names, y)
+            check_targets_given(self.names, self.losses, y_flat, y)
+            if check:
+                self.check(y_flat)
+            if self.class_weight is not None:
+                sw = sample_weights(self.names, y_flat, sample_weight, self.class_weight)
+                sample_weight = sw[0] if len(sw) == 1 else sw
+        return pack_x_y_sample_weight(self.inputs_of(x), y, sample_weight)
+
+    def inputs_of(self, x):
+        """`x` in the order the model's graph takes its inputs."""
+        return self._standardize(x) if self._standardize is not None else x
+
+    def inputs(self, x):
+        """The `data` a predict step receives: `x` in graph order, packed."""
+        return pack_x_y_sample_weight(self.inputs_of(x))

@@ -28,7 +28,6 @@ from lamina.training import compile_utils, data_adapter, loop_utils, programs, t
 from lamina.training import epochs as loops
 from lamina.training.compile_utils import CompileLoss, CompileMetrics, flatten_outputs
 from lamina.training.steps import StepAPI
-from lamina.utils.data_utils import pack_x_y_sample_weight
 
 
 class Trainer(StepAPI):
@@ -224,47 +223,9 @@ class Trainer(StepAPI):
                 names.append(m.name)
         return names
 
-    # Targets -------------------------------------------------------------------------
-    def _flatten_targets(self, y, what="y") -> list:
-        return targets.flatten_targets(self._output_names_cache, y, what)
-
-    def _check_targets(self, y_flat):
-        if self._compile_loss is None:
-            return
-        spec = flatten_outputs(self._output_struct)
-        for loss, yt, yp in zip(self._compile_loss.losses, y_flat, spec, strict=True):
-            if loss is not None and yt is not None and hasattr(yt, "shape"):
-                from lamina import losses as losses_module
-
-                losses_module.check_targets(loss, np.asarray(yt), yp)
-
-    def _check_all_targets(self, batches):
-        """Check every target array once, before the first step (labels out of range...)."""
-        if loop_utils.is_arrays(batches) and batches.y is not None and self._has_call():
-            self._check_targets(self._flatten_targets(batches.y))
-
-    def _prepare_batch(self, x, y, sw, class_weight=None, check=True):
-        """The `data` a step receives: inputs in graph order, class weights folded into
-        the sample weights, packed as `(x, y)` or `(x, y, sample_weight)`."""
-        names = self._output_names_cache
-        if names:
-            y_flat = self._flatten_targets(y)
-            losses = self._compile_loss.losses if self._compile_loss is not None else None
-            targets.check_targets_given(names, losses, y_flat, y)
-            if check:
-                self._check_targets(y_flat)
-            if class_weight is not None:
-                sw = targets.sample_weights(names, y_flat, sw, class_weight)
-                sw = sw[0] if len(sw) == 1 else sw
-        if getattr(self, "_function", None) is not None:
-            x = self._standardize_inputs(x)
-        return pack_x_y_sample_weight(x, y, sw)
-
-    def _prepare_inputs(self, x):
-        """The `data` a predict step receives: `x` in graph order, packed."""
-        if getattr(self, "_function", None) is not None:
-            x = self._standardize_inputs(x)
-        return pack_x_y_sample_weight(x)
+    def _step_data(self, class_weight=None) -> targets.StepData:
+        """What turns this pass's batches into the `data` its steps receive."""
+        return targets.StepData(self, class_weight)
 
     # State ---------------------------------------------------------------------------
     def _optimizers(self) -> list:
@@ -339,7 +300,7 @@ class Trainer(StepAPI):
     def _ensure_built(self, x, y=None):
         self._build_structures(x)
         if y is not None and not getattr(self, "_metrics_built", False) and self._has_call():
-            y_flat = self._flatten_targets(y)
+            y_flat = targets.flatten_targets(self._output_names_cache, y)
             batch = np.shape(tree.flatten(x)[0])[0]
             outputs = flatten_outputs(self._output_struct)
             for i, metric, _ in self._compile_metrics.entries:
@@ -433,10 +394,11 @@ class Trainer(StepAPI):
         self._resume_point = None
         if any(hasattr(cb, "backup_dir") for cb in callback_list.callbacks):
             # Restoring needs the optimizer and metrics built, as they are after a step.
-            self._ensure_built_for(batches)
+            loops.build_from_first_batch(self, batches)
         live = self.__dict__["_live_state"] = loops.LiveState(self)
         try:
-            return self._fit_epochs(
+            return loops.fit_epochs(
+                self,
                 batches,
                 callback_list,
                 live,
@@ -453,82 +415,6 @@ class Trainer(StepAPI):
         finally:
             live.sync()
             self.__dict__.pop("_live_state", None)
-
-    def _fit_epochs(
-        self,
-        batches,
-        callback_list,
-        live,
-        num_epochs,
-        initial_epoch,
-        class_weight,
-        validation_data,
-        validation,
-    ):
-        callback_list.on_train_begin()
-        resume, self._resume_point = self._resume_point, None
-        if resume is not None:
-            initial_epoch = resume["epoch"]
-        epoch_logs = {}
-        for epoch in range(initial_epoch, num_epochs):
-            skip = 0
-            if resume is not None and epoch == resume["epoch"]:
-                skip = resume["step"]
-            if skip == 0:
-                # Mid-epoch, the restored metrics carry on; at an epoch's start (a backup
-                # from the previous epoch's end holds its totals) they start afresh.
-                self.reset_metrics()
-            callback_list.on_epoch_begin(epoch)
-            if resume is not None and epoch == resume["epoch"]:
-                np.random.set_state(resume["rng_state"])
-            # The data order is drawn from this state; a backup records it to redraw it.
-            self._epoch_rng_state = np.random.get_state()
-            order = batches.epoch_order()
-            logs, seen = loops.train_epoch(
-                self, batches, order, class_weight, callback_list, live, skip
-            )
-            if seen == 0:
-                raise ValueError(
-                    "The training data produced no batches this epoch; check the data or "
-                    "steps_per_epoch."
-                )
-            live.sync()
-            epoch_logs = self._epoch_logs(logs)
-            if validation_data is not None and loop_utils.should_validate(
-                epoch, validation["freq"]
-            ):
-                vx, vy, vsw = data_adapter.unpack_validation_data(validation_data)
-                val_logs = self.evaluate(
-                    vx,
-                    vy,
-                    sample_weight=vsw,
-                    batch_size=validation["batch_size"],
-                    steps=validation["steps"],
-                    verbose=0,
-                    callbacks=callback_list,  # validation fires the test hooks, as in Keras
-                    return_dict=True,
-                    _internal=True,
-                )
-                epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
-            batches.on_epoch_end()
-            callback_list.on_epoch_end(epoch, epoch_logs)
-            if self.stop_training:
-                break
-        if hasattr(self.optimizer, "finalize_variable_values"):
-            self.optimizer.finalize_variable_values(self.trainable_variables)
-        callback_list.on_train_end(epoch_logs)
-        return self.history
-
-    def _ensure_built_for(self, batches):
-        """Build everything a step builds (structures, metrics, optimizer) from one batch.
-
-        A generator's first batch is peeked and handed back to the epoch, not lost.
-        """
-        first = (
-            next(iter(batches.batches()), None) if loop_utils.is_arrays(batches) else batches.peek()
-        )
-        if first is not None:
-            self._ensure_built(first[0], first[1])
 
     # evaluate ------------------------------------------------------------------------
     def evaluate(
@@ -627,7 +513,8 @@ class Trainer(StepAPI):
         self._ensure_built(xb, yb)
         self.reset_metrics()
         fns = self.make_train_function()
-        state, logs = fns["one"](self._read_state(), self._prepare_batch(xb, yb, swb, class_weight))
+        data = self._step_data(class_weight)(xb, yb, swb)
+        state, logs = fns["one"](self._read_state(), data)
         self._write_state(state)
         return self._format_logs(logs, return_dict)
 
@@ -639,7 +526,7 @@ class Trainer(StepAPI):
         self.reset_metrics()
         fns = self.make_test_function()
         tv, ntv, mv = self._read_state("test")
-        mv, logs = fns["one"]((tv, ntv), mv, self._prepare_batch(xb, yb, swb))
+        mv, logs = fns["one"]((tv, ntv), mv, self._step_data()(xb, yb, swb))
         self._write_state(mv, kind="test")
         return self._format_logs(logs, return_dict)
 
@@ -649,7 +536,7 @@ class Trainer(StepAPI):
         self._ensure_built_for_predict(xb)
         fns = self.predict_function or self.make_predict_function()
         weights = self._read_state("predict")
-        out, non_trainable = fns["one"](weights, self._prepare_inputs(xb))
+        out, non_trainable = fns["one"](weights, self._step_data().inputs(xb))
         self._carry_non_trainable(weights, non_trainable)
         return tree.map_structure(backend.convert_to_numpy, out)
 
