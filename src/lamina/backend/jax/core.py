@@ -83,10 +83,6 @@ def cast(x, dtype):
     return convert_to_tensor(x).astype(_canonical(standardize_dtype(dtype)))
 
 
-def standardize(dtype) -> str:
-    return standardize_dtype(dtype)
-
-
 def stop_gradient(variable):
     return jax.lax.stop_gradient(_unwrap(variable))
 
@@ -136,14 +132,6 @@ def unstack(x, num=None, axis=0):
 
 
 # Abstract evaluation ------------------------------------------------------------------
-class ShapeSpec:
-    """What abstract evaluation needs to know of a symbolic input: shape and dtype."""
-
-    def __init__(self, shape, dtype):
-        self.shape = tuple(shape)
-        self.dtype = dtype
-
-
 def compute_output_spec(fn, args, kwargs, is_spec, make_spec):
     """Shapes and dtypes of `fn(*args, **kwargs)` without computing on data.
 

@@ -70,7 +70,3 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
 
 def shuffle(x, axis=0, seed=None):
     return jax.random.permutation(_key(seed), x, axis=axis, independent=False)
-
-
-def split_key(seed, num=2):
-    return jax.random.split(_key(seed), num)
