@@ -15,7 +15,7 @@ same modules (`core`, `numpy`, `nn`, `math`, `random`) with the same function na
 from __future__ import annotations
 
 from lamina.backend.common.dtypes import result_type
-from lamina.backend.common.execution import RetraceWarning
+from lamina.backend.common.execution import RetraceWarning, profile
 from lamina.backend.common.global_state import reset_session as _reset_session
 from lamina.backend.common.variables import (
     StatelessScope,
@@ -115,6 +115,7 @@ __all__ = [
     "math",
     "nn",
     "numpy",
+    "profile",
     "random",
     "result_type",
     "scan",

@@ -588,6 +588,12 @@ COMMON: dict[str, dict[str, Declaration]] = {
         """
         RetraceWarning(...)
             Issued when one compiled program keeps being traced for new signatures.
+        profile()
+            A context collecting each program's calls, compiles and seconds in the block.
+        profiling()
+            Whether a `profile()` block is collecting.
+        record_call(name, seconds, traced)
+            Report one program call to the active profiles (engines' Programs call this).
         """
     ),
     "common.global_state": declare(
@@ -628,6 +634,7 @@ NAMESPACE: frozenset[str] = frozenset(
         "StatelessScope",
         "Program",
         "RetraceWarning",
+        "profile",
         "set_pending_sync",
         "result_type",
         "current_stateless_scope",

@@ -72,3 +72,86 @@ class TraceLog:
                 RetraceWarning,
                 stacklevel=4,
             )
+
+
+# Profiling ------------------------------------------------------------------------------
+class ProgramStats:
+    """One program's figures inside a `profile()`: calls, compiles and wall seconds."""
+
+    __slots__ = ("calls", "traces", "seconds")
+
+    def __init__(self):
+        self.calls = 0
+        self.traces = 0
+        self.seconds = 0.0
+
+    def __repr__(self) -> str:
+        return f"ProgramStats(calls={self.calls}, traces={self.traces}, seconds={self.seconds:.4f})"
+
+
+class Profile:
+    """What a `profile()` block collected: `stats[name]` per program name."""
+
+    def __init__(self):
+        self.stats: dict[str, ProgramStats] = {}
+
+    def record(self, name: str, seconds: float, traced: bool) -> None:
+        entry = self.stats.get(name)
+        if entry is None:
+            entry = self.stats[name] = ProgramStats()
+        entry.calls += 1
+        entry.traces += bool(traced)
+        entry.seconds += seconds
+
+    def table(self) -> str:
+        """The figures as a text table, the slowest program first."""
+        rows = sorted(self.stats.items(), key=lambda kv: -kv[1].seconds)
+        width = max([len("program")] + [len(name) for name, _ in rows])
+        lines = [f"{'program':<{width}}  {'calls':>7}  {'compiles':>8}  {'seconds':>9}"]
+        for name, s in rows:
+            lines.append(f"{name:<{width}}  {s.calls:>7}  {s.traces:>8}  {s.seconds:>9.4f}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<Profile of {len(self.stats)} program(s)>"
+
+
+_ACTIVE: list[Profile] = []
+
+
+class profile:
+    """Collect, per compiled program, its calls, compiles and wall time in the block.
+
+    Every program (the train/test/predict steps of `fit`, `evaluate`, `predict`, the
+    `model(x)` fast path, `backend.function`) reports here. While a profile is active,
+    each call waits for its results, so the seconds are the device's real work (and
+    the engine's own profiler, e.g. a `jax.profiler` trace, shows each call under the
+    program's name).
+
+    >>> import numpy as np, lamina
+    >>> x = lamina.Input((2,))
+    >>> f = lamina.backend.function([x], [x * 2.0])
+    >>> with lamina.backend.profile() as prof:
+    ...     _ = f([np.ones((1, 2), "float32")])
+    >>> [s.calls for s in prof.stats.values()]
+    [1]
+    """
+
+    def __enter__(self) -> Profile:
+        self._profile = Profile()
+        _ACTIVE.append(self._profile)
+        return self._profile
+
+    def __exit__(self, *exc):
+        _ACTIVE.remove(self._profile)
+
+
+def profiling() -> bool:
+    """Whether a `profile()` block is collecting."""
+    return bool(_ACTIVE)
+
+
+def record_call(name: str, seconds: float, traced: bool) -> None:
+    """Report one program call to every active profile (engines' Programs call this)."""
+    for p in _ACTIVE:
+        p.record(name, seconds, traced)

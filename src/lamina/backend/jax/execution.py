@@ -5,15 +5,19 @@ predict steps of `fit`/`evaluate`/`predict` (one step or `steps_per_execution` s
 per call, written in `training/` with `ops.scan`), the `model(x)` fast path and
 `backend.function`. So there is one cache policy (at most `max_signatures` compiled
 signatures per program; the cache is emptied past that), one trace count per program
-(`trace_count`, a warning on retrace storms) and one place where shardings and
-profiling hooks will go. While a program is traced its stateless scopes are strict:
-a variable outside the state it was given is an error, not a silent constant.
+(`trace_count`, a warning on retrace storms), one profiling hook (`backend.profile()`
+collects each program's calls, compiles and time) and one place where shardings will
+go. While a program is traced its stateless scopes are strict: a variable outside the
+state it was given is an error, not a silent constant.
 """
 
 from __future__ import annotations
 
+import time
+
 import jax
 
+from lamina.backend.common import execution as _common
 from lamina.backend.common.execution import TraceLog
 from lamina.backend.common.variables import strict_trace
 
@@ -64,12 +68,26 @@ class Program:
             return self.fn(*args)
 
     def __call__(self, *args):
+        if _common._ACTIVE:
+            return self._profiled(args)
         if not self.compiled:
             return self.fn(*args)
         before = self._log.count
         out = self._jitted(*args)
         if self._log.count != before and self._jitted._cache_size() > self.max_signatures:
             self._jitted.clear_cache()
+        return out
+
+    def _profiled(self, args):
+        # Named in a jax.profiler trace; waits for the results so the time is real.
+        before = self._log.count
+        start = time.perf_counter()
+        with jax.profiler.TraceAnnotation(self.name):
+            out = self.fn(*args) if not self.compiled else self._jitted(*args)
+            out = jax.block_until_ready(out)
+        if self.compiled and self._jitted._cache_size() > self.max_signatures:
+            self._jitted.clear_cache()
+        _common.record_call(self.name, time.perf_counter() - start, self._log.count != before)
         return out
 
     def __repr__(self) -> str:
