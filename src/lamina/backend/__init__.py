@@ -1,13 +1,15 @@
 """The backend seam: one set of functions, several engines.
 
 The engine is chosen once, at import, from the `LAMINA_BACKEND` environment variable
-(default `"jax"`). Every engine package (`backend/jax/`, later `backend/torch/`) provides the
-same modules (`core`, `numpy`, `nn`, `math`, `random`) with the same function names;
+(default `"jax"`; `KERAS_BACKEND` is honoured when it names an engine and
+`LAMINA_BACKEND` is unset). Every engine package (`backend/jax/`, `backend/torch/`)
+provides the same modules (`core`, `numpy`, `nn`, `math`, `random`, `image`,
+`execution`) with the same function names;
 `tests/backend/test_contract.py` holds that checklist.
 
 >>> from lamina import backend
->>> backend.backend()
-'jax'
+>>> backend.backend() in ("jax", "torch")
+True
 >>> backend.floatx()
 'float32'
 """
@@ -54,11 +56,27 @@ if backend() == "jax":
         while_loop,
     )
     from lamina.backend.jax.execution import Program
-else:
-    raise ValueError(
-        f"Unknown LAMINA_BACKEND {backend()!r}. Available backends: ['jax']. "
-        "Unset the variable or set LAMINA_BACKEND=jax."
+elif backend() == "torch":
+    from lamina.backend.torch import core, execution, image, math, nn, numpy, random
+    from lamina.backend.torch.core import (
+        Variable,
+        block_until_ready,
+        cast,
+        cond,
+        convert_to_numpy,
+        convert_to_tensor,
+        fori_loop,
+        is_tensor,
+        jit,
+        scan,
+        shape,
+        stop_gradient,
+        value_and_grad,
+        while_loop,
     )
+    from lamina.backend.torch.execution import Program
+else:  # pragma: no cover - config.py refuses unknown names first
+    raise ValueError(f"Unknown backend {backend()!r}. Available backends: ['jax', 'torch'].")
 
 
 def clear_session() -> None:

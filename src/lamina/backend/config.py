@@ -7,14 +7,37 @@ import os
 _FLOATX = "float32"
 _EPSILON = 1e-7
 _IMAGE_DATA_FORMAT = "channels_last"
-_BACKEND = os.environ.get("LAMINA_BACKEND", "jax").strip().lower() or "jax"
+
+_BACKENDS = ("jax", "torch")
+
+
+def _choose_backend() -> str:
+    """`LAMINA_BACKEND`, else `KERAS_BACKEND` when it names one of our engines, else jax."""
+    name = os.environ.get("LAMINA_BACKEND", "").strip().lower()
+    if name:
+        if name not in _BACKENDS:
+            raise ValueError(
+                f"Unknown LAMINA_BACKEND {name!r}. Available backends: {list(_BACKENDS)}. "
+                "Set LAMINA_BACKEND to one of them, or unset it for the default ('jax')."
+            )
+        return name
+    keras_name = os.environ.get("KERAS_BACKEND", "").strip().lower()
+    # Keras's other engines (tensorflow, numpy, openvino) are not ours: keep the default.
+    return keras_name if keras_name in _BACKENDS else "jax"
+
+
+_BACKEND = _choose_backend()
 
 _FLOAT_TYPES = ("float16", "bfloat16", "float32", "float64")
 _DATA_FORMATS = ("channels_last", "channels_first")
 
 
 def backend() -> str:
-    """Name of the engine in use (`"jax"` unless `LAMINA_BACKEND` says otherwise)."""
+    """Name of the engine in use: `"jax"` (the default) or `"torch"`.
+
+    Chosen once, at import, from `LAMINA_BACKEND`, or from `KERAS_BACKEND` when
+    `LAMINA_BACKEND` is unset and `KERAS_BACKEND` names `"jax"` or `"torch"`.
+    """
     return _BACKEND
 
 

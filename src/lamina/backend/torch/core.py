@@ -1,0 +1,388 @@
+"""Core PyTorch backend functions: variables, conversion, control flow, differentiation.
+
+Conversion follows the JAX engine's rules so that one test suite passes on both: Python
+floats and float64 NumPy data become `floatx()`, Python ints and int64 NumPy data become
+int32 (the JAX engine runs without 64-bit types), torch tensors pass through unchanged.
+
+Control flow (`scan`, `fori_loop`, `while_loop`, `cond`, `vectorized_map`) runs as eager
+Python loops with `jax.lax` semantics; `jit` returns its function unchanged. Abstract
+evaluation (`compute_output_spec`) runs on the `meta` device, where tensors have shapes
+and dtypes but no data: while it runs, `convert_to_tensor` moves real tensors (variable
+values, constants) to `meta` so that they mix with the symbolic inputs.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+import torch
+
+from lamina import tree
+from lamina.backend.common.variables import (
+    Variable as _BaseVariable,
+)
+from lamina.backend.common.variables import standardize_dtype
+
+SUPPORTS_SPARSE_TENSORS = False
+
+# Dtypes -------------------------------------------------------------------------------
+TORCH_DTYPES = {
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "float32": torch.float32,
+    "float64": torch.float64,
+    "int8": torch.int8,
+    "int16": torch.int16,
+    "int32": torch.int32,
+    "int64": torch.int64,
+    "uint8": torch.uint8,
+    "uint16": torch.uint16,
+    "uint32": torch.uint32,
+    "uint64": torch.uint64,
+    "bool": torch.bool,
+    "complex64": torch.complex64,
+    "complex128": torch.complex128,
+}
+_NAMES = {v: k for k, v in TORCH_DTYPES.items()}
+
+
+def to_torch_dtype(dtype) -> torch.dtype:
+    """The `torch.dtype` for a dtype name, NumPy dtype or torch dtype."""
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    name = standardize_dtype(dtype)
+    try:
+        return TORCH_DTYPES[name]
+    except KeyError:
+        raise ValueError(
+            f"dtype {dtype!r} has no PyTorch equivalent; expected one of {sorted(TORCH_DTYPES)}."
+        ) from None
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    """The NumPy-style name (`"float32"`) of a torch dtype."""
+    return _NAMES[dtype]
+
+
+# Devices ------------------------------------------------------------------------------
+_DEFAULT_DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+# True while `compute_output_spec` evaluates on the meta device (see the module doc).
+_meta = [False]
+
+
+def get_device() -> torch.device:
+    """The device new tensors are created on (`meta` during abstract evaluation)."""
+    return _META_DEVICE if _meta[0] else _DEFAULT_DEVICE
+
+
+_META_DEVICE = torch.device("meta")
+
+
+class _RealDevice:
+    """Leave abstract evaluation for a block that must compute real data (initial values)."""
+
+    def __enter__(self):
+        self._saved = _meta[0]
+        _meta[0] = False
+        self._device = torch.device(_DEFAULT_DEVICE)
+        self._device.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._device.__exit__(*exc)
+        _meta[0] = self._saved
+        return False
+
+
+# Variables ----------------------------------------------------------------------------
+class Variable(_BaseVariable):
+    __doc__ = _BaseVariable.__doc__
+
+    def _convert(self, value, dtype):
+        if isinstance(value, torch.Tensor):
+            return value.to(TORCH_DTYPES[dtype]) if _NAMES.get(value.dtype) != dtype else value
+        with _RealDevice():
+            return convert_to_tensor(value, dtype)
+
+    def _eager_context(self):
+        return _RealDevice()
+
+    def numpy(self) -> np.ndarray:
+        return convert_to_numpy(self.value)
+
+    def __array__(self, dtype=None, copy=None):
+        arr = convert_to_numpy(self.value)
+        return arr.astype(dtype) if dtype is not None else arr
+
+
+def _unwrap(x):
+    return x.value if isinstance(x, _BaseVariable) else x
+
+
+# Conversion ---------------------------------------------------------------------------
+def convert_to_tensor(x, dtype=None):
+    """Convert an array-like or Variable to a torch tensor (optionally cast to `dtype`)."""
+    if isinstance(x, _BaseVariable):
+        x = x.value
+    if isinstance(x, torch.Tensor):
+        if dtype is not None:
+            target = to_torch_dtype(dtype)
+            if x.dtype != target:
+                x = x.to(target)
+        if _meta[0] and not x.is_meta:
+            x = x.to(_META_DEVICE)
+        return x
+    if dtype is not None:
+        dtype = standardize_dtype(dtype)
+    elif isinstance(x, (bool, np.bool_)):
+        dtype = "bool"
+    elif isinstance(x, (int, np.integer)) and not isinstance(x, np.ndarray):
+        dtype = "int32" if isinstance(x, int) else str(x.dtype)
+        if dtype == "int64":
+            dtype = "int32"
+    elif isinstance(x, (float, np.floating)) and not isinstance(x, np.ndarray):
+        from lamina.backend import config
+
+        dtype = config.floatx()
+    arr = np.asarray(x)
+    if dtype is None:
+        if arr.dtype == np.float64:
+            from lamina.backend import config
+
+            dtype = config.floatx()
+        elif arr.dtype == np.int64:
+            dtype = "int32"
+        else:
+            dtype = standardize_dtype(arr.dtype)
+    target = to_torch_dtype(dtype)
+    if dtype == "bfloat16":
+        # NumPy has no bfloat16 of its own: go through float32.
+        host = np.array(arr, dtype=np.float32, order="C")
+    else:
+        # A fresh, writable, C-ordered copy: the tensor never aliases the caller's data.
+        host = np.array(arr, dtype=dtype, order="C")
+    out = torch.from_numpy(host)
+    if out.dtype != target:
+        out = out.to(target)
+    device = get_device()
+    if out.device != device:
+        out = out.to(device)
+    return out
+
+
+def convert_to_numpy(x) -> np.ndarray:
+    """Copy a tensor, Variable or array-like to a NumPy array on the host."""
+    x = _unwrap(x)
+    if isinstance(x, torch.Tensor):
+        if x.is_meta:
+            raise ValueError(
+                f"convert_to_numpy received a tensor of shape {tuple(x.shape)} on the "
+                "'meta' device (symbolic, no data): it can only be converted after the "
+                "computation runs on real inputs."
+            )
+        x = x.detach()
+        if x.dtype == torch.bfloat16:
+            return _bfloat16_to_numpy(x)
+        if x.device.type == "cpu":
+            # A copy, so later in-place updates (optimizer steps) never reach it.
+            return x.numpy().copy()
+        return x.cpu().numpy()
+    return np.asarray(x)
+
+
+def _bfloat16_to_numpy(x):
+    host = x.float().cpu().numpy()
+    try:
+        import ml_dtypes
+    except ImportError:  # pragma: no cover - ml_dtypes comes with jax
+        return host
+    return host.astype(ml_dtypes.bfloat16)
+
+
+def is_tensor(x) -> bool:
+    return isinstance(x, torch.Tensor)
+
+
+def is_concrete(x) -> bool:
+    """True for data that exists now (NumPy, or a torch tensor that is not on `meta`)."""
+    return isinstance(x, np.ndarray) or (isinstance(x, torch.Tensor) and not x.is_meta)
+
+
+def shape(x) -> tuple:
+    return tuple(_unwrap(x).shape)
+
+
+def cast(x, dtype):
+    return convert_to_tensor(x, dtype=dtype)
+
+
+def stop_gradient(variable):
+    return convert_to_tensor(variable).detach()
+
+
+# Control flow: eager loops with `jax.lax` semantics ----------------------------------
+def cond(pred, true_fn, false_fn):
+    pred = _unwrap(pred)
+    if isinstance(pred, torch.Tensor):
+        pred = bool(pred.item()) if not pred.is_meta else _meta_predicate(pred)
+    return true_fn() if pred else false_fn()
+
+
+def _meta_predicate(pred):
+    raise ValueError("cond needs a concrete predicate; during abstract evaluation it has no value.")
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    """`jax.lax.scan` as a Python loop: `ys` stacked along a new leading axis."""
+    leaves = tree_flatten(xs)
+    if xs is None or not leaves:
+        if length is None:
+            raise ValueError("scan needs `length` when `xs` is None (nothing to loop over).")
+        n = int(length)
+    else:
+        leaves = [convert_to_tensor(leaf) for leaf in leaves]
+        sizes = {int(leaf.shape[0]) for leaf in leaves}
+        if len(sizes) != 1:
+            raise ValueError(
+                f"scan: every leaf of `xs` needs the same leading length; received {sorted(sizes)}."
+            )
+        n = sizes.pop()
+        if length is not None and int(length) != n:
+            raise ValueError(f"scan: `length` is {length} but `xs` has leading length {n}.")
+    carry, ys = init, []
+    indices = range(n - 1, -1, -1) if reverse else range(n)
+    for i in indices:
+        x = None if xs is None else tree_map(lambda leaf, i=i: leaf[i], _tensors(xs))
+        carry, y = f(carry, x)
+        ys.append(y)
+    if reverse:
+        ys.reverse()
+    if not ys:
+        return carry, None
+    stacked = tree.map_structure(
+        lambda *parts: (
+            None if parts[0] is None else torch.stack([convert_to_tensor(p) for p in parts])
+        ),
+        *ys,
+    )
+    return carry, stacked
+
+
+def _tensors(xs):
+    return tree_map(convert_to_tensor, xs)
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    val = init_val
+    for i in range(int(_unwrap(lower)), int(_unwrap(upper))):
+        val = body_fun(i, val)
+    return val
+
+
+def while_loop(cond, body, loop_vars, maximum_iterations=None):
+    count = 0
+    while (maximum_iterations is None or count < maximum_iterations) and _truth(cond(loop_vars)):
+        loop_vars = body(loop_vars)
+        count += 1
+    return loop_vars
+
+
+def _truth(value):
+    value = _unwrap(value)
+    if isinstance(value, torch.Tensor):
+        return bool(value.item())
+    return bool(value)
+
+
+def vectorized_map(function, elements):
+    """`jax.vmap(function)(elements)` as a loop over the leading axis, stacked."""
+    leaves = tree_flatten(elements)
+    n = int(convert_to_tensor(leaves[0]).shape[0])
+    tensors = _tensors(elements)
+    outputs = [function(tree_map(lambda leaf, i=i: leaf[i], tensors)) for i in range(n)]
+    return tree.map_structure(
+        lambda *parts: torch.stack([convert_to_tensor(p) for p in parts]), *outputs
+    )
+
+
+# Slicing ------------------------------------------------------------------------------
+def _clamped_starts(start_indices, full, sizes):
+    # lax.dynamic_slice clamps the start so that the block fits inside the array.
+    starts = []
+    for start, dim, size in zip(start_indices, full, sizes, strict=True):
+        start = int(_unwrap(start))
+        starts.append(builtins.min(builtins.max(start, 0), dim - size))
+    return starts
+
+
+def slice(inputs, start_indices, shape):
+    x = convert_to_tensor(inputs)
+    shape = [int(d) for d in shape]
+    starts = _clamped_starts(_index_list(start_indices), x.shape, shape)
+    index = tuple(builtins.slice(s, s + n) for s, n in zip(starts, shape, strict=True))
+    return x[index]
+
+
+def slice_update(inputs, start_indices, updates):
+    x = convert_to_tensor(inputs)
+    updates = convert_to_tensor(updates, dtype=x.dtype)
+    starts = _clamped_starts(_index_list(start_indices), x.shape, updates.shape)
+    index = tuple(builtins.slice(s, s + n) for s, n in zip(starts, updates.shape, strict=True))
+    out = x.clone()
+    out[index] = updates
+    return out
+
+
+def _index_list(start_indices):
+    start_indices = _unwrap(start_indices)
+    if isinstance(start_indices, torch.Tensor):
+        return start_indices.tolist()
+    return list(start_indices)
+
+
+def unstack(x, num=None, axis=0):
+    return list(torch.unbind(convert_to_tensor(x), dim=axis))
+
+
+# Abstract evaluation ------------------------------------------------------------------
+def compute_output_spec(fn, args, kwargs, is_spec, make_spec):
+    raise NotImplementedError("compute_output_spec: torch engine, coming in the next slice.")
+
+
+# Compilation and differentiation -----------------------------------------------------
+def jit(fn, donate_argnums=(), static_argnums=()):
+    """`fn` unchanged: the torch engine runs eagerly (no compilation yet)."""
+    return fn
+
+
+def value_and_grad(fn, has_aux=False):
+    raise NotImplementedError("value_and_grad: torch engine, coming in the next slice.")
+
+
+def tree_map(fn, *trees):
+    """`fn` on the leaves of `trees`; `None` stays `None` (an empty subtree, as in JAX)."""
+    return tree.map_structure(lambda *xs: None if xs[0] is None else fn(*xs), *trees)
+
+
+def tree_flatten(tree_):
+    """The leaves of a nested structure, in order (`None` is empty, as in JAX)."""
+    return [leaf for leaf in tree.flatten(tree_) if leaf is not None]
+
+
+def device_put(x):
+    return tree_map(lambda v: convert_to_tensor(v).to(_DEFAULT_DEVICE), x)
+
+
+def block_until_ready(x):
+    if _DEFAULT_DEVICE.type == "cuda":
+        torch.cuda.synchronize()
+    return x
+
+
+def to_float(x):
+    """`x` as a float tensor: integer and bool tensors become float32 (as in JAX)."""
+    if x.is_floating_point() or x.is_complex():
+        return x
+    return x.to(torch.float32)

@@ -1,0 +1,11 @@
+"""Placeholder for the torch engine's `numpy` module (written by another change)."""
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+
+    def missing(*args, **kwargs):
+        raise NotImplementedError(f"lamina.backend.torch.numpy.{name} is not written yet.")
+
+    return missing
