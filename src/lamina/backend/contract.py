@@ -521,10 +521,18 @@ RANDOM = declare(
 
 EXECUTION = declare(
     """
-    Program(fn, name, donate_argnums=(), static_argnums=(), compiled=True, max_signatures=32)
-        A pure step compiled once per input signature; `compiled=False` runs it as is.
+    STATEFUL
+        True where `fit` runs steps statefully (torch: `train_step(self, data)` updates
+        the variables in place), False where steps are pure functions of the state (JAX).
+    Program(fn, name, donate_argnums=(), static_argnums=(), compiled=True, max_signatures=32, gradients=False)
+        A step compiled once per input signature; `compiled=False` runs it as is;
+        `gradients=True` for a step that differentiates (a taping engine records only then).
     program(fn, name, **kwargs)
-        Make the `Program` that runs the pure step `fn` (see `Program`'s arguments).
+        Make the `Program` that runs the step `fn` (see `Program`'s arguments).
+    gradients(loss, variables)
+        On a stateful engine, the gradients of the scalar `loss` just computed with respect
+        to `variables` (Variables), detached; a stateless engine refuses, naming
+        `value_and_grad`.
     """
 )
 

@@ -54,6 +54,8 @@ class LiveState:
         return self.values
 
     def set(self, values) -> None:
+        if values is None:  # a stateful engine: the variables are already current
+            return
         self.values = values
         # Reading or assigning any variable from outside the step (a callback, a
         # closure over the model) writes the state back first.

@@ -36,8 +36,65 @@ def _program(model, fn, what, **kwargs):
     )
 
 
+def _tensors(data):
+    return tree.map_structure(lambda a: None if a is None else backend.convert_to_tensor(a), data)
+
+
+def _row(chunk, i):
+    return tree.map_structure(lambda a: None if a is None else a[i], chunk)
+
+
+def _stateful_train_programs(model) -> dict:
+    """On a stateful engine: the same forms, running `model.train_step(data)` on the
+    live variables (the state argument is passed through untouched, as None)."""
+
+    def one(state, data):
+        return state, model.train_step(_tensors(data))
+
+    def many(state, chunk):
+        chunk = _tensors(chunk)
+        logs = None
+        for i in range(len(tree.flatten(chunk)[0])):
+            logs = model.train_step(_row(chunk, i))
+        return state, logs
+
+    def one_from(state, data, start, size):
+        start = int(start)
+        return state, model.train_step(_row(data, slice(start, start + size)))
+
+    def many_from(state, data, starts, size):
+        logs = None
+        for start in starts.tolist():
+            logs = model.train_step(_row(data, slice(start, start + size)))
+        return state, logs
+
+    def one_at(state, data, rows):
+        return state, model.train_step(_row(data, backend.convert_to_tensor(rows)))
+
+    def many_at(state, data, rows):
+        logs = None
+        for batch_rows in rows:
+            logs = model.train_step(_row(data, backend.convert_to_tensor(batch_rows)))
+        return state, logs
+
+    forms = {
+        "one": one,
+        "many": many,
+        "one_from": one_from,
+        "many_from": many_from,
+        "one_at": one_at,
+        "many_at": many_at,
+    }
+    return {
+        name: _program(model, fn, f"train step ({name})", gradients=True)
+        for name, fn in forms.items()
+    }
+
+
 def train_programs(model) -> dict:
     """The train step in each form `fit` uses; the state (argument 0) is donated."""
+    if backend.execution.STATEFUL:
+        return _stateful_train_programs(model)
 
     def one(state, data):
         logs, state = model.train_step(state, data)
@@ -79,6 +136,7 @@ def train_programs(model) -> dict:
             f"train step ({name})",
             donate_argnums=(0,),
             static_argnums=(3,) if name.endswith("_from") else (),
+            gradients=True,
         )
         for name, fn in forms.items()
     }
@@ -87,6 +145,19 @@ def train_programs(model) -> dict:
 def test_programs(model) -> dict:
     """The test step, one batch or a chunk; only the metric state (argument 1) is
     donated: the weights stay in the variables."""
+    if backend.execution.STATEFUL:
+
+        def test_one(weights, metrics_values, data):
+            return metrics_values, model.test_step(_tensors(data))
+
+        def test_many(weights, metrics_values, chunk):
+            chunk, logs = _tensors(chunk), None
+            for i in range(len(tree.flatten(chunk)[0])):
+                logs = model.test_step(_row(chunk, i))
+            return metrics_values, logs
+
+        forms = (("one", test_one), ("many", test_many))
+        return {name: _program(model, fn, f"test step ({name})") for name, fn in forms}
 
     def one(weights, metrics_values, data):
         trainable, non_trainable = weights
@@ -106,6 +177,18 @@ def test_programs(model) -> dict:
 def predict_programs(model) -> dict:
     """The predict step, one batch or a chunk (outputs stacked on a new axis 0); the
     non-trainable values it returns (an RNN's states, seed states) are written back."""
+    if backend.execution.STATEFUL:
+
+        def predict_one(weights, data):
+            return model.predict_step(_tensors(data)), None
+
+        def predict_many(weights, chunk):
+            chunk = _tensors(chunk)
+            outs = [model.predict_step(_row(chunk, i)) for i in range(len(tree.flatten(chunk)[0]))]
+            return tree.map_structure(lambda *v: ops.stack(v), *outs), None
+
+        forms = (("one", predict_one), ("many", predict_many))
+        return {name: _program(model, fn, f"predict step ({name})") for name, fn in forms}
 
     def one(weights, data):
         outputs, non_trainable = model.predict_step(weights, data)

@@ -27,10 +27,10 @@ from lamina.backend.common.variables import structure_version
 from lamina.training import compile_utils, data_adapter, loop_utils, programs, targets
 from lamina.training import epochs as loops
 from lamina.training.compile_utils import CompileLoss, CompileMetrics, flatten_outputs
-from lamina.training.steps import StepAPI
+from lamina.training.stateful_steps import step_api
 
 
-class Trainer(StepAPI):
+class Trainer(step_api()):
     """Training methods shared by every model (mixed into `Model`)."""
 
     def __init__(self):
@@ -254,6 +254,9 @@ class Trainer(StepAPI):
         return result
 
     def _read_state(self, kind="train"):
+        if backend.execution.STATEFUL:
+            # The variables are the state: steps update them in place.
+            return {"train": None, "test": (None, None, None)}.get(kind, (None, None))
         trainable, non_trainable, opt_vars, metric_vars = self._state_variables()
         if kind != "predict":
             # Donated buffers must be distinct: two variables holding one array (an EMA
@@ -271,6 +274,8 @@ class Trainer(StepAPI):
         return (tv, ntv, mv)
 
     def _write_state(self, state, kind="train"):
+        if state is None:
+            return
         trainable, non_trainable, opt_vars, metric_vars = self._state_variables()
         if kind == "train":
             groups = zip((trainable, non_trainable, opt_vars, metric_vars), state, strict=True)

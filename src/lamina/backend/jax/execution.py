@@ -22,6 +22,10 @@ from lamina.backend.common.execution import TraceLog
 from lamina.backend.common.variables import strict_trace
 
 
+# Steps are pure functions of the state: `train_step(self, state, data)`.
+STATEFUL = False
+
+
 class Program:
     """A pure function `fn(*args)` compiled with XLA, traced once per input signature.
 
@@ -35,6 +39,8 @@ class Program:
         compiled: False runs `fn` as it is, for debugging (`run_eagerly=True`).
         max_signatures: how many compiled signatures are kept before the cache is
             emptied (a long tail of shapes must not hold memory forever).
+        gradients: whether the step differentiates (JAX differentiates by
+            transformation, so this changes nothing here).
     """
 
     def __init__(
@@ -45,6 +51,7 @@ class Program:
         static_argnums=(),
         compiled: bool = True,
         max_signatures: int = 32,
+        gradients: bool = False,
     ):
         self.fn = fn
         self.name = name
@@ -92,6 +99,15 @@ class Program:
 
     def __repr__(self) -> str:
         return f"<Program {self.name}: traced {self.trace_count} time(s)>"
+
+
+def gradients(loss, variables):
+    raise ValueError(
+        "backend.execution.gradients(loss, variables) needs a stateful engine (torch), "
+        "where a loss remembers how it was computed. On JAX a loss is a plain value: "
+        "differentiate a function of the variables' values with "
+        "backend.value_and_grad(fn) (see Model.train_step)."
+    )
 
 
 def program(fn, name: str, **kwargs) -> Program:

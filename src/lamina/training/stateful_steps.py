@@ -1,0 +1,87 @@
+"""Keras 3's step API in its stateful form, for engines that run steps statefully (torch).
+
+On such an engine (`backend.execution.STATEFUL`) the variables *are* the state: a step
+reads them, differentiates the loss it just computed and updates them in place, as in
+Keras's guide "Customizing what happens in `fit()` with PyTorch":
+
+- `train_step(self, data) -> logs`: forward pass with `training=True`, `compute_loss`,
+  gradients of the (scaled) loss with respect to `trainable_variables`,
+  `optimizer.apply`, then `compute_metrics`;
+- `test_step(self, data) -> logs` and `predict_step(self, data) -> outputs`.
+
+`compute_loss`, `compute_metrics`, `get_metrics_result` and the rest are shared with the
+stateless form (`steps.py`); `fit`, `evaluate` and `predict` call these steps through
+the model, so an override is what runs (see `programs.py`).
+"""
+
+from __future__ import annotations
+
+from lamina import backend
+from lamina.layers.layer import Layer
+from lamina.training.steps import StepAPI, _batch_size
+from lamina.utils.data_utils import unpack_x_y_sample_weight
+
+
+class StatefulStepAPI(StepAPI):
+    """`train_step(data)`, `test_step(data)` and `predict_step(data)` on live variables."""
+
+    def _stateful_forward(self, x, training):
+        kwargs = {"training": training} if self._call_has_training_arg else {}
+        # Layer by layer (not `model(x)`'s one-program path), so the output masks the
+        # loss and metrics need are recorded.
+        y_pred = self._unpack_singleton(Layer.__call__(self, x, **kwargs))
+        masks = self.__dict__.pop("_last_output_masks", None)
+        self.__dict__["_step_output_masks"] = (
+            y_pred,
+            masks[1] if masks is not None and masks[0] is y_pred else None,
+        )
+        return y_pred
+
+    def _stateful_loss(self, x, y, y_pred, sample_weight, training):
+        loss = self._call_compute_loss(x, y, y_pred, sample_weight, training)
+        last = self.__dict__.pop("_last_per_output_losses", None)
+        per_output = last[1] if last is not None and last[0] is y_pred else []
+        self._update_loss_trackers(loss, per_output, _batch_size(x))
+        return loss
+
+    def train_step(self, data):
+        """One training step on the live variables; returns the logs.
+
+        `data` is `(x, y)` or `(x, y, sample_weight)`.
+        """
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        try:
+            y_pred = self._stateful_forward(x, True)
+            loss = self._stateful_loss(x, y, y_pred, sample_weight, True)
+            trainable = self._state_variables()[0]
+            optimizer = self.optimizer
+            if trainable and optimizer is not None:
+                # Differentiated scaled (`loss_scale_factor`; `apply` unscales).
+                grads = backend.execution.gradients(optimizer.scale_loss(loss), trainable)
+                optimizer.apply(grads, trainable)
+            return self.compute_metrics(x, y, y_pred, sample_weight)
+        finally:
+            self.__dict__.pop("_step_output_masks", None)
+
+    def test_step(self, data):
+        """One evaluation step on the live variables; returns the logs."""
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        try:
+            y_pred = self._stateful_forward(x, False)
+            self._stateful_loss(x, y, y_pred, sample_weight, False)
+            return self.compute_metrics(x, y, y_pred, sample_weight)
+        finally:
+            self.__dict__.pop("_step_output_masks", None)
+
+    def predict_step(self, data):
+        """The model's outputs on one batch (`training=False`)."""
+        x, _, _ = unpack_x_y_sample_weight(data)
+        kwargs = {"training": False} if self._call_has_training_arg else {}
+        outputs = self(x, **kwargs)
+        self.__dict__.pop("_last_output_masks", None)
+        return outputs
+
+
+def step_api():
+    """The step API of the engine in use: stateful on torch, pure functions on JAX."""
+    return StatefulStepAPI if backend.execution.STATEFUL else StepAPI
