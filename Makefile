@@ -4,6 +4,9 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Installed before the dev extras so that their `torch` range is already met by this
+# build: pip's configured wheel folder holds a CPU-only one (no CUDA downloads).
+TORCH_VERSION ?= 2.13.0
 
 .PHONY: demo test lint contracts pytest bench clean
 
@@ -16,6 +19,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet "torch==$(TORCH_VERSION)"
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(VENV)/.installed $@
 
