@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import inspect
 import pathlib
 
@@ -20,9 +21,14 @@ from lamina.backend import contract
 
 SRC = pathlib.Path(lamina.__file__).parent
 BACKEND_DIR = SRC / "backend"
-# An engine package is a folder of backend/ with an __init__.py, other than common/.
+# An engine package is a folder of backend/ with an __init__.py, other than common/;
+# one whose engine library is not installed (torch is an optional extra) is left out.
 ENGINES = sorted(
-    p.name for p in BACKEND_DIR.iterdir() if (p / "__init__.py").exists() and p.name != "common"
+    p.name
+    for p in BACKEND_DIR.iterdir()
+    if (p / "__init__.py").exists()
+    and p.name != "common"
+    and importlib.util.find_spec(p.name) is not None
 )
 DECLARED = [
     (module, name) for module, entries in contract.ENGINE.items() for name in sorted(entries)
@@ -283,8 +289,9 @@ def test_built_ops_carry_the_declared_signature_and_doc():
 
 def test_backend_selection_and_config():
     from lamina import backend
+    from lamina.backend import config
 
-    assert backend.backend() == "jax"
+    assert backend.backend() == config._choose_backend() in ("jax", "torch")
     assert backend.floatx() == "float32" and backend.epsilon() == 1e-7
     assert backend.image_data_format() == "channels_last"
     backend.set_epsilon(1e-5)
@@ -300,6 +307,28 @@ def test_backend_selection_and_config():
         backend.set_image_data_format("channels_last")
 
 
+@pytest.mark.parametrize(
+    "lamina_backend, keras_backend, chosen",
+    [
+        (None, None, "jax"),
+        ("torch", None, "torch"),
+        (" Torch ", "jax", "torch"),
+        (None, "torch", "torch"),
+        (None, "tensorflow", "jax"),  # Keras's other engines are not ours: the default
+        ("jax", "torch", "jax"),
+    ],
+)
+def test_engine_choice_from_the_environment(monkeypatch, lamina_backend, keras_backend, chosen):
+    from lamina.backend import config
+
+    for name, value in (("LAMINA_BACKEND", lamina_backend), ("KERAS_BACKEND", keras_backend)):
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    assert config._choose_backend() == chosen
+
+
 def test_unknown_backend_is_refused():
     import subprocess
     import sys
@@ -312,3 +341,4 @@ def test_unknown_backend_is_refused():
     )
     assert result.returncode != 0
     assert "Unknown LAMINA_BACKEND 'tensorflow'" in result.stderr
+    assert "Available backends: ['jax', 'torch']" in result.stderr

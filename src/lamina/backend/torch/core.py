@@ -18,11 +18,11 @@ import builtins
 import numpy as np
 import torch
 
-from lamina import tree
+from lamina import tree as nest
+from lamina.backend.common.variables import StatelessScope, relaxed, standardize_dtype
 from lamina.backend.common.variables import (
     Variable as _BaseVariable,
 )
-from lamina.backend.common.variables import standardize_dtype
 
 SUPPORTS_SPARSE_TENSORS = False
 
@@ -261,7 +261,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         ys.reverse()
     if not ys:
         return carry, None
-    stacked = tree.map_structure(
+    stacked = nest.map_structure(
         lambda *parts: (
             None if parts[0] is None else torch.stack([convert_to_tensor(p) for p in parts])
         ),
@@ -302,17 +302,19 @@ def vectorized_map(function, elements):
     n = int(convert_to_tensor(leaves[0]).shape[0])
     tensors = _tensors(elements)
     outputs = [function(tree_map(lambda leaf, i=i: leaf[i], tensors)) for i in range(n)]
-    return tree.map_structure(
+    return nest.map_structure(
         lambda *parts: torch.stack([convert_to_tensor(p) for p in parts]), *outputs
     )
 
 
 # Slicing ------------------------------------------------------------------------------
 def _clamped_starts(start_indices, full, sizes):
-    # lax.dynamic_slice clamps the start so that the block fits inside the array.
+    # As lax.dynamic_slice: a negative start counts from the end, then the start is
+    # clamped so that the block fits inside the array.
     starts = []
     for start, dim, size in zip(start_indices, full, sizes, strict=True):
         start = int(_unwrap(start))
+        start = start + dim if start < 0 else start
         starts.append(builtins.min(builtins.max(start, 0), dim - size))
     return starts
 
@@ -348,7 +350,79 @@ def unstack(x, num=None, axis=0):
 
 # Abstract evaluation ------------------------------------------------------------------
 def compute_output_spec(fn, args, kwargs, is_spec, make_spec):
-    raise NotImplementedError("compute_output_spec: torch engine, coming in the next slice.")
+    """Shapes and dtypes of `fn(*args, **kwargs)` without computing on data.
+
+    Symbolic inputs (recognised by `is_spec`) stand in as tensors on the `meta` device,
+    which have a shape and a dtype but no data; real tensors met on the way (variable
+    values, constants) are moved to `meta` too. Unknown dimensions (`None`) are filled
+    with two different sizes; output dimensions that change between the two evaluations
+    are reported as `None`. Variables are read through a stateless scope so that any
+    `assign` inside `fn` is discarded. Some torch ops have no `meta` kernel, and some
+    code needs values (`.item()`): if the `meta` evaluation fails, `fn` is evaluated
+    again on real tensors of zeros, and only a failure there is reported.
+    """
+    leaves = nest.flatten((args, kwargs))
+    has_unknown = any(is_spec(x) and any(d is None for d in x.shape) for x in leaves)
+    fills = (83, 89) if has_unknown else (83,)
+    try:
+        results = [_evaluate(fn, leaves, args, kwargs, is_spec, fill, True) for fill in fills]
+    except Exception:
+        results = [_evaluate(fn, leaves, args, kwargs, is_spec, fill, False) for fill in fills]
+    if len(results) == 1:
+        return nest.map_structure(
+            lambda s: None if s is None else make_spec(s.shape, s.dtype), results[0]
+        )
+
+    def merge(a, b):
+        if a is None:
+            return None
+        shape = tuple(d1 if d1 == d2 else None for d1, d2 in zip(a.shape, b.shape, strict=True))
+        return make_spec(shape, a.dtype)
+
+    return nest.map_structure(merge, *results)
+
+
+def _evaluate(fn, leaves, args, kwargs, is_spec, fill, meta):
+    """`fn` on stand-ins for the specs: `(shape, dtype)` for each output leaf."""
+    device = _META_DEVICE if meta else _DEFAULT_DEVICE
+    filled = [
+        torch.zeros(
+            tuple(fill if d is None else int(d) for d in leaf.shape),
+            dtype=to_torch_dtype(leaf.dtype),
+            device=device,
+        )
+        if is_spec(leaf)
+        else leaf
+        for leaf in leaves
+    ]
+    a, k = nest.pack_sequence_as((args, kwargs), filled)
+    saved = _meta[0]
+    _meta[0] = meta
+    try:
+        # Nothing is computed on data, so a variable outside a compiled step's state
+        # may be read here (a layer built while a step runs).
+        with torch.device(device), torch.no_grad():
+            with relaxed(keep_scopes=True), StatelessScope():
+                out = fn(*a, **k)
+            return nest.map_structure(_describe, out)
+    finally:
+        _meta[0] = saved
+
+
+class _Spec:
+    """One output's shape and dtype (a leaf for `lamina.tree`, unlike a tuple)."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, x):
+        if not isinstance(x, torch.Tensor):
+            x = convert_to_tensor(x)
+        self.shape = tuple(int(d) for d in x.shape)
+        self.dtype = _NAMES[x.dtype]
+
+
+def _describe(x):
+    return None if x is None else _Spec(x)
 
 
 # Compilation and differentiation -----------------------------------------------------
@@ -358,17 +432,74 @@ def jit(fn, donate_argnums=(), static_argnums=()):
 
 
 def value_and_grad(fn, has_aux=False):
-    raise NotImplementedError("value_and_grad: torch engine, coming in the next slice.")
+    """`fn`'s value and its gradient with respect to the first argument.
+
+    As `jax.value_and_grad`: the wrapped function returns `(value, grads)`, or
+    `((value, aux), grads)` with `has_aux`, where `grads` has the structure of the first
+    argument (a tensor or a nested list/tuple/dict of them). Gradients are taken with
+    `torch.autograd.grad` on detached copies of the inputs, so no `.grad` is left on
+    anything; everything returned is detached. A float input `value` does not depend on
+    gets a zero gradient.
+    """
+
+    def wrapped(primals, *args, **kwargs):
+        flat = nest.flatten(primals)
+        inputs = [None if x is None else _grad_leaf(x) for x in flat]
+        with torch.enable_grad():
+            out = fn(nest.pack_sequence_as(primals, inputs), *args, **kwargs)
+            value, aux = out if has_aux else (out, None)
+            value = convert_to_tensor(value)
+            if value.ndim != 0:
+                raise ValueError(
+                    "value_and_grad needs `fn` to return a scalar (shape ()); it returned "
+                    f"shape {tuple(value.shape)}. Reduce it (e.g. with ops.sum or ops.mean) "
+                    "or differentiate each element separately."
+                )
+            wrt = [x for x in inputs if x is not None and x.requires_grad]
+            grads = (
+                torch.autograd.grad(value, wrt, allow_unused=True)
+                if wrt and value.requires_grad
+                else [None] * len(wrt)
+            )
+        found = iter(grads)
+        flat_grads = [
+            None
+            if x is None
+            else (_zero_or(next(found), x) if x.requires_grad else torch.zeros_like(x))
+            for x in inputs
+        ]
+        grads = nest.pack_sequence_as(primals, flat_grads)
+        value = value.detach()
+        if has_aux:
+            return (value, nest.map_structure(_detach, aux)), grads
+        return value, grads
+
+    return wrapped
+
+
+def _grad_leaf(x):
+    x = convert_to_tensor(x).detach()
+    if x.is_floating_point() or x.is_complex():
+        x.requires_grad_(True)
+    return x
+
+
+def _zero_or(grad, x):
+    return torch.zeros_like(x) if grad is None else grad.detach()
+
+
+def _detach(x):
+    return x.detach() if isinstance(x, torch.Tensor) else x
 
 
 def tree_map(fn, *trees):
     """`fn` on the leaves of `trees`; `None` stays `None` (an empty subtree, as in JAX)."""
-    return tree.map_structure(lambda *xs: None if xs[0] is None else fn(*xs), *trees)
+    return nest.map_structure(lambda *xs: None if xs[0] is None else fn(*xs), *trees)
 
 
-def tree_flatten(tree_):
+def tree_flatten(tree):
     """The leaves of a nested structure, in order (`None` is empty, as in JAX)."""
-    return [leaf for leaf in tree.flatten(tree_) if leaf is not None]
+    return [leaf for leaf in nest.flatten(tree) if leaf is not None]
 
 
 def device_put(x):
