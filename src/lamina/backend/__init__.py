@@ -38,7 +38,7 @@ from lamina.backend.config import (
 )
 
 if backend() == "jax":
-    from lamina.backend.jax import core, execution, image, math, nn, numpy, random
+    from lamina.backend.jax import core, execution, image, layer, math, nn, numpy, random
     from lamina.backend.jax.core import (
         Variable,
         block_until_ready,
@@ -57,7 +57,7 @@ if backend() == "jax":
     )
     from lamina.backend.jax.execution import Program
 elif backend() == "torch":
-    from lamina.backend.torch import core, execution, image, math, nn, numpy, random
+    from lamina.backend.torch import core, execution, image, layer, math, nn, numpy, random
     from lamina.backend.torch.core import (
         Variable,
         block_until_ready,
@@ -130,6 +130,7 @@ __all__ = [
     "in_stateless_scope",
     "is_tensor",
     "jit",
+    "layer",
     "math",
     "nn",
     "numpy",

@@ -536,6 +536,13 @@ EXECUTION = declare(
     """
 )
 
+LAYER = declare(
+    """
+    LayerBase(...)
+        The engine's base of every `Layer` (`torch.nn.Module` on torch; nothing on JAX).
+    """
+)
+
 ENGINE: dict[str, dict[str, Declaration]] = {
     "core": CORE,
     "numpy": NUMPY,
@@ -544,6 +551,7 @@ ENGINE: dict[str, dict[str, Declaration]] = {
     "image": IMAGE,
     "random": RANDOM,
     "execution": EXECUTION,
+    "layer": LAYER,
 }
 
 

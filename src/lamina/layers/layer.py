@@ -108,7 +108,7 @@ def _record_arguments(cls, args, kwargs):
     return tuple(not_plain) if not_plain else recorded
 
 
-class Layer(Operation):
+class Layer(Operation, backend.layer.LayerBase):
     """The base class of every layer.
 
     Subclass it and implement `call`; create weights in `build(input_shape)` with

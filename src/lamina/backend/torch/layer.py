@@ -1,0 +1,68 @@
+"""The torch engine's base of every `Layer`: a `torch.nn.Module`, as in Keras 3.
+
+A lamina layer or model on this engine is usable from plain PyTorch: `parameters()` and
+`named_parameters()` give every variable's tensor (trainable ones require grad),
+`state_dict()` / `load_state_dict()` round-trip them keyed by variable path,
+`.to(device)` moves them in place, `zero_grad()` clears gradients, and `module(x)` calls
+the layer. A layer's parameters are all its variables, its sublayers' included, each
+once; sublayers are not registered as child modules (lamina tracks them itself), so
+`state_dict()` is flat: `{"dense/kernel": ..., "dense/bias": ...}`.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import torch
+
+
+def _key(path: str, taken: dict) -> str:
+    # `.` separates module names in torch's own lookups (`get_parameter`).
+    key = path.replace(".", "_")
+    if key in taken:
+        i = 1
+        while f"{key}_{i}" in taken:
+            i += 1
+        key = f"{key}_{i}"
+    return key
+
+
+class LayerBase(torch.nn.Module):
+    """`torch.nn.Module` behaviour for lamina layers (see the module docstring)."""
+
+    def __new__(cls, *args, **kwargs):
+        instance = super().__new__(cls)
+        # Before any `__init__`: a subclass may set attributes before calling
+        # `super().__init__()`, and torch's methods need the module's own fields.
+        torch.nn.Module.__init__(instance)
+        return instance
+
+    def __init__(self, *args, **kwargs):
+        # `torch.nn.Module.__init__` already ran in `__new__`; running it again would
+        # reset the module's hooks.
+        pass
+
+    def __setattr__(self, name, value):
+        # Layers track their sublayers and variables from their attributes; torch's
+        # `__setattr__` would move modules and parameters out of `__dict__`.
+        object.__setattr__(self, name, value)
+
+    @property
+    def _parameters(self):
+        if "_own_variables" not in self.__dict__:  # not yet a built-up layer
+            return OrderedDict()
+        params: OrderedDict = OrderedDict()
+        for variable in self.variables:
+            value = variable._value
+            if isinstance(value, torch.nn.Parameter):
+                params[_key(variable.path, params)] = value
+        return params
+
+    @_parameters.setter
+    def _parameters(self, value):
+        # torch's `__init__` sets an empty dict; the parameters are the variables'.
+        pass
+
+    def forward(self, *args, **kwargs):
+        """Call the layer (what `module(x)` does)."""
+        return self(*args, **kwargs)
