@@ -89,6 +89,14 @@ def test_conversion_never_aliases_the_callers_data():
     np.testing.assert_array_equal(back, [0.0, 1.0, 2.0, 3.0])
 
 
+def test_lists_of_tensors_are_stacked():
+    w = torch.ones(2, requires_grad=True)
+    t = core.convert_to_tensor([w * 2, torch.zeros(2)])
+    assert t.shape == (2, 2) and t.requires_grad  # stacked in torch, not through NumPy
+    mixed = core.convert_to_tensor([[torch.tensor(1), 2], [3, 4]], dtype="float32")
+    np.testing.assert_array_equal(mixed.numpy(), [[1.0, 2.0], [3.0, 4.0]])
+
+
 def test_odd_numpy_layouts_convert():
     reversed_ = np.arange(4.0)[::-1]
     np.testing.assert_array_equal(

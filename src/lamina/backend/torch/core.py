@@ -134,6 +134,9 @@ def convert_to_tensor(x, dtype=None):
         if _meta[0] and not x.is_meta:
             x = x.to(_META_DEVICE)
         return x
+    if isinstance(x, (list, tuple)) and _holds_tensors(x):
+        # As `jnp.asarray([a, b])`: the elements stacked, each converted by these rules.
+        return convert_to_tensor(torch.stack([convert_to_tensor(e) for e in x]), dtype)
     if dtype is not None:
         dtype = standardize_dtype(dtype)
     elif isinstance(x, (bool, np.bool_)):
@@ -170,6 +173,14 @@ def convert_to_tensor(x, dtype=None):
     if out.device != device:
         out = out.to(device)
     return out
+
+
+def _holds_tensors(x) -> bool:
+    return any(
+        isinstance(e, (torch.Tensor, _BaseVariable))
+        or (isinstance(e, (list, tuple)) and _holds_tensors(e))
+        for e in x
+    )
 
 
 def convert_to_numpy(x) -> np.ndarray:

@@ -20,7 +20,6 @@ import time
 
 import torch
 
-from lamina import tree
 from lamina.backend.common import execution as _common
 from lamina.backend.common.execution import TraceLog
 from lamina.backend.common.variables import Variable as _BaseVariable
@@ -67,6 +66,7 @@ class Program:
         self._log = TraceLog(name)
         self._static = tuple(static_argnums)
         self._signatures: set = set()
+        self._last: list | None = None
 
     @property
     def trace_count(self) -> int:
@@ -74,12 +74,22 @@ class Program:
         return self._log.count
 
     def _note_signature(self, args) -> bool:
-        key = _signature_key(args, self._static)
-        if key in self._signatures:
+        key: list = []
+        for i, arg in enumerate(args):
+            if i in self._static:
+                key.append(("static", arg))
+            else:
+                _signature(arg, key)
+        # Most calls repeat the previous signature: a list comparison, no hashing.
+        if key == self._last:
+            return False
+        self._last = key
+        frozen = tuple(key)
+        if frozen in self._signatures:
             return False
         if len(self._signatures) >= self.max_signatures:
             self._signatures.clear()
-        self._signatures.add(key)
+        self._signatures.add(frozen)
         self._log.record([a for i, a in enumerate(args) if i not in self._static])
         return True
 
@@ -110,22 +120,25 @@ class Program:
         return f"<Program {self.name}: traced {self.trace_count} time(s)>"
 
 
-def _signature_key(args, static) -> tuple:
-    parts = []
-    for i, arg in enumerate(args):
-        if i in static:
-            parts.append(("static", arg))
-            continue
-        for leaf in tree.flatten(arg):
-            if isinstance(leaf, torch.Tensor):
-                parts.append((tuple(leaf.shape), leaf.dtype))
-            elif hasattr(leaf, "shape") and hasattr(leaf, "dtype"):
-                parts.append((tuple(leaf.shape), str(leaf.dtype)))
-            else:
-                # Python scalars become weakly typed arguments under jit: their type,
-                # not their value, is the signature.
-                parts.append(type(leaf))
-    return tuple(parts)
+def _signature(x, out: list) -> None:
+    """Append the signature of `x` (shapes and dtypes of its leaves) to `out`."""
+    if isinstance(x, torch.Tensor):
+        out.append(x.shape)
+        out.append(x.dtype)
+    elif isinstance(x, (list, tuple)):
+        for v in x:
+            _signature(v, out)
+    elif isinstance(x, dict):
+        for k in sorted(x, key=str):
+            out.append(k)
+            _signature(x[k], out)
+    elif hasattr(x, "shape") and hasattr(x, "dtype"):
+        out.append(tuple(x.shape))
+        out.append(str(x.dtype))
+    else:
+        # Python scalars become weakly typed arguments under jit: their type, not their
+        # value, is part of the signature.
+        out.append(type(x))
 
 
 def gradients(loss, variables):
