@@ -145,6 +145,7 @@ def test_variable_reads_assigns_and_converts():
     v.assign_add([1.0, 1.0])
     np.testing.assert_array_equal(v.numpy(), [4.0, 5.0])
     np.testing.assert_array_equal(np.asarray(v), [4.0, 5.0])
+    assert float(v[0]) == 4.0 and int(core.Variable(3)) == 3 and bool(core.Variable(True))
     assert np.asarray(v, dtype="float64").dtype == np.float64
     with pytest.raises(ValueError, match=r"cannot assign a value of shape \(3,\)"):
         v.assign([1.0, 2.0, 3.0])
@@ -320,6 +321,19 @@ def test_output_spec_of_a_dense_like_fn_with_a_variable():
     assert seen_meta == [True, True]  # two fills, both on the meta device
     np.testing.assert_array_equal(kernel.numpy(), np.ones((4, 5)))
     assert not core._meta[0]
+
+
+def test_variables_read_directly_join_the_meta_evaluation():
+    bias = core.Variable(np.ones(5, "float32"), name="bias")
+    devices = []
+
+    def add(x):
+        devices.append(bias.value.device.type)
+        return x + bias.value  # torch refuses `meta + cpu`: the read must be on meta
+
+    assert _spec(add, (KerasTensor((None, 5)),), {}).shape == (None, 5)
+    assert devices == ["meta", "meta"]
+    assert bias.value.device.type == "cpu"
 
 
 def test_output_spec_of_a_reshape_and_known_shapes():

@@ -109,12 +109,31 @@ class Variable(_BaseVariable):
     def _eager_context(self):
         return _RealDevice()
 
+    @property
+    def value(self):
+        value = _BaseVariable.value.fget(self)
+        if _meta[0] and isinstance(value, torch.Tensor) and not value.is_meta:
+            # Abstract evaluation: the value joins the meta tensors it meets (torch
+            # refuses `meta + cpu`), whatever code reads it.
+            return value.to(_META_DEVICE)
+        return value
+
     def numpy(self) -> np.ndarray:
         return convert_to_numpy(self.value)
 
     def __array__(self, dtype=None, copy=None):
         arr = convert_to_numpy(self.value)
         return arr.astype(dtype) if dtype is not None else arr
+
+    # Through torch, not NumPy: works for values on any device or requiring grad.
+    def __float__(self):
+        return float(self.value)
+
+    def __int__(self):
+        return int(self.value)
+
+    def __bool__(self):
+        return bool(self.value)
 
 
 def _unwrap(x):
