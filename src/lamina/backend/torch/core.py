@@ -102,7 +102,11 @@ class Variable(_BaseVariable):
 
     def _convert(self, value, dtype):
         if isinstance(value, torch.Tensor):
-            return value.to(TORCH_DTYPES[dtype]) if _NAMES.get(value.dtype) != dtype else value
+            if value.dtype is not TORCH_DTYPES[dtype]:
+                value = value.to(TORCH_DTYPES[dtype])
+            if value.device != _DEFAULT_DEVICE and not value.is_meta:
+                value = value.to(_DEFAULT_DEVICE)
+            return value
         with _RealDevice():
             return convert_to_tensor(value, dtype)
 
@@ -256,12 +260,9 @@ def stop_gradient(variable):
 def cond(pred, true_fn, false_fn):
     pred = _unwrap(pred)
     if isinstance(pred, torch.Tensor):
-        pred = bool(pred.item()) if not pred.is_meta else _meta_predicate(pred)
+        # On the meta device `.item()` fails, and abstract evaluation retries on data.
+        pred = bool(pred.item())
     return true_fn() if pred else false_fn()
-
-
-def _meta_predicate(pred):
-    raise ValueError("cond needs a concrete predicate; during abstract evaluation it has no value.")
 
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
@@ -282,9 +283,10 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         if length is not None and int(length) != n:
             raise ValueError(f"scan: `length` is {length} but `xs` has leading length {n}.")
     carry, ys = init, []
+    tensors = None if xs is None else _tensors(xs)
     indices = range(n - 1, -1, -1) if reverse else range(n)
     for i in indices:
-        x = None if xs is None else tree_map(lambda leaf, i=i: leaf[i], _tensors(xs))
+        x = None if tensors is None else tree_map(lambda leaf, i=i: leaf[i], tensors)
         carry, y = f(carry, x)
         ys.append(y)
     if reverse:
