@@ -66,7 +66,8 @@ def dtype_name(dtype: torch.dtype) -> str:
 
 
 # Devices ------------------------------------------------------------------------------
-_DEFAULT_DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+# With an index, so that it compares equal to the device of the tensors made on it.
+_DEFAULT_DEVICE = torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")
 
 # True while `compute_output_spec` evaluates on the meta device (see the module doc).
 _meta = [False]
