@@ -1,11 +1,1204 @@
-"""Placeholder for the torch engine's `numpy` module (written by another change)."""
+"""NumPy-style tensor functions on torch tensors (names and semantics follow NumPy).
+
+The JAX engine (`backend/jax/numpy.py`) is the reference: same results, same output
+dtypes. Where torch's own rules differ, the functions here follow NumPy / JAX:
+
+- Dtype promotion is Keras 3's (`result_type`): both operands of a binary op are cast to
+  the promoted dtype first, and Python scalars are weak (`int8_tensor + 1` stays int8,
+  `float16_tensor + 2.0` stays float16). Two tensors of one dtype skip all of this.
+- Integer sums and products are int32 (uint32 for unsigned input), as on JAX without
+  64-bit types; indices (`argmax`, `argsort`, `searchsorted`, ...) are int32; `mean` and
+  float functions of integers give floats.
+- Negative indices wrap in `take`/`take_along_axis`, negative slice steps work in
+  `get_item`, `mod` takes the sign of the divisor, `round` rounds halves to even.
+
+Every function stays in torch (no NumPy round trip), so gradients flow and tensors keep
+their device; tensors made here use the input's device, or `core.get_device()`.
+"""
+
+from __future__ import annotations
+
+import builtins
+import operator
+
+import torch
+import torch.nn.functional as F
+
+from lamina.backend import config
+from lamina.backend.common.dtypes import result_type
+from lamina.backend.torch.core import (
+    TORCH_DTYPES,
+    convert_to_tensor,
+    dtype_name,
+    get_device,
+    to_torch_dtype,
+)
+
+_Tensor = torch.Tensor
+_WEAK = (int, float, bool)
+_INT32 = torch.int32
+_UINT32 = torch.uint32
+# Integer reductions on JAX (no 64-bit types): small signed ints and bool sum to int32,
+# small unsigned ints to uint32.
+_SUM_DTYPE = {
+    torch.bool: _INT32,
+    torch.int8: _INT32,
+    torch.int16: _INT32,
+    torch.int32: _INT32,
+    torch.int64: _INT32,
+    torch.uint8: _UINT32,
+    torch.uint16: _UINT32,
+    torch.uint32: _UINT32,
+}
 
 
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
+def _t(x) -> torch.Tensor:
+    """`x` as a tensor; tensors pass through untouched (the common, fast case)."""
+    return x if isinstance(x, _Tensor) else convert_to_tensor(x)
 
-    def missing(*args, **kwargs):
-        raise NotImplementedError(f"lamina.backend.torch.numpy.{name} is not written yet.")
 
-    return missing
+def _dtype(dtype):
+    return None if dtype is None else to_torch_dtype(dtype)
+
+
+def _float(dtype):
+    return to_torch_dtype(config.floatx() if dtype is None else dtype)
+
+
+_PROMOTED: dict = {}
+
+
+def _promote(*kinds) -> torch.dtype:
+    """Keras's promotion of torch dtypes and weak Python types (`int`, `float`, `bool`)."""
+    key = (*kinds, config.floatx())
+    found = _PROMOTED.get(key)
+    if found is None:
+        names = [dtype_name(k) if isinstance(k, torch.dtype) else k for k in kinds]
+        found = _PROMOTED[key] = TORCH_DTYPES[result_type(*names)]
+    return found
+
+
+def _kind(x):
+    """A weak Python scalar's type, or `x` as a tensor."""
+    return type(x) if type(x) in _WEAK else _t(x)
+
+
+def _pair(x1, x2):
+    """Both operands cast to their promoted dtype; one of them may stay a Python scalar.
+
+    Torch keeps a tensor's dtype when combined with a Python scalar of a kind it already
+    holds (which the promoted dtype guarantees), so scalars need no tensor of their own.
+    """
+    if isinstance(x1, _Tensor) and isinstance(x2, _Tensor):
+        if x1.dtype == x2.dtype:
+            return x1, x2
+        dtype = _promote(x1.dtype, x2.dtype)
+        return x1.to(dtype), x2.to(dtype)
+    a, b = _kind(x1), _kind(x2)
+    a_tensor, b_tensor = isinstance(a, _Tensor), isinstance(b, _Tensor)
+    dtype = _promote(a.dtype if a_tensor else a, b.dtype if b_tensor else b)
+    if a_tensor:
+        x1 = a.to(dtype)
+    if b_tensor:
+        x2 = b.to(dtype)
+    if not (a_tensor or b_tensor):
+        x1 = convert_to_tensor(x1, dtype_name(dtype))
+    return x1, x2
+
+
+def _pair_tensors(x1, x2):
+    """Like `_pair`, with Python scalars made tensors (for functions that need two)."""
+    x1, x2 = _pair(x1, x2)
+    if not isinstance(x1, _Tensor):
+        x1 = torch.tensor(x1, dtype=x2.dtype, device=x2.device)
+    elif not isinstance(x2, _Tensor):
+        x2 = torch.tensor(x2, dtype=x1.dtype, device=x1.device)
+    return x1, x2
+
+
+def _floating(x) -> torch.Tensor:
+    """`x` as a float tensor (integers and bool take the float dtype Keras promotes to)."""
+    x = _t(x)
+    return x if x.is_floating_point() else x.to(_promote(x.dtype, float))
+
+
+def _axes(axis):
+    """A reduction axis as torch takes it: `None`, an int, or a tuple of ints."""
+    if axis is None or isinstance(axis, int):
+        return axis
+    return tuple(axis)
+
+
+def _axis_tuple(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, int):
+        axis = (axis,)
+    return tuple(a % ndim if ndim else a for a in axis)
+
+
+def _indices(x) -> torch.Tensor:
+    """Index data as an int64 tensor (torch's gather and scatter take only int64)."""
+    x = _t(x)
+    return x if x.dtype == torch.int64 else x.long()
+
+
+def _refuse_sparse(op, sparse):
+    if sparse:
+        raise ValueError(
+            f"{op}(sparse=True): the torch backend has no sparse tensors; pass sparse=False."
+        )
+
+
+# Creation --------------------------------------------------------------------------
+def zeros(shape, dtype=None):
+    return torch.zeros(shape, dtype=_float(dtype), device=get_device())
+
+
+def ones(shape, dtype=None):
+    return torch.ones(shape, dtype=_float(dtype), device=get_device())
+
+
+def full(shape, fill_value, dtype=None):
+    if type(fill_value) in _WEAK:
+        if dtype is None:
+            dtype = _promote(type(fill_value))
+        return torch.full(_shape(shape), fill_value, dtype=_dtype(dtype), device=get_device())
+    fill = convert_to_tensor(fill_value, dtype)
+    return torch.broadcast_to(fill, _shape(shape)).clone()
+
+
+def _shape(shape):
+    return (shape,) if isinstance(shape, int) else tuple(shape)
+
+
+def zeros_like(x, dtype=None):
+    return torch.zeros_like(_t(x), dtype=_dtype(dtype))
+
+
+def ones_like(x, dtype=None):
+    return torch.ones_like(_t(x), dtype=_dtype(dtype))
+
+
+def full_like(x, fill_value, dtype=None):
+    x = _t(x)
+    if type(fill_value) in _WEAK:
+        return torch.full_like(x, fill_value, dtype=_dtype(dtype))
+    fill = convert_to_tensor(fill_value, dtype or x.dtype)
+    return torch.broadcast_to(fill, x.shape).clone()
+
+
+def eye(N, M=None, k=0, dtype=None):
+    device = get_device()
+    rows = torch.arange(N, device=device)[:, None]
+    cols = torch.arange(N if M is None else M, device=device)
+    return (rows + k == cols).to(_float(dtype))
+
+
+def identity(n, dtype=None):
+    return torch.eye(n, dtype=_float(dtype), device=get_device())
+
+
+def _python_number(x):
+    return x.item() if isinstance(x, (_Tensor,)) or hasattr(x, "item") else x
+
+
+def arange(start, stop=None, step=None, dtype=None):
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    bounds = [_python_number(v) for v in (start, stop, step)]
+    if dtype is None:
+        kinds = [
+            v.dtype if hasattr(v, "dtype") else type(v)
+            for v in (start, stop, step)
+            if v is not None
+        ]
+        dtype = result_type(*(dtype_name(k) if isinstance(k, torch.dtype) else k for k in kinds))
+    dtype = to_torch_dtype(dtype)
+    exact = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+    out = torch.arange(*bounds, dtype=exact, device=get_device())
+    return out if exact == dtype else out.to(dtype)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """JAX's formula (`start * (1 - t) + stop * t`, floored for integer dtypes)."""
+    if num < 0:
+        raise ValueError(f"linspace: number of samples, {num}, must be non-negative.")
+    dtype = _float(dtype)
+    compute = dtype if dtype.is_floating_point else _promote(dtype, float)
+    name = dtype_name(compute)
+    start, stop = convert_to_tensor(start, name), convert_to_tensor(stop, name)
+    start, stop = torch.broadcast_tensors(start, stop)
+    bounds_shape = list(start.shape)
+    axis = len(bounds_shape) + axis + 1 if axis < 0 else axis
+    bounds_shape.insert(axis, 1)
+    div = (num - 1) if endpoint else num
+    if num > 1:
+        delta = (stop - start) / div
+        t_shape = [1] * len(bounds_shape)
+        t_shape[axis] = div
+        t = (torch.arange(div, dtype=compute, device=start.device) / div).reshape(t_shape)
+        out = start.reshape(bounds_shape) * (1 - t) + stop.reshape(bounds_shape) * t
+        if endpoint:
+            out = torch.cat([out, stop.unsqueeze(axis)], dim=axis)
+    elif num == 1:
+        delta = torch.full((), float("nan"), dtype=compute, device=start.device)
+        if not endpoint:
+            delta = stop - start
+        out = start.reshape(bounds_shape)
+    else:
+        delta = torch.full((), float("nan"), dtype=compute, device=start.device)
+        bounds_shape[axis] = 0
+        out = torch.empty(bounds_shape, dtype=compute, device=start.device)
+    if not dtype.is_floating_point:
+        out = torch.floor(out)
+    out = out.to(dtype)
+    return (out, delta) if retstep else out
+
+
+def tri(N, M=None, k=0, dtype=None):
+    device = get_device()
+    rows = torch.arange(N, device=device)[:, None]
+    cols = torch.arange(N if M is None else M, device=device)
+    return (cols <= rows + k).to(_float(dtype))
+
+
+def tril(x, k=0):
+    return torch.tril(_t(x), k)
+
+
+def triu(x, k=0):
+    return torch.triu(_t(x), k)
+
+
+def meshgrid(*x, indexing="xy"):
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij'; received {indexing!r}.")
+    vectors = [_t(v).reshape(-1) for v in x]
+    shape = [v.shape[0] for v in vectors]
+    if indexing == "xy" and len(vectors) > 1:
+        shape[0], shape[1] = shape[1], shape[0]
+    grids = []
+    for i, v in enumerate(vectors):
+        axis = i
+        if indexing == "xy" and len(vectors) > 1 and i < 2:
+            axis = 1 - i
+        view = [1] * len(vectors)
+        view[axis] = -1
+        grids.append(v.reshape(view).expand(shape))
+    return grids
+
+
+def copy(x):
+    return x.clone() if isinstance(x, _Tensor) else convert_to_tensor(x)
+
+
+# Elementwise, one argument ------------------------------------------------------------
+def abs(x):
+    x = _t(x)
+    return x if x.dtype == torch.bool else torch.abs(x)
+
+
+def absolute(x):
+    return abs(x)
+
+
+def negative(x):
+    return torch.neg(_t(x))
+
+
+def sign(x):
+    return torch.sign(_t(x))
+
+
+def sqrt(x):
+    return torch.sqrt(_floating(x))
+
+
+def square(x):
+    x = _t(x)
+    if x.dtype == torch.bool:
+        return x.to(_INT32)
+    return torch.square(x)
+
+
+def exp(x):
+    return torch.exp(_floating(x))
+
+
+def expm1(x):
+    return torch.expm1(_floating(x))
+
+
+def log(x):
+    return torch.log(_floating(x))
+
+
+def log1p(x):
+    return torch.log1p(_floating(x))
+
+
+def log2(x):
+    return torch.log2(_floating(x))
+
+
+def log10(x):
+    return torch.log10(_floating(x))
+
+
+def sin(x):
+    return torch.sin(_floating(x))
+
+
+def cos(x):
+    return torch.cos(_floating(x))
+
+
+def tan(x):
+    return torch.tan(_floating(x))
+
+
+def arcsin(x):
+    return torch.asin(_floating(x))
+
+
+def arccos(x):
+    return torch.acos(_floating(x))
+
+
+def arctan(x):
+    return torch.atan(_floating(x))
+
+
+def sinh(x):
+    return torch.sinh(_floating(x))
+
+
+def cosh(x):
+    return torch.cosh(_floating(x))
+
+
+def tanh(x):
+    return torch.tanh(_floating(x))
+
+
+def arcsinh(x):
+    return torch.asinh(_floating(x))
+
+
+def arccosh(x):
+    return torch.acosh(_floating(x))
+
+
+def arctanh(x):
+    return torch.atanh(_floating(x))
+
+
+def floor(x):
+    x = _t(x)
+    return x if x.dtype == torch.bool else torch.floor(x)
+
+
+def ceil(x):
+    x = _t(x)
+    return x if x.dtype == torch.bool else torch.ceil(x)
+
+
+def round(x, decimals=0):
+    x = _t(x)
+    if x.is_floating_point():
+        return torch.round(x, decimals=decimals) if decimals else torch.round(x)
+    if x.dtype == torch.bool:
+        raise ValueError("round: received a bool tensor; cast it to a number type first.")
+    if decimals >= 0:
+        return x
+    # Integers to a multiple of 10**-decimals, halves to even, exactly (no float trip).
+    unit = 10**-decimals
+    quotient = torch.div(x, unit, rounding_mode="floor")
+    twice_rest = 2 * (x - quotient * unit)
+    up = (twice_rest > unit) | ((twice_rest == unit) & (quotient % 2 == 1))
+    return (quotient + up.to(x.dtype)) * unit
+
+
+def reciprocal(x):
+    return torch.reciprocal(_floating(x))
+
+
+def logical_not(x):
+    return torch.logical_not(_t(x))
+
+
+def isnan(x):
+    return torch.isnan(_t(x))
+
+
+def isinf(x):
+    return torch.isinf(_t(x))
+
+
+def isfinite(x):
+    return torch.isfinite(_t(x))
+
+
+def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    return torch.nan_to_num(_t(x), nan=nan, posinf=posinf, neginf=neginf)
+
+
+# Elementwise, two arguments -----------------------------------------------------------
+def add(x1, x2):
+    x1, x2 = _pair(x1, x2)
+    return x1 + x2
+
+
+def subtract(x1, x2):
+    x1, x2 = _pair(x1, x2)
+    return x1 - x2
+
+
+def multiply(x1, x2):
+    x1, x2 = _pair(x1, x2)
+    return x1 * x2
+
+
+def divide(x1, x2):
+    x1, x2 = _pair(x1, x2)
+    dtype = x1.dtype if isinstance(x1, _Tensor) else x2.dtype
+    if not dtype.is_floating_point:
+        dtype = _promote(dtype, float)
+        x1 = x1.to(dtype) if isinstance(x1, _Tensor) else x1
+        x2 = x2.to(dtype) if isinstance(x2, _Tensor) else x2
+    return x1 / x2
+
+
+def true_divide(x1, x2):
+    return divide(x1, x2)
+
+
+def _integer_pair(x1, x2):
+    """`_pair`, with bool operands as int32 (JAX's `//`, `%` and `**` of bools)."""
+    x1, x2 = _pair_tensors(x1, x2)
+    if x1.dtype == torch.bool:
+        x1, x2 = x1.to(_INT32), x2.to(_INT32)
+    return x1, x2
+
+
+def floor_divide(x1, x2):
+    x1, x2 = _integer_pair(x1, x2)
+    return torch.floor_divide(x1, x2)
+
+
+def mod(x1, x2):
+    x1, x2 = _integer_pair(x1, x2)
+    return torch.remainder(x1, x2)
+
+
+def power(x1, x2):
+    if isinstance(x1, _Tensor) and type(x2) in _WEAK and x1.is_floating_point():
+        return torch.pow(x1, x2)
+    x1, x2 = _integer_pair(x1, x2)
+    return torch.pow(x1, x2)
+
+
+def maximum(x1, x2):
+    x1, x2 = _pair(x1, x2)
+    if not isinstance(x1, _Tensor) or not isinstance(x2, _Tensor):
+        if (x1 if isinstance(x1, _Tensor) else x2).dtype == torch.bool:
+            return torch.logical_or(*_pair_tensors(x1, x2))
+    if not isinstance(x2, _Tensor):
+        return torch.clamp_min(x1, x2)
+    if not isinstance(x1, _Tensor):
+        return torch.clamp_min(x2, x1)
+    return torch.maximum(x1, x2)
+
+
+def minimum(x1, x2):
+    x1, x2 = _pair(x1, x2)
+    if not isinstance(x1, _Tensor) or not isinstance(x2, _Tensor):
+        if (x1 if isinstance(x1, _Tensor) else x2).dtype == torch.bool:
+            return torch.logical_and(*_pair_tensors(x1, x2))
+    if not isinstance(x2, _Tensor):
+        return torch.clamp_max(x1, x2)
+    if not isinstance(x1, _Tensor):
+        return torch.clamp_max(x2, x1)
+    return torch.minimum(x1, x2)
+
+
+def arctan2(x1, x2):
+    x1, x2 = _pair_tensors(x1, x2)
+    if not x1.is_floating_point():
+        x1, x2 = _floating(x1), _floating(x2)
+    return torch.atan2(x1, x2)
+
+
+def logaddexp(x1, x2):
+    x1, x2 = _pair_tensors(x1, x2)
+    if not x1.is_floating_point():
+        x1, x2 = _floating(x1), _floating(x2)
+    return torch.logaddexp(x1, x2)
+
+
+def _compare(op):
+    def compare(x1, x2):
+        x1, x2 = _pair(x1, x2)
+        return op(x1, x2)
+
+    return compare
+
+
+equal = _compare(operator.eq)
+not_equal = _compare(operator.ne)
+less = _compare(operator.lt)
+less_equal = _compare(operator.le)
+greater = _compare(operator.gt)
+greater_equal = _compare(operator.ge)
+for _fn, _name in [
+    (equal, "equal"),
+    (not_equal, "not_equal"),
+    (less, "less"),
+    (less_equal, "less_equal"),
+    (greater, "greater"),
+    (greater_equal, "greater_equal"),
+]:
+    _fn.__name__ = _fn.__qualname__ = _name
+
+
+def logical_and(x1, x2):
+    return torch.logical_and(*_pair_tensors(x1, x2))
+
+
+def logical_or(x1, x2):
+    return torch.logical_or(*_pair_tensors(x1, x2))
+
+
+def logical_xor(x1, x2):
+    return torch.logical_xor(*_pair_tensors(x1, x2))
+
+
+def isclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
+    x1, x2 = _pair_tensors(x1, x2)
+    return torch.isclose(x1, x2, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def clip(x, x_min, x_max):
+    x = _t(x)
+    kinds = [x.dtype]
+    for bound in (x_min, x_max):
+        if bound is not None:
+            kind = _kind(bound)
+            kinds.append(kind.dtype if isinstance(kind, _Tensor) else kind)
+    dtype = x.dtype if builtins.all(k == x.dtype for k in kinds) else _promote(*kinds)
+    if dtype == torch.bool:
+        dtype = _INT32
+    x = x.to(dtype)
+    if isinstance(x_min, _Tensor) or (x_min is not None and type(x_min) not in _WEAK):
+        x_min = _t(x_min).to(dtype)
+    if isinstance(x_max, _Tensor) or (x_max is not None and type(x_max) not in _WEAK):
+        x_max = _t(x_max).to(dtype)
+    return torch.clamp(x, x_min, x_max)
+
+
+def where(condition, x1=None, x2=None):
+    if x1 is None and x2 is None:
+        raise ValueError(
+            "where(condition) with one argument has a data-dependent shape; pass both x1 and x2."
+        )
+    if x1 is None or x2 is None:
+        raise ValueError(
+            "where: pass both x1 and x2 (or neither); received only "
+            f"{'x1' if x2 is None else 'x2'}."
+        )
+    condition = _t(condition)
+    if condition.dtype != torch.bool:
+        condition = condition != 0
+    x1, x2 = _pair(x1, x2)
+    return torch.where(condition, x1, x2)
+
+
+# Products -----------------------------------------------------------------------------
+def _promote_all(tensors):
+    tensors = [_t(x) for x in tensors]
+    first = tensors[0].dtype
+    if builtins.all(x.dtype == first for x in tensors):
+        return tensors
+    dtype = _promote(*(x.dtype for x in tensors))
+    return [x.to(dtype) for x in tensors]
+
+
+def _product(fn, x1, x2):
+    """`fn(x1, x2)` on promoted operands; bool products are computed in int32."""
+    x1, x2 = _pair_tensors(x1, x2)
+    if x1.dtype == torch.bool:
+        return fn(x1.to(_INT32), x2.to(_INT32)) != 0
+    return fn(x1, x2)
+
+
+def matmul(x1, x2):
+    return _product(torch.matmul, x1, x2)
+
+
+def dot(x1, x2):
+    def numpy_dot(a, b):
+        if a.dim() == 0 or b.dim() == 0:
+            return a * b
+        if b.dim() == 1 or (a.dim() <= 2 and b.dim() == 2):
+            return torch.matmul(a, b)
+        return torch.tensordot(a, b, dims=([a.dim() - 1], [b.dim() - 2]))
+
+    return _product(numpy_dot, x1, x2)
+
+
+def einsum(subscripts, *operands):
+    operands = _promote_all(operands)
+    if operands[0].dtype == torch.bool:
+        return torch.einsum(subscripts, *(x.to(_INT32) for x in operands)) != 0
+    return torch.einsum(subscripts, *operands)
+
+
+def tensordot(x1, x2, axes=2):
+    if not isinstance(axes, int):
+        a_axes, b_axes = axes
+        a_axes = [a_axes] if isinstance(a_axes, int) else list(a_axes)
+        b_axes = [b_axes] if isinstance(b_axes, int) else list(b_axes)
+        axes = (a_axes, b_axes)
+    return _product(lambda a, b: torch.tensordot(a, b, dims=axes), x1, x2)
+
+
+def outer(x1, x2):
+    return _product(lambda a, b: torch.outer(a.reshape(-1), b.reshape(-1)), x1, x2)
+
+
+def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """NumPy's cross product: 3-vectors, or 2-vectors (whose missing z is 0)."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = _pair_tensors(x1, x2)
+    a, b = torch.movedim(a, axisa, -1), torch.movedim(b, axisb, -1)
+    sizes = (a.shape[-1], b.shape[-1])
+    if builtins.any(s not in (2, 3) for s in sizes):
+        raise ValueError(
+            f"cross: vectors must have 2 or 3 components along the chosen axes; received "
+            f"{sizes[0]} and {sizes[1]} (shapes {tuple(x1.shape)} and {tuple(x2.shape)})."
+        )
+    a0, a1 = a[..., 0], a[..., 1]
+    b0, b1 = b[..., 0], b[..., 1]
+    z = a0 * b1 - a1 * b0
+    if sizes == (2, 2):
+        return z
+    a2 = a[..., 2] if sizes[0] == 3 else torch.zeros_like(a0)
+    b2 = b[..., 2] if sizes[1] == 3 else torch.zeros_like(b0)
+    out = torch.stack(torch.broadcast_tensors(a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, z), -1)
+    return torch.movedim(out, -1, axisc)
+
+
+# Reductions ---------------------------------------------------------------------------
+def sum(x, axis=None, keepdims=False):
+    x = _t(x)
+    if x.is_floating_point():
+        return torch.sum(x, dim=_axes(axis), keepdim=keepdims)
+    return _integer_sum(torch.sum, x, _axes(axis), keepdims)
+
+
+def _integer_sum(reduce, x, axis, keepdims):
+    target = _SUM_DTYPE.get(x.dtype, x.dtype)
+    if target == _UINT32:  # torch cannot add uint32 on CPU: add in int64, then narrow
+        return reduce(x, dim=axis, keepdim=keepdims, dtype=torch.int64).to(target)
+    return reduce(x, dim=axis, keepdim=keepdims, dtype=target)
+
+
+def mean(x, axis=None, keepdims=False):
+    x = _t(x)
+    if not x.is_floating_point():
+        x = x.to(_float(None))
+    return torch.mean(x, dim=_axes(axis), keepdim=keepdims)
+
+
+def _extreme(reduce, combine, x, axis, keepdims, initial):
+    x = _t(x)
+    dims = () if axis is None else _axes(axis)
+    if initial is None:
+        return reduce(x, dim=dims, keepdim=keepdims)
+    if x.numel() == 0:  # nothing to reduce: `initial` everywhere (torch would refuse)
+        reduced = _axis_tuple(axis, x.dim())
+        shape = [1 if i in reduced else d for i, d in enumerate(x.shape)]
+        if not keepdims:
+            shape = [d for i, d in enumerate(shape) if i not in reduced]
+        return torch.full(shape, initial, dtype=x.dtype, device=x.device)
+    out = reduce(x, dim=dims, keepdim=keepdims)
+    return combine(out, torch.tensor(initial, device=out.device).to(out.dtype))
+
+
+def max(x, axis=None, keepdims=False, initial=None):
+    return _extreme(torch.amax, torch.maximum, x, axis, keepdims, initial)
+
+
+def min(x, axis=None, keepdims=False, initial=None):
+    return _extreme(torch.amin, torch.minimum, x, axis, keepdims, initial)
+
+
+def prod(x, axis=None, keepdims=False, dtype=None):
+    x = _t(x)
+    if dtype is not None:
+        x, target = x.to(_dtype(dtype)), _dtype(dtype)
+    else:
+        target = None if x.is_floating_point() else _SUM_DTYPE.get(x.dtype, x.dtype)
+    narrow = None
+    if target == _UINT32:  # no uint32 products on CPU: multiply in int64, then narrow
+        target, narrow = torch.int64, _UINT32
+    if axis is None:
+        out = torch.prod(x, dtype=target)
+        if keepdims:
+            out = out.reshape([1] * x.dim())
+    else:
+        out = x
+        for a in sorted(_axis_tuple(axis, x.dim()), reverse=True):
+            out = torch.prod(out, a, keepdim=keepdims, dtype=target)
+    return out if narrow is None else out.to(narrow)
+
+
+def std(x, axis=None, keepdims=False):
+    return torch.std(_floating(x), dim=_axes(axis), correction=0, keepdim=keepdims)
+
+
+def var(x, axis=None, keepdims=False):
+    return torch.var(_floating(x), dim=_axes(axis), correction=0, keepdim=keepdims)
+
+
+def _truth(x):
+    x = _t(x)
+    return x if x.dtype == torch.bool else x != 0
+
+
+def any(x, axis=None, keepdims=False):
+    return torch.any(_truth(x), dim=_axes(axis), keepdim=keepdims)
+
+
+def all(x, axis=None, keepdims=False):
+    return torch.all(_truth(x), dim=_axes(axis), keepdim=keepdims)
+
+
+def _arg_extreme(fn, x, axis, keepdims):
+    x = _t(x)
+    if x.dtype == torch.bool:
+        x = x.to(torch.uint8)
+    return fn(x, dim=axis, keepdim=keepdims).to(_INT32)
+
+
+def argmax(x, axis=None, keepdims=False):
+    return _arg_extreme(torch.argmax, x, axis, keepdims)
+
+
+def argmin(x, axis=None, keepdims=False):
+    return _arg_extreme(torch.argmin, x, axis, keepdims)
+
+
+def _cumulative(fn, x, axis, dtype):
+    x = _t(x)
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    if dtype is not None:
+        target = _dtype(dtype)
+    elif x.dtype == torch.bool:
+        target = _INT32
+    else:
+        target = x.dtype  # JAX keeps the input dtype (int8 stays int8)
+    return fn(x, axis, dtype=target)
+
+
+def cumsum(x, axis=None, dtype=None):
+    return _cumulative(torch.cumsum, x, axis, dtype)
+
+
+def cumprod(x, axis=None, dtype=None):
+    return _cumulative(torch.cumprod, x, axis, dtype)
+
+
+def count_nonzero(x, axis=None):
+    return torch.count_nonzero(_t(x), dim=_axes(axis)).to(_INT32)
+
+
+def average(x, axis=None, weights=None):
+    if weights is None:
+        return mean(x, axis)
+    x, weights = _pair_tensors(x, weights)
+    if not x.is_floating_point():
+        x, weights = _floating(x), _floating(weights)
+    if weights.shape != x.shape:
+        if axis is None:
+            raise ValueError(
+                f"average: weights of shape {tuple(weights.shape)} differ from x's shape "
+                f"{tuple(x.shape)}; pass `axis` (weights then has one value per element "
+                "along it) or weights of x's shape."
+            )
+        if weights.dim() != 1 or weights.shape[0] != x.shape[axis]:
+            raise ValueError(
+                f"average: weights must be 1-D of length {x.shape[axis]} (x's axis {axis}); "
+                f"received shape {tuple(weights.shape)}."
+            )
+        view = [1] * x.dim()
+        view[axis] = -1
+        weights = weights.reshape(view)
+    axis = _axes(axis)
+    return torch.sum(x * weights, dim=axis) / torch.sum(
+        torch.broadcast_to(weights, x.shape), dim=axis
+    )
+
+
+def trace(x, offset=0, axis1=0, axis2=1):
+    x = _t(x)
+    diagonal = torch.diagonal(x, offset, axis1, axis2)
+    if x.is_floating_point():
+        return torch.sum(diagonal, -1)
+    return _integer_sum(torch.sum, diagonal, -1, False)
+
+
+# Shapes -------------------------------------------------------------------------------
+def reshape(x, newshape):
+    if isinstance(newshape, int):
+        return torch.reshape(_t(x), (newshape,))
+    return torch.reshape(_t(x), tuple(-1 if d is None else d for d in newshape))
+
+
+def transpose(x, axes=None):
+    x = _t(x)
+    if axes is None:
+        return x.permute(tuple(range(x.dim() - 1, -1, -1)))
+    return x.permute(tuple(axes))
+
+
+def expand_dims(x, axis):
+    x = _t(x)
+    if isinstance(axis, int):
+        return torch.unsqueeze(x, axis)
+    ndim = x.dim() + len(axis)
+    for a in sorted(a % ndim for a in axis):
+        x = torch.unsqueeze(x, a)
+    return x
+
+
+def squeeze(x, axis=None):
+    x = _t(x)
+    if axis is None:
+        return torch.squeeze(x)
+    axes = _axis_tuple(axis, x.dim())
+    for a in axes:
+        if x.shape[a] != 1:
+            raise ValueError(
+                f"squeeze: axis {a} has size {x.shape[a]}, not 1, in shape {tuple(x.shape)}; "
+                "squeeze only axes of length 1 (or pass axis=None)."
+            )
+    return torch.squeeze(x, axes)
+
+
+def ravel(x):
+    return torch.ravel(_t(x))
+
+
+def flip(x, axis=None):
+    x = _t(x)
+    return torch.flip(x, _axis_tuple(axis, x.dim()))
+
+
+def roll(x, shift, axis=None):
+    x = _t(x)
+    if isinstance(shift, _Tensor):
+        shift = shift.tolist()
+    return torch.roll(x, shift, axis)
+
+
+def swapaxes(x, axis1, axis2):
+    return torch.swapaxes(_t(x), axis1, axis2)
+
+
+def moveaxis(x, source, destination):
+    if not isinstance(source, int):
+        source, destination = tuple(source), tuple(destination)
+    return torch.movedim(_t(x), source, destination)
+
+
+def broadcast_to(x, shape):
+    return torch.broadcast_to(_t(x), _shape(shape))
+
+
+def concatenate(xs, axis=0):
+    xs = _promote_all(xs)
+    if axis is None:
+        return torch.cat([x.reshape(-1) for x in xs])
+    return torch.cat(xs, dim=axis)
+
+
+def stack(x, axis=0):
+    return torch.stack(_promote_all(x), dim=axis)
+
+
+def split(x, indices_or_sections, axis=0):
+    x = _t(x)
+    if isinstance(indices_or_sections, int):
+        size = x.shape[axis]
+        if size % indices_or_sections:
+            raise ValueError(
+                f"split: axis {axis} of length {size} does not divide into "
+                f"{indices_or_sections} equal sections; pass a divisor of {size} or a "
+                "list of split indices."
+            )
+        return list(torch.tensor_split(x, indices_or_sections, dim=axis))
+    if isinstance(indices_or_sections, _Tensor):
+        indices_or_sections = indices_or_sections.tolist()
+    return list(torch.tensor_split(x, [int(i) for i in indices_or_sections], dim=axis))
+
+
+def append(x1, x2, axis=None):
+    x1, x2 = _promote_all((x1, x2))
+    if axis is None:
+        return torch.cat([x1.reshape(-1), x2.reshape(-1)])
+    return torch.cat([x1, x2], dim=axis)
+
+
+def tile(x, repeats):
+    return torch.tile(_t(x), _shape(repeats))
+
+
+def repeat(x, repeats, axis=None):
+    x = _t(x)
+    if not isinstance(repeats, int):
+        repeats = _indices(repeats).to(x.device)
+        if repeats.dim() == 0:
+            repeats = int(repeats)
+    return torch.repeat_interleave(x, repeats, dim=axis)
+
+
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+
+
+def pad(x, pad_width, mode="constant", constant_values=None):
+    """NumPy's padding for the modes in `_PAD_MODES`, on any rank and dtype."""
+    x = _t(x)
+    if mode not in _PAD_MODES:
+        raise ValueError(
+            f"pad: unsupported mode {mode!r} on the torch backend; expected one of "
+            f"{list(_PAD_MODES)}."
+        )
+    widths = _pad_widths(pad_width, x.dim())
+    if mode == "constant":
+        value = 0 if constant_values is None else constant_values
+        if isinstance(value, _Tensor):
+            value = value.tolist()
+        if isinstance(value, (int, float, bool)):
+            flat = [w for pair in reversed(widths) for w in pair]
+            if builtins.any(flat):
+                x = F.pad(x, flat, value=value)
+            return x
+        values = _pad_widths(value, x.dim())
+        for axis, ((before, after), (v_before, v_after)) in enumerate(
+            zip(widths, values, strict=True)
+        ):
+            parts = []
+            for width, v in ((before, v_before), (after, v_after)):
+                shape = list(x.shape)
+                shape[axis] = width
+                parts.append(torch.full(shape, v, dtype=x.dtype, device=x.device))
+            x = torch.cat([parts[0], x, parts[1]], dim=axis)
+        return x
+    for axis, (before, after) in enumerate(widths):
+        if before == 0 and after == 0:
+            continue
+        n = x.shape[axis]
+        if n == 0:
+            raise ValueError(f"pad: cannot pad an empty axis {axis} in mode {mode!r}.")
+        i = torch.arange(-before, n + after, device=x.device)
+        if mode == "edge":
+            i = i.clamp(0, n - 1)
+        elif mode == "wrap":
+            i = i % n
+        elif mode == "reflect":
+            period = 2 * (n - 1)
+            if period == 0:
+                i = torch.zeros_like(i)
+            else:
+                i = i % period
+                i = torch.where(i < n, i, period - i)
+        else:  # symmetric
+            i = i % (2 * n)
+            i = torch.where(i < n, i, 2 * n - 1 - i)
+        x = torch.index_select(x, axis, i)
+    return x
+
+
+def _pad_widths(pad_width, ndim):
+    """NumPy's `pad_width` forms (int, pair, one pair per axis) as `ndim` pairs."""
+    if isinstance(pad_width, _Tensor):
+        pad_width = pad_width.tolist()
+    if hasattr(pad_width, "tolist"):
+        pad_width = pad_width.tolist()
+    if isinstance(pad_width, (int, float)):
+        return [(pad_width, pad_width)] * ndim
+    pad_width = list(pad_width)
+    if len(pad_width) == 2 and builtins.all(isinstance(w, (int, float)) for w in pad_width):
+        return [tuple(pad_width)] * ndim
+    if len(pad_width) == 1:
+        (pair,) = pad_width
+        pair = (pair, pair) if isinstance(pair, (int, float)) else tuple(pair)
+        return [pair] * ndim
+    if len(pad_width) != ndim:
+        raise ValueError(
+            f"pad: pad_width has {len(pad_width)} entries for an input of rank {ndim}; "
+            "give one (before, after) pair per axis, or one pair for all axes."
+        )
+    return [(w, w) if isinstance(w, (int, float)) else tuple(w) for w in pad_width]
+
+
+def _wrap(indices, size):
+    """Negative indices counted from the end, as NumPy does."""
+    return torch.where(indices < 0, indices + size, indices)
+
+
+def take(x, indices, axis=None):
+    x = _t(x)
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    if isinstance(indices, int):
+        return torch.select(x, axis, indices)
+    indices = _t(indices)
+    if indices.is_floating_point() or indices.dtype == torch.bool:
+        raise TypeError(
+            f"take: indices must be integers; received dtype {dtype_name(indices.dtype)}."
+        )
+    axis = axis % x.dim()
+    flat = _wrap(indices.reshape(-1), x.shape[axis])
+    out = torch.index_select(x, axis, flat)
+    return out.reshape(x.shape[:axis] + indices.shape + x.shape[axis + 1 :])
+
+
+def take_along_axis(x, indices, axis=None):
+    x = _t(x)
+    indices = _indices(indices)
+    if axis is None:
+        if indices.dim() != 1:
+            raise ValueError(
+                "take_along_axis with axis=None needs 1-D indices; received shape "
+                f"{tuple(indices.shape)}."
+            )
+        x, axis = x.reshape(-1), 0
+    return torch.take_along_dim(x, _wrap(indices, x.shape[axis]), dim=axis)
+
+
+def diag(x, k=0):
+    return torch.diag(_t(x), k)
+
+
+def diagonal(x, offset=0, axis1=0, axis2=1):
+    return torch.diagonal(_t(x), offset, axis1, axis2)
+
+
+def sort(x, axis=-1):
+    x = _t(x)
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    return torch.sort(x, dim=axis, stable=True).values
+
+
+def argsort(x, axis=-1):
+    x = _t(x)
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    return torch.argsort(x, dim=axis, stable=True).to(_INT32)
+
+
+def searchsorted(sorted_sequence, values, side="left"):
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right'; received {side!r}.")
+    sorted_sequence, values = _pair_tensors(sorted_sequence, values)
+    if sorted_sequence.dim() != 1:
+        raise ValueError(
+            "searchsorted: sorted_sequence must be 1-D; received shape "
+            f"{tuple(sorted_sequence.shape)}."
+        )
+    return torch.searchsorted(sorted_sequence, values, side=side, out_int32=True)
+
+
+def digitize(x, bins):
+    """The bucket of each value: `i` such that `bins[i - 1] <= x < bins[i]` (NumPy's rule)."""
+    return searchsorted(bins, x, side="right")
+
+
+def bincount(x, weights=None, minlength=0, sparse=False):
+    """Counts of each non-negative integer along the last axis (rank 1 or 2 input).
+
+    As on the JAX engine: negative values count as 0; a rank-2 input gives `minlength`
+    columns (values `>= minlength` dropped), and so does a rank-1 input when `minlength`
+    is given; otherwise a rank-1 input's length is its maximum plus one.
+    """
+    _refuse_sparse("bincount", sparse)
+    x = _t(x)
+    if x.is_floating_point() or x.dtype == torch.bool:
+        raise TypeError(f"bincount: x must have an integer type; received {dtype_name(x.dtype)}.")
+    if x.dim() not in (1, 2):
+        raise ValueError(
+            f"bincount expects a rank-1 or rank-2 input; received shape {tuple(x.shape)}."
+        )
+    if weights is None:
+        values = torch.ones(x.shape, dtype=_INT32, device=x.device)
+    else:
+        values = _t(weights)
+        if values.shape != x.shape:
+            values = torch.broadcast_to(values, x.shape)
+    if x.dim() == 1 and not minlength:
+        length = int(x.max()) + 1 if x.numel() else 0
+    else:
+        length = minlength
+    x = _indices(x).clamp_min(0)
+    kept = x < length
+    x = torch.where(kept, x, 0)
+    values = torch.where(kept, values, torch.zeros((), dtype=values.dtype, device=x.device))
+    out = torch.zeros((*x.shape[:-1], length), dtype=values.dtype, device=x.device)
+    if length == 0:
+        return out
+    return out.scatter_add(-1, x, values)
+
+
+def size(x):
+    return _t(x).numel()
+
+
+def ndim(x):
+    return _t(x).dim()
+
+
+def get_item(x, key):
+    x = _t(x)
+    if type(key) is tuple:
+        if builtins.any(type(k) is slice and k.step is not None and k.step < 0 for k in key):
+            x, key = _flip_negative_steps(x, key)
+    elif type(key) is slice and key.step is not None and key.step < 0:
+        x, key = _flip_negative_steps(x, (key,))
+    return x[key]
+
+
+def _flip_negative_steps(x, key):
+    """Torch slices step forward only: flip the axes that a negative step walks back."""
+    consumed = builtins.sum(_key_rank(k) for k in key if k is not Ellipsis)
+    axis, new_key, flips = 0, [], []
+    for k in key:
+        if k is Ellipsis:
+            axis += x.dim() - consumed
+            new_key.append(k)
+            continue
+        if type(k) is slice and k.step is not None and k.step < 0:
+            n = x.shape[axis]
+            start, stop, step = k.indices(n)
+            flips.append(axis)
+            k = slice(n - 1 - start, n - 1 - stop, -step)
+        new_key.append(k)
+        axis += _key_rank(k)
+    return torch.flip(x, flips), tuple(new_key)
+
+
+def _key_rank(k):
+    """How many axes of the indexed tensor one index element consumes."""
+    if k is None:
+        return 0
+    if isinstance(k, _Tensor) and k.dtype == torch.bool:
+        return k.dim()
+    if hasattr(k, "dtype") and str(k.dtype) == "bool":
+        return k.ndim
+    return 1
