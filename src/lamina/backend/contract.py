@@ -529,6 +529,9 @@ EXECUTION = declare(
         `gradients=True` for a step that differentiates (a taping engine records only then).
     program(fn, name, **kwargs)
         Make the `Program` that runs the step `fn` (see `Program`'s arguments).
+    no_grad()
+        A context in which operations are not recorded for differentiation (an optimizer
+        update on a taping engine); changes nothing on JAX.
     gradients(loss, variables)
         On a stateful engine, the gradients of the scalar `loss` just computed with respect
         to `variables` (Variables), detached; a stateless engine refuses, naming
@@ -595,6 +598,9 @@ COMMON: dict[str, dict[str, Declaration]] = {
             A number that changes whenever a variable is created or trainability changes.
         bump_structure_version()
             Change `structure_version()` (a layer's `trainable` flag was set).
+        relaxed(keep_scopes=False)
+            A context suspending the strict check of compiled steps (and, unless
+            `keep_scopes`, the stateless scopes): a stateful step reads live variables.
         set_pending_sync(fn)
             Register the write-back run before any variable is read or assigned outside
             a stateless scope (`fit` holding its state between compiled calls).

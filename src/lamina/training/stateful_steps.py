@@ -58,7 +58,8 @@ class StatefulStepAPI(StepAPI):
             if trainable and optimizer is not None:
                 # Differentiated scaled (`loss_scale_factor`; `apply` unscales).
                 grads = backend.execution.gradients(optimizer.scale_loss(loss), trainable)
-                optimizer.apply(grads, trainable)
+                with backend.execution.no_grad():
+                    optimizer.apply(grads, trainable)
             return self.compute_metrics(x, y, y_pred, sample_weight)
         finally:
             self.__dict__.pop("_step_output_masks", None)

@@ -13,6 +13,7 @@ state it was given is an error, not a silent constant.
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import jax
@@ -108,6 +109,10 @@ def gradients(loss, variables):
         "differentiate a function of the variables' values with "
         "backend.value_and_grad(fn) (see Model.train_step)."
     )
+
+
+def no_grad():
+    return contextlib.nullcontext()
 
 
 def program(fn, name: str, **kwargs) -> Program:

@@ -114,6 +114,41 @@ class Variable(_BaseVariable):
     def _eager_context(self):
         return _RealDevice()
 
+    # Storage: one `torch.nn.Parameter` for the variable's life, so that a layer's
+    # `parameters()`, a torch optimizer holding them and `.to(device)` stay valid.
+    # Trainable float variables require grad (a stateful train step differentiates
+    # the loss with respect to them); every write copies into the parameter in place.
+    @property
+    def _value(self):
+        return self.__dict__["_param"]
+
+    @_value.setter
+    def _value(self, value):
+        param = self.__dict__.get("_param")
+        if param is None or value.shape != param.shape or value.is_meta or param.is_meta:
+            self.__dict__["_param"] = torch.nn.Parameter(
+                value.detach(), requires_grad=self._wants_grad(value.dtype)
+            )
+        elif value is not param:
+            with torch.no_grad():
+                param.copy_(value)
+
+    def _wants_grad(self, dtype) -> bool:
+        return bool(self.__dict__.get("_trainable", True)) and (
+            dtype.is_floating_point or dtype.is_complex
+        )
+
+    @property
+    def trainable(self) -> bool:
+        return self.__dict__.get("_trainable", True)
+
+    @trainable.setter
+    def trainable(self, value) -> None:
+        self.__dict__["_trainable"] = bool(value)
+        param = self.__dict__.get("_param")
+        if param is not None:
+            param.requires_grad_(self._wants_grad(param.dtype))
+
     @property
     def value(self):
         value = _BaseVariable.value.fget(self)

@@ -26,9 +26,9 @@ from lamina.backend.common.variables import Variable as _BaseVariable
 from lamina.backend.common.variables import strict_trace
 from lamina.backend.torch.core import block_until_ready
 
-# Steps are pure functions of the state (`train_step(self, state, data)`), as on JAX,
-# until trainable variables become autograd leaves updated in place; then True.
-STATEFUL = False
+# Steps run on the live variables (`train_step(self, data)`), as in Keras's torch
+# backend: trainable variables are autograd leaves, updated in place.
+STATEFUL = True
 
 
 class Program:
@@ -165,6 +165,10 @@ def gradients(loss, variables):
         torch.zeros_like(value) if g is None else g.detach()
         for value, g in zip(values, grads, strict=True)
     ]
+
+
+def no_grad():
+    return torch.no_grad()
 
 
 def program(fn, name: str, **kwargs) -> Program:
