@@ -36,6 +36,7 @@ from lamina.backend.torch.core import (
 
 _Tensor = torch.Tensor
 _WEAK = (int, float, bool)
+_BOUND = (int, float, type(None))
 _INT32 = torch.int32
 _UINT32 = torch.uint32
 # Integer reductions on JAX (no 64-bit types): small signed ints and bool sum to int32,
@@ -58,11 +59,13 @@ def _t(x) -> torch.Tensor:
 
 
 def _dtype(dtype):
-    return None if dtype is None else to_torch_dtype(dtype)
+    if dtype is None or isinstance(dtype, torch.dtype):
+        return dtype
+    return TORCH_DTYPES.get(dtype) or to_torch_dtype(dtype)
 
 
 def _float(dtype):
-    return to_torch_dtype(config.floatx() if dtype is None else dtype)
+    return _dtype(config.floatx() if dtype is None else dtype)
 
 
 _PROMOTED: dict = {}
@@ -70,7 +73,7 @@ _PROMOTED: dict = {}
 
 def _promote(*kinds) -> torch.dtype:
     """Keras's promotion of torch dtypes and weak Python types (`int`, `float`, `bool`)."""
-    key = (*kinds, config.floatx())
+    key = (kinds, config.floatx())
     found = _PROMOTED.get(key)
     if found is None:
         names = [dtype_name(k) if isinstance(k, torch.dtype) else k for k in kinds]
@@ -89,11 +92,18 @@ def _pair(x1, x2):
     Torch keeps a tensor's dtype when combined with a Python scalar of a kind it already
     holds (which the promoted dtype guarantees), so scalars need no tensor of their own.
     """
-    if isinstance(x1, _Tensor) and isinstance(x2, _Tensor):
-        if x1.dtype == x2.dtype:
-            return x1, x2
-        dtype = _promote(x1.dtype, x2.dtype)
-        return x1.to(dtype), x2.to(dtype)
+    if isinstance(x1, _Tensor):
+        if isinstance(x2, _Tensor):
+            if x1.dtype == x2.dtype:
+                return x1, x2
+            dtype = _promote(x1.dtype, x2.dtype)
+            return x1.to(dtype), x2.to(dtype)
+        if type(x2) in _WEAK:
+            dtype = _promote(x1.dtype, type(x2))
+            return (x1 if x1.dtype == dtype else x1.to(dtype)), x2
+    elif isinstance(x2, _Tensor) and type(x1) in _WEAK:
+        dtype = _promote(type(x1), x2.dtype)
+        return x1, (x2 if x2.dtype == dtype else x2.to(dtype))
     a, b = _kind(x1), _kind(x2)
     a_tensor, b_tensor = isinstance(a, _Tensor), isinstance(b, _Tensor)
     dtype = _promote(a.dtype if a_tensor else a, b.dtype if b_tensor else b)
@@ -582,6 +592,8 @@ def isclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
 
 def clip(x, x_min, x_max):
     x = _t(x)
+    if x.is_floating_point() and type(x_min) in _BOUND and type(x_max) in _BOUND:
+        return torch.clamp(x, x_min, x_max)  # weak bounds keep a float dtype
     kinds = [x.dtype]
     for bound in (x_min, x_max):
         if bound is not None:
@@ -617,9 +629,9 @@ def where(condition, x1=None, x2=None):
 
 # Products -----------------------------------------------------------------------------
 def _promote_all(tensors):
-    tensors = [_t(x) for x in tensors]
+    tensors = [x if isinstance(x, _Tensor) else convert_to_tensor(x) for x in tensors]
     first = tensors[0].dtype
-    if builtins.all(x.dtype == first for x in tensors):
+    if builtins.all([x.dtype == first for x in tensors]):
         return tensors
     dtype = _promote(*(x.dtype for x in tensors))
     return [x.to(dtype) for x in tensors]
@@ -855,14 +867,16 @@ def trace(x, offset=0, axis1=0, axis2=1):
 # Shapes -------------------------------------------------------------------------------
 def reshape(x, newshape):
     if isinstance(newshape, int):
-        return torch.reshape(_t(x), (newshape,))
-    return torch.reshape(_t(x), tuple(-1 if d is None else d for d in newshape))
+        newshape = (newshape,)
+    elif None in newshape:
+        newshape = tuple(-1 if d is None else d for d in newshape)
+    return torch.reshape(_t(x), newshape)
 
 
 def transpose(x, axes=None):
     x = _t(x)
     if axes is None:
-        return x.permute(tuple(range(x.dim() - 1, -1, -1)))
+        return x.t() if x.dim() <= 2 else x.permute(tuple(range(x.dim() - 1, -1, -1)))
     return x.permute(tuple(axes))
 
 
