@@ -1,6 +1,16 @@
-"""Shared pytest setup: every test (and doctest) starts with fresh names and seeds."""
+"""Shared pytest setup: every test (and doctest) starts with fresh names and seeds.
+
+Doctest collection skips the modules of an engine whose library is not installed (torch
+is an optional extra).
+"""
+
+import importlib.util
 
 import pytest
+
+collect_ignore = []
+if importlib.util.find_spec("torch") is None:
+    collect_ignore.append("src/lamina/backend/torch")
 
 
 @pytest.fixture(autouse=True)

@@ -227,7 +227,7 @@ class CompileLoss:
                 continue
             try:
                 value = _call_loss(loss, yt, yp, sw, mask)
-            except (TypeError, ValueError) as error:
+            except (TypeError, ValueError, RuntimeError) as error:  # torch: RuntimeError
                 _raise_if_shapes_mismatch(error, "loss", _name_of(loss), name, yt, yp)
                 raise
             per_output.append(value)
@@ -411,7 +411,7 @@ class CompileMetrics(metrics_module.Metric):
                 sw = m if sw is None else sw * m
             try:
                 metric.update_state(y_true[i], y_pred[i], sample_weight=sw)
-            except (TypeError, ValueError) as error:
+            except (TypeError, ValueError, RuntimeError) as error:  # torch: RuntimeError
                 if "sparse" not in type(metric).__name__.lower():
                     output = output_names[i] if output_names else f"output {i}"
                     _raise_if_shapes_mismatch(

@@ -306,8 +306,7 @@ class Variable:
         else:
             value = initializer
             if dtype is None:
-                arr = np.asarray(_host_value(value))
-                dtype = config.floatx() if arr.dtype.kind == "f" else str(arr.dtype)
+                dtype = _inferred_dtype(_host_value(value), config.floatx())
             dtype = standardize_dtype(dtype)
         self._value = self._convert(value, dtype)
         self._dtype = standardize_dtype(self._value.dtype)
@@ -463,6 +462,19 @@ class Variable:
 
 def _unwrap(value):
     return value.value if isinstance(value, Variable) else value
+
+
+def _inferred_dtype(value, floatx: str) -> str:
+    """The dtype of a Variable made from `value` with no dtype given: `floatx()` for
+    floats; other dtypes as they are, but 64-bit ints narrowed to int32, as
+    `convert_to_tensor` narrows them (the same on every engine)."""
+    dtype = getattr(value, "dtype", None) if hasattr(value, "shape") else None
+    if dtype is None:  # Python numbers and nested lists
+        dtype = np.asarray(value).dtype
+    name = standardize_dtype(dtype)
+    if "float" in name:
+        return floatx
+    return "int32" if name == "int64" else name
 
 
 def _host_value(value):

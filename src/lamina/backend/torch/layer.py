@@ -63,6 +63,15 @@ class LayerBase(torch.nn.Module):
         # torch's `__init__` sets an empty dict; the parameters are the variables'.
         pass
 
+    def __getattr__(self, name):
+        # Python calls this when a property raises AttributeError; torch's version would
+        # replace that error (`layer.output` on a shared layer explains itself) with
+        # "no attribute". Re-raise the property's own error instead.
+        attr = getattr(type(self), name, None)
+        if isinstance(attr, property) and attr.fget is not None:
+            return attr.fget(self)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
     def forward(self, *args, **kwargs):
         """Call the layer (what `module(x)` does)."""
         return self(*args, **kwargs)
