@@ -210,8 +210,11 @@ class Model(Trainer, Layer):
 
     # Running -------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        # On a stateful engine (torch) the layer-by-layer call is already the lean path,
+        # and it records gradients when the caller's autograd mode does.
         if (
-            self._function is not None
+            not backend_execution.STATEFUL
+            and self._function is not None
             and len(args) == 1
             and not (kwargs.keys() - {"training"})
             and not kwargs.get("training")
