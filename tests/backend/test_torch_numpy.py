@@ -803,3 +803,95 @@ def test_gradients_match_formulas():
     np.testing.assert_allclose(g, np.tile(w / w.sum(), (2, 1)), rtol=1e-6)
     (g,) = _grad(lambda a: tnp.linspace(a, 2.0 * a, 3), np.float32(1.5))
     np.testing.assert_allclose(g, 1.0 + 1.5 + 2.0, rtol=1e-6)
+
+
+# Abstract evaluation ------------------------------------------------------------------
+def _meta_cases():
+    f = torch.tensor(_data("float32", shape=(2, 3, 4)))
+    i = torch.tensor(_data("int32", shape=(2, 3)))
+    b = torch.tensor(_data("bool", shape=(2, 3)))
+    m = torch.tensor(_data("float32", shape=(3, 3)))
+    idx = torch.tensor([[0, -1], [2, 1]], dtype=torch.int32)
+    return [
+        *[(name, (f,), {}) for name in UNARY if name not in ("size", "ndim")],
+        *[(name, (i, 2), {}) for name in BINARY],
+        *[(name, (f, i[..., None]), {}) for name in ("add", "divide", "maximum", "less")],
+        *[(name, (f,), {"axis": (0, 2), "keepdims": True}) for name in REDUCTIONS],
+        *[(name, (i,), {"axis": 1}) for name in REDUCTIONS + ["argmax", "argmin"]],
+        ("max", (f,), {"axis": 1, "initial": 0.5}),
+        ("cumsum", (b,), {"axis": 1}),
+        ("cumprod", (i,), {}),
+        ("count_nonzero", (f,), {"axis": (1, 2)}),
+        ("average", (f,), {"axis": 1, "weights": torch.ones(3)}),
+        ("trace", (f,), {"offset": 1, "axis1": 1, "axis2": 2}),
+        ("round", (f,), {"decimals": 2}),
+        ("round", (i, -1), {}),
+        ("clip", (i, 0.5, 2.5), {}),
+        ("where", (b, i, 1.5), {}),
+        ("matmul", (f, torch.ones(4, 2)), {}),
+        ("dot", (f, torch.ones(5, 4, 2)), {}),
+        ("einsum", ("abc,cd->abd", f, torch.ones(4, 2)), {}),
+        ("tensordot", (f, torch.ones(4, 3)), {"axes": ([2, 1], [0, 1])}),
+        ("outer", (i, f), {}),
+        ("cross", (m, m), {}),
+        ("reshape", (f, (None, 4)), {}),
+        ("transpose", (f,), {}),
+        ("expand_dims", (f, (0, -1)), {}),
+        ("squeeze", (f[:1],), {"axis": 0}),
+        ("flip", (f, (0, 2)), {}),
+        ("roll", (f, 2, 1), {}),
+        ("swapaxes", (f, 0, 2), {}),
+        ("moveaxis", (f, 0, -1), {}),
+        ("broadcast_to", (i[:1], (4, 3)), {}),
+        ("concatenate", ([i, f[..., 0]],), {"axis": 1}),
+        ("stack", ([i, i],), {"axis": -1}),
+        ("split", (f, 2, -1), {}),
+        ("split", (f, [1], 1), {}),
+        ("append", (i, f[..., 0]), {}),
+        ("tile", (i, (2, 1)), {}),
+        ("repeat", (i, 3, 1), {}),
+        ("pad", (f, ((1, 0), (0, 2), (3, 3)), "reflect"), {}),
+        ("pad", (i, 2, "symmetric"), {}),
+        ("pad", (f, 1, "constant", 2.0), {}),
+        ("take", (f, idx), {"axis": 2}),
+        ("take_along_axis", (f, torch.zeros(2, 3, 1, dtype=torch.int32)), {"axis": 2}),
+        ("diag", (m, 1), {}),
+        ("diagonal", (f, 0, 1, 2), {}),
+        ("sort", (f,), {"axis": 1}),
+        ("argsort", (i,), {"axis": None}),
+        ("searchsorted", (torch.arange(5.0), f), {"side": "right"}),
+        ("digitize", (i, torch.arange(3.0)), {}),
+        ("bincount", (i.abs(),), {"minlength": 4}),
+        ("linspace", (f[0, 0], 2.0, 5), {"axis": -1}),
+        ("tril", (f, -1), {}),
+        ("triu", (f, 1), {}),
+        ("meshgrid", (i[0], f[0, 0]), {}),
+        ("get_item", (f, (slice(None), None, slice(None, None, -2), idx[0])), {}),
+        ("get_item", (f, (Ellipsis, 1)), {}),
+    ]
+
+
+def _to_meta(tree):
+    if isinstance(tree, torch.Tensor):
+        return tree.to("meta")
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(_to_meta(t) for t in tree)
+    if isinstance(tree, dict):
+        return {k: _to_meta(v) for k, v in tree.items()}
+    return tree
+
+
+def test_functions_run_on_the_meta_device():
+    """Abstract evaluation on torch runs on `meta` tensors: same shapes and dtypes."""
+    failures = []
+    for name, args, kwargs in _meta_cases():
+        real = _leaves(getattr(tnp, name)(*args, **kwargs))
+        try:
+            meta = _leaves(getattr(tnp, name)(*_to_meta(args), **_to_meta(kwargs)))
+        except Exception as err:  # noqa: BLE001 - collect every failure
+            failures.append(f"{name}: {type(err).__name__}: {err}")
+            continue
+        for r, s in zip(real, meta, strict=True):
+            if (r.shape, r.dtype) != (s.shape, s.dtype) or not s.is_meta:
+                failures.append(f"{name}: {s.shape} {s.dtype}, expected {r.shape} {r.dtype}")
+    assert not failures, "\n".join(failures)

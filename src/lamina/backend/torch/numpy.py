@@ -239,6 +239,9 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     compute = dtype if dtype.is_floating_point else _promote(dtype, float)
     name = dtype_name(compute)
     start, stop = convert_to_tensor(start, name), convert_to_tensor(stop, name)
+    if start.device != stop.device:  # a Python bound was made on the default device
+        device = stop.device if start.device.type == "cpu" else start.device
+        start, stop = start.to(device), stop.to(device)
     start, stop = torch.broadcast_tensors(start, stop)
     bounds_shape = list(start.shape)
     axis = len(bounds_shape) + axis + 1 if axis < 0 else axis
