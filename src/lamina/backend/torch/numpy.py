@@ -325,87 +325,11 @@ def sign(x):
     return torch.sign(_t(x))
 
 
-def sqrt(x):
-    return torch.sqrt(_floating(x))
-
-
 def square(x):
     x = _t(x)
     if x.dtype == torch.bool:
         return x.to(_INT32)
     return torch.square(x)
-
-
-def exp(x):
-    return torch.exp(_floating(x))
-
-
-def expm1(x):
-    return torch.expm1(_floating(x))
-
-
-def log(x):
-    return torch.log(_floating(x))
-
-
-def log1p(x):
-    return torch.log1p(_floating(x))
-
-
-def log2(x):
-    return torch.log2(_floating(x))
-
-
-def log10(x):
-    return torch.log10(_floating(x))
-
-
-def sin(x):
-    return torch.sin(_floating(x))
-
-
-def cos(x):
-    return torch.cos(_floating(x))
-
-
-def tan(x):
-    return torch.tan(_floating(x))
-
-
-def arcsin(x):
-    return torch.asin(_floating(x))
-
-
-def arccos(x):
-    return torch.acos(_floating(x))
-
-
-def arctan(x):
-    return torch.atan(_floating(x))
-
-
-def sinh(x):
-    return torch.sinh(_floating(x))
-
-
-def cosh(x):
-    return torch.cosh(_floating(x))
-
-
-def tanh(x):
-    return torch.tanh(_floating(x))
-
-
-def arcsinh(x):
-    return torch.asinh(_floating(x))
-
-
-def arccosh(x):
-    return torch.acosh(_floating(x))
-
-
-def arctanh(x):
-    return torch.atanh(_floating(x))
 
 
 def floor(x):
@@ -434,24 +358,52 @@ def round(x, decimals=0):
     return (quotient + up.to(x.dtype)) * unit
 
 
-def reciprocal(x):
-    return torch.reciprocal(_floating(x))
+def _float_function(torch_fn, name):
+    """A one-argument float function; integer and bool inputs become floats first."""
+
+    def function(x):
+        return torch_fn(_floating(x))
+
+    function.__name__ = function.__qualname__ = name
+    return function
 
 
-def logical_not(x):
-    return torch.logical_not(_t(x))
+sqrt = _float_function(torch.sqrt, "sqrt")
+exp = _float_function(torch.exp, "exp")
+expm1 = _float_function(torch.expm1, "expm1")
+log = _float_function(torch.log, "log")
+log1p = _float_function(torch.log1p, "log1p")
+log2 = _float_function(torch.log2, "log2")
+log10 = _float_function(torch.log10, "log10")
+sin = _float_function(torch.sin, "sin")
+cos = _float_function(torch.cos, "cos")
+tan = _float_function(torch.tan, "tan")
+arcsin = _float_function(torch.asin, "arcsin")
+arccos = _float_function(torch.acos, "arccos")
+arctan = _float_function(torch.atan, "arctan")
+sinh = _float_function(torch.sinh, "sinh")
+cosh = _float_function(torch.cosh, "cosh")
+tanh = _float_function(torch.tanh, "tanh")
+arcsinh = _float_function(torch.asinh, "arcsinh")
+arccosh = _float_function(torch.acosh, "arccosh")
+arctanh = _float_function(torch.atanh, "arctanh")
+reciprocal = _float_function(torch.reciprocal, "reciprocal")
 
 
-def isnan(x):
-    return torch.isnan(_t(x))
+def _any_function(torch_fn, name):
+    """A one-argument function torch computes for every dtype as JAX does."""
+
+    def function(x):
+        return torch_fn(_t(x))
+
+    function.__name__ = function.__qualname__ = name
+    return function
 
 
-def isinf(x):
-    return torch.isinf(_t(x))
-
-
-def isfinite(x):
-    return torch.isfinite(_t(x))
+logical_not = _any_function(torch.logical_not, "logical_not")
+isnan = _any_function(torch.isnan, "isnan")
+isinf = _any_function(torch.isinf, "isinf")
+isfinite = _any_function(torch.isfinite, "isfinite")
 
 
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
@@ -551,29 +503,21 @@ def logaddexp(x1, x2):
     return torch.logaddexp(x1, x2)
 
 
-def _compare(op):
+def _compare(op, name):
     def compare(x1, x2):
         x1, x2 = _pair(x1, x2)
         return op(x1, x2)
 
+    compare.__name__ = compare.__qualname__ = name
     return compare
 
 
-equal = _compare(operator.eq)
-not_equal = _compare(operator.ne)
-less = _compare(operator.lt)
-less_equal = _compare(operator.le)
-greater = _compare(operator.gt)
-greater_equal = _compare(operator.ge)
-for _fn, _name in [
-    (equal, "equal"),
-    (not_equal, "not_equal"),
-    (less, "less"),
-    (less_equal, "less_equal"),
-    (greater, "greater"),
-    (greater_equal, "greater_equal"),
-]:
-    _fn.__name__ = _fn.__qualname__ = _name
+equal = _compare(operator.eq, "equal")
+not_equal = _compare(operator.ne, "not_equal")
+less = _compare(operator.lt, "less")
+less_equal = _compare(operator.le, "less_equal")
+greater = _compare(operator.gt, "greater")
+greater_equal = _compare(operator.ge, "greater_equal")
 
 
 def logical_and(x1, x2):
