@@ -37,7 +37,7 @@ def _dtype(x):
 def assert_same(t_out, j_out, tol=2e-5):
     assert _dtype(t_out) == _dtype(j_out), (_dtype(t_out), _dtype(j_out))
     assert tuple(t_out.shape) == tuple(j_out.shape)
-    t_host = t_out.detach().float().numpy()
+    t_host = t_out.detach().float().cpu().numpy()
     np.testing.assert_allclose(t_host, np.asarray(j_out, "float32"), rtol=tol, atol=tol)
 
 
@@ -55,7 +55,7 @@ def _weighted_sum_jax(out):
 
 
 def _weighted_sum(out):
-    w = torch.cos(torch.arange(out.numel(), dtype=torch.float32) * 0.7)
+    w = torch.cos(torch.arange(out.numel(), dtype=torch.float32, device=out.device) * 0.7)
     return (out * w.reshape(out.shape)).sum()
 
 
@@ -105,7 +105,9 @@ def test_resize_matches_jax(i):
     if i % 4 == 0:
         xt = _t(x).requires_grad_(True)
         _weighted_sum(timage.resize(xt, size, **args)).backward()
-        np.testing.assert_allclose(xt.grad.numpy(), np.asarray(grads[i // 4]), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(
+            xt.grad.cpu().numpy(), np.asarray(grads[i // 4]), rtol=1e-4, atol=1e-5
+        )
 
 
 # Other ranks (1-D and 3-D sizes), dtypes and the aspect-ratio options, in one program.
@@ -231,7 +233,9 @@ def test_affine_transform_matches_jax(i):
     if i < 5:
         xt = _t(x).requires_grad_(True)
         _weighted_sum(timage.affine_transform(xt, _t(transform), **args)).backward()
-        np.testing.assert_allclose(xt.grad.numpy(), np.asarray(grads[i]), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(
+            xt.grad.cpu().numpy(), np.asarray(grads[i]), rtol=1e-4, atol=1e-4
+        )
 
 
 def test_affine_transform_shares_one_transform_and_keeps_integer_dtypes():

@@ -34,7 +34,7 @@ def _t(x, dtype=None):
 
 def _host(x):
     if isinstance(x, torch.Tensor):
-        x = x.detach()
+        x = x.detach().cpu()
         return x.float().numpy() if x.dtype == torch.bfloat16 else x.numpy()
     return np.asarray(x.astype("float32") if x.dtype == jnp.bfloat16 else x)
 
@@ -68,7 +68,7 @@ def _weighted_sum_jax(out):
 
 
 def _weighted_sum_torch(out):
-    w = torch.cos(torch.arange(out.numel(), dtype=torch.float32) * 0.7)
+    w = torch.cos(torch.arange(out.numel(), dtype=torch.float32, device=out.device) * 0.7)
     return (out * w.reshape(out.shape)).sum()
 
 
@@ -91,7 +91,9 @@ def assert_torch_grads(fn, arrays, j_grads):
     tensors = [_t(a).requires_grad_(True) for a in arrays]
     _weighted_sum_torch(fn(*tensors)).backward()
     for tensor, j_grad in zip(tensors, j_grads, strict=True):
-        np.testing.assert_allclose(tensor.grad.numpy(), np.asarray(j_grad), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(
+            tensor.grad.cpu().numpy(), np.asarray(j_grad), rtol=1e-4, atol=1e-5
+        )
 
 
 # Activations --------------------------------------------------------------------------
@@ -467,7 +469,7 @@ def test_pool_windows_on_every_small_size():
         x = rng.normal(size=n).astype("float32")
         tx = _t(x.reshape(1, n, 1))
         for name, reduce in (("max_pool", np.max), ("average_pool", np.mean)):
-            got = getattr(tnn, name)(tx, k, s, padding).numpy().reshape(-1)
+            got = getattr(tnn, name)(tx, k, s, padding).cpu().numpy().reshape(-1)
             np.testing.assert_allclose(got, _pool_reference(x, k, s, padding, reduce), rtol=1e-6)
 
 
