@@ -184,7 +184,7 @@ def separable_conv(
     return conv(x, pointwise_kernel, 1, "valid", data_format, 1)
 
 
-def conv_transpose_output_length(
+def _conv_transpose_output_length(
     length, kernel_size, stride, padding="valid", output_padding=None, dilation=1
 ):
     """The Keras (TF) output length of a transposed convolution along one axis."""
@@ -228,7 +228,7 @@ def conv_transpose(
         spatial_in, kernel.shape[:-2], strides, dilation, out_pad, strict=True
     ):
         k_eff = (k - 1) * d + 1
-        out_len = conv_transpose_output_length(size, k, s, padding, op, d)
+        out_len = _conv_transpose_output_length(size, k, s, padding, op, d)
         full = (size - 1) * s + k_eff
         start = max(full - out_len, 0) // 2 if padding == "same" else 0
         left = k_eff - 1 - start
