@@ -283,6 +283,9 @@ _END = object()
 
 
 def unpack_batch(item):
+    if isinstance(item, list) and 1 <= len(item) <= 3:
+        # As Keras 3 reads a batch: a list (what a torch DataLoader yields) is a tuple.
+        item = tuple(item)
     if isinstance(item, tuple):
         if len(item) == 1:
             x, y, sw = item[0], None, None
