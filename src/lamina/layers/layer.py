@@ -47,6 +47,9 @@ _UNTRACKED = frozenset(
         "_losses_override",
         "_own_node",
         "_state_vars_cache",
+        "_layers_cache",
+        "_trainable_cache",
+        "_last_output_masks",
     }
 )
 _BASE_INIT_KWARGS = frozenset(

@@ -269,6 +269,28 @@ class Model(Trainer, Layer):
         self._losses = list(losses)
         return outputs
 
+    def _flatten_layers(self, include_self: bool = True, recursive: bool = True) -> list[Layer]:
+        if self._function is None or not (include_self and recursive):
+            return Layer._flatten_layers(self, include_self, recursive)
+        # A built graph's layers are fixed; eager engines ask for them on every call
+        # (losses collected and cleared), so the walk is kept per structure version.
+        version = backend_variables.structure_version()
+        cached = self.__dict__.get("_layers_cache")
+        if cached is None or cached[0] != version:
+            cached = (version, Layer._flatten_layers(self, True, True))
+            self.__dict__["_layers_cache"] = cached
+        return list(cached[1])
+
+    def _regularization_losses(self) -> list:
+        if self._function is None:
+            return Layer._regularization_losses(self)
+        version = backend_variables.structure_version()
+        cached = self.__dict__.get("_trainable_cache")
+        if cached is None or cached[0] != version:
+            cached = (version, list(self.trainable_weights))
+            self.__dict__["_trainable_cache"] = cached
+        return [v.regularizer(v.value) for v in cached[1] if v.regularizer is not None]
+
     def _runtime_state(self) -> list:
         """Variables the graph uses as operands of its ops (`total + ops.sum(x)`): not
         weights of any layer, but state every compiled program must be given."""

@@ -51,6 +51,9 @@ def to_torch_dtype(dtype) -> torch.dtype:
     """The `torch.dtype` for a dtype name, NumPy dtype or torch dtype."""
     if isinstance(dtype, torch.dtype):
         return dtype
+    found = TORCH_DTYPES.get(dtype) if isinstance(dtype, str) else None
+    if found is not None:  # the common case, a canonical name: no normalising
+        return found
     name = standardize_dtype(dtype)
     try:
         return TORCH_DTYPES[name]
