@@ -38,7 +38,17 @@ from lamina.backend.config import (
 )
 
 if backend() == "jax":
-    from lamina.backend.jax import core, execution, image, layer, math, nn, numpy, random
+    from lamina.backend.jax import (
+        core,
+        execution,
+        image,
+        layer,
+        math,
+        nn,
+        numpy,
+        optimizers,
+        random,
+    )
     from lamina.backend.jax.core import (
         Variable,
         block_until_ready,
@@ -57,7 +67,17 @@ if backend() == "jax":
     )
     from lamina.backend.jax.execution import Program
 elif backend() == "torch":
-    from lamina.backend.torch import core, execution, image, layer, math, nn, numpy, random
+    from lamina.backend.torch import (
+        core,
+        execution,
+        image,
+        layer,
+        math,
+        nn,
+        numpy,
+        optimizers,
+        random,
+    )
     from lamina.backend.torch.core import (
         Variable,
         block_until_ready,
@@ -134,6 +154,7 @@ __all__ = [
     "math",
     "nn",
     "numpy",
+    "optimizers",
     "profile",
     "random",
     "result_type",

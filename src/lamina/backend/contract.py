@@ -546,6 +546,16 @@ LAYER = declare(
     """
 )
 
+OPTIMIZERS = declare(
+    """
+    fused_apply(kind, variables, grads, slots, learning_rate, step, hyper)
+        One optimizer step applied in place to the live `variables` with the engine's
+        fused kernels (`kind` `"sgd"` or `"adam"`, `slots` the slot Variables of each
+        variable, `hyper` the rule's hyperparameters); False when the engine has none,
+        and the generic update runs.
+    """
+)
+
 ENGINE: dict[str, dict[str, Declaration]] = {
     "core": CORE,
     "numpy": NUMPY,
@@ -555,6 +565,7 @@ ENGINE: dict[str, dict[str, Declaration]] = {
     "random": RANDOM,
     "execution": EXECUTION,
     "layer": LAYER,
+    "optimizers": OPTIMIZERS,
 }
 
 

@@ -55,6 +55,10 @@ class Adam(Optimizer):
             grad, slots, learning_rate, step, self.beta_1, self.beta_2, self.epsilon, self.amsgrad
         )
 
+    def _fused_kind(self):
+        # A subclass with its own rule keeps the generic path.
+        return "adam" if not self.amsgrad and type(self)._update is Adam._update else None
+
 
 @register
 class AdamW(Adam):

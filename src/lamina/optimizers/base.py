@@ -321,6 +321,34 @@ class Optimizer:
                     lr = ops.cast(learning_rate, v.dtype)
                     v.assign(rules.decay_weights(v.value, self.weight_decay, lr))
         self._before_update(step)
+        if not self._fused_step(variables, grads, learning_rate, step):
+            self._generic_step(variables, grads, learning_rate, step)
+        if self.use_ema:
+            self._update_averages()
+        for v in variables:
+            if getattr(v, "constraint", None) is not None:
+                v.assign(v.constraint(v.value))
+        self._iterations.assign(self._iterations.value + 1)
+
+    def _fused_kind(self) -> str | None:
+        """The engine's fused update that computes this optimizer's rule (None: none)."""
+        return None
+
+    def _fused_hyperparameters(self) -> dict:
+        return {name: getattr(self, name) for name in self._hyperparameters}
+
+    def _fused_step(self, variables, grads, learning_rate, step) -> bool:
+        """On a stateful engine, outside any stateless scope: the whole update in place
+        with the engine's fused kernels, when it has them for this rule."""
+        kind = self._fused_kind()
+        if kind is None or not backend.execution.STATEFUL or backend.in_stateless_scope():
+            return False
+        slots = [self._slots_for(self._index[id(v)]) for v in variables]
+        return backend.optimizers.fused_apply(
+            kind, variables, grads, slots, learning_rate, step, self._fused_hyperparameters()
+        )
+
+    def _generic_step(self, variables, grads, learning_rate, step) -> None:
         for grad, v in zip(grads, variables):
             slots = self._slots_for(self._index[id(v)])
             lr, t = ops.cast(learning_rate, v.dtype), ops.cast(step, v.dtype)
@@ -328,12 +356,6 @@ class Optimizer:
             v.assign(rules.apply_updates(v.value, update))
             for slot, value in zip(slots, new_slots, strict=True):
                 slot.assign(value)
-        if self.use_ema:
-            self._update_averages()
-        for v in variables:
-            if getattr(v, "constraint", None) is not None:
-                v.assign(v.constraint(v.value))
-        self._iterations.assign(self._iterations.value + 1)
 
     def apply_gradients(self, grads_and_vars):
         """Keras's pair form, `apply_gradients(zip(grads, variables))`; returns

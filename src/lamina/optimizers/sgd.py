@@ -40,3 +40,7 @@ class SGD(Optimizer):
 
     def _update(self, grad, slots, learning_rate, step):
         return rules.sgd(grad, slots, learning_rate, step, self.momentum, self.nesterov)
+
+    def _fused_kind(self):
+        # A subclass with its own rule keeps the generic path.
+        return "sgd" if type(self)._update is SGD._update else None

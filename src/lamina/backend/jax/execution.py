@@ -22,7 +22,6 @@ from lamina.backend.common import execution as _common
 from lamina.backend.common.execution import TraceLog
 from lamina.backend.common.variables import strict_trace
 
-
 # Steps are pure functions of the state: `train_step(self, state, data)`.
 STATEFUL = False
 

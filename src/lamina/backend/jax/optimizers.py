@@ -1,0 +1,8 @@
+"""Fused optimizer updates on JAX: none. A JAX step is compiled as a whole, so XLA
+already fuses the update rules that `lamina.optimizers` writes with ops."""
+
+from __future__ import annotations
+
+
+def fused_apply(kind, variables, grads, slots, learning_rate, step, hyper):
+    return False
