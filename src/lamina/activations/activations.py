@@ -170,7 +170,7 @@ def sparsemax(x: TensorLike, axis: int = -1) -> TensorLike:
     support = ops.greater(1.0 + rank * descending, cumulative)
     k = ops.sum(ops.cast(support, ops.dtype(descending)), axis=axis, keepdims=True)
     top_sum = ops.sum(ops.where(support, descending, 0.0), axis=axis, keepdims=True)
-    return ops.relu(x - (top_sum - 1.0) / k)
+    return ops.relu(ops.subtract(x, (top_sum - 1.0) / k))
 
 
 def softplus(x: TensorLike) -> TensorLike:
@@ -200,7 +200,7 @@ def squareplus(x: TensorLike, b: float = 4) -> TensorLike:
     >>> np.asarray(squareplus(np.array([0.0, 2.0])), float).round(4).tolist()
     [1.0, 2.4142]
     """
-    return (x + ops.sqrt(ops.square(x) + b)) / 2.0
+    return ops.add(x, ops.sqrt(ops.square(x) + b)) / 2.0
 
 
 def sparse_plus(x: TensorLike) -> TensorLike:
@@ -362,7 +362,7 @@ def tanh_shrink(x: TensorLike) -> TensorLike:
     >>> np.asarray(tanh_shrink(np.array([0.0]))).tolist()
     [0.0]
     """
-    return x - ops.tanh(x)
+    return ops.subtract(x, ops.tanh(x))
 
 
 def threshold(x: TensorLike, threshold: float, default_value: float) -> TensorLike:

@@ -77,7 +77,7 @@ class MaxNorm(Constraint):
         axis = tuple(self.axis) if isinstance(self.axis, list) else self.axis
         norms = _norms(w, axis)
         desired = ops.clip(norms, 0, self.max_value)
-        return w * (desired / (backend.epsilon() + norms))
+        return ops.multiply(w, desired / (backend.epsilon() + norms))
 
     def get_config(self) -> dict:
         return {"max_value": self.max_value, "axis": self.axis}
@@ -111,7 +111,7 @@ class UnitNorm(Constraint):
 
     def __call__(self, w: TensorLike) -> TensorLike:
         axis = tuple(self.axis) if isinstance(self.axis, list) else self.axis
-        return w / (backend.epsilon() + _norms(w, axis))
+        return ops.divide(w, backend.epsilon() + _norms(w, axis))
 
     def get_config(self) -> dict:
         return {"axis": self.axis}
@@ -152,7 +152,7 @@ class MinMaxNorm(Constraint):
         desired = (
             self.rate * ops.clip(norms, self.min_value, self.max_value) + (1 - self.rate) * norms
         )
-        return w * (desired / (backend.epsilon() + norms))
+        return ops.multiply(w, desired / (backend.epsilon() + norms))
 
     def get_config(self) -> dict:
         return {

@@ -174,7 +174,7 @@ class OrthogonalRegularizer(Regularizer):
         if self.mode == "columns":
             x = ops.transpose(x)
         inverse_norm = ops.rsqrt(ops.sum(ops.square(x), axis=1, keepdims=True))
-        x = x * ops.minimum(inverse_norm, 1.0 / backend.epsilon())
+        x = ops.multiply(x, ops.minimum(inverse_norm, 1.0 / backend.epsilon()))
         size = ops.shape(x)[0]
         product = ops.matmul(x, ops.transpose(x)) * (1.0 - ops.eye(size, dtype=ops.dtype(x)))
         num_pairs = size * (size - 1.0) / 2.0
