@@ -29,7 +29,9 @@ def test_fit_evaluate_predict_and_model_call_report_each_program():
     assert train and sum(prof.stats[n].calls for n in train) == 8
     assert sum(prof.stats[n].traces for n in train) == 1  # one batch shape, one compile
     assert any("test" in n for n in names) and any("predict" in n for n in names)
-    assert sum(s.calls for s in prof.stats.values()) >= 8 + 2 + 2 + 1
+    # On JAX `model(x)` runs a compiled program too; on torch it runs layer by layer.
+    model_call = 1 if backend.backend() == "jax" else 0
+    assert sum(s.calls for s in prof.stats.values()) >= 8 + 2 + 2 + model_call
     assert all(s.seconds > 0 for s in prof.stats.values())
     table = prof.table()
     assert table.splitlines()[0].split() == ["program", "calls", "compiles", "seconds"]

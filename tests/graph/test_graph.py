@@ -110,7 +110,7 @@ def test_keras_tensor_operators(expr, reference):
     x = Input((3,))
     model = Model(x, expr(x))
     data = np.array([[1.0, 2.0, 5.0], [-3.0, 0.5, 2.0]], "float32")
-    np.testing.assert_allclose(np.asarray(model(data)), reference(data), rtol=1e-6)
+    np.testing.assert_allclose(ops.convert_to_numpy(model(data)), reference(data), rtol=1e-6)
 
 
 def test_depths_and_layer_order():
@@ -152,7 +152,7 @@ def test_shared_layer_takes_its_deepest_use():
     k, bias = shared.kernel.numpy(), shared.bias.numpy()
     mid = model.get_layer("mid")
     expected = ((data @ k + bias) @ mid.kernel.numpy() + mid.bias.numpy()) @ k + bias
-    np.testing.assert_allclose(np.asarray(model(data)), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ops.convert_to_numpy(model(data)), expected, rtol=1e-5, atol=1e-6)
 
 
 def test_graph_disconnected_names_the_tensor():
@@ -216,7 +216,7 @@ def test_mask_from_embedding_reaches_the_next_layer():
     assert y._keras_mask is not None and y._keras_mask.shape == (None, 4)
     model = Model(x, y)
     out = model(np.array([[3, 1, 0, 0], [2, 0, 0, 0]]))
-    np.testing.assert_array_equal(np.asarray(out), [[1, 1, 0, 0], [1, 0, 0, 0]])
+    np.testing.assert_array_equal(ops.convert_to_numpy(out), [[1, 1, 0, 0], [1, 0, 0, 0]])
 
 
 def test_training_written_into_graph_wins():
@@ -226,10 +226,10 @@ def test_training_written_into_graph_wins():
     model = Model(x, [y, z])
     data = np.ones((1, 1000), "float32")
     out_y, out_z = model(data, training=False)
-    assert 0.3 < float(np.mean(np.asarray(out_y) == 0)) < 0.7
-    np.testing.assert_array_equal(np.asarray(out_z), data)
+    assert 0.3 < float(np.mean(ops.convert_to_numpy(out_y) == 0)) < 0.7
+    np.testing.assert_array_equal(ops.convert_to_numpy(out_z), data)
     _, out_z = model(data, training=True)
-    assert 0.3 < float(np.mean(np.asarray(out_z) == 0)) < 0.7
+    assert 0.3 < float(np.mean(ops.convert_to_numpy(out_z) == 0)) < 0.7
 
 
 def test_training_flag_reaches_layers_in_nested_models():
@@ -238,8 +238,8 @@ def test_training_flag_reaches_layers_in_nested_models():
     outer_in = Input((1000,))
     outer = Model(outer_in, inner(outer_in))
     data = np.ones((1, 1000), "float32")
-    np.testing.assert_array_equal(np.asarray(outer(data)), data)
-    dropped = np.asarray(outer(data, training=True))
+    np.testing.assert_array_equal(ops.convert_to_numpy(outer(data)), data)
+    dropped = ops.convert_to_numpy(outer(data, training=True))
     assert 0.3 < float(np.mean(dropped == 0)) < 0.7
 
 
@@ -264,8 +264,8 @@ def test_model_nested_and_shared():
     a, b = Input((3,), name="a"), Input((3,), name="b")
     outer = Model([a, b], layers.Add()([inner(a), inner(b)]))
     data_a, data_b = np.ones((2, 3), "float32"), np.full((2, 3), 2.0, "float32")
-    expected = np.asarray(inner(data_a)) + np.asarray(inner(data_b))
-    np.testing.assert_allclose(np.asarray(outer([data_a, data_b])), expected, rtol=1e-6)
+    expected = ops.convert_to_numpy(inner(data_a)) + ops.convert_to_numpy(inner(data_b))
+    np.testing.assert_allclose(ops.convert_to_numpy(outer([data_a, data_b])), expected, rtol=1e-6)
     assert len(inner._inbound_nodes) == 3
     assert len(outer.weights) == 2
 
@@ -283,7 +283,9 @@ def test_slicing_a_graph_from_an_intermediate_tensor():
     data = np.ones((2, 3), "float32")
     layer = head.get_layer("y")
     np.testing.assert_allclose(
-        np.asarray(head(data)), data @ layer.kernel.numpy() + layer.bias.numpy(), rtol=1e-6
+        ops.convert_to_numpy(head(data)),
+        data @ layer.kernel.numpy() + layer.bias.numpy(),
+        rtol=1e-6,
     )
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lamina import Input, Model, layers
+from lamina import Input, Model, layers, ops
 from lamina.testing import check_layer
 
 RNG = np.random.default_rng(0)
@@ -65,23 +65,29 @@ def test_mha_matches_numpy_with_masks():
         (5, 2, 3), (2, 3), (5, 2, 3), (2, 3), (5, 2, 3), (2, 3), (2, 3, 5), (5,),
     ]  # fmt: skip
     ref, ref_scores = _np_mha(layer, q, v, k)
-    np.testing.assert_allclose(np.asarray(out), ref, atol=1e-5)
-    np.testing.assert_allclose(np.asarray(scores), ref_scores, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(out), ref, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(scores), ref_scores, atol=1e-5)
     mask = RNG.random((2, 4, 6)) > 0.3
     mask[:, :, 0] = True
     out = layer(q, v, k, attention_mask=mask)
-    np.testing.assert_allclose(np.asarray(out), _np_mha(layer, q, v, k, mask)[0], atol=1e-5)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(out), _np_mha(layer, q, v, k, mask)[0], atol=1e-5
+    )
     x = _rand(2, 4, 5)
     causal = np.tril(np.ones((4, 4), bool))[None].repeat(2, 0)
     out = layer(x, x, use_causal_mask=True)
-    np.testing.assert_allclose(np.asarray(out), _np_mha(layer, x, x, mask=causal)[0], atol=1e-5)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(out), _np_mha(layer, x, x, mask=causal)[0], atol=1e-5
+    )
     both = mask[:, :, :4] & causal
     out = layer(x, x, attention_mask=mask[:, :, :4], use_causal_mask=True)
-    np.testing.assert_allclose(np.asarray(out), _np_mha(layer, x, x, mask=both)[0], atol=1e-5)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(out), _np_mha(layer, x, x, mask=both)[0], atol=1e-5
+    )
     vm = np.array([[1, 1, 1, 0, 0, 0], [1, 1, 1, 1, 1, 0]], bool)
     out = layer(q, v, k, value_mask=vm)
     ref = _np_mha(layer, q, v, k, np.broadcast_to(vm[:, None], (2, 4, 6)))[0]
-    np.testing.assert_allclose(np.asarray(out), ref, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(out), ref, atol=1e-5)
 
 
 def test_mha_in_a_model_and_attention_axes():
@@ -91,7 +97,9 @@ def test_mha_in_a_model_and_attention_axes():
     model = Model(inp, out)
     x = _rand(2, 4, 6)
     np.testing.assert_allclose(
-        np.asarray(model(x)), np.asarray(mha(x, x, use_causal_mask=True)), atol=1e-5
+        ops.convert_to_numpy(model(x)),
+        ops.convert_to_numpy(mha(x, x, use_causal_mask=True)),
+        atol=1e-5,
     )
     img = _rand(2, 3, 4, 5)
     layer = layers.MultiHeadAttention(num_heads=2, key_dim=2, attention_axes=(2,))
@@ -109,18 +117,18 @@ def test_attention_matches_formula_with_masks():
     layer = layers.Attention()
     out, w = layer([q, v, k], mask=[qm, vm], return_attention_scores=True)
     ref_w = _softmax(q @ k.transpose(0, 2, 1), vm[:, None])
-    np.testing.assert_allclose(np.asarray(w), ref_w, atol=1e-5)
-    np.testing.assert_allclose(np.asarray(out), (ref_w @ v) * qm[..., None], atol=1e-5)
-    np.testing.assert_array_equal(np.asarray(layer.compute_mask([q, v], [qm, vm])), qm)
+    np.testing.assert_allclose(ops.convert_to_numpy(w), ref_w, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(out), (ref_w @ v) * qm[..., None], atol=1e-5)
+    np.testing.assert_array_equal(ops.convert_to_numpy(layer.compute_mask([q, v], [qm, vm])), qm)
     x = _rand(2, 4, 4)
     out = layer([x, x], use_causal_mask=True)
     causal = np.tril(np.ones((4, 4), bool))[None]
     ref = _softmax(x @ x.transpose(0, 2, 1), causal) @ x
-    np.testing.assert_allclose(np.asarray(out), ref, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(out), ref, atol=1e-5)
     concat = layers.Attention(score_mode="concat", use_scale=True)
     out = concat([q, v])
     scores = np.tanh(q[:, :, None] + v[:, None]).sum(-1)
-    np.testing.assert_allclose(np.asarray(out), _softmax(scores) @ v, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(out), _softmax(scores) @ v, atol=1e-5)
 
 
 def test_additive_attention_matches_formula():
@@ -131,7 +139,7 @@ def test_additive_attention_matches_formula():
     scale = layer.get_weights()[0]
     scores = (scale * np.tanh(q[:, :, None] + v[:, None])).sum(-1)
     ref = _softmax(scores, vm[:, None]) @ v
-    np.testing.assert_allclose(np.asarray(out), ref, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(out), ref, atol=1e-5)
     assert "score_mode" not in layer.get_config()
     with pytest.raises(ValueError, match="score_mode"):
         layers.Attention(score_mode="dot-product")
@@ -156,16 +164,16 @@ def test_mha_in_a_model_takes_the_propagated_masks_and_passes_the_query_mask_on(
     qm, vm = q_tokens != 0, v_tokens != 0
     q, v = _embedded(q_tokens, q_emb), _embedded(v_tokens, v_emb)
     ref = _np_mha(mha, q, v, mask=qm[:, :, None] & vm[:, None, :])[0]
-    np.testing.assert_allclose(np.asarray(out), ref, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(out), ref, atol=1e-5)
     masked_mean = (ref * qm[..., None]).sum(1) / qm.sum(1, keepdims=True)
-    np.testing.assert_allclose(np.asarray(pooled), masked_mean, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(pooled), masked_mean, atol=1e-5)
     # Only the value is masked: the query rows all see the unmasked value positions.
     f_in = Input((4, 6))
     cross = layers.MultiHeadAttention(num_heads=2, key_dim=3)
     cross_model = Model([f_in, v_in], cross(f_in, v_emb(v_in)))
     f = _rand(2, 4, 6)
     ref = _np_mha(cross, f, v, mask=np.broadcast_to(vm[:, None, :], (2, 4, 5)))[0]
-    np.testing.assert_allclose(np.asarray(cross_model([f, v_tokens])), ref, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(cross_model([f, v_tokens])), ref, atol=1e-5)
 
 
 def test_mha_fully_masked_query_row_attends_evenly_as_keras():
@@ -173,8 +181,8 @@ def test_mha_fully_masked_query_row_attends_evenly_as_keras():
     q, v = _rand(1, 2, 3), _rand(1, 3, 3)
     mask = np.array([[[True, False, True], [False, False, False]]])
     _, probs = layer(q, v, attention_mask=mask, return_attention_scores=True)
-    np.testing.assert_allclose(np.asarray(probs)[0, 0, 1], np.full(3, 1 / 3), atol=1e-6)
-    assert np.asarray(probs)[0, 0, 0, 1] == 0
+    np.testing.assert_allclose(ops.convert_to_numpy(probs)[0, 0, 1], np.full(3, 1 / 3), atol=1e-6)
+    assert ops.convert_to_numpy(probs)[0, 0, 0, 1] == 0
 
 
 def test_mha_refuses_masks_of_the_wrong_shape():
@@ -204,9 +212,9 @@ def test_attention_layers_in_a_model_take_both_masks_and_pass_the_query_mask_on(
         else:
             scores = (attention.get_weights()[0] * np.tanh(q[:, :, None] + v[:, None])).sum(-1)
         ref = (_softmax(scores, vm[:, None]) @ v) * qm[..., None]
-        np.testing.assert_allclose(np.asarray(got), ref, atol=1e-5)
+        np.testing.assert_allclose(ops.convert_to_numpy(got), ref, atol=1e-5)
         masked_mean = ref.sum(1) / qm.sum(1, keepdims=True)
-        np.testing.assert_allclose(np.asarray(pooled), masked_mean, atol=1e-5)
+        np.testing.assert_allclose(ops.convert_to_numpy(pooled), masked_mean, atol=1e-5)
 
 
 def test_attention_refuses_masks_of_the_wrong_shape():

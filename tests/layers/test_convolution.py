@@ -117,7 +117,7 @@ def _data(shape):
 
 
 def _close(got, want):
-    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(ops.convert_to_numpy(got), want, rtol=1e-4, atol=1e-4)
 
 
 # Random initializers compile once per weight shape (about a second each), so the layers
@@ -302,7 +302,7 @@ def test_conv_numerics(cls, shape, kwargs, data_format):
     x_in = x if data_format == "channels_last" else _cf(x)
     layer = _random_layer(cls, x_in, data_format=data_format, **kwargs)
     rank = layer.rank
-    out = np.asarray(layer(x_in))
+    out = ops.convert_to_numpy(layer(x_in))
     if data_format == "channels_first":
         out = _cl(out)
     want = (
@@ -325,7 +325,7 @@ def test_conv1d_matches_scipy_correlate():
     layer = _random_layer(layers.Conv1D, x, filters=1, kernel_size=5, use_bias=False)
     k = layer.kernel.numpy()[:, 0, 0]
     want = signal.correlate(x[0, :, 0].astype(np.float64), k, mode="valid")
-    _close(np.asarray(layer(x))[0, :, 0], want)
+    _close(ops.convert_to_numpy(layer(x))[0, :, 0], want)
 
 
 def test_conv2d_same_matches_scipy_when_odd_kernel():
@@ -335,7 +335,7 @@ def test_conv2d_same_matches_scipy_when_odd_kernel():
     )
     k = layer.kernel.numpy()[:, :, 0, 0]
     want = signal.correlate(x[0, :, :, 0].astype(np.float64), k, mode="same")
-    _close(np.asarray(layer(x))[0, :, :, 0], want)
+    _close(ops.convert_to_numpy(layer(x))[0, :, :, 0], want)
 
 
 @pytest.mark.parametrize(
@@ -395,7 +395,7 @@ def test_conv_transpose_numerics(cls, shape, kwargs, data_format):
     x = _data(shape)
     x_in = x if data_format == "channels_last" else _cf(x)
     layer = _random_layer(cls, x_in, data_format=data_format, **kwargs)
-    out = np.asarray(layer(x_in))
+    out = ops.convert_to_numpy(layer(x_in))
     assert out.shape == layer.compute_output_shape(x_in.shape)
     if data_format == "channels_first":
         out = _cl(out)
@@ -441,7 +441,7 @@ def test_depthwise_numerics(cls, shape, kwargs, data_format):
     x = _data(shape)
     x_in = x if data_format == "channels_last" else _cf(x)
     layer = _random_layer(cls, x_in, data_format=data_format, **kwargs)
-    out = np.asarray(layer(x_in))
+    out = ops.convert_to_numpy(layer(x_in))
     if data_format == "channels_first":
         out = _cl(out)
     want = (
@@ -472,7 +472,7 @@ def test_separable_numerics(cls, shape, kwargs, data_format):
     x = _data(shape)
     x_in = x if data_format == "channels_last" else _cf(x)
     layer = _random_layer(cls, x_in, data_format=data_format, **kwargs)
-    out = np.asarray(layer(x_in))
+    out = ops.convert_to_numpy(layer(x_in))
     if data_format == "channels_first":
         out = _cl(out)
     mid = ref_depthwise(
@@ -489,7 +489,9 @@ def test_causal_conv_does_not_see_the_future():
     )
     y = x.copy()
     y[:, 6:] = 100.0
-    np.testing.assert_allclose(np.asarray(layer(x))[:, :6], np.asarray(layer(y))[:, :6])
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(layer(x))[:, :6], ops.convert_to_numpy(layer(y))[:, :6]
+    )
 
 
 def test_conv2d_kernel_gradient_matches_finite_differences():
@@ -511,7 +513,7 @@ def test_conv2d_kernel_gradient_matches_finite_differences():
 
     k0 = kernel_var.numpy()
     _, (grad,) = backend.value_and_grad(lambda ws: loss(ws[0]))([kernel_var.value])
-    grad = np.asarray(grad)
+    grad = ops.convert_to_numpy(grad)
     eps = 1e-2
     fd = np.zeros_like(k0)
     for i in np.ndindex(k0.shape):
@@ -519,7 +521,8 @@ def test_conv2d_kernel_gradient_matches_finite_differences():
         plus[i] += eps
         minus[i] -= eps
         fd[i] = (
-            float(loss(ops.convert_to_tensor(plus))) - float(loss(ops.convert_to_tensor(minus)))
+            float(ops.convert_to_numpy(loss(ops.convert_to_tensor(plus))))
+            - float(ops.convert_to_numpy(loss(ops.convert_to_tensor(minus))))
         ) / (2 * eps)
     np.testing.assert_allclose(grad, fd, rtol=1e-2, atol=1e-2)
 

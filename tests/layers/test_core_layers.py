@@ -5,7 +5,7 @@ import pytest
 from scipy import special
 
 import lamina
-from lamina import Input, Model, layers
+from lamina import Input, Model, layers, ops
 from lamina.testing import check_layer
 
 CONFORMANCE = [
@@ -77,7 +77,9 @@ def test_lambda_conformance_and_safe_mode():
     with pytest.raises(ValueError, match="safe mode"):
         layers.Lambda.from_config(config)
     revived = layers.Lambda.from_config(config, safe_mode=False)
-    np.testing.assert_allclose(np.asarray(revived(np.ones((1, 2), "float32"))), [[2.0, 2.0]])
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(revived(np.ones((1, 2), "float32"))), [[2.0, 2.0]]
+    )
 
 
 def test_embedding_mask_zero_conformance():
@@ -97,7 +99,7 @@ X = np.random.default_rng(1).standard_normal((4, 3)).astype("float32")
 
 def test_dense_numerics():
     layer = layers.Dense(2, activation="sigmoid")
-    out = np.asarray(layer(X))
+    out = ops.convert_to_numpy(layer(X))
     np.testing.assert_allclose(
         out, special.expit(X @ layer.kernel.numpy() + layer.bias.numpy()), rtol=1e-5
     )
@@ -105,19 +107,21 @@ def test_dense_numerics():
 
 def test_activation_layer_numerics():
     np.testing.assert_allclose(
-        np.asarray(layers.ReLU(max_value=0.5, negative_slope=0.1, threshold=0.2)(X)),
+        ops.convert_to_numpy(layers.ReLU(max_value=0.5, negative_slope=0.1, threshold=0.2)(X)),
         np.where(X >= 0.2, np.minimum(X, 0.5), 0.1 * (X - 0.2)),
         rtol=1e-6,
     )
     np.testing.assert_allclose(
-        np.asarray(layers.LeakyReLU()(X)), np.where(X > 0, X, 0.3 * X), rtol=1e-6
+        ops.convert_to_numpy(layers.LeakyReLU()(X)), np.where(X > 0, X, 0.3 * X), rtol=1e-6
     )
     np.testing.assert_allclose(
-        np.asarray(layers.ELU(alpha=0.7)(X)), np.where(X > 0, X, 0.7 * np.expm1(X)), rtol=1e-5
+        ops.convert_to_numpy(layers.ELU(alpha=0.7)(X)),
+        np.where(X > 0, X, 0.7 * np.expm1(X)),
+        rtol=1e-5,
     )
     prelu = layers.PReLU(alpha_initializer="ones")
-    np.testing.assert_allclose(np.asarray(prelu(X)), X, rtol=1e-6)
-    soft = np.asarray(layers.Softmax()(X, mask=np.array([[1, 1, 0]] * 4, bool)))
+    np.testing.assert_allclose(ops.convert_to_numpy(prelu(X)), X, rtol=1e-6)
+    soft = ops.convert_to_numpy(layers.Softmax()(X, mask=np.array([[1, 1, 0]] * 4, bool)))
     e = np.exp(X[:, :2] - X[:, :2].max(1, keepdims=True))
     np.testing.assert_allclose(soft[:, :2], e / e.sum(1, keepdims=True), rtol=1e-5)
     np.testing.assert_allclose(soft[:, 2], 0, atol=1e-6)
@@ -125,16 +129,18 @@ def test_activation_layer_numerics():
 
 def test_merge_numerics():
     a, b = X, X[::-1].copy()
-    np.testing.assert_allclose(np.asarray(layers.Subtract()([a, b])), a - b)
-    np.testing.assert_allclose(np.asarray(layers.Average()([a, b])), (a + b) / 2, rtol=1e-6)
-    np.testing.assert_allclose(np.asarray(layers.Maximum()([a, b])), np.maximum(a, b))
+    np.testing.assert_allclose(ops.convert_to_numpy(layers.Subtract()([a, b])), a - b)
     np.testing.assert_allclose(
-        np.asarray(layers.Dot(axes=1)([a, b])), (a * b).sum(1, keepdims=True), rtol=1e-5
+        ops.convert_to_numpy(layers.Average()([a, b])), (a + b) / 2, rtol=1e-6
+    )
+    np.testing.assert_allclose(ops.convert_to_numpy(layers.Maximum()([a, b])), np.maximum(a, b))
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(layers.Dot(axes=1)([a, b])), (a * b).sum(1, keepdims=True), rtol=1e-5
     )
     na = a / np.linalg.norm(a, axis=1, keepdims=True)
     nb = b / np.linalg.norm(b, axis=1, keepdims=True)
     np.testing.assert_allclose(
-        np.asarray(layers.Dot(axes=1, normalize=True)([a, b])),
+        ops.convert_to_numpy(layers.Dot(axes=1, normalize=True)([a, b])),
         (na * nb).sum(1, keepdims=True),
         rtol=1e-5,
     )
@@ -166,7 +172,9 @@ def test_merge_errors():
 def test_masking_layer_and_concatenate_masks():
     data = np.array([[[1.0, 2.0], [0.0, 0.0], [3.0, 0.0]]], "float32")
     masking = layers.Masking()
-    np.testing.assert_array_equal(np.asarray(masking.compute_mask(data)), [[True, False, True]])
+    np.testing.assert_array_equal(
+        ops.convert_to_numpy(masking.compute_mask(data)), [[True, False, True]]
+    )
     x = Input((3,), dtype="int32")
     e1 = layers.Embedding(5, 2, mask_zero=True)(x)
     e2 = layers.Embedding(5, 2)(x)
@@ -174,7 +182,7 @@ def test_masking_layer_and_concatenate_masks():
     assert merged._keras_mask is not None
     model = Model(x, merged)
     out_mask = model.compute_mask(np.array([[1, 0, 2]]), None)
-    np.testing.assert_array_equal(np.asarray(out_mask), [[True, False, True]])
+    np.testing.assert_array_equal(ops.convert_to_numpy(out_mask), [[True, False, True]])
 
 
 def test_reshape_and_permute_errors():
@@ -189,8 +197,8 @@ def test_reshape_and_permute_errors():
 def test_dropout_training_only_and_rate_check():
     d = layers.Dropout(0.5, seed=0)
     ones = np.ones((1, 1000), "float32")
-    np.testing.assert_array_equal(np.asarray(d(ones)), ones)
-    out = np.asarray(d(ones, training=True))
+    np.testing.assert_array_equal(ops.convert_to_numpy(d(ones)), ones)
+    out = ops.convert_to_numpy(d(ones, training=True))
     assert set(np.unique(out)) <= {0.0, 2.0}
     with pytest.raises(ValueError, match=r"rate` in \[0, 1\)"):
         layers.Dropout(1.5)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina import Input, Model, initializers, layers
+from lamina import Input, Model, initializers, layers, ops
 from lamina.testing import check_layer
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
@@ -82,7 +82,9 @@ def test_shapes_from_equation_and_numerics_match_numpy(
     assert tuple(y.shape) == out
     # A non-zero bias too, so a misplaced one shows.
     layer.set_weights([_rand(*w.shape) for w in layer.weights])
-    np.testing.assert_allclose(np.asarray(layer(x)), _np_reference(layer, x), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(layer(x)), _np_reference(layer, x), rtol=1e-5, atol=1e-5
+    )
     # Symbolic: the batch stays unknown; every other axis is resolved from the input.
     assert layer.compute_output_shape((None,) + shape[1:]) == (None,) + out[1:]
     inp = Input(batch_shape=(None,) + shape[1:])
@@ -113,7 +115,9 @@ def test_matches_keras_with_copied_weights(equation, bias_axes, shape, output_sh
     weights = [_rand(*w.shape) for w in ours.weights]
     ours.set_weights(weights)
     theirs.set_weights(weights)
-    np.testing.assert_allclose(np.asarray(ours(x)), np.asarray(theirs(x)), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(ours(x)), np.asarray(theirs(x)), rtol=1e-5, atol=1e-5
+    )
 
 
 def test_conformance():
@@ -149,7 +153,7 @@ def test_fan_scaled_initializer_counts_output_axes_as_fan_out():
     init = initializers.GlorotUniform(seed=1)
     layer = layers.EinsumDense("abc,cde->abde", (None, 2, 2), kernel_initializer=init)
     layer.build((None, 3, 50))
-    kernel = np.asarray(layer.kernel)
+    kernel = ops.convert_to_numpy(layer.kernel)
     assert 0.25 < np.abs(kernel).max() <= np.sqrt(6 / 54) + 1e-6
     assert init.input_axes is None and init.output_axes is None  # the user's is untouched
     # Axes given by the user are kept.
@@ -158,7 +162,7 @@ def test_fan_scaled_initializer_counts_output_axes_as_fan_out():
     )
     layer = layers.EinsumDense("abc,cde->abde", (None, 2, 2), kernel_initializer=init)
     layer.build((None, 3, 50))
-    assert np.abs(np.asarray(layer.kernel)).max() <= np.sqrt(3 / 100) + 1e-6
+    assert np.abs(ops.convert_to_numpy(layer.kernel)).max() <= np.sqrt(3 / 100) + 1e-6
 
 
 @_KERAS_WARNING
@@ -193,7 +197,9 @@ def test_config_keys_match_keras_and_round_trip():
     clone(x)
     revived.set_weights([_rand(*w.shape) for w in revived.weights])
     clone.set_weights(revived.get_weights())
-    np.testing.assert_allclose(np.asarray(clone(x)), np.asarray(revived(x)), atol=1e-6)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(clone(x)), ops.convert_to_numpy(revived(x)), atol=1e-6
+    )
 
 
 def test_default_name_matches_keras():
@@ -219,7 +225,7 @@ def _lamina_model():
 
 def _perturb(model):
     for w in model.weights:
-        w.assign(np.asarray(w) + _rand(*w.shape) * 0.1)
+        w.assign(ops.convert_to_numpy(w) + _rand(*w.shape) * 0.1)
 
 
 @_KERAS_WARNING
@@ -343,10 +349,10 @@ def test_gradients_match_numpy():
     _, (d_kernel, d_bias, d_x) = backend.value_and_grad(loss)(params)
     kernel = layer.get_weights()[0]
     np.testing.assert_allclose(
-        np.asarray(d_kernel), np.einsum("abc,abde->cde", x, readout), atol=1e-4
+        ops.convert_to_numpy(d_kernel), np.einsum("abc,abde->cde", x, readout), atol=1e-4
     )
     d_bias_ref = readout.sum(axis=(0, 2))[:, None, :]  # bias (b=4, d=1, e=3)
-    np.testing.assert_allclose(np.asarray(d_bias), d_bias_ref, atol=1e-4)
+    np.testing.assert_allclose(ops.convert_to_numpy(d_bias), d_bias_ref, atol=1e-4)
     np.testing.assert_allclose(
-        np.asarray(d_x), np.einsum("abde,cde->abc", readout, kernel), atol=1e-4
+        ops.convert_to_numpy(d_x), np.einsum("abde,cde->abc", readout, kernel), atol=1e-4
     )

@@ -46,9 +46,9 @@ def _check_gradient(layer, inputs, training=False, directions=3, rtol=2e-2, **ca
     def value(params):
         return float(grad_fn([ops.convert_to_tensor(p.astype("float32")) for p in params])[0])
 
-    params = [np.asarray(w.value) for w in weights] + inputs
+    params = [ops.convert_to_numpy(w.value) for w in weights] + inputs
     _, grads = grad_fn([ops.convert_to_tensor(p) for p in params])
-    grads = [np.asarray(g, "float64") for g in grads]
+    grads = [ops.convert_to_numpy(g).astype("float64") for g in grads]
     for _ in range(directions):
         d = [RNG.standard_normal(p.shape) for p in params]
         norm = np.sqrt(sum((x**2).sum() for x in d))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina import Input, Model, layers
+from lamina import Input, Model, layers, ops
 from lamina.testing import check_layer
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
@@ -80,22 +80,28 @@ def test_weights_and_numerics_match_numpy_with_masks():
     _randomize(layer)
     out, scores = layer(q, v, k, return_attention_scores=True)
     ref, ref_scores = _np_gqa(layer, q, v, k)
-    np.testing.assert_allclose(np.asarray(out), ref, rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(np.asarray(scores), ref_scores, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(out), ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(scores), ref_scores, rtol=1e-5, atol=1e-5)
     # Explicit attention mask, and padding masks of query and value.
     mask = RNG.random((2, 4, 6)) > 0.4
     mask[:, :, 0] = True
     got = layer(q, v, k, attention_mask=mask)
-    np.testing.assert_allclose(np.asarray(got), _np_gqa(layer, q, v, k, mask)[0], atol=1e-5)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(got), _np_gqa(layer, q, v, k, mask)[0], atol=1e-5
+    )
     q_mask = np.array([[1, 1, 1, 0], [1, 1, 0, 0]], bool)
     v_mask = np.array([[1, 1, 1, 1, 0, 0], [1, 0, 1, 1, 1, 1]], bool)
     got = layer(q, v, k, query_mask=q_mask, value_mask=v_mask)
     padding = q_mask[:, :, None] & v_mask[:, None, :]
     # A fully masked query row attends evenly (Keras's rule), which the -1e9 fill gives.
-    np.testing.assert_allclose(np.asarray(got), _np_gqa(layer, q, v, k, padding)[0], atol=1e-5)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(got), _np_gqa(layer, q, v, k, padding)[0], atol=1e-5
+    )
     got = layer(q, v, k, key_mask=v_mask, attention_mask=mask)
     both = mask & v_mask[:, None, :]
-    np.testing.assert_allclose(np.asarray(got), _np_gqa(layer, q, v, k, both)[0], atol=1e-5)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(got), _np_gqa(layer, q, v, k, both)[0], atol=1e-5
+    )
 
 
 def test_causal_mask_and_sliding_window_match_numpy():
@@ -106,16 +112,16 @@ def test_causal_mask_and_sliding_window_match_numpy():
     causal = np.tril(np.ones((4, 4), bool))[None].repeat(2, 0)
     out, scores = layer(x, x, use_causal_mask=True, return_attention_scores=True)
     ref, ref_scores = _np_gqa(layer, x, x, mask=causal)
-    np.testing.assert_allclose(np.asarray(out), ref, atol=1e-5)
-    np.testing.assert_allclose(np.asarray(scores), ref_scores, atol=1e-5)
-    assert np.all(np.asarray(scores)[:, :, 0, 1:] == 0)
+    np.testing.assert_allclose(ops.convert_to_numpy(out), ref, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(scores), ref_scores, atol=1e-5)
+    assert np.all(ops.convert_to_numpy(scores)[:, :, 0, 1:] == 0)
     window = layers.GroupQueryAttention(**GQA, sliding_window=2, use_gate=True)
     window(x, x)
     _randomize(window)
     band = np.abs(np.arange(4)[:, None] - np.arange(4)[None]) < 2
     got = window(x, x, use_causal_mask=True)
     ref = _np_gqa(window, x, x, mask=causal & band, gate=True)[0]
-    np.testing.assert_allclose(np.asarray(got), ref, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(got), ref, atol=1e-5)
 
 
 def test_one_key_value_head_is_multi_query_attention():
@@ -126,7 +132,9 @@ def test_one_key_value_head_is_multi_query_attention():
     layer(x, x)
     _randomize(layer)
     assert tuple(layer.key_dense.kernel.shape) == (5, 1, 3)
-    np.testing.assert_allclose(np.asarray(layer(x, x)), _np_gqa(layer, x, x)[0], atol=1e-5)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(layer(x, x)), _np_gqa(layer, x, x)[0], atol=1e-5
+    )
 
 
 @_KERAS_WARNING
@@ -158,7 +166,9 @@ def test_matches_keras_with_copied_weights(extra):
         got = got if isinstance(got, tuple) else (got,)
         want = want if isinstance(want, tuple) else (want,)
         for a, b in zip(got, want, strict=True):
-            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-5)
+            np.testing.assert_allclose(
+                ops.convert_to_numpy(a), ops.convert_to_numpy(b), rtol=1e-5, atol=1e-5
+            )
 
 
 @_KERAS_WARNING
@@ -175,8 +185,8 @@ def test_regularizer_losses_match_keras():
     theirs.set_weights(ours.get_weights())
     ours(q, q)
     theirs(q, q)
-    got = sorted(float(np.asarray(loss)) for loss in ours.losses)
-    want = sorted(float(np.asarray(loss)) for loss in theirs.losses)
+    got = sorted(float(ops.convert_to_numpy(loss)) for loss in ours.losses)
+    want = sorted(float(ops.convert_to_numpy(loss)) for loss in theirs.losses)
     assert len(got) == 9
     np.testing.assert_allclose(got, want, rtol=1e-5)
 
@@ -197,8 +207,12 @@ def test_dropout_only_in_training():
     layer = layers.GroupQueryAttention(**GQA, dropout=0.5, seed=3)
     layer(x, x)
     _randomize(layer)
-    np.testing.assert_allclose(np.asarray(layer(x, x)), _np_gqa(layer, x, x)[0], atol=1e-5)
-    assert not np.allclose(np.asarray(layer(x, x, training=True)), np.asarray(layer(x, x)))
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(layer(x, x)), _np_gqa(layer, x, x)[0], atol=1e-5
+    )
+    assert not np.allclose(
+        ops.convert_to_numpy(layer(x, x, training=True)), ops.convert_to_numpy(layer(x, x))
+    )
 
 
 def test_functional_model_passes_padding_masks():
@@ -209,10 +223,10 @@ def test_functional_model_passes_padding_masks():
     y = gqa(h, h)
     model = Model(x, y)
     _randomize(gqa)
-    emb = np.asarray(model.layers[1].embeddings)[tokens]
+    emb = ops.convert_to_numpy(model.layers[1].embeddings)[tokens]
     pad = tokens != 0
     ref = _np_gqa(gqa, emb, emb, mask=pad[:, :, None] & pad[:, None, :])[0]
-    np.testing.assert_allclose(np.asarray(model(tokens)), ref, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(model(tokens)), ref, atol=1e-5)
     assert y._keras_mask is not None
 
 
@@ -261,7 +275,7 @@ def test_keras_signature_covered():
 
 def _perturb(model):
     for w in model.weights:
-        w.assign(np.asarray(w) + _rand(*w.shape) * 0.3)
+        w.assign(ops.convert_to_numpy(w) + _rand(*w.shape) * 0.3)
 
 
 # Keras's GroupQueryAttention needs query and value of one feature size (its

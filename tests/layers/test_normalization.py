@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lamina import Input, Model, layers
+from lamina import Input, Model, layers, ops
 from lamina.testing import check_layer
 
 CONFORMANCE = [
@@ -61,7 +61,7 @@ def test_batchnorm_weights_order():
 def test_batchnorm_training_and_moving_stats():
     layer, gamma, beta, mm, mv = _bn_layer(3, momentum=0.9, epsilon=1e-3)
     x = np.random.default_rng(2).standard_normal((8, 3)).astype("float32") * 2 + 1
-    out = np.asarray(layer(x, training=True))
+    out = ops.convert_to_numpy(layer(x, training=True))
     mean, var = x.mean(0), x.var(0)
     np.testing.assert_allclose(out, gamma * (x - mean) / np.sqrt(var + 1e-3) + beta, atol=1e-5)
     np.testing.assert_allclose(layer.moving_mean.numpy(), 0.9 * mm + 0.1 * mean, atol=1e-5)
@@ -71,7 +71,7 @@ def test_batchnorm_training_and_moving_stats():
 def test_batchnorm_inference_uses_moving_stats():
     layer, gamma, beta, mm, mv = _bn_layer(3)
     x = np.random.default_rng(3).standard_normal((4, 3)).astype("float32")
-    out = np.asarray(layer(x))
+    out = ops.convert_to_numpy(layer(x))
     np.testing.assert_allclose(out, gamma * (x - mm) / np.sqrt(mv + 1e-3) + beta, atol=1e-5)
     np.testing.assert_allclose(layer.moving_mean.numpy(), mm)
 
@@ -80,7 +80,7 @@ def test_batchnorm_not_trainable_runs_in_inference_mode():
     layer, gamma, beta, mm, mv = _bn_layer(3)
     layer.trainable = False
     x = np.random.default_rng(4).standard_normal((4, 3)).astype("float32")
-    out = np.asarray(layer(x, training=True))
+    out = ops.convert_to_numpy(layer(x, training=True))
     np.testing.assert_allclose(out, gamma * (x - mm) / np.sqrt(mv + 1e-3) + beta, atol=1e-5)
     np.testing.assert_allclose(layer.moving_mean.numpy(), mm)
     np.testing.assert_allclose(layer.moving_variance.numpy(), mv)
@@ -114,11 +114,11 @@ def test_batchnorm_fit_updates_moving_stats():
 def test_layernorm_matches_numpy():
     x = np.random.default_rng(7).standard_normal((2, 3, 4)).astype("float32")
     layer = layers.LayerNormalization(epsilon=1e-3)
-    out = np.asarray(layer(x))
+    out = ops.convert_to_numpy(layer(x))
     mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
     np.testing.assert_allclose(out, (x - mean) / np.sqrt(var + 1e-3), atol=1e-5)
     layer = layers.LayerNormalization(axis=[1, 2], epsilon=1e-3)
-    out = np.asarray(layer(x))
+    out = ops.convert_to_numpy(layer(x))
     mean, var = x.mean((1, 2), keepdims=True), x.var((1, 2), keepdims=True)
     np.testing.assert_allclose(out, (x - mean) / np.sqrt(var + 1e-3), atol=1e-5)
     assert tuple(layer.gamma.shape) == (3, 4)
@@ -128,19 +128,19 @@ def test_layernorm_rms_scaling_and_rmsnorm():
     x = np.random.default_rng(8).standard_normal((2, 5)).astype("float32")
     want = x / np.sqrt((x**2).mean(-1, keepdims=True) + 1e-3)
     out = layers.LayerNormalization(rms_scaling=True, epsilon=1e-3)(x)
-    np.testing.assert_allclose(np.asarray(out), want, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(out), want, atol=1e-5)
     layer = layers.RMSNormalization()
     layer.build((None, 5))
     scale = np.arange(1, 6, dtype="float32")
     layer.set_weights([scale])
     want = x / np.sqrt((x**2).mean(-1, keepdims=True) + 1e-6) * scale
-    np.testing.assert_allclose(np.asarray(layer(x)), want, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(layer(x)), want, atol=1e-5)
 
 
 @pytest.mark.parametrize("groups", [1, 2, 4])
 def test_groupnorm_matches_numpy(groups):
     x = np.random.default_rng(9).standard_normal((2, 3, 5, 4)).astype("float32")
-    out = np.asarray(layers.GroupNormalization(groups=groups, epsilon=1e-3)(x))
+    out = ops.convert_to_numpy(layers.GroupNormalization(groups=groups, epsilon=1e-3)(x))
     g = x.reshape(2, 3, 5, groups, 4 // groups)
     mean = g.mean((1, 2, 4), keepdims=True)
     var = g.var((1, 2, 4), keepdims=True)
@@ -148,7 +148,9 @@ def test_groupnorm_matches_numpy(groups):
     np.testing.assert_allclose(out, want, atol=1e-5)
     # channels_first equals channels_last on transposed data
     xt = np.moveaxis(x, -1, 1)
-    out_cf = np.asarray(layers.GroupNormalization(groups=groups, axis=1, epsilon=1e-3)(xt))
+    out_cf = ops.convert_to_numpy(
+        layers.GroupNormalization(groups=groups, axis=1, epsilon=1e-3)(xt)
+    )
     np.testing.assert_allclose(np.moveaxis(out_cf, 1, -1), want, atol=1e-5)
 
 
@@ -161,6 +163,8 @@ def test_groupnorm_rejects_bad_groups():
 
 def test_unitnorm_matches_numpy():
     x = np.random.default_rng(10).standard_normal((2, 3, 4)).astype("float32")
-    out = np.asarray(layers.UnitNormalization(axis=[1, 2])(x))
+    out = ops.convert_to_numpy(layers.UnitNormalization(axis=[1, 2])(x))
     np.testing.assert_allclose(out, x / np.sqrt((x**2).sum((1, 2), keepdims=True)), atol=1e-6)
-    assert np.all(np.asarray(layers.UnitNormalization()(np.zeros((1, 3), "float32"))) == 0)
+    assert np.all(
+        ops.convert_to_numpy(layers.UnitNormalization()(np.zeros((1, 3), "float32"))) == 0
+    )

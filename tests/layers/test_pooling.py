@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from lamina import Input, layers
+from lamina import Input, layers, ops
 from lamina.testing import check_layer
 
 RNG = np.random.default_rng(3)
@@ -104,7 +104,7 @@ def test_pooling_numerics(rank, shape, kwargs, data_format, mode):
     name = f"{'Max' if mode == 'max' else 'Average'}Pooling{rank}D"
     layer = getattr(layers, name)(data_format=data_format, **kwargs)
     x_in = x if data_format == "channels_last" else np.moveaxis(x, -1, 1)
-    out = np.asarray(layer(x_in))
+    out = ops.convert_to_numpy(layer(x_in))
     assert out.shape == layer.compute_output_shape(x_in.shape)
     if data_format == "channels_first":
         out = np.moveaxis(out, 1, -1)
@@ -114,11 +114,11 @@ def test_pooling_numerics(rank, shape, kwargs, data_format, mode):
 
 def test_same_average_pooling_counts_only_valid_elements():
     x = np.ones((1, 5, 1), "float32")
-    out = np.asarray(layers.AveragePooling1D(3, strides=2, padding="same")(x))
+    out = ops.convert_to_numpy(layers.AveragePooling1D(3, strides=2, padding="same")(x))
     np.testing.assert_allclose(out, np.ones((1, 3, 1)))
     x = np.arange(4, dtype="float32").reshape(1, 4, 1)
     # pool 3, stride 3: one pad each side, windows {0, 1} and {2, 3} -> means 0.5, 2.5.
-    out = np.asarray(layers.AveragePooling1D(3, padding="same")(x))
+    out = ops.convert_to_numpy(layers.AveragePooling1D(3, padding="same")(x))
     np.testing.assert_allclose(out[0, :, 0], [0.5, 2.5])
 
 
@@ -127,10 +127,10 @@ def test_global_pooling_numerics(data_format):
     x = RNG.standard_normal((2, 4, 5, 3)).astype("float32")
     axes = (1, 2) if data_format == "channels_last" else (2, 3)
     np.testing.assert_allclose(
-        np.asarray(layers.GlobalAveragePooling2D(data_format)(x)), x.mean(axes), rtol=1e-5
+        ops.convert_to_numpy(layers.GlobalAveragePooling2D(data_format)(x)), x.mean(axes), rtol=1e-5
     )
     np.testing.assert_allclose(
-        np.asarray(layers.GlobalMaxPooling2D(data_format, keepdims=True)(x)),
+        ops.convert_to_numpy(layers.GlobalMaxPooling2D(data_format, keepdims=True)(x)),
         x.max(axes, keepdims=True),
     )
 
@@ -142,7 +142,9 @@ def test_masked_global_average_pooling_1d(data_format):
     want = np.stack([x[i, mask[i]].mean(0) for i in range(3)])
     layer = layers.GlobalAveragePooling1D(data_format=data_format)
     x_in = x if data_format == "channels_last" else np.moveaxis(x, -1, 1)
-    np.testing.assert_allclose(np.asarray(layer(x_in, mask=mask)), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(layer(x_in, mask=mask)), want, rtol=1e-5, atol=1e-6
+    )
     assert layer.supports_masking and layer.compute_mask(x_in, mask) is None
     keep = layers.GlobalAveragePooling1D(data_format=data_format, keepdims=True)
     assert keep(x_in, mask=mask).shape == (
@@ -163,7 +165,7 @@ def test_masked_global_average_pooling_after_embedding():
     emb.set_weights([np.arange(30, dtype="float32").reshape(10, 3)])
     table = np.arange(30, dtype="float32").reshape(10, 3)
     want = np.stack([table[[1, 2]].mean(0), table[[3]].mean(0)])
-    np.testing.assert_allclose(np.asarray(model(ids)), want, rtol=1e-6)
+    np.testing.assert_allclose(ops.convert_to_numpy(model(ids)), want, rtol=1e-6)
 
 
 def test_pooling_errors():
@@ -212,7 +214,7 @@ def test_convnet_with_pooling_learns_with_fit():
     history = model.fit(x, labels, epochs=5, batch_size=16, verbose=0)
     losses = history.history["loss"]
     assert losses[-1] < 0.5 * losses[0]
-    preds = np.asarray(model.predict(x, verbose=0)).argmax(-1)
+    preds = ops.convert_to_numpy(model.predict(x, verbose=0)).argmax(-1)
     assert (preds == labels).mean() > 0.9
 
 

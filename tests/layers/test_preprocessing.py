@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina import Input, Model, layers
+from lamina import Input, Model, backend, layers, ops
 from lamina.testing import check_layer
 from lamina.utils import PyDataset
 
@@ -73,7 +73,7 @@ def test_normalization_adapt_matches_numpy(axis, reduce):
     layer.adapt(DATA)
     mean = DATA.astype("float64").mean(axis=reduce, keepdims=True)
     std = DATA.astype("float64").std(axis=reduce, keepdims=True)
-    np.testing.assert_allclose(np.asarray(layer(DATA)), (DATA - mean) / std, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(layer(DATA)), (DATA - mean) / std, atol=1e-5)
     assert int(layer.count.numpy()) == np.prod([DATA.shape[a] for a in reduce])
 
 
@@ -104,12 +104,14 @@ def test_normalization_fixed_stats_and_invert():
     x = RNG.standard_normal((5, 3)).astype("float32")
     mean, variance = np.array([1.0, -2.0, 0.5]), np.array([4.0, 0.25, 1.0])
     forward = layers.Normalization(mean=mean, variance=variance)
-    np.testing.assert_allclose(np.asarray(forward(x)), (x - mean) / np.sqrt(variance), atol=1e-6)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(forward(x)), (x - mean) / np.sqrt(variance), atol=1e-6
+    )
     inverse = layers.Normalization(mean=mean, variance=variance, invert=True)
-    np.testing.assert_allclose(np.asarray(inverse(forward(x))), x, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(inverse(forward(x))), x, atol=1e-5)
     # A zero variance divides by epsilon, not by zero.
     flat = layers.Normalization(mean=0.0, variance=0.0)
-    assert np.all(np.isfinite(np.asarray(flat(x))))
+    assert np.all(np.isfinite(ops.convert_to_numpy(flat(x))))
 
 
 def test_normalization_errors():
@@ -146,8 +148,8 @@ def test_normalization_statistics_survive_fit_and_save(tmp_path):
     model.save(tmp_path / "m.keras")
     restored = lamina.models.load_model(tmp_path / "m.keras")
     np.testing.assert_allclose(
-        np.asarray(restored.predict(DATA[:, 0, :], verbose=0)),
-        np.asarray(model.predict(DATA[:, 0, :], verbose=0)),
+        ops.convert_to_numpy(restored.predict(DATA[:, 0, :], verbose=0)),
+        ops.convert_to_numpy(model.predict(DATA[:, 0, :], verbose=0)),
         rtol=1e-6,
     )
 
@@ -156,12 +158,12 @@ def test_normalization_statistics_survive_fit_and_save(tmp_path):
 def test_rescaling_formula_and_integer_input():
     pixels = np.array([[0, 128, 255]], "uint8")
     out = layers.Rescaling(1 / 127.5, offset=-1.0)(pixels)
-    assert str(out.dtype) == "float32"
-    np.testing.assert_allclose(np.asarray(out), pixels / 127.5 - 1.0, atol=1e-6)
+    assert backend.standardize_dtype(out.dtype) == "float32"
+    np.testing.assert_allclose(ops.convert_to_numpy(out), pixels / 127.5 - 1.0, atol=1e-6)
     images = RNG.uniform(0, 1, (2, 2, 2, 3)).astype("float32")
     scaled = layers.Rescaling([1.0, 10.0, 100.0], offset=[0.0, 1.0, 2.0])(images)
     np.testing.assert_allclose(
-        np.asarray(scaled), images * [1.0, 10.0, 100.0] + [0.0, 1.0, 2.0], rtol=1e-6
+        ops.convert_to_numpy(scaled), images * [1.0, 10.0, 100.0] + [0.0, 1.0, 2.0], rtol=1e-6
     )
 
 
@@ -171,13 +173,15 @@ def test_discretization_buckets_like_numpy_digitize():
     x[0, :3] = [-1.0, 0.0, 1.0]  # values on a boundary go to the bucket above
     bounds = [-1.0, 0.0, 1.0]
     out = layers.Discretization(bin_boundaries=bounds)(x)
-    assert str(out.dtype) == "int32"
-    np.testing.assert_array_equal(np.asarray(out), np.digitize(x, bounds))
+    assert backend.standardize_dtype(out.dtype) == "int32"
+    np.testing.assert_array_equal(ops.convert_to_numpy(out), np.digitize(x, bounds))
     one_hot = layers.Discretization(bin_boundaries=bounds, output_mode="one_hot")(x[:, 0])
-    np.testing.assert_array_equal(np.asarray(one_hot), np.eye(4)[np.digitize(x[:, 0], bounds)])
+    np.testing.assert_array_equal(
+        ops.convert_to_numpy(one_hot), np.eye(4)[np.digitize(x[:, 0], bounds)]
+    )
     count = layers.Discretization(bin_boundaries=bounds, output_mode="count")(x)
     expected = np.stack([np.bincount(np.digitize(row, bounds), minlength=4) for row in x])
-    np.testing.assert_array_equal(np.asarray(count), expected)
+    np.testing.assert_array_equal(ops.convert_to_numpy(count), expected)
 
 
 def test_discretization_adapt_keras_example_and_quantiles():
@@ -185,7 +189,7 @@ def test_discretization_adapt_keras_example_and_quantiles():
     data = np.array([[-1.5, 1.0, 3.4, 0.5], [0.0, 3.0, 1.3, 0.0]])
     layer = layers.Discretization(num_bins=4, epsilon=0.01)
     layer.adapt(data)
-    np.testing.assert_array_equal(np.asarray(layer(data)), [[0, 2, 3, 1], [1, 3, 2, 1]])
+    np.testing.assert_array_equal(ops.convert_to_numpy(layer(data)), [[0, 2, 3, 1], [1, 3, 2, 1]])
     # On large data, each bin holds about a quarter of the values (within epsilon), also
     # when the data arrives in batches and the quantile summary is compressed.
     values = RNG.standard_normal(20_000)
@@ -196,7 +200,9 @@ def test_discretization_adapt_keras_example_and_quantiles():
     config = streamed.get_config()
     assert config["num_bins"] == 4 and len(config["bin_boundaries"]) == 3
     clone = layers.Discretization.from_config(config)
-    np.testing.assert_array_equal(np.asarray(clone(values[:50])), np.asarray(streamed(values[:50])))
+    np.testing.assert_array_equal(
+        ops.convert_to_numpy(clone(values[:50])), ops.convert_to_numpy(streamed(values[:50]))
+    )
 
 
 def test_discretization_errors():
@@ -221,18 +227,18 @@ def test_category_encoding_modes_match_numpy():
     x = np.array([[0, 1, 1], [3, 3, 2], [4, 0, 0]])
     eye = np.eye(5)
     multi = layers.CategoryEncoding(5, output_mode="multi_hot")(x)
-    np.testing.assert_array_equal(np.asarray(multi), eye[x].max(axis=1))
+    np.testing.assert_array_equal(ops.convert_to_numpy(multi), eye[x].max(axis=1))
     count = layers.CategoryEncoding(5, output_mode="count")(x)
-    np.testing.assert_array_equal(np.asarray(count), eye[x].sum(axis=1))
+    np.testing.assert_array_equal(ops.convert_to_numpy(count), eye[x].sum(axis=1))
     weights = RNG.uniform(0, 1, x.shape).astype("float32")
     weighted = layers.CategoryEncoding(5, output_mode="count")(x, count_weights=weights)
     np.testing.assert_allclose(
-        np.asarray(weighted), (eye[x] * weights[..., None]).sum(axis=1), rtol=1e-6
+        ops.convert_to_numpy(weighted), (eye[x] * weights[..., None]).sum(axis=1), rtol=1e-6
     )
     one_hot = layers.CategoryEncoding(5, output_mode="one_hot")
-    np.testing.assert_array_equal(np.asarray(one_hot(x)), eye[x])
-    np.testing.assert_array_equal(np.asarray(one_hot(x[:, :1])), eye[x[:, 0]])
-    np.testing.assert_array_equal(np.asarray(one_hot(x[:, 0])), eye[x[:, 0]])
+    np.testing.assert_array_equal(ops.convert_to_numpy(one_hot(x)), eye[x])
+    np.testing.assert_array_equal(ops.convert_to_numpy(one_hot(x[:, :1])), eye[x[:, 0]])
+    np.testing.assert_array_equal(ops.convert_to_numpy(one_hot(x[:, 0])), eye[x[:, 0]])
     symbolic = one_hot(Input((1,), dtype="int32"))
     assert symbolic.shape == (None, 5)
 
@@ -256,41 +262,44 @@ def test_integer_lookup_keras_documented_examples():
     vocab = [12, 36, 1138, 42]
     data = np.array([[12, 1138, 42], [42, 1000, 36]])
     lookup = layers.IntegerLookup(vocabulary=vocab)
-    np.testing.assert_array_equal(np.asarray(lookup(data)), [[1, 3, 4], [4, 0, 2]])
+    np.testing.assert_array_equal(ops.convert_to_numpy(lookup(data)), [[1, 3, 4], [4, 0, 2]])
     assert lookup.get_vocabulary() == [-1, 12, 36, 1138, 42]
     masked = layers.IntegerLookup(vocabulary=vocab, mask_token=0)
     np.testing.assert_array_equal(
-        np.asarray(masked(np.array([[12, 1138, 42], [0, 1000, 36]]))), [[2, 4, 5], [0, 1, 3]]
+        ops.convert_to_numpy(masked(np.array([[12, 1138, 42], [0, 1000, 36]]))),
+        [[2, 4, 5], [0, 1, 3]],
     )
     two_oov = layers.IntegerLookup(vocabulary=vocab, num_oov_indices=2)
     np.testing.assert_array_equal(
-        np.asarray(two_oov(np.array([[12, 1138, 42], [37, 1000, 36]]))), [[2, 4, 5], [1, 0, 3]]
+        ops.convert_to_numpy(two_oov(np.array([[12, 1138, 42], [37, 1000, 36]]))),
+        [[2, 4, 5], [1, 0, 3]],
     )
     one_hot = layers.IntegerLookup(vocabulary=vocab, output_mode="one_hot")
     np.testing.assert_array_equal(
-        np.asarray(one_hot(np.array([12, 36, 1138, 42, 7]))), np.eye(5)[[1, 2, 3, 4, 0]]
+        ops.convert_to_numpy(one_hot(np.array([12, 36, 1138, 42, 7]))), np.eye(5)[[1, 2, 3, 4, 0]]
     )
     multi = layers.IntegerLookup(vocabulary=vocab, output_mode="multi_hot")
     np.testing.assert_array_equal(
-        np.asarray(multi(np.array([[12, 1138, 12, 1138], [42, 7, 42, 7]]))),
+        ops.convert_to_numpy(multi(np.array([[12, 1138, 12, 1138], [42, 7, 42, 7]]))),
         [[0, 1, 0, 1, 0], [1, 0, 0, 0, 1]],
     )
     count = layers.IntegerLookup(vocabulary=vocab, output_mode="count")
     np.testing.assert_array_equal(
-        np.asarray(count(np.array([[12, 1138, 12, 1138], [42, 7, 42, 7]]))),
+        ops.convert_to_numpy(count(np.array([[12, 1138, 12, 1138], [42, 7, 42, 7]]))),
         [[0, 2, 0, 2, 0], [2, 0, 0, 0, 2]],
     )
     tf_idf = layers.IntegerLookup(
         vocabulary=vocab, output_mode="tf_idf", idf_weights=[0.25, 0.75, 0.6, 0.4]
     )
     np.testing.assert_allclose(
-        np.asarray(tf_idf(np.array([[12, 1138, 12, 1138], [42, 7, 42, 7]]))),
+        ops.convert_to_numpy(tf_idf(np.array([[12, 1138, 12, 1138], [42, 7, 42, 7]]))),
         [[0, 0.5, 0, 1.2, 0], [1.0, 0, 0, 0, 0.8]],
         rtol=1e-6,
     )
     inverse = layers.IntegerLookup(vocabulary=vocab, invert=True)
     np.testing.assert_array_equal(
-        np.asarray(inverse(np.array([[1, 3, 4], [4, 0, 2]]))), [[12, 1138, 42], [42, -1, 36]]
+        ops.convert_to_numpy(inverse(np.array([[1, 3, 4], [4, 0, 2]]))),
+        [[12, 1138, 42], [42, -1, 36]],
     )
 
 
@@ -309,7 +318,7 @@ def test_integer_lookup_adapt_orders_by_frequency():
     tf_idf.adapt(np.array([[1, 1, 2], [1, 3, 3]]))
     # idf = log(1 + documents / (1 + documents containing the token))
     assert tf_idf.get_vocabulary() == [-1, 1, 3, 2]
-    out = np.asarray(tf_idf(np.array([[1, 3, 3]])))
+    out = ops.convert_to_numpy(tf_idf(np.array([[1, 3, 3]])))
     idf = np.log(1 + 2 / (1 + np.array([2, 1, 1])))
     np.testing.assert_allclose(out[0, 1:], [1, 2, 0] * idf, rtol=1e-6)
     np.testing.assert_allclose(out[0, 0], 0.0)
@@ -329,7 +338,7 @@ def test_integer_lookup_inside_a_compiled_model():
     history = model.fit(tokens, np.ones((32, 1)), epochs=3, batch_size=8, verbose=0)
     assert history.history["loss"][-1] < history.history["loss"][0]
     expected = np.where((tokens >= 100) & (tokens < 120), tokens - 99, 0)
-    np.testing.assert_array_equal(np.asarray(lookup(tokens)), expected)
+    np.testing.assert_array_equal(ops.convert_to_numpy(lookup(tokens)), expected)
 
 
 def test_integer_lookup_errors():
@@ -340,7 +349,7 @@ def test_integer_lookup_errors():
     with pytest.raises(ValueError, match="exceeds max_tokens=3"):
         layers.IntegerLookup(vocabulary=[1, 2, 3], max_tokens=3)
     strict = layers.IntegerLookup(vocabulary=[1, 2], num_oov_indices=0)
-    np.testing.assert_array_equal(np.asarray(strict(np.array([2, 1]))), [1, 0])
+    np.testing.assert_array_equal(ops.convert_to_numpy(strict(np.array([2, 1]))), [1, 0])
     with pytest.raises(ValueError, match=r"received unknown tokens \[5\]"):
         strict(np.array([1, 5]))
     with pytest.raises(ValueError, match="needs `idf_weights`"):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lamina import Input, Model, layers
+from lamina import Input, Model, layers, ops
 from lamina.testing import check_layer
 
 RNG = np.random.default_rng(0)
@@ -117,7 +117,7 @@ def test_weight_shapes_match_keras():
     lstm = layers.LSTM(3)
     lstm(x)
     assert [tuple(w.shape) for w in lstm.weights] == [(5, 12), (3, 12), (12,)]
-    np.testing.assert_array_equal(np.asarray(lstm.cell.bias)[3:6], 1.0)
+    np.testing.assert_array_equal(ops.convert_to_numpy(lstm.cell.bias)[3:6], 1.0)
     gru = layers.GRU(3)
     gru(x)
     assert [tuple(w.shape) for w in gru.weights] == [(5, 9), (3, 9), (2, 9)]
@@ -143,15 +143,15 @@ def test_forward_matches_numpy(kind, kwargs, backwards):
     out = layer(x)
     w = layer.get_weights()
     ref_seq, ref_h, ref_c = _np_run(kind, x, w, 4, kwargs.get("reset_after", True), backwards)
-    np.testing.assert_allclose(np.asarray(out[0]), ref_seq, atol=1e-5)
-    np.testing.assert_allclose(np.asarray(out[1]), ref_h, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(out[0]), ref_seq, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(out[1]), ref_h, atol=1e-5)
     if kind == "lstm":
-        np.testing.assert_allclose(np.asarray(out[2]), ref_c, atol=1e-5)
+        np.testing.assert_allclose(ops.convert_to_numpy(out[2]), ref_c, atol=1e-5)
     # unroll=True gives the same result.
     un = cls(4, return_sequences=True, go_backwards=backwards, unroll=True, **kwargs)
     un(x)
     un.set_weights(w)
-    np.testing.assert_allclose(np.asarray(un(x)), ref_seq, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(un(x)), ref_seq, atol=1e-5)
 
 
 @pytest.mark.parametrize("cls", [layers.SimpleRNN, layers.LSTM])
@@ -160,13 +160,13 @@ def test_masked_sequences_equal_unpadded_run(cls):
     lengths = [5, 3]
     mask = np.array([[t < n for t in range(5)] for n in lengths])
     layer = cls(4, return_sequences=True)
-    out = np.asarray(layer(x, mask=mask))
+    out = ops.convert_to_numpy(layer(x, mask=mask))
     last = cls(4)
     last(x)
     last.set_weights(layer.get_weights())
-    final = np.asarray(last(x, mask=mask))
+    final = ops.convert_to_numpy(last(x, mask=mask))
     for b, n in enumerate(lengths):
-        ref = np.asarray(layer(x[b : b + 1, :n]))[0]
+        ref = ops.convert_to_numpy(layer(x[b : b + 1, :n]))[0]
         np.testing.assert_allclose(out[b, :n], ref, atol=1e-5)
         # Masked steps repeat the previous output; the final output is the last real one.
         np.testing.assert_allclose(out[b, n:], np.repeat(ref[-1:], 5 - n, 0), atol=1e-5)
@@ -174,7 +174,7 @@ def test_masked_sequences_equal_unpadded_run(cls):
     zero = cls(4, return_sequences=True, zero_output_for_mask=True)
     zero(x)
     zero.set_weights(layer.get_weights())
-    z = np.asarray(zero(x, mask=mask))
+    z = ops.convert_to_numpy(zero(x, mask=mask))
     np.testing.assert_allclose(z[1, 3:], 0.0)
 
 
@@ -184,8 +184,8 @@ def test_masking_through_embedding_in_a_model():
     out = layers.LSTM(2)(emb)
     model = Model(inp, out)
     tokens = np.array([[1, 2, 0, 0], [3, 4, 5, 1]], "int32")
-    full = np.asarray(model(tokens))
-    short = np.asarray(model(tokens[:1, :2]))
+    full = ops.convert_to_numpy(model(tokens))
+    short = ops.convert_to_numpy(model(tokens[:1, :2]))
     np.testing.assert_allclose(full[0], short[0], atol=1e-5)
 
 
@@ -198,10 +198,12 @@ def test_stateful_and_reset_states():
     layer.set_weights(ref.get_weights())
     layer.reset_states()
     layer(x[:, :3])
-    second = np.asarray(layer(x[:, 3:]))
-    np.testing.assert_allclose(second, np.asarray(ref(x)), atol=1e-5)
+    second = ops.convert_to_numpy(layer(x[:, 3:]))
+    np.testing.assert_allclose(second, ops.convert_to_numpy(ref(x)), atol=1e-5)
     layer.reset_states()
-    np.testing.assert_allclose(np.asarray(layer(x[:, :3])), np.asarray(ref(x[:, :3])), atol=1e-5)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(layer(x[:, :3])), ops.convert_to_numpy(ref(x[:, :3])), atol=1e-5
+    )
     with pytest.raises(AttributeError):
         layers.GRU(2).reset_states()
 
@@ -216,7 +218,7 @@ def test_initial_state_and_errors():
     h_ref, c_ref = h0, c0
     for t in range(4):
         h_ref, c_ref = _np_lstm(x[:, t], w, (h_ref, c_ref))
-    np.testing.assert_allclose(np.asarray(out), h_ref, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(out), h_ref, atol=1e-5)
     with pytest.raises(ValueError, match="expects 2 initial state"):
         layer(x, initial_state=[h0])
     with pytest.raises(ValueError, match="must have shape"):
@@ -226,9 +228,9 @@ def test_initial_state_and_errors():
 def test_dropout_runs_in_training_only():
     x = _rand(2, 4, 3)
     layer = layers.LSTM(3, dropout=0.5, recurrent_dropout=0.5, seed=1)
-    a = np.asarray(layer(x))
-    np.testing.assert_allclose(a, np.asarray(layer(x)))
-    b = np.asarray(layer(x, training=True))
+    a = ops.convert_to_numpy(layer(x))
+    np.testing.assert_allclose(a, ops.convert_to_numpy(layer(x)))
+    b = ops.convert_to_numpy(layer(x, training=True))
     assert b.shape == a.shape and not np.allclose(a, b)
 
 
@@ -244,7 +246,7 @@ def test_bidirectional_merge_modes(mode):
     bw(x)
     fw.set_weights(bi.forward_layer.get_weights())
     bw.set_weights(bi.backward_layer.get_weights())
-    y, y_rev = np.asarray(fw(x)), np.asarray(bw(x))[:, ::-1]
+    y, y_rev = ops.convert_to_numpy(fw(x)), ops.convert_to_numpy(bw(x))[:, ::-1]
     expected = {
         "concat": np.concatenate([y, y_rev], -1),
         "sum": y + y_rev,
@@ -252,10 +254,10 @@ def test_bidirectional_merge_modes(mode):
         "ave": (y + y_rev) / 2,
     }
     if mode is None:
-        np.testing.assert_allclose(np.asarray(out[0]), y, atol=1e-5)
-        np.testing.assert_allclose(np.asarray(out[1]), y_rev, atol=1e-5)
+        np.testing.assert_allclose(ops.convert_to_numpy(out[0]), y, atol=1e-5)
+        np.testing.assert_allclose(ops.convert_to_numpy(out[1]), y_rev, atol=1e-5)
     else:
-        np.testing.assert_allclose(np.asarray(out), expected[mode], atol=1e-5)
+        np.testing.assert_allclose(ops.convert_to_numpy(out), expected[mode], atol=1e-5)
 
 
 def test_bidirectional_return_state_and_errors():
@@ -275,9 +277,9 @@ def test_bidirectional_return_state_and_errors():
 def test_time_distributed_matches_per_step_dense():
     x = _rand(2, 4, 3)
     td = layers.TimeDistributed(layers.Dense(5))
-    out = np.asarray(td(x))
+    out = ops.convert_to_numpy(td(x))
     for t in range(4):
-        np.testing.assert_allclose(out[:, t], np.asarray(td.layer(x[:, t])), atol=1e-6)
+        np.testing.assert_allclose(out[:, t], ops.convert_to_numpy(td.layer(x[:, t])), atol=1e-6)
 
 
 def test_cells_standalone_and_stacked():
@@ -285,7 +287,7 @@ def test_cells_standalone_and_stacked():
     cell = layers.GRUCell(4)
     h, states = cell(x, [np.zeros((2, 4), "float32")])
     ref = _np_gru(x, cell.get_weights(), np.zeros((2, 4), "float32"), True)
-    np.testing.assert_allclose(np.asarray(h), ref, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(h), ref, atol=1e-5)
     assert len(states) == 1
     stacked = layers.StackedRNNCells([layers.SimpleRNNCell(3), layers.LSTMCell(2)])
     assert stacked.state_size == [3, [2, 2]]  # Keras: one entry per cell
@@ -294,7 +296,7 @@ def test_cells_standalone_and_stacked():
     stacked.build((2, 3))
     out_flat, states_flat = stacked.call(x, [h3, h2, c2])
     out_nested, states_nested = stacked.call(x, [[h3], [h2, c2]])
-    np.testing.assert_allclose(np.asarray(out_flat), np.asarray(out_nested))
+    np.testing.assert_allclose(ops.convert_to_numpy(out_flat), ops.convert_to_numpy(out_nested))
     assert len(states_flat) == len(states_nested) == 3
     rnn = layers.RNN(stacked, return_state=True)
     out = rnn(_rand(2, 5, 3))
@@ -319,7 +321,7 @@ def test_bidirectional_lstm_text_model_learns():
     model = Model(inp, out)
     model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
     model.fit(tokens, labels, epochs=25, batch_size=32, verbose=0)
-    preds = np.asarray(model.predict(tokens, verbose=0)).argmax(-1)
+    preds = ops.convert_to_numpy(model.predict(tokens, verbose=0)).argmax(-1)
     assert (preds == labels).mean() > 0.75
 
 
@@ -332,14 +334,14 @@ def test_encoder_decoder_step_by_step_equals_one_pass():
     dense = layers.Dense(2)
     model = Model([enc_in, dec_in], dense(dec_seq))
     src, tgt = _rand(2, 5, 3), _rand(2, 4, 2)
-    full = np.asarray(model([src, tgt]))
+    full = ops.convert_to_numpy(model([src, tgt]))
     encoder = Model(enc_in, [h, c])
-    state = [np.asarray(s) for s in encoder(src)]
+    state = [ops.convert_to_numpy(s) for s in encoder(src)]
     steps = []
     for t in range(4):
         y, hh, cc = decoder(tgt[:, t : t + 1], initial_state=state)
         state = [hh, cc]
-        steps.append(np.asarray(dense(y))[:, 0])
+        steps.append(ops.convert_to_numpy(dense(y))[:, 0])
     np.testing.assert_allclose(np.stack(steps, 1), full, atol=1e-5)
 
 
@@ -374,7 +376,7 @@ def test_masked_steps_match_a_numpy_step_loop_with_initial_state_and_zero_output
     h0 = _rand(3, 4)
     for zero_output in (False, True):
         layer = layers.SimpleRNN(4, return_sequences=True, zero_output_for_mask=zero_output)
-        out = np.asarray(layer(x, mask=mask, initial_state=[h0]))
+        out = ops.convert_to_numpy(layer(x, mask=mask, initial_state=[h0]))
         ref, h = _np_masked_simple(x, layer.get_weights(), mask, h0, zero_output)
         np.testing.assert_allclose(out, ref, atol=1e-5)
         last = layers.SimpleRNN(4, return_state=True, zero_output_for_mask=zero_output)
@@ -382,8 +384,8 @@ def test_masked_steps_match_a_numpy_step_loop_with_initial_state_and_zero_output
         last.set_weights(layer.get_weights())
         final, state = last(x, mask=mask, initial_state=[h0])
         # The last output is the last real step's output, never zeroed.
-        np.testing.assert_allclose(np.asarray(final), h, atol=1e-5)
-        np.testing.assert_allclose(np.asarray(state), h, atol=1e-5)
+        np.testing.assert_allclose(ops.convert_to_numpy(final), h, atol=1e-5)
+        np.testing.assert_allclose(ops.convert_to_numpy(state), h, atol=1e-5)
 
 
 def test_bidirectional_outputs_zeros_at_masked_steps_as_keras():
@@ -391,7 +393,7 @@ def test_bidirectional_outputs_zeros_at_masked_steps_as_keras():
     mask = np.array([[1, 1, 1, 0, 0], [0, 1, 1, 1, 1]], bool)
     bi = layers.Bidirectional(layers.SimpleRNN(4, return_sequences=True))
     assert bi.forward_layer.zero_output_for_mask and bi.backward_layer.zero_output_for_mask
-    out = np.asarray(bi(x, mask=mask))
+    out = ops.convert_to_numpy(bi(x, mask=mask))
     h0 = np.zeros((2, 4), "float32")
     fw, _ = _np_masked_simple(x, bi.forward_layer.get_weights(), mask, h0, True)
     bw, _ = _np_masked_simple(x, bi.backward_layer.get_weights(), mask, h0, True, True)
@@ -419,12 +421,12 @@ def test_stacked_lstm_cells_take_and_return_keras_nested_states():
         h1, c1 = _np_lstm(x[:, t], w1, (h1, c1))
         h2, c2 = _np_lstm(h1, w2, (h2, c2))
     out, first, second = rnn(x, initial_state=init)
-    np.testing.assert_allclose(np.asarray(out), h2, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(out), h2, atol=1e-5)
     for got, ref in zip([*first, *second], [h1, c1, h2, c2], strict=True):
-        np.testing.assert_allclose(np.asarray(got), ref, atol=1e-5)
+        np.testing.assert_allclose(ops.convert_to_numpy(got), ref, atol=1e-5)
     # A flat list of the same tensors is accepted too; a wrong count is refused.
     flat = rnn(x, initial_state=[t for pair in init for t in pair])
-    np.testing.assert_allclose(np.asarray(flat[0]), h2, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(flat[0]), h2, atol=1e-5)
     with pytest.raises(ValueError, match=r"expects 4 initial state.*\[\[4, 4\], \[2, 2\]\]"):
         rnn(x, initial_state=init[:1])
     # Symbolically: the encoder's nested states feed a decoder's initial_state.
@@ -437,7 +439,9 @@ def test_stacked_lstm_cells_take_and_return_keras_nested_states():
     e, d = _rand(2, 4, 3), _rand(2, 3, 3)
     _, *states = enc(e)
     np.testing.assert_allclose(
-        np.asarray(model([e, d])), np.asarray(dec(d, initial_state=states)), atol=1e-5
+        ops.convert_to_numpy(model([e, d])),
+        ops.convert_to_numpy(dec(d, initial_state=states)),
+        atol=1e-5,
     )
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina import Input, Model, layers, models
+from lamina import Input, Model, layers, models, ops
 
 
 def _data(*shape, seed=0):
@@ -40,9 +40,9 @@ def test_model_on_numpy_input_matches_reference():
     model = Model(x, dense(x))
     data = _data(5, 3)
     expected = np.maximum(data @ dense.kernel.numpy() + dense.bias.numpy(), 0)
-    np.testing.assert_allclose(np.asarray(model(data)), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ops.convert_to_numpy(model(data)), expected, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(
-        np.asarray(model(data.astype("float64"))), expected, rtol=1e-5, atol=1e-6
+        ops.convert_to_numpy(model(data.astype("float64"))), expected, rtol=1e-5, atol=1e-6
     )
 
 
@@ -65,7 +65,9 @@ def test_shared_layers_round_trip_through_config():
     assert [lyr.name for lyr in clone.layers] == [lyr.name for lyr in model.layers]
     clone.set_weights(model.get_weights())
     data = _data(3, 4)
-    np.testing.assert_allclose(np.asarray(clone(data)), np.asarray(model(data)), rtol=1e-6)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(clone(data)), ops.convert_to_numpy(model(data)), rtol=1e-6
+    )
     assert clone.get_config() == config
 
 
@@ -91,7 +93,9 @@ def test_nested_models_round_trip_and_weights():
     clone = Model.from_config(config)
     clone.set_weights(outer.get_weights())
     data = [_data(2, 3), _data(2, 3, seed=1)]
-    np.testing.assert_allclose(np.asarray(clone(data)), np.asarray(outer(data)), rtol=1e-6)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(clone(data)), ops.convert_to_numpy(outer(data)), rtol=1e-6
+    )
 
 
 def test_nested_trainable_propagates():
@@ -129,7 +133,9 @@ def test_to_json_and_model_from_json_with_custom_objects():
     with pytest.raises(ValueError, match="Unknown layer class 'Unregistered'"):
         models.model_from_json(model2.to_json())
     clone2 = models.model_from_json(model2.to_json(), custom_objects={"Unregistered": Unregistered})
-    np.testing.assert_allclose(np.asarray(clone2(np.zeros((1, 2), "float32"))), [[1.0, 1.0]])
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(clone2(np.zeros((1, 2), "float32"))), [[1.0, 1.0]]
+    )
 
 
 def test_ops_in_graph_round_trip_through_config():
@@ -138,7 +144,9 @@ def test_ops_in_graph_round_trip_through_config():
     model = Model(x, y)
     clone = Model.from_config(json.loads(json.dumps(model.get_config())))
     data = _data(2, 3)
-    np.testing.assert_allclose(np.asarray(clone(data)), np.asarray(model(data)), rtol=1e-6)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(clone(data)), ops.convert_to_numpy(model(data)), rtol=1e-6
+    )
 
 
 def test_get_layer_and_count_params():
@@ -200,14 +208,14 @@ def test_model_from_intermediate_tensors_excludes_upstream_layers():
     data = _data(2, 3)
     dense = middle.get_layer("y")
     expected = data @ dense.kernel.numpy() + dense.bias.numpy()
-    np.testing.assert_allclose(np.asarray(middle(data)), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ops.convert_to_numpy(middle(data)), expected, rtol=1e-5, atol=1e-6)
     # Config round trip: the input is written as an InputLayer of h's shape.
     config = middle.get_config()
     assert config["layers"][0]["class_name"] == "InputLayer"
     rebuilt = Model.from_config(config)
     assert [w.shape for w in rebuilt.weights] == [(3, 2), (2,)]
     rebuilt.set_weights(middle.get_weights())
-    np.testing.assert_allclose(np.asarray(rebuilt(data)), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ops.convert_to_numpy(rebuilt(data)), expected, rtol=1e-5, atol=1e-6)
     # The whole model still runs and still owns every layer.
     assert [lyr.name for lyr in full.layers] == ["x", "h", "y", "z"]
     assert full(_data(2, 4)).shape == (2, 5)
@@ -224,7 +232,9 @@ def test_input_not_used_by_any_output_is_kept():
     assert [lyr.name for lyr in rebuilt.layers] == ["a", "b", "o"]
     rebuilt.set_weights(model.get_weights())
     data = [_data(2, 3), _data(2, 2)]
-    np.testing.assert_allclose(np.asarray(rebuilt(data)), np.asarray(model(data)), rtol=1e-6)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(rebuilt(data)), ops.convert_to_numpy(model(data)), rtol=1e-6
+    )
 
 
 @pytest.mark.parametrize(
@@ -249,7 +259,9 @@ def test_model_squeezes_or_adds_a_trailing_unit_axis_as_keras():
     model = Model(x, dense(x))
     data = _data(2, 3)
     expected = data @ dense.kernel.numpy() + dense.bias.numpy()
-    np.testing.assert_allclose(np.asarray(model(data[..., None])), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(model(data[..., None])), expected, rtol=1e-5, atol=1e-6
+    )
     column = Input((4, 1), name="col")
     flat = Model(column, layers.Flatten()(column))
     assert flat(_data(2, 4)).shape == (2, 4)
@@ -264,7 +276,7 @@ def test_training_flag_reaches_dropout_inside_models():
     data = np.ones((2, 200), "float32")
 
     def dropped(out):
-        return float((np.asarray(out) == 0).mean())
+        return float((ops.convert_to_numpy(out) == 0).mean())
 
     # Keras: an explicit training=True activates dropout; no argument means inference.
     assert 0.3 < dropped(model(data, training=True)) < 0.7
@@ -292,14 +304,14 @@ def test_stateful_rnn_carries_state_through_compiled_model_calls():
     lstm = layers.LSTM(5, stateful=True)
     model = Model(x, lstm(x))
     data = _data(2, 3, 4)
-    fast = [np.asarray(model(data)) for _ in range(3)]
+    fast = [ops.convert_to_numpy(model(data)) for _ in range(3)]
     assert not np.allclose(fast[0], fast[1])  # the state moved on
     lstm.reset_states()
-    eager = [np.asarray(lstm(data)) for _ in range(3)]  # the layer alone, op by op
+    eager = [ops.convert_to_numpy(lstm(data)) for _ in range(3)]  # the layer alone, op by op
     for a, b in zip(fast, eager, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     lstm.reset_states()  # a reset is seen by the compiled program (not baked in)
-    np.testing.assert_allclose(np.asarray(model(data)), fast[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ops.convert_to_numpy(model(data)), fast[0], rtol=1e-5, atol=1e-6)
 
 
 def test_nested_masked_model_runs_once_per_call():
@@ -318,7 +330,7 @@ def test_nested_masked_model_runs_once_per_call():
     outer = Model(outer_in, layers.GlobalAveragePooling1D()(inner(outer_in)))
     data = np.array([[1, 2, 0, 0], [3, 0, 0, 0]], "int32")
     calls.clear()
-    out = np.asarray(outer(data, training=True))  # op by op, no compilation
+    out = ops.convert_to_numpy(outer(data, training=True))  # op by op, no compilation
     assert len(calls) == 1
     # The mask still reaches the pooling: only unmasked steps are averaged.
     table = inner.get_layer("embedding").embeddings.numpy()

@@ -16,7 +16,7 @@ os.environ.setdefault("KERAS_BACKEND", "jax")
 keras = pytest.importorskip("keras")
 
 import lamina  # noqa: E402
-from lamina import Input, Model, layers, models  # noqa: E402
+from lamina import Input, Model, layers, models, ops  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning"
@@ -51,7 +51,9 @@ def _histories(config):
 
 def _assert_same(a, b):
     for u, v in zip(a, b, strict=True):
-        np.testing.assert_allclose(np.asarray(u), np.asarray(v), rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(
+            ops.convert_to_numpy(u), ops.convert_to_numpy(v), rtol=1e-6, atol=1e-6
+        )
 
 
 def test_nested_model_feeding_a_layer_writes_keras_histories():
@@ -128,5 +130,8 @@ def test_stateful_lstm_model_matches_keras_across_calls():
     theirs.set_weights(ours.get_weights())
     for _ in range(3):
         np.testing.assert_allclose(
-            np.asarray(ours(data)), np.asarray(theirs(data)), rtol=1e-5, atol=1e-5
+            ops.convert_to_numpy(ours(data)),
+            np.asarray(theirs(data)),
+            rtol=1e-5,
+            atol=1e-5,
         )

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from lamina import Input, Model, Sequential, layers, models
+from lamina import Input, Model, Sequential, layers, models, ops
 
 
 def test_built_from_input_has_node_zero():
@@ -50,7 +50,10 @@ def test_sequential_matches_reference():
     d1, d2 = model.layers
     h = np.maximum(data @ d1.kernel.numpy() + d1.bias.numpy(), 0)
     np.testing.assert_allclose(
-        np.asarray(model(data)), h @ d2.kernel.numpy() + d2.bias.numpy(), rtol=1e-5, atol=1e-6
+        ops.convert_to_numpy(model(data)),
+        h @ d2.kernel.numpy() + d2.bias.numpy(),
+        rtol=1e-5,
+        atol=1e-6,
     )
 
 
@@ -61,7 +64,7 @@ def test_config_round_trip():
     clone = Sequential.from_config(config)
     clone.set_weights(model.get_weights())
     data = np.ones((2, 3), "float32")
-    np.testing.assert_allclose(np.asarray(clone(data)), np.asarray(model(data)))
+    np.testing.assert_allclose(ops.convert_to_numpy(clone(data)), ops.convert_to_numpy(model(data)))
     again = models.model_from_json(model.to_json())
     assert isinstance(again, Sequential) and len(again.layers) == 2
 
@@ -125,8 +128,8 @@ def test_built_functional_model_first_builds_the_sequential():
     d, head = base.get_layer("d"), model.get_layer("head")
     hidden = np.maximum(data @ d.kernel.numpy() + d.bias.numpy(), 0)
     expected = hidden @ head.kernel.numpy() + head.bias.numpy()
-    np.testing.assert_allclose(np.asarray(model(data)), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ops.convert_to_numpy(model(data)), expected, rtol=1e-5, atol=1e-6)
     clone = Sequential.from_config(model.get_config())
     assert clone.built
     clone.set_weights(model.get_weights())
-    np.testing.assert_allclose(np.asarray(clone(data)), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ops.convert_to_numpy(clone(data)), expected, rtol=1e-5, atol=1e-6)

@@ -47,7 +47,7 @@ def test_gradient_matches_formula(regularizer, reference):
     _, grad = backend.value_and_grad(regularizer)(ops.convert_to_tensor(W))
     l1 = getattr(regularizer, "l1", 0.0)
     l2 = getattr(regularizer, "l2", 0.0)
-    np.testing.assert_allclose(np.asarray(grad), l1 * np.sign(W) + 2 * l2 * W, rtol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(grad), l1 * np.sign(W) + 2 * l2 * W, rtol=1e-5)
 
 
 def test_orthogonal_weights_have_no_penalty():
@@ -105,4 +105,4 @@ def test_get_and_errors():
 def test_kernel_regularizer_adds_to_layer_losses():
     layer = lamina.layers.Dense(2, kernel_regularizer="l2", kernel_initializer="ones")
     layer(np.ones((1, 3), "float32"))
-    np.testing.assert_allclose(float(sum(layer.losses)), 0.01 * 6, rtol=1e-6)
+    np.testing.assert_allclose(float(ops.convert_to_numpy(sum(layer.losses))), 0.01 * 6, rtol=1e-6)

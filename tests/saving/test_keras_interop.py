@@ -9,6 +9,7 @@ os.environ.setdefault("KERAS_BACKEND", "jax")
 keras = pytest.importorskip("keras")
 
 import lamina  # noqa: E402
+from lamina import ops  # noqa: E402
 
 # Keras's own Variable.__array__ trips NumPy 2's copy-keyword deprecation; not ours.
 pytestmark = pytest.mark.filterwarnings(
@@ -258,8 +259,8 @@ def test_architectures_move_both_ways(tmp_path, case, direction):
     loaded = target.models.load_model(path)
     # Eager calls in inference mode (no compilation: keeps these tests fast).
     np.testing.assert_allclose(
-        np.asarray(loaded(data, training=False)),
-        np.asarray(model(data, training=False)),
+        ops.convert_to_numpy(loaded(data, training=False)),
+        ops.convert_to_numpy(model(data, training=False)),
         rtol=1e-5,
         atol=1e-5,
     )

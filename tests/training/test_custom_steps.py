@@ -84,6 +84,8 @@ class GuideModel(keras.Model):
         return logs, state
 
 
+# JAX-signature custom step `train_step(self, state, data)`; torch steps are stateful.
+@pytest.mark.engine("jax")
 def test_guide_part_a_compiled_loss_and_metrics():
     x, y = _regression()
     GuideModel.traced = 0
@@ -155,6 +157,8 @@ class GuideModelOwnMetrics(keras.Model):
         return [self.loss_tracker, self.mae_metric]
 
 
+# JAX-signature custom step `train_step(self, state, data)`; torch steps are stateful.
+@pytest.mark.engine("jax")
 def test_guide_part_b_own_metrics_without_compiled_loss():
     x, y = _regression()
     GuideModelOwnMetrics.traced = 0
@@ -200,6 +204,8 @@ class GuideModelTestStep(keras.Model):
         return logs, state
 
 
+# JAX-signature custom step `train_step(self, state, data)`; torch steps are stateful.
+@pytest.mark.engine("jax")
 def test_guide_part_c_custom_test_step_drives_evaluate():
     x, y = _regression()
     GuideModelTestStep.traced = 0
@@ -235,6 +241,8 @@ class BatchLogs(keras.callbacks.Callback):
         self.markers.append(float(logs["marker"]))
 
 
+# JAX-signature custom step `train_step(self, state, data)`; torch steps are stateful.
+@pytest.mark.engine("jax")
 @pytest.mark.parametrize("steps_per_execution", [1, 4])
 @pytest.mark.parametrize("with_callback", [False, True])
 def test_fit_never_bypasses_train_step_or_test_step(steps_per_execution, with_callback):
@@ -260,6 +268,8 @@ def test_fit_never_bypasses_train_step_or_test_step(steps_per_execution, with_ca
         assert callback.markers and set(callback.markers) == {42.0}
 
 
+# JAX-signature custom step `train_step(self, state, data)`; torch steps are stateful.
+@pytest.mark.engine("jax")
 def test_on_batch_methods_and_evaluate_run_the_overrides():
     x, y = _regression(n=8)
     model = _dense_model(MarkerModel)
@@ -278,6 +288,8 @@ class DoublingPredict(keras.Model):
         return outputs * 2.0, non_trainable_variables
 
 
+# JAX-signature custom step `train_step(self, state, data)`; torch steps are stateful.
+@pytest.mark.engine("jax")
 @pytest.mark.parametrize("steps_per_execution", [1, 3])
 def test_predict_runs_predict_step_override(steps_per_execution):
     x, _ = _regression(n=10)
@@ -379,6 +391,8 @@ class GAN(keras.Model):
         return logs, new_state
 
 
+# JAX-signature custom step `train_step(self, state, data)`; torch steps are stateful.
+@pytest.mark.engine("jax")
 def test_gan_with_two_optimizers_trains_through_fit():
     keras.utils.set_random_seed(0)
     latent_dim, steps, batch_size = 4, 300, 32
@@ -396,7 +410,7 @@ def test_gan_with_two_optimizers_trains_through_fit():
     )
     z = rng.normal(size=(512, latent_dim)).astype("float32")
     start = np.linalg.norm(generator.predict(z, verbose=0).mean(axis=0) - 3.0)
-    seed_before = np.asarray(gan.seed_generator.state.value).copy()
+    seed_before = ops.convert_to_numpy(gan.seed_generator.state.value).copy()
 
     history = gan.fit(real, batch_size=batch_size, epochs=1, verbose=0)
 
@@ -404,7 +418,7 @@ def test_gan_with_two_optimizers_trains_through_fit():
     assert np.isfinite(history.history["g_loss"]).all()
     assert int(gan.d_optimizer.iterations) == steps
     assert int(gan.g_optimizer.iterations) == steps
-    assert not np.array_equal(np.asarray(gan.seed_generator.state.value), seed_before)
+    assert not np.array_equal(ops.convert_to_numpy(gan.seed_generator.state.value), seed_before)
     end = np.linalg.norm(generator.predict(z, verbose=0).mean(axis=0) - 3.0)
     # A pure-JAX run of this setup (4 seeds): ~4.2 -> 0.25..0.57 after 300 steps.
     assert end < 0.5 * start, (start, end)
@@ -504,8 +518,8 @@ def test_distiller_compute_loss_override_is_what_trains():
     assert set(logs) == {"loss", "sparse_categorical_accuracy"}
     np.testing.assert_allclose(logs["loss"], float(expected_loss), rtol=1e-5)
     kernel1, bias1 = distiller.student.get_weights()
-    np.testing.assert_allclose(kernel1, kernel0 - lr * np.asarray(grad_kernel), atol=1e-6)
-    np.testing.assert_allclose(bias1, bias0 - lr * np.asarray(grad_bias), atol=1e-6)
+    np.testing.assert_allclose(kernel1, kernel0 - lr * ops.convert_to_numpy(grad_kernel), atol=1e-6)
+    np.testing.assert_allclose(bias1, bias0 - lr * ops.convert_to_numpy(grad_bias), atol=1e-6)
     for old, new in zip(teacher_weights, distiller.teacher.get_weights(), strict=True):
         np.testing.assert_array_equal(old, new)
 
@@ -537,7 +551,9 @@ def test_stateless_call_uses_the_given_values_and_leaves_the_layer_alone():
     before = [w.copy() for w in layer.get_weights()]
     x = rng.normal(size=(5, 4)).astype("float32")
     outputs, non_trainable = layer.stateless_call([kernel, bias], [], x)
-    np.testing.assert_allclose(np.asarray(outputs), x @ kernel + bias, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(outputs), x @ kernel + bias, rtol=1e-5, atol=1e-6
+    )
     assert list(non_trainable) == []
     for old, new in zip(before, layer.get_weights(), strict=True):
         np.testing.assert_array_equal(old, new)
@@ -554,8 +570,8 @@ def test_stateless_call_return_losses():
     outputs, _, losses = model.stateless_call(values, [], x, return_losses=True)
     # Keras 3: [0.1 * sum(out ** 2) / batch_size], and `model.losses` stays empty.
     assert len(losses) == 1
-    expected = 0.1 * np.sum(np.square(np.asarray(outputs))) / 5
-    np.testing.assert_allclose(float(losses[0]), expected, rtol=1e-5)
+    expected = 0.1 * np.sum(np.square(ops.convert_to_numpy(outputs))) / 5
+    np.testing.assert_allclose(float(ops.convert_to_numpy(losses[0])), expected, rtol=1e-5)
     assert list(model.losses) == []
 
     class AddsLoss(keras.layers.Layer):
@@ -567,7 +583,7 @@ def test_stateless_call_return_losses():
     layer(x)
     _, _, losses = layer.stateless_call([], [], x, return_losses=True)
     assert len(losses) == 1
-    np.testing.assert_allclose(float(losses[0]), x.sum(), rtol=1e-5)
+    np.testing.assert_allclose(float(ops.convert_to_numpy(losses[0])), x.sum(), rtol=1e-5)
 
 
 def test_stateless_call_returns_updated_batch_norm_statistics():
@@ -578,14 +594,14 @@ def test_stateless_call_returns_updated_batch_norm_statistics():
     trainable = [v.value for v in layer.trainable_variables]
     non_trainable = [v.value for v in layer.non_trainable_variables]
     outputs, new_non_trainable = layer.stateless_call(trainable, non_trainable, x, training=True)
-    new_mean, new_var = (np.asarray(v) for v in new_non_trainable)
+    new_mean, new_var = (ops.convert_to_numpy(v) for v in new_non_trainable)
     # Keras 3: moving = 0.5 * moving + 0.5 * batch statistic (the biased variance).
     np.testing.assert_allclose(new_mean, 0.5 * x.mean(axis=0), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(new_var, 0.5 + 0.5 * x.var(axis=0), rtol=1e-5)
-    np.testing.assert_allclose(np.asarray(outputs).mean(axis=0), 0.0, atol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(outputs).mean(axis=0), 0.0, atol=1e-5)
     moving_mean, moving_var = layer.non_trainable_variables
-    np.testing.assert_array_equal(np.asarray(moving_mean.value), np.zeros(4))
-    np.testing.assert_array_equal(np.asarray(moving_var.value), np.ones(4))
+    np.testing.assert_array_equal(ops.convert_to_numpy(moving_mean.value), np.zeros(4))
+    np.testing.assert_array_equal(ops.convert_to_numpy(moving_var.value), np.ones(4))
 
 
 # pack / unpack, against Keras's own functions

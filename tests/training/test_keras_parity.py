@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina import callbacks, layers, optimizers
+from lamina import callbacks, layers, ops, optimizers
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 keras = pytest.importorskip("keras")
@@ -345,7 +345,7 @@ def test_swap_ema_weights_restores_the_training_weights_after_predict_and_evalua
     model.train_on_batch(X, TARGET)
     model.train_on_batch(X, TARGET)
     before = model.get_weights()
-    averages = [np.asarray(a) for a in model.optimizer._averages]
+    averages = [ops.convert_to_numpy(a) for a in model.optimizer._averages]
     swap = callbacks.SwapEMAWeights()
     with_averages = model.predict(X, verbose=0, callbacks=[swap])
     kernel, bias = averages

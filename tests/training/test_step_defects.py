@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina import callbacks, constraints, layers, optimizers
+from lamina import callbacks, constraints, layers, ops, optimizers
 
 
 def _constrained_dense():
@@ -36,12 +36,14 @@ def test_constraint_applied_once_per_step(how):
         model.train_on_batch(x, y)
     else:
         model.fit(x, y, batch_size=4, epochs=1, verbose=0)
-    norms = np.linalg.norm(np.asarray(dense.kernel.value), axis=0)
+    norms = np.linalg.norm(ops.convert_to_numpy(dense.kernel.value), axis=0)
     # Keras 3: [2.0, 2.0], half way from 3.0 to the bound 1.0. Applying the constraint
     # twice (after the optimizer's update and again in the step) gives 1.5.
     np.testing.assert_allclose(norms, [2.0, 2.0], rtol=1e-5)
 
 
+# Counts traces (Python runs of `call` under jax.jit) as compiles.
+@pytest.mark.engine("jax")
 def test_train_step_runs_the_model_once_for_its_output_masks():
     calls = [0]
 
@@ -70,6 +72,33 @@ def test_train_step_runs_the_model_once_for_its_output_masks():
     # Keras 3: 1, then 0. Running the graph again for `compute_mask` makes it 2.
     assert traced == 1
     assert calls[0] - before == 1
+
+
+@pytest.mark.engine("torch")
+def test_torch_train_step_runs_the_model_once_for_its_output_masks():
+    """Stateful counterpart: each eager step runs the model once, masks included."""
+    calls = [0]
+
+    class CountsCalls(layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.supports_masking = True
+
+        def call(self, x, mask=None):
+            calls[0] += 1  # once per forward pass
+            return x * 2.0
+
+    inputs = lamina.Input((None,), dtype="int32")
+    hidden = layers.Embedding(10, 4, mask_zero=True)(inputs)
+    outputs = layers.Dense(1)(CountsCalls()(hidden))
+    model = lamina.Model(inputs, outputs)
+    model.compile(optimizer="sgd", loss="mse")
+    x5 = np.array([[1, 2, 3, 0, 0], [4, 5, 0, 0, 0]])
+    model.train_on_batch(x5, np.ones((2, 5, 1), "float32"))  # builds
+    for _ in range(2):
+        before = calls[0]
+        model.train_on_batch(x5, np.ones((2, 5, 1), "float32"))
+        assert calls[0] - before == 1
 
 
 def _numpy_simple_rnn(x, kernel, recurrent_kernel, bias):
