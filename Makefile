@@ -1,6 +1,7 @@
 # Two entry points for a fresh machine with only python3 and make:
 #   make demo  - create .venv, install lamina, train the demo model
-#   make test  - create .venv with dev extras, run lint, import contracts and tests
+#   make test  - create .venv with dev extras, run lint, import contracts and the tests
+#                on both engines (JAX, then PyTorch)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -8,7 +9,7 @@ BIN := $(VENV)/bin
 # build: pip's configured wheel folder holds a CPU-only one (no CUDA downloads).
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: demo test lint contracts pytest bench clean
+.PHONY: demo test lint contracts pytest pytest-torch bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,7 +37,12 @@ contracts: $(VENV)/.installed-dev
 pytest: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest
 
-test: lint contracts pytest
+# The same tests on the second engine (doctests show the default engine's values, so
+# they run on JAX only; tests/torch_known_failures.txt lists the gaps still open).
+pytest-torch: $(VENV)/.installed-dev
+	LAMINA_BACKEND=torch $(BIN)/python -m pytest tests
+
+test: lint contracts pytest pytest-torch
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python bench/fit_overhead.py

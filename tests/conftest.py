@@ -20,9 +20,36 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     current = backend.backend()
+    known = _known_failures(current)
     for item in items:
+        if item.nodeid in known:
+            item.add_marker(
+                pytest.mark.xfail(
+                    reason=f"known gap on {current} (tests/{KNOWN_FAILURES[current]})",
+                    strict=True,
+                )
+            )
         marker = item.get_closest_marker("engine")
         if marker is not None and current not in marker.args:
             item.add_marker(
                 pytest.mark.skip(reason=f"needs the {'/'.join(marker.args)} engine; on {current}")
             )
+
+
+# Tests not yet passing on an engine, by node id: each is a known gap of that engine (or
+# of the test), listed so the suite stays green while the list is burnt down. They are
+# strict xfails: one that starts passing fails the run until its line is removed.
+KNOWN_FAILURES = {
+    "torch": "torch_known_failures.txt",
+}
+
+
+def _known_failures(engine):
+    import pathlib
+
+    name = KNOWN_FAILURES.get(engine)
+    path = pathlib.Path(__file__).parent / name if name else None
+    if path is None or not path.exists():
+        return set()
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
+    return {line for line in lines if line}

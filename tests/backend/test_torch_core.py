@@ -145,7 +145,21 @@ def test_variable_reads_assigns_and_converts():
     v.assign_add([1.0, 1.0])
     np.testing.assert_array_equal(v.numpy(), [4.0, 5.0])
     np.testing.assert_array_equal(np.asarray(v), [4.0, 5.0])
-    assert float(v[0]) == 4.0 and int(core.Variable(3)) == 3 and bool(core.Variable(True))
+    assert float(v.numpy()[0]) == 4.0 and int(core.Variable(3)) == 3 and bool(core.Variable(True))
+    # The value is one Parameter for the variable's life, written in place; trainable
+    # floats record gradients, and the initial tensor is copied, not shared.
+    assert isinstance(v.value, torch.nn.Parameter) and v.value.requires_grad
+    param = v.value
+    v.assign([7.0, 8.0])
+    assert v.value is param
+    source = torch.ones(2)
+    shared = core.Variable(source)
+    shared.assign([5.0, 5.0])
+    assert source.tolist() == [1.0, 1.0]
+    frozen = core.Variable(np.ones(2, "float32"), trainable=False)
+    assert not frozen.value.requires_grad
+    frozen.trainable = True
+    assert frozen.value.requires_grad
     assert np.asarray(v, dtype="float64").dtype == np.float64
     with pytest.raises(ValueError, match=r"cannot assign a value of shape \(3,\)"):
         v.assign([1.0, 2.0, 3.0])
@@ -430,9 +444,9 @@ def test_gradients_of_a_recorded_loss():
     gw, gu = execution.gradients(loss, [w, unused])
     np.testing.assert_array_equal(gw.numpy(), [2.0, 4.0])
     np.testing.assert_array_equal(gu.numpy(), np.zeros(3))
-    plain = core.Variable(np.ones(2, "float32"), name="plain")
-    with pytest.raises(ValueError, match=r"variables \['plain'\] do not record gradients"):
-        execution.gradients(loss, [plain])
+    frozen = core.Variable(np.ones(2, "float32"), name="frozen", trainable=False)
+    with pytest.raises(ValueError, match=r"variables \['frozen'\] do not record gradients"):
+        execution.gradients(loss, [frozen])
 
 
 # Random -------------------------------------------------------------------------------

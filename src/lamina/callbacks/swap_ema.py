@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lamina import ops
 from lamina.callbacks.callback import Callback
 
 
@@ -50,7 +51,8 @@ class SwapEMAWeights(Callback):
 
     def _swap(self) -> None:
         for variable, average in self._pairs():
-            weights = variable.value
+            # A copy: on a stateful engine `value` is the variable's live storage.
+            weights = ops.copy(variable.value)
             variable.assign(average.value)
             average.assign(weights)
         self._ema_weights_in_model = not self._ema_weights_in_model

@@ -129,8 +129,9 @@ class Variable(_BaseVariable):
     def _value(self, value):
         param = self.__dict__.get("_param")
         if param is None or value.shape != param.shape or value.is_meta or param.is_meta:
+            # A copy: the variable must not share storage with the caller's tensor.
             self.__dict__["_param"] = torch.nn.Parameter(
-                value.detach(), requires_grad=self._wants_grad(value.dtype)
+                value.detach().clone(), requires_grad=self._wants_grad(value.dtype)
             )
         elif value is not param:
             with torch.no_grad():
