@@ -80,6 +80,12 @@ class Mean(Metric):
         self.count = self.add_variable((), name="count")
 
     def update_state(self, values, sample_weight=None):
+        if isinstance(sample_weight, (int, float)) and len(ops.shape(values)) == 0:
+            # A batch's scalar loss weighted by its size (the loss tracker of every
+            # training step): the general path's reshaping and broadcasting change nothing.
+            self.total.assign_add(ops.cast(values, self.dtype) * float(sample_weight))
+            self.count.assign_add(ops.cast(float(sample_weight), self.dtype))
+            return
         values, sample_weight = reduce_to_samplewise_values(values, sample_weight, self.dtype)
         self.total.assign_add(ops.sum(values))
         if sample_weight is not None:
