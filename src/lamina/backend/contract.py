@@ -449,6 +449,10 @@ NN = declare(
         `log(softmax(x))` along `axis`, computed stably.
     one_hot(x, num_classes, axis=-1, dtype=None, sparse=False)
         One-hot encoding of integer `x` with `num_classes` classes on `axis`.
+    sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1)
+        Per-sample cross-entropy of integer labels `target` against class scores
+        `output` (probabilities, normalised and clipped, or logits); out-of-range labels
+        give 0.
     moments(x, axes, keepdims=False, synchronized=False)
         Mean and variance of `x` over `axes`.
     conv(inputs, kernel, strides=1, padding='valid', data_format=None, dilation_rate=1)

@@ -121,7 +121,9 @@ def reduce_weighted_values(
     elif mask_weights is not None:
         divisor = ops.sum(mask_weights)
     else:
-        divisor = ops.cast(math.prod(ops.shape(values)), dtype)
+        count = math.prod(ops.shape(values))
+        # A known element count: one division (0 elements give 0, as divide_no_nan).
+        return total / count if count else total * 0
     return divide_no_nan(total, divisor)
 
 

@@ -147,9 +147,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     if ignore_class is not None:
         valid = ops.not_equal(labels, ignore_class)
         labels = ops.where(valid, labels, 0)
-    num_classes = ops.shape(y_pred)[axis]
-    one_hot = ops.one_hot(labels, num_classes, axis=axis, dtype=ops.dtype(y_pred))
-    losses = -ops.sum(one_hot * _log_probabilities(y_pred, from_logits, axis), axis=axis)
+    losses = ops.sparse_categorical_crossentropy(labels, y_pred, from_logits, axis)
     if ignore_class is not None:
         losses = ops.where(valid, losses, 0.0)
     return losses

@@ -75,6 +75,21 @@ def log_softmax(x, axis=-1):
     return jax.nn.log_softmax(x, axis=axis)
 
 
+def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    output = jnp.asarray(output)
+    target = jnp.asarray(target).astype("int32")
+    if from_logits:
+        log_probs = jax.nn.log_softmax(output, axis=axis)
+    else:
+        eps = config.epsilon()
+        output = output / jnp.sum(output, axis=axis, keepdims=True)
+        log_probs = jnp.log(jnp.clip(output, eps, 1.0 - eps))
+    valid = (target >= 0) & (target < output.shape[axis])
+    index = jnp.expand_dims(jnp.where(valid, target, 0), axis)
+    picked = jnp.squeeze(jnp.take_along_axis(log_probs, index, axis=axis), axis)
+    return jnp.where(valid, -picked, jnp.zeros_like(picked))
+
+
 def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
     if sparse:
         raise ValueError("one_hot(sparse=True): the JAX backend has no sparse tensors.")

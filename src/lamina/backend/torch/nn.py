@@ -112,6 +112,22 @@ def log_softmax(x, axis=-1):
     return shifted - torch.log(torch.sum(torch.exp(shifted), dim=axes, keepdim=True))
 
 
+def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    output = convert_to_tensor(output)
+    target = convert_to_tensor(target)
+    if from_logits:
+        log_probs = torch.log_softmax(output, dim=axis)
+    else:
+        eps = config.epsilon()
+        output = output / output.sum(dim=axis, keepdim=True)
+        log_probs = torch.log(output.clamp(eps, 1.0 - eps))
+    target = target.long()
+    valid = (target >= 0) & (target < output.shape[axis])
+    index = torch.where(valid, target, torch.zeros_like(target)).unsqueeze(axis)
+    picked = torch.gather(log_probs, axis, index).squeeze(axis)
+    return torch.where(valid, -picked, torch.zeros_like(picked))
+
+
 def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
     if sparse:
         raise ValueError("one_hot(sparse=True): the torch backend has no sparse tensors.")
