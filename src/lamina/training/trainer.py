@@ -189,6 +189,26 @@ class Trainer(step_api()):
         """The metrics tracked during training, as in Keras 3: the loss, each output's
         loss (several outputs), `compile_metrics` (holding the compiled metrics), then
         metrics held as attributes of the model (a GAN's loss trackers)."""
+        # Kept per structure version (a new metric makes variables): eager engines ask
+        # for the list in every step.
+        version = structure_version()
+        cached = self.__dict__.setdefault("_metrics_cache", None)
+        if cached is not None and cached[0] == version and cached[1] == self._metrics_key():
+            return list(cached[2])
+        out = self._collect_metrics()
+        self.__dict__["_metrics_cache"] = (version, self._metrics_key(), out)
+        return list(out)
+
+    def _metrics_key(self):
+        compiled = self._compile_metrics
+        return (
+            id(self._loss_tracker),
+            id(compiled),
+            compiled is not None and compiled.built,
+            len(self.__dict__),
+        )
+
+    def _collect_metrics(self) -> list:
         out = []
         if self._loss_tracker is not None:
             out.append(self._loss_tracker)
