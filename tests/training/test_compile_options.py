@@ -104,7 +104,7 @@ def test_jit_compile_false_runs_each_step_in_python(jit_compile):
 
 def test_jit_compile_false_matches_compiled_weights():
     weights = []
-    for jit_compile in (False, True):
+    for jit_compile in (False, "auto"):
         model = _model()
         model.set_weights([np.full((4, 1), 0.1, "float32"), np.zeros(1, "float32")])
         model.compile(optimizer=optimizers.SGD(0.1), loss="mse", jit_compile=jit_compile)
@@ -112,6 +112,15 @@ def test_jit_compile_false_matches_compiled_weights():
         weights.append(model.get_weights())
     for a, b in zip(*weights, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.engine("torch")
+def test_jit_compile_true_on_torch_says_steps_run_eagerly():
+    model = _model()
+    with pytest.warns(UserWarning, match=r"does not compile steps with torch.compile yet"):
+        model.compile(optimizer=optimizers.SGD(0.1), loss="mse", jit_compile=True)
+    history = model.fit(X, Y, batch_size=5, epochs=1, verbose=0)
+    assert np.isfinite(history.history["loss"]).all()
 
 
 # loss_weights ---------------------------------------------------------------------------

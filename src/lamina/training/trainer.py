@@ -18,6 +18,8 @@ Around it: `compile_utils` (losses and metrics per output, the compile config),
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from lamina import backend, tree
@@ -99,6 +101,16 @@ class Trainer(step_api()):
         self._loss_tracker = metrics_module.Mean(name="loss")
         self._output_loss_trackers = []
         self.run_eagerly = bool(run_eagerly) or jit_compile is False
+        if jit_compile is True and backend.execution.STATEFUL:
+            # Measured: torch.compile of a whole lamina step breaks its graph at the
+            # Python machinery and recompiles on the step counter (30x slower per step).
+            warnings.warn(
+                "compile(jit_compile=True): the torch engine does not compile steps with "
+                "torch.compile yet; they run eagerly (its fast path). Pass "
+                "jit_compile='auto' to silence this.",
+                UserWarning,
+                stacklevel=2,
+            )
         self.steps_per_execution = steps_per_execution
         self.jit_compile = jit_compile
         self._reset_functions()
