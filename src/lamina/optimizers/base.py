@@ -17,6 +17,7 @@ without 64-bit types, and Keras 3 on JAX uses int32 as well.
 
 from __future__ import annotations
 
+import copy
 import numbers
 import re
 
@@ -246,6 +247,19 @@ class Optimizer:
         self._exclude_ids = {id(v) for v in var_list or []}
         names = sorted(set(var_names or []))
         self._exclude_pattern = re.compile("|".join(names)) if names else None
+
+    def __deepcopy__(self, memo):
+        # The lookups by `id` must name the copies' variables, not the originals'.
+        cls = type(self)
+        new = cls.__new__(cls)
+        memo[id(self)] = new
+        excluded = [v for v in self._trainable_variables if id(v) in self._exclude_ids]
+        for key, value in self.__dict__.items():
+            if key not in ("_index", "_exclude_ids"):
+                new.__dict__[key] = copy.deepcopy(value, memo)
+        new._index = {id(v): i for i, v in enumerate(new._trainable_variables)}
+        new._exclude_ids = {id(copy.deepcopy(v, memo)) for v in excluded}
+        return new
 
     def _use_weight_decay(self, variable) -> bool:
         if id(variable) in self._exclude_ids:

@@ -18,6 +18,7 @@ Around it: `compile_utils` (losses and metrics per output, the compile config),
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
@@ -49,6 +50,30 @@ class Trainer(step_api()):
         self.run_eagerly = False
         self.steps_per_execution = 1
         self._reset_functions()
+
+    # Made from this model (programs closing over it, caches of its own objects): a copy
+    # must make its own, or training the copy would run the original's steps.
+    _PER_INSTANCE = frozenset(
+        {
+            "train_function",
+            "test_function",
+            "predict_function",
+            "_call_entry",
+            "_live_state",
+            "_state_vars_cache",
+            "_metrics_cache",
+            "_layers_cache",
+            "_trainable_cache",
+        }
+    )
+
+    def __deepcopy__(self, memo):
+        cls = type(self)
+        new = cls.__new__(cls)
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            new.__dict__[key] = None if key in self._PER_INSTANCE else copy.deepcopy(value, memo)
+        return new
 
     def _reset_functions(self):
         self.train_function = None
