@@ -203,6 +203,7 @@ class Function:
             self.operations_by_depth,
         ) = map_graph(self.inputs, self.outputs)
         self._plan = self._check_connected_and_plan()
+        self._steps = [_NodeStep(node) for node in self._plan]
         self._check_unique_names()
 
     def _check_tensors(self):
@@ -295,29 +296,39 @@ class Function:
 
         Returns `(outputs, output_masks)`, both in the structure of the outputs.
         """
-        values = self._flatten_values(inputs)
-        masks = [None] * len(values) if mask is None else self._flatten_values(mask)
-        memo: dict = {}
-        for x, v, m in zip(self.inputs, values, masks, strict=True):
-            memo[id(x)] = (v, m)
+        flat_values = self._flatten_values(inputs)
+        flat_masks = [None] * len(flat_values) if mask is None else self._flatten_values(mask)
+        # Values by reference tensor id; masks likewise, holding only the masks that
+        # exist (most graphs have none, and then no node looks for them).
+        values: dict = {}
+        masks: dict = {}
+        for x, v, m in zip(self.inputs, flat_values, flat_masks, strict=True):
+            values[id(x)] = v
+            if m is not None:
+                masks[id(x)] = m
         if training is None:
             context = current_call_context()
             training = context.training if context is not None else None
 
-        for node in self._plan:
-            op = node.operation
-            lookup = lambda t: memo[id(t)][0] if isinstance(t, KerasTensor) else t  # noqa: E731
-            args = tree.map_structure(lookup, node.call_args)
-            kwargs = tree.map_structure(lookup, node.call_kwargs)
+        for step in self._steps:
+            node, op = step.node, step.operation
+            if step.arg_tensors is None:
+                lookup = lambda t: values[id(t)] if isinstance(t, KerasTensor) else t  # noqa: E731
+                args = tree.map_structure(lookup, node.call_args)
+                kwargs = tree.map_structure(lookup, node.call_kwargs)
+            else:
+                args = [c if t is None else values[id(t)] for t, c in step.arg_tensors]
+                kwargs = dict(step.kwarg_constants)
+                for name, t in step.kwarg_tensors:
+                    kwargs[name] = values[id(t)]
             if getattr(op, "_call_has_training_arg", False) and "training" not in kwargs:
                 if training is not None:
                     kwargs["training"] = training
-            in_masks = [memo[id(t)][1] for t in node.input_tensors]
             node_mask = None
-            if any(m is not None for m in in_masks):
+            if masks and any(id(t) in masks for t in node.input_tensors):
                 first = node.call_args[0] if node.call_args else None
                 node_mask = tree.map_structure(
-                    lambda t: memo[id(t)][1] if isinstance(t, KerasTensor) else None, first
+                    lambda t: masks.get(id(t)) if isinstance(t, KerasTensor) else None, first
                 )
                 if getattr(op, "_call_has_mask_arg", False) and "mask" not in kwargs:
                     kwargs["mask"] = node_mask
@@ -325,10 +336,10 @@ class Function:
                     source = node.call_args[position] if position < len(node.call_args) else None
                     source = node.call_kwargs.get(name, source)
                     if mask_name not in kwargs and isinstance(source, KerasTensor):
-                        kwargs[mask_name] = memo[id(source)][1]
+                        kwargs[mask_name] = masks.get(id(source))
             outputs = op(*args, **kwargs)
-            flat_out = tree.flatten(outputs)
-            out_masks = [None] * len(flat_out)
+            flat_out = tree.flatten(outputs) if tree.is_nested(outputs) else [outputs]
+            out_masks = None
             compute_mask = getattr(op, "compute_mask", None)
             # The symbolic call recorded which outputs carry a mask: compute only those.
             if compute_mask is not None and any(
@@ -342,15 +353,54 @@ class Function:
                     out_masks = tree.flatten(computed) if tree.is_nested(computed) else [computed]
                     if len(out_masks) != len(flat_out):
                         out_masks = [out_masks[0]] * len(flat_out)
-            for x, v, m in zip(node.output_tensors, flat_out, out_masks, strict=True):
-                memo[id(x)] = (v, m)
+            if out_masks is None:
+                for t, v in zip(node.output_tensors, flat_out, strict=True):
+                    values[id(t)] = v
+            else:
+                for t, v, m in zip(node.output_tensors, flat_out, out_masks, strict=True):
+                    values[id(t)] = v
+                    if m is not None:
+                        masks[id(t)] = m
 
-        outs = [memo[id(x)][0] for x in self.outputs]
-        out_masks = [memo[id(x)][1] for x in self.outputs]
+        if not tree.is_nested(self._outputs_struct):
+            x = self.outputs[0]
+            return values[id(x)], masks.get(id(x))
+        outs = [values[id(x)] for x in self.outputs]
+        out_masks = [masks.get(id(x)) for x in self.outputs]
         return (
             tree.pack_sequence_as(self._outputs_struct, outs),
             tree.pack_sequence_as(self._outputs_struct, out_masks),
         )
+
+
+class _NodeStep:
+    """How `Function.run` feeds one node, worked out once: its tensor arguments beside
+    its constant ones, when no argument is a structure (else `arg_tensors` is None and
+    the arguments are mapped as trees). It holds the tensors, not their ids, so that a
+    copied graph's steps name the copied tensors."""
+
+    __slots__ = ("node", "operation", "arg_tensors", "kwarg_tensors", "kwarg_constants")
+
+    def __init__(self, node):
+        self.node = node
+        self.operation = node.operation
+        flat = not any(tree.is_nested(a) for a in node.call_args) and not any(
+            tree.is_nested(v) for v in node.call_kwargs.values()
+        )
+        self.arg_tensors = self.kwarg_tensors = self.kwarg_constants = None
+        if flat:
+            self.arg_tensors = [
+                (a, None) if isinstance(a, KerasTensor) else (None, a) for a in node.call_args
+            ]
+            # Sorted keys, the order `tree.map_structure` gives a dict.
+            self.kwarg_tensors, self.kwarg_constants = [], {}
+            for name in sorted(node.call_kwargs):
+                value = node.call_kwargs[name]
+                if isinstance(value, KerasTensor):
+                    self.kwarg_tensors.append((name, value))
+                    self.kwarg_constants[name] = None  # keeps the key order
+                else:
+                    self.kwarg_constants[name] = value
 
 
 class _BackendFunction:

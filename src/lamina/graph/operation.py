@@ -148,6 +148,8 @@ class FunctionOperation(Operation):
     def call(self, *args, **kwargs):
         # A Variable used as a constant (`x * scale`) is read when the node runs, from
         # the stateless scope of a compiled call when there is one.
+        if not kwargs and not any(isinstance(a, _READ_THROUGH) for a in args):
+            return self.fn(*args)  # nothing to read: the common case, without a tree walk
         args, kwargs = tree.map_structure(_read_variable, (args, kwargs))
         return self.fn(*args, **kwargs)
 
@@ -156,6 +158,9 @@ class FunctionOperation(Operation):
 
     def __repr__(self) -> str:
         return f"<Operation {self.function_name} name={self.name}>"
+
+
+_READ_THROUGH = (Variable, list, tuple, dict)
 
 
 def _read_variable(x):

@@ -10,6 +10,9 @@ what the layer holds now.
 from __future__ import annotations
 
 import inspect
+import weakref
+
+import numpy as np
 
 from lamina import backend, constraints, initializers, regularizers, tree
 from lamina.backend.common.variables import (
@@ -55,6 +58,17 @@ _UNTRACKED = frozenset(
 _BASE_INIT_KWARGS = frozenset(
     {"input_shape", "batch_input_shape", "batch_size", "input_dim", "weights", "input_length"}
 )
+
+
+# Layers whose `_losses` may be non-empty (`add_loss` registers them): a top-level call
+# clears its layers' losses, and when none holds any it skips walking them.
+_LOSS_HOLDERS: weakref.WeakSet = weakref.WeakSet()
+
+# (input dtype, compute dtype) -> whether `_convert_inputs` casts a tensor of that dtype.
+_AUTOCASTS: dict = {}
+
+# Call keyword values that cannot hold a tensor (a `training` flag, a `None` mask).
+_SCALAR_KWARG_TYPES = frozenset({bool, type(None), int, float, str})
 
 
 def _call_signature_flags(cls) -> tuple[bool, bool]:
@@ -400,6 +414,7 @@ class Layer(Operation, backend.layer.LayerBase):
             scope.losses.append(loss)
         elif scope is None:
             self._losses.append(loss)
+            _LOSS_HOLDERS.add(self)
 
     def _regularization_losses(self) -> list:
         out = []
@@ -418,9 +433,12 @@ class Layer(Operation, backend.layer.LayerBase):
         return out + self._regularization_losses()
 
     def _clear_losses(self) -> None:
+        if not _LOSS_HOLDERS:
+            return  # no layer holds losses: nothing to walk
         for layer in self._flatten_layers():
             if layer._losses:
                 layer._losses = []
+                _LOSS_HOLDERS.discard(layer)
 
     # Stateless calls -----------------------------------------------------------------
     def stateless_call(
@@ -552,6 +570,14 @@ class Layer(Operation, backend.layer.LayerBase):
         return tree.map_structure(convert, x)
 
     def __call__(self, *args, **kwargs):
+        if len(args) == 1 and self.built:
+            x = args[0]
+            if backend.is_tensor(x) or type(x) is np.ndarray:
+                for value in kwargs.values():
+                    if type(value) not in _SCALAR_KWARG_TYPES:
+                        break
+                else:
+                    return self._call_on_tensor(x, kwargs)
         if not args:
             if "inputs" not in kwargs:
                 raise TypeError(f"{type(self).__name__} {self.name!r} was called without inputs.")
@@ -590,6 +616,56 @@ class Layer(Operation, backend.layer.LayerBase):
                 context.training = training
             outputs = self.call(*args, **kwargs)
             self._apply_activity_regularizer(outputs)
+        return outputs
+
+    def _call_on_tensor(self, x, kwargs):
+        """`__call__` on one concrete tensor (or NumPy array) of a built layer, with
+        keyword arguments that hold no tensors: the same steps as the general path,
+        without its tree walks (the eager engine pays for them on every call)."""
+        if not backend.is_tensor(x):
+            x = backend.convert_to_tensor(x)
+        if self.autocast:
+            compute_dtype = self.compute_dtype
+            key = (x.dtype, compute_dtype)
+            cast = _AUTOCASTS.get(key)
+            if cast is None:
+                cast = _AUTOCASTS[key] = _is_float(x.dtype) and str(x.dtype) != compute_dtype
+            if cast:
+                x = backend.cast(x, compute_dtype)
+        spec = self.input_spec
+        if spec is not None:
+            check_input_compatibility(spec, [x], self)
+        if type(self)._maybe_build is not Layer._maybe_build:
+            # A subclass's build step may run on a built layer (a Sequential's graph).
+            self._maybe_build(x)
+            check_input_compatibility(self.input_spec, [x], self)
+
+        context = current_call_context()
+        training = kwargs.get("training")
+        if self._call_has_training_arg:
+            if training is None and context is not None:
+                training = context.training
+            if training is not None:
+                kwargs["training"] = training
+            elif "training" in kwargs:
+                del kwargs["training"]
+        elif "training" in kwargs:
+            del kwargs["training"]
+        if "mask" in kwargs and not self._call_has_mask_arg:
+            del kwargs["mask"]
+
+        if context is None:
+            self._clear_losses()
+            with CallContext(training=training):
+                outputs = self.call(x, **kwargs)
+                if self.activity_regularizer is not None:
+                    self._apply_activity_regularizer(outputs)
+        else:
+            if training is not None and context.training is None:
+                context.training = training
+            outputs = self.call(x, **kwargs)
+            if self.activity_regularizer is not None:
+                self._apply_activity_regularizer(outputs)
         return outputs
 
     def _apply_activity_regularizer(self, outputs) -> None:

@@ -24,7 +24,14 @@ from lamina.graph.node import Node
 from lamina.graph.operation import current_call_context
 from lamina.layers.input_layer import Input, InputLayer
 from lamina.layers.input_spec import shapes_differ
-from lamina.layers.layer import _BASE_GET_CONFIGS, _BASE_INITS, Layer, _shapes_to_specs, _tuplify
+from lamina.layers.layer import (
+    _BASE_GET_CONFIGS,
+    _BASE_INITS,
+    _LOSS_HOLDERS,
+    Layer,
+    _shapes_to_specs,
+    _tuplify,
+)
 from lamina.models import functional_config, summary_utils
 from lamina.training.trainer import Trainer
 from lamina.utils import serialization
@@ -267,6 +274,8 @@ class Model(Trainer, Layer):
             if layer._losses:
                 layer._losses = []
         self._losses = list(losses)
+        if self._losses:
+            _LOSS_HOLDERS.add(self)
         return outputs
 
     def _flatten_layers(self, include_self: bool = True, recursive: bool = True) -> list[Layer]:
@@ -343,7 +352,7 @@ class Model(Trainer, Layer):
         outputs, masks = self._function.run(
             self._conform_inputs(inputs), training=training, mask=mask
         )
-        if any(m is not None for m in tree.flatten(masks)):
+        if masks is not None and any(m is not None for m in tree.flatten(masks)):
             # Kept for the graph running this model (see `_output_masks_of`), so that
             # it does not run the model a second time to compute the masks.
             self.__dict__["_last_output_masks"] = (outputs, masks)
@@ -376,7 +385,11 @@ class Model(Trainer, Layer):
         added when the `Input` ends in 1; any other rank or a known dimension that
         differs raises a ValueError naming the model and the input.
         """
-        flat = self._function._flatten_values(self._standardize_inputs(inputs))
+        function = self._function
+        if len(function.inputs) == 1 and not isinstance(inputs, (dict, list, tuple)):
+            flat = [inputs]  # one array for one input: what the general path gives
+        else:
+            flat = function._flatten_values(self._standardize_inputs(inputs))
         out = []
         for i, (ref, x) in enumerate(zip(self._function.inputs, flat, strict=True)):
             if x is None or not hasattr(x, "shape"):

@@ -19,6 +19,42 @@ from lamina.backend.common.variables import Variable
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.operation import any_symbolic, symbolic_call
 
+# Argument types that an op passes to the engine as they are: neither symbolic nor a
+# Variable to read nor a structure that could hold one. Learnt as ops see them.
+_PLAIN_TYPES: set = {int, float, bool, complex, str, type(None)}
+_NOT_PLAIN = (KerasTensor, Variable, list, tuple, dict)
+
+
+def _all_plain(values) -> bool:
+    for v in values:
+        t = type(v)
+        if t not in _PLAIN_TYPES:
+            if issubclass(t, _NOT_PLAIN):
+                return False
+            _PLAIN_TYPES.add(t)
+    return True
+
+
+_NOT_EAGER = object()
+
+
+def _eager_args(args):
+    """`args` with Variables read, if each is plain or a Variable; else `_NOT_EAGER`."""
+    read = None
+    for i, a in enumerate(args):
+        t = type(a)
+        if t in _PLAIN_TYPES:
+            continue
+        if isinstance(a, Variable):
+            if read is None:
+                read = list(args)
+            read[i] = a.value
+        elif issubclass(t, _NOT_PLAIN):
+            return _NOT_EAGER
+        else:
+            _PLAIN_TYPES.add(t)
+    return args if read is None else read
+
 
 def _read(x):
     if isinstance(x, Variable):
@@ -37,6 +73,12 @@ def _op(fn, name: str | None = None, declaration=None):
 
     @functools.wraps(fn)
     def op(*args, **kwargs):
+        # The common eager case (tensors, NumPy arrays, Python scalars, Variables as
+        # direct arguments) goes straight on, without walking structures.
+        if not kwargs or _all_plain(kwargs.values()):
+            eager = _eager_args(args)
+            if eager is not _NOT_EAGER:
+                return fn(*eager, **kwargs)
         if any_symbolic(args, kwargs):
             return symbolic_call(fn, op_name, args, kwargs)
         return fn(*[_read(a) for a in args], **{k: _read(v) for k, v in kwargs.items()})

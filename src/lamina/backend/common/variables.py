@@ -490,12 +490,34 @@ _DTYPE_ALIASES = {
 }
 
 
+# Names already worked out, by (type, dtype), for strings, NumPy dtypes, scalar types
+# and engine dtype objects (immutable values). The exact type is part of the key
+# because NumPy dtypes compare equal to other spellings (`np.dtype("int64") == "int"`)
+# that normalise differently.
+_STANDARD_NAMES: dict = {}
+
+
 def standardize_dtype(dtype) -> str:
     """Normalise a dtype (string, NumPy dtype, engine dtype) to its NumPy-style name."""
     if dtype is None:
         from lamina.backend import config
 
         return config.floatx()
+    key = (type(dtype), dtype)
+    try:
+        name = _STANDARD_NAMES.get(key)
+    except TypeError:  # an unhashable dtype-like
+        return _standardize_dtype(dtype)
+    if name is None:
+        name = _standardize_dtype(dtype)
+        if (isinstance(dtype, (str, type, np.dtype)) or type(dtype).__name__ == "dtype") and len(
+            _STANDARD_NAMES
+        ) < 1024:
+            _STANDARD_NAMES[key] = name
+    return name
+
+
+def _standardize_dtype(dtype) -> str:
     if hasattr(dtype, "name") and not isinstance(dtype, str):
         name = dtype.name
     elif isinstance(dtype, type):
