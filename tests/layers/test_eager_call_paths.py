@@ -165,3 +165,32 @@ def test_standardize_dtype_refuses_unknown_names_every_time():
     for _ in range(2):
         with pytest.raises(ValueError, match="Unknown dtype 'nope'"):
             standardize_dtype("nope")
+
+
+def test_a_copied_layer_clears_the_losses_it_was_copied_with():
+    import copy
+    import gc
+
+    adds = _AddsLoss()
+    x = np.ones((1, 3), "float32")
+    adds(x)
+    twin = copy.deepcopy(adds)
+    adds(x)  # clears the original's loss, then adds one
+    del adds
+    gc.collect()
+    twin(x)
+    assert len(twin.losses) == 1
+    np.testing.assert_allclose(_np(twin.losses[0]), 3.0)
+
+
+class _EqualByName(_AddsLoss):
+    def __eq__(self, other):  # no __hash__: instances cannot be hashed
+        return isinstance(other, _EqualByName) and other.name == self.name
+
+
+def test_an_unhashable_layer_still_has_its_losses_cleared():
+    layer = _EqualByName()
+    x = np.ones((1, 3), "float32")
+    layer(x)
+    layer(x)
+    assert len(layer.losses) == 1

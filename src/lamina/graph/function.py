@@ -318,12 +318,15 @@ class Function:
                 kwargs = tree.map_structure(lookup, node.call_kwargs)
             else:
                 args = [c if t is None else values[id(t)] for t, c in step.arg_tensors]
-                kwargs = dict(step.kwarg_constants)
+                kwargs = dict(step.kwarg_constants) if step.kwarg_constants else {}
                 for name, t in step.kwarg_tensors:
                     kwargs[name] = values[id(t)]
-            if getattr(op, "_call_has_training_arg", False) and "training" not in kwargs:
-                if training is not None:
-                    kwargs["training"] = training
+            if (
+                training is not None
+                and "training" not in kwargs
+                and getattr(op, "_call_has_training_arg", False)
+            ):
+                kwargs["training"] = training
             node_mask = None
             if masks and any(id(t) in masks for t in node.input_tensors):
                 first = node.call_args[0] if node.call_args else None
@@ -340,11 +343,14 @@ class Function:
             outputs = op(*args, **kwargs)
             flat_out = tree.flatten(outputs) if tree.is_nested(outputs) else [outputs]
             out_masks = None
-            compute_mask = getattr(op, "compute_mask", None)
             # The symbolic call recorded which outputs carry a mask: compute only those.
-            if compute_mask is not None and any(
-                t._keras_mask is not None for t in node.output_tensors
-            ):
+            for t in node.output_tensors:
+                if t._keras_mask is not None:
+                    compute_mask = getattr(op, "compute_mask", None)
+                    break
+            else:
+                compute_mask = None
+            if compute_mask is not None:
                 # A nested model hands over the masks of the run that made `outputs`.
                 found, computed = getattr(op, "_output_masks_of", _no_masks)(outputs)
                 if not found:

@@ -60,9 +60,28 @@ _BASE_INIT_KWARGS = frozenset(
 )
 
 
-# Layers whose `_losses` may be non-empty (`add_loss` registers them): a top-level call
-# clears its layers' losses, and when none holds any it skips walking them.
+# Layers whose `_losses` may be non-empty: a top-level call clears its layers' losses,
+# and when no layer may hold any it skips walking them. `add_loss` registers a layer; so
+# does `Layer.__new__` until `__init__` runs, because a copied or unpickled layer gets
+# its `_losses` without `__init__`. A layer that cannot be hashed (its class defines
+# `__eq__` only) cannot be registered, and then every top-level call walks.
 _LOSS_HOLDERS: weakref.WeakSet = weakref.WeakSet()
+_UNREGISTERED = [False]
+
+
+def _hold_losses(layer) -> None:
+    try:
+        _LOSS_HOLDERS.add(layer)
+    except TypeError:
+        _UNREGISTERED[0] = True
+
+
+def _release_losses(layer) -> None:
+    try:
+        _LOSS_HOLDERS.discard(layer)
+    except TypeError:
+        pass
+
 
 # (input dtype, compute dtype) -> whether `_convert_inputs` casts a tensor of that dtype.
 _AUTOCASTS: dict = {}
@@ -157,6 +176,7 @@ class Layer(Operation, backend.layer.LayerBase):
         # As Keras does: a subclass without its own `get_config` is described by the
         # arguments it was constructed with, when they are plain values.
         instance.__dict__["_auto_config"] = _record_arguments(cls, args, kwargs)
+        _hold_losses(instance)
         return instance
 
     def __init__(
@@ -183,8 +203,12 @@ class Layer(Operation, backend.layer.LayerBase):
         self.activity_regularizer = regularizers.get(activity_regularizer)
         self._own_variables: list[Variable] = []
         self._losses: list = []
+        _release_losses(self)
         self._build_shapes = None
         self._call_has_training_arg, self._call_has_mask_arg = _call_signature_flags(type(self))
+        # The short path of `__call__` stands for the base input conversion and build.
+        self._short_call = type(self)._convert_inputs is Layer._convert_inputs
+        self._own_build_step = type(self)._maybe_build is not Layer._maybe_build
         self._input_shape_arg = None
         if "batch_input_shape" in kwargs and kwargs["batch_input_shape"] is not None:
             self._input_shape_arg = tuple(kwargs["batch_input_shape"])
@@ -414,7 +438,7 @@ class Layer(Operation, backend.layer.LayerBase):
             scope.losses.append(loss)
         elif scope is None:
             self._losses.append(loss)
-            _LOSS_HOLDERS.add(self)
+            _hold_losses(self)
 
     def _regularization_losses(self) -> list:
         out = []
@@ -433,12 +457,12 @@ class Layer(Operation, backend.layer.LayerBase):
         return out + self._regularization_losses()
 
     def _clear_losses(self) -> None:
-        if not _LOSS_HOLDERS:
+        if not _LOSS_HOLDERS and not _UNREGISTERED[0]:
             return  # no layer holds losses: nothing to walk
         for layer in self._flatten_layers():
             if layer._losses:
                 layer._losses = []
-                _LOSS_HOLDERS.discard(layer)
+            _release_losses(layer)
 
     # Stateless calls -----------------------------------------------------------------
     def stateless_call(
@@ -570,13 +594,15 @@ class Layer(Operation, backend.layer.LayerBase):
         return tree.map_structure(convert, x)
 
     def __call__(self, *args, **kwargs):
-        if len(args) == 1 and self.built:
+        if len(args) == 1 and self.built and self._short_call:
             x = args[0]
             if backend.is_tensor(x) or type(x) is np.ndarray:
                 for value in kwargs.values():
                     if type(value) not in _SCALAR_KWARG_TYPES:
                         break
                 else:
+                    if type(x) is np.ndarray:
+                        x = backend.convert_to_tensor(x)
                     return self._call_on_tensor(x, kwargs)
         if not args:
             if "inputs" not in kwargs:
@@ -619,11 +645,9 @@ class Layer(Operation, backend.layer.LayerBase):
         return outputs
 
     def _call_on_tensor(self, x, kwargs):
-        """`__call__` on one concrete tensor (or NumPy array) of a built layer, with
-        keyword arguments that hold no tensors: the same steps as the general path,
-        without its tree walks (the eager engine pays for them on every call)."""
-        if not backend.is_tensor(x):
-            x = backend.convert_to_tensor(x)
+        """`__call__` on one engine tensor into a built layer, with keyword arguments
+        that hold no tensors: the same steps as the general path, without its tree
+        walks (the eager engine pays for them on every call)."""
         if self.autocast:
             compute_dtype = self.compute_dtype
             key = (x.dtype, compute_dtype)
@@ -635,7 +659,7 @@ class Layer(Operation, backend.layer.LayerBase):
         spec = self.input_spec
         if spec is not None:
             check_input_compatibility(spec, [x], self)
-        if type(self)._maybe_build is not Layer._maybe_build:
+        if self._own_build_step:
             # A subclass's build step may run on a built layer (a Sequential's graph).
             self._maybe_build(x)
             check_input_compatibility(self.input_spec, [x], self)
@@ -658,14 +682,12 @@ class Layer(Operation, backend.layer.LayerBase):
             self._clear_losses()
             with CallContext(training=training):
                 outputs = self.call(x, **kwargs)
-                if self.activity_regularizer is not None:
-                    self._apply_activity_regularizer(outputs)
+                self._apply_activity_regularizer(outputs)
         else:
             if training is not None and context.training is None:
                 context.training = training
             outputs = self.call(x, **kwargs)
-            if self.activity_regularizer is not None:
-                self._apply_activity_regularizer(outputs)
+            self._apply_activity_regularizer(outputs)
         return outputs
 
     def _apply_activity_regularizer(self, outputs) -> None:

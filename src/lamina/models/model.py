@@ -27,8 +27,8 @@ from lamina.layers.input_spec import shapes_differ
 from lamina.layers.layer import (
     _BASE_GET_CONFIGS,
     _BASE_INITS,
-    _LOSS_HOLDERS,
     Layer,
+    _hold_losses,
     _shapes_to_specs,
     _tuplify,
 )
@@ -275,7 +275,7 @@ class Model(Trainer, Layer):
                 layer._losses = []
         self._losses = list(losses)
         if self._losses:
-            _LOSS_HOLDERS.add(self)
+            _hold_losses(self)
         return outputs
 
     def _flatten_layers(self, include_self: bool = True, recursive: bool = True) -> list[Layer]:
