@@ -170,6 +170,9 @@ class Layer(Operation, backend.layer.LayerBase):
     """
 
     supports_masking = False
+    # Set per instance by `__init__`; an instance made without it takes the general path.
+    _short_call = False
+    _own_build_step = True
 
     def __new__(cls, *args, **kwargs):
         instance = super().__new__(cls)
@@ -206,7 +209,8 @@ class Layer(Operation, backend.layer.LayerBase):
         _release_losses(self)
         self._build_shapes = None
         self._call_has_training_arg, self._call_has_mask_arg = _call_signature_flags(type(self))
-        # The short path of `__call__` stands for the base input conversion and build.
+        # `__call__`'s short path does what the base `_convert_inputs` does, and runs
+        # `_maybe_build` only for a subclass with its own.
         self._short_call = type(self)._convert_inputs is Layer._convert_inputs
         self._own_build_step = type(self)._maybe_build is not Layer._maybe_build
         self._input_shape_arg = None
