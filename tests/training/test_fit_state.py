@@ -33,7 +33,7 @@ def _sgd_mse_reference(x, y, w, b, lr, steps, batch_size):
     return out
 
 
-@pytest.mark.parametrize("jit", [True, False])
+@pytest.mark.parametrize("jit", ["auto", False])
 def test_fit_with_use_ema_matches_numpy_reference(jit):
     x, y = _data()
     w0 = np.full((3, 1), 0.1, "float32")

@@ -21,9 +21,9 @@ import numbers
 
 import numpy as np
 
+from lamina import backend, ops, tree
 from lamina import losses as losses_module
 from lamina import metrics as metrics_module
-from lamina import ops, tree
 from lamina.losses import probabilistic as probabilistic_losses
 from lamina.training import targets
 
@@ -474,6 +474,10 @@ def compile_from_config(model, config: dict, custom_objects=None) -> None:
     loss = decode(config.pop("loss", None), "losses")
     if isinstance(loss, type) and issubclass(loss, losses_module.Loss):
         loss = loss()
+    if config.get("jit_compile") is True and backend.execution.STATEFUL:
+        # A file written on a compiling engine (Keras on JAX saves True) is not a request
+        # for torch.compile here: the engine's own default applies, without a warning.
+        config["jit_compile"] = "auto"
     model.compile(
         optimizer=optimizer,
         loss=loss,
