@@ -250,3 +250,14 @@ def test_fit_updates_the_same_parameter_tensors_in_place():
     model.fit(x, y, epochs=1, batch_size=16, verbose=0)
     assert [id(p) for p in model.parameters()] == before
     assert all(p.grad is None for p in model.parameters())  # the default step leaves none
+
+
+def test_steps_called_directly_after_compile_work_as_in_keras():
+    model = _guide_model(keras.Model)
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
+    x, y = _data(n=16)
+    logs = model.train_step((torch.from_numpy(x), torch.from_numpy(y)))
+    assert set(logs) == {"loss", "mae"} and np.isfinite(float(logs["loss"]))
+    assert int(model.optimizer.iterations.numpy()) == 1
+    logs = model.test_step((torch.from_numpy(x), torch.from_numpy(y)))
+    assert set(logs) == {"loss", "mae"}

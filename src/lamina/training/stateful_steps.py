@@ -44,12 +44,27 @@ class StatefulStepAPI(StepAPI):
         self._update_loss_trackers(loss, per_output, _batch_size(x))
         return loss
 
+    def _ready_for_step(self, x, y, training) -> None:
+        """Build what `fit` would have built (output structure, metrics, optimizer) when
+        a step is called directly, as Keras's torch backend allows."""
+        if (
+            self._structures_built
+            and (y is None or self.__dict__.get("_metrics_built", False))
+            and (not training or self.optimizer is None or self.optimizer_built())
+        ):
+            return
+        if self.optimizer is not None:
+            self._ensure_built(x, y)
+        else:
+            self._build_structures(x)
+
     def train_step(self, data):
         """One training step on the live variables; returns the logs.
 
         `data` is `(x, y)` or `(x, y, sample_weight)`.
         """
         x, y, sample_weight = unpack_x_y_sample_weight(data)
+        self._ready_for_step(x, y, True)
         try:
             y_pred = self._stateful_forward(x, True)
             loss = self._stateful_loss(x, y, y_pred, sample_weight, True)
@@ -67,6 +82,7 @@ class StatefulStepAPI(StepAPI):
     def test_step(self, data):
         """One evaluation step on the live variables; returns the logs."""
         x, y, sample_weight = unpack_x_y_sample_weight(data)
+        self._ready_for_step(x, y, False)
         try:
             y_pred = self._stateful_forward(x, False)
             self._stateful_loss(x, y, y_pred, sample_weight, False)
