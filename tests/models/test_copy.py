@@ -25,3 +25,17 @@ def test_deepcopy_of_a_called_and_trained_functional_model():
     assert all(a is not b for a, b in zip(clone.weights, model.weights))
     clone.fit(x, np.ones((8, 2), "float32"), epochs=1, verbose=0)
     np.testing.assert_allclose(ops.convert_to_numpy(model(x)), before, rtol=1e-6)
+
+
+def test_a_copied_optimizer_keeps_its_weight_decay_exclusions_built_or_not():
+    from lamina import optimizers
+
+    for build_first in (False, True):
+        w = lamina.Variable(np.ones(2, "float32"), name="w")
+        bias = lamina.Variable(np.ones(2, "float32"), name="bias")
+        opt = optimizers.AdamW(0.1, weight_decay=0.5)
+        opt.exclude_from_weight_decay(var_list=[bias])
+        if build_first:
+            opt.build([w, bias])
+        (w2, bias2, opt2) = copy.deepcopy((w, bias, opt))
+        assert opt2._use_weight_decay(w2) and not opt2._use_weight_decay(bias2)

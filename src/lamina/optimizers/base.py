@@ -132,6 +132,7 @@ class Optimizer:
         self._index: dict[int, int] = {}
         self._slots: dict[str, list] = {}
         self._averages: list = []
+        self._excluded: list = []  # variables `exclude_from_weight_decay` named
         self._exclude_ids: set = set()
         self._exclude_pattern = None
 
@@ -244,7 +245,8 @@ class Optimizer:
                 f"Call `exclude_from_weight_decay()` on optimizer {self.name!r} before it is "
                 "built (before the first `apply`, `fit` or `build`)."
             )
-        self._exclude_ids = {id(v) for v in var_list or []}
+        self._excluded = list(var_list or [])
+        self._exclude_ids = {id(v) for v in self._excluded}
         names = sorted(set(var_names or []))
         self._exclude_pattern = re.compile("|".join(names)) if names else None
 
@@ -253,12 +255,11 @@ class Optimizer:
         cls = type(self)
         new = cls.__new__(cls)
         memo[id(self)] = new
-        excluded = [v for v in self._trainable_variables if id(v) in self._exclude_ids]
         for key, value in self.__dict__.items():
             if key not in ("_index", "_exclude_ids"):
                 new.__dict__[key] = copy.deepcopy(value, memo)
         new._index = {id(v): i for i, v in enumerate(new._trainable_variables)}
-        new._exclude_ids = {id(copy.deepcopy(v, memo)) for v in excluded}
+        new._exclude_ids = {id(v) for v in new._excluded}
         return new
 
     def _use_weight_decay(self, variable) -> bool:
