@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 
 from lamina.backend import config
+from lamina.backend.common import shapes
 
 _METHODS = {
     "bilinear": "bilinear",
@@ -37,30 +38,18 @@ def resize(
     largest centered crop with the aspect ratio of `size`, and `pad_to_aspect_ratio`
     instead pads evenly with `fill_value` (`fill_mode="constant"`) to that ratio.
     """
-    if interpolation not in _METHODS:
-        raise ValueError(
-            f"resize: unknown interpolation {interpolation!r}; expected one of {list(_METHODS)}."
-        )
-    if crop_to_aspect_ratio and pad_to_aspect_ratio:
-        raise ValueError(
-            "resize: pass only one of crop_to_aspect_ratio=True and pad_to_aspect_ratio=True."
-        )
-    if fill_mode != "constant":
-        raise ValueError(f"resize: fill_mode must be 'constant'; received {fill_mode!r}.")
     data_format = config.standardize_data_format(data_format)
     images = jnp.asarray(images)
-    size = tuple(int(s) for s in size)
-    if images.ndim < len(size) + 1:
-        raise ValueError(
-            f"resize: images of rank {images.ndim} cannot be resized to {len(size)} spatial "
-            "dimensions (need at least a channel axis as well)."
-        )
+    size = shapes.check_resize_args(
+        interpolation,
+        _METHODS,
+        crop_to_aspect_ratio,
+        pad_to_aspect_ratio,
+        fill_mode,
+        images.ndim,
+        size,
+    )
     if crop_to_aspect_ratio or pad_to_aspect_ratio:
-        if len(size) != 2:
-            raise ValueError(
-                "resize: crop_to_aspect_ratio and pad_to_aspect_ratio need a 2-D `size` "
-                f"(height, width); received {size}."
-            )
         images = _fit_aspect_ratio(images, size, data_format, crop_to_aspect_ratio, fill_value)
     shape = list(images.shape)
     n = len(size)
@@ -81,27 +70,18 @@ def _fit_aspect_ratio(images, size, data_format, crop, fill_value):
     """Center-crop (or pad with `fill_value`) the (height, width) axes to `size`'s ratio."""
     h_axis = images.ndim - 3 if data_format == "channels_last" else images.ndim - 2
     height, width = images.shape[h_axis], images.shape[h_axis + 1]
-    # The height that `width` needs at the target ratio, and the width that `height` needs.
-    want_h = int(width * size[0] / size[1])
-    want_w = int(height * size[1] / size[0])
     if crop:
-        new_h, new_w = max(min(height, want_h), 1), max(min(width, want_w), 1)
-        top, left = (height - new_h) // 2, (width - new_w) // 2
+        top, left, new_h, new_w = shapes.aspect_ratio_window(height, width, size, True)
         images = jax.lax.slice_in_dim(images, top, top + new_h, axis=h_axis)
         return jax.lax.slice_in_dim(images, left, left + new_w, axis=h_axis + 1)
-    # As Keras's op does: the same padding on both sides, half the shortfall rounded
-    # down (so an odd shortfall leaves the ratio one pixel short).
-    top, left = (max(height, want_h) - height) // 2, (max(width, want_w) - width) // 2
+    top, left = shapes.aspect_ratio_window(height, width, size, False)
     widths = [(0, 0)] * images.ndim
     widths[h_axis] = (top, top)
     widths[h_axis + 1] = (left, left)
     return jnp.pad(images, widths, constant_values=jnp.asarray(fill_value, images.dtype))
 
 
-# Boundary modes (Keras's names are `jax.scipy.ndimage.map_coordinates`'s) and the
-# spline order of each interpolation.
-_FILL_MODES = ("constant", "nearest", "wrap", "mirror", "reflect")
-_ORDERS = {"nearest": 0, "bilinear": 1}
+_ORDERS = shapes.AFFINE_ORDERS
 
 
 def affine_transform(
@@ -119,16 +99,7 @@ def affine_transform(
     `((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k)` with `k = c0 x + c1 y + 1`.
     Points outside the input are filled according to `fill_mode`.
     """
-    if interpolation not in _ORDERS:
-        raise ValueError(
-            f"affine_transform: unknown interpolation {interpolation!r}; expected one of "
-            f"{list(_ORDERS)}."
-        )
-    if fill_mode not in _FILL_MODES:
-        raise ValueError(
-            f"affine_transform: unknown fill_mode {fill_mode!r}; expected one of "
-            f"{list(_FILL_MODES)}."
-        )
+    shapes.check_affine_args(interpolation, fill_mode)
     data_format = config.standardize_data_format(data_format)
     images = jnp.asarray(images)
     transform = jnp.asarray(transform, dtype="float32")

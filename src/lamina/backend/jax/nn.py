@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from lamina.backend import config
+from lamina.backend.common.shapes import conv_transpose_output_length
 from lamina.backend.common.variables import standardize_dtype
 
 
@@ -199,22 +200,6 @@ def separable_conv(
     return conv(x, pointwise_kernel, 1, "valid", data_format, 1)
 
 
-def _conv_transpose_output_length(
-    length, kernel_size, stride, padding="valid", output_padding=None, dilation=1
-):
-    """The Keras (TF) output length of a transposed convolution along one axis."""
-    if length is None:
-        return None
-    k = (kernel_size - 1) * dilation + 1
-    padding = str(padding).lower()
-    if output_padding is None:
-        if padding == "valid":
-            return length * stride + max(k - stride, 0)
-        return length * stride
-    pad = k // 2 if padding == "same" else 0
-    return (length - 1) * stride + k - 2 * pad + output_padding
-
-
 def conv_transpose(
     inputs,
     kernel,
@@ -243,7 +228,7 @@ def conv_transpose(
         spatial_in, kernel.shape[:-2], strides, dilation, out_pad, strict=True
     ):
         k_eff = (k - 1) * d + 1
-        out_len = _conv_transpose_output_length(size, k, s, padding, op, d)
+        out_len = conv_transpose_output_length(size, k, s, padding, op, d)
         full = (size - 1) * s + k_eff
         start = max(full - out_len, 0) // 2 if padding == "same" else 0
         left = k_eff - 1 - start
