@@ -16,6 +16,8 @@ True
 
 from __future__ import annotations
 
+import pkgutil
+
 from lamina.backend.common.dtypes import result_type
 from lamina.backend.common.execution import RetraceWarning, profile
 from lamina.backend.common.global_state import reset_session as _reset_session
@@ -52,7 +54,6 @@ if backend() == "jax":
     from lamina.backend.jax.core import (
         Variable,
         block_until_ready,
-        cast,
         cond,
         convert_to_numpy,
         convert_to_tensor,
@@ -60,8 +61,6 @@ if backend() == "jax":
         is_tensor,
         jit,
         scan,
-        shape,
-        stop_gradient,
         value_and_grad,
         while_loop,
     )
@@ -81,7 +80,6 @@ elif backend() == "torch":
     from lamina.backend.torch.core import (
         Variable,
         block_until_ready,
-        cast,
         cond,
         convert_to_numpy,
         convert_to_tensor,
@@ -89,14 +87,81 @@ elif backend() == "torch":
         is_tensor,
         jit,
         scan,
-        shape,
-        stop_gradient,
         value_and_grad,
         while_loop,
     )
     from lamina.backend.torch.execution import Program
 else:  # pragma: no cover - config.py refuses unknown names first
     raise ValueError(f"Unknown backend {backend()!r}. Available backends: ['jax', 'torch'].")
+
+
+def _classic():
+    # The classic API is built on the graph and ops above this package; it is the one
+    # other upward import the layers contract allows (see pyproject.toml).
+    from lamina.legacy import backend as classic
+
+    return classic
+
+
+def _submodules() -> frozenset:
+    found = globals().get("_SUBMODULES")
+    if found is None:
+        found = frozenset(info.name for info in pkgutil.iter_modules(__path__))
+        globals()["_SUBMODULES"] = found
+    return found
+
+
+def _graph_value(x) -> bool:
+    """A graph tensor, or a classic variable (whose expressions are graph tensors)."""
+    return hasattr(x, "_keras_history") or getattr(x, "_classic_graph", False)
+
+
+def cast(x, dtype):
+    """`x` as `dtype`: engine arrays at once, graph tensors symbolically (`K.cast`).
+
+    >>> from lamina import backend
+    >>> backend.convert_to_numpy(backend.cast([1.7, 2.2], "int32")).tolist()
+    [1, 2]
+    """
+    if _graph_value(x):
+        return _classic().cast(x, dtype)
+    return core.cast(x, dtype)
+
+
+def shape(x):
+    """The shape of `x` as a tuple (`None` for a graph tensor's unknown sizes)."""
+    if _graph_value(x):
+        return _classic().shape(x)
+    return core.shape(x)
+
+
+def stop_gradient(x):
+    """`x`, with no gradient flowing back through it (engine arrays or graph tensors)."""
+    if _graph_value(x):
+        return _classic().stop_gradient(x)
+    return core.stop_gradient(x)
+
+
+def __getattr__(name: str):
+    """`K.<name>` for the classic backend's functions (`lamina.legacy.backend`)."""
+    if name.startswith("__") or name in _submodules():
+        # A submodule not imported yet (`from lamina.backend import contract`): the
+        # import system loads it after this AttributeError.
+        raise AttributeError(f"module 'lamina.backend' has no attribute {name!r}")
+    classic = _classic()
+    if name in classic.OMITTED:
+        raise AttributeError(
+            f"lamina.backend.{name} (classic Keras's K.{name}) is left out on purpose: "
+            f"{classic.OMITTED[name]}."
+        )
+    try:
+        return getattr(classic, name)
+    except AttributeError:
+        raise AttributeError(f"module 'lamina.backend' has no attribute {name!r}") from None
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_classic().__all__))
 
 
 def clear_session() -> None:

@@ -10,13 +10,15 @@ the deepest to 0, feeding each node the values (and masks) of its inputs.
 from __future__ import annotations
 
 import inspect
+from contextlib import nullcontext
 
 from lamina import tree
+from lamina.backend import core as backend_core
 from lamina.backend import execution as backend_execution
 from lamina.backend.common.variables import StatelessScope, Variable
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
-from lamina.graph.operation import current_call_context
+from lamina.graph.operation import CallContext, current_call_context
 
 
 def _tensor_mask_params(op) -> tuple:
@@ -439,11 +441,28 @@ class _BackendFunction:
         self._symbolic_updates = [isinstance(v, KerasTensor) for v in update_tensors]
         symbolic = [v for v in update_tensors if isinstance(v, KerasTensor)]
         inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        # The classic learning phase fed as an input is not data: it picks the program
+        # (the `training` flag every layer and `in_train_phase` of the graph sees).
+        self._phase_position = None
+        for i, x in enumerate(inputs):
+            if getattr(getattr(x, "_keras_history", None), "operation", None) is not None and (
+                getattr(x._keras_history.operation, "_is_learning_phase", False)
+            ):
+                self._phase_position = i
+        if self._phase_position is not None:
+            inputs = inputs[: self._phase_position] + inputs[self._phase_position + 1 :]
+        self._num_inputs = len(inputs) + (self._phase_position is not None)
         self._function = Function(inputs, outputs + symbolic, name=name)
         self._num_outputs = len(outputs)
         self._variables = self._collect_variables()
+        differentiates = any(
+            getattr(op, "_differentiates", False) for op in self._function.operations
+        )
         self._program = backend_execution.program(
-            self._pure, f"backend.function {name or 'function'!r}"
+            self._pure,
+            f"backend.function {name or 'function'!r}",
+            static_argnums=(2,),
+            gradients=differentiates,
         )
 
     @property
@@ -468,9 +487,10 @@ class _BackendFunction:
             add(variable)
         return list(found.values())
 
-    def _pure(self, values, inputs):
-        with StatelessScope(list(zip(self._variables, values, strict=True))) as scope:
-            results = self._function(inputs)
+    def _pure(self, values, inputs, training):
+        context = CallContext(training=training) if training is not None else nullcontext()
+        with StatelessScope(list(zip(self._variables, values, strict=True))) as scope, context:
+            results = self._function(inputs, training=training)
         assigned = {
             i: scope.get_update(v)
             for i, v in enumerate(self._variables)
@@ -480,10 +500,18 @@ class _BackendFunction:
 
     def __call__(self, inputs):
         inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-        results, assigned = self._program([v.value for v in self._variables], inputs)
+        if len(inputs) != self._num_inputs:
+            raise ValueError(
+                f"This function takes {self._num_inputs} input(s); received {len(inputs)}."
+            )
+        training = None
+        if self._phase_position is not None:
+            phase = inputs.pop(self._phase_position)
+            training = bool(int(phase)) if phase is not None else None
+        results, assigned = self._program([v.value for v in self._variables], inputs, training)
         for i, value in assigned.items():
             self._variables[i].assign(value)
-        outs = results[: self._num_outputs]
+        outs = [backend_core.convert_to_numpy(x) for x in results[: self._num_outputs]]
         computed = iter(results[self._num_outputs :])
         for (variable, value), symbolic in zip(self._updates, self._symbolic_updates, strict=True):
             variable.assign(next(computed) if symbolic else value)

@@ -72,8 +72,10 @@ class Node:
 
     @property
     def is_input(self) -> bool:
-        """True for the node of an `InputLayer`: a call with no inputs."""
-        return not self.input_tensors
+        """True for the node of an `InputLayer`: a call with no inputs (a source
+        operation, such as a classic-backend variable read, computes without inputs
+        and is not one)."""
+        return not self.input_tensors and not getattr(self.operation, "_graph_source", False)
 
     def __repr__(self) -> str:
         return f"<Node of {self.operation.name!r}: {len(self.input_tensors)} in, {len(self.output_tensors)} out>"

@@ -586,13 +586,13 @@ class Layer(Operation, backend.layer.LayerBase):
                 v = v.value
             if backend.is_tensor(v):
                 if self.autocast and _is_float(v.dtype) and str(v.dtype) != self.compute_dtype:
-                    return backend.cast(v, self.compute_dtype)
+                    return backend.core.cast(v, self.compute_dtype)
                 return v
             if v is None or isinstance(v, (str, bool)):
                 return v
             t = backend.convert_to_tensor(v)
             if self.autocast and _is_float(t.dtype) and str(t.dtype) != self.compute_dtype:
-                t = backend.cast(t, self.compute_dtype)
+                t = backend.core.cast(t, self.compute_dtype)
             return t
 
         return tree.map_structure(convert, x)
@@ -659,7 +659,7 @@ class Layer(Operation, backend.layer.LayerBase):
             if cast is None:
                 cast = _AUTOCASTS[key] = _is_float(x.dtype) and str(x.dtype) != compute_dtype
             if cast:
-                x = backend.cast(x, compute_dtype)
+                x = backend.core.cast(x, compute_dtype)
         spec = self.input_spec
         if spec is not None:
             check_input_compatibility(spec, [x], self)

@@ -138,7 +138,7 @@ def shape(x) -> tuple:
     """The shape of `x` as a tuple (unknown symbolic dims are `None`)."""
     if isinstance(x, (KerasTensor, Variable)):
         return x.shape
-    return backend.shape(x)
+    return backend.core.shape(x)
 
 
 def dtype(x) -> str:

@@ -1,0 +1,584 @@
+"""The classic backend's computational-graph vocabulary: variables, placeholders,
+symbolic gradients, updates and the learning phase.
+
+Classic Keras (1.x/2.x on TensorFlow 1 or Theano) built a training loop as a graph:
+placeholders for the data, variables for the weights, a loss, `K.gradients(loss, params)`
+and a list of updates, run by `K.function(inputs, outputs, updates)` once per iteration.
+Here that graph is lamina's own graph of KerasTensors:
+
+- `placeholder` is an `Input` (a KerasTensor with the batch axis in its shape);
+- a variable used in an expression is read when the function runs, not when the
+  expression is written. Arithmetic on a variable made by `K.variable` (or `K.zeros`,
+  `K.ones`, ...) is therefore symbolic, as in the classic engine: `0.9 * m - lr * g`
+  is a graph expression, and `K.eval` computes it now;
+- `gradients(loss, variables)` is a graph node whose value, when the function runs, is
+  the engine's autodiff of the loss with respect to the variables' current values;
+- `update(x, new_x)` (and `update_add`, `update_sub`, `moving_average_update`) is a
+  `(variable, new_value)` pair that `K.function` assigns on every call;
+- `learning_phase()` is a symbolic flag fed like an input (`K.function([x,
+  K.learning_phase()], ...)` then `f([data, 1])`), or the value the current call runs
+  with (`training` inside `fit`, 0 otherwise).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+
+import numpy as np
+
+from lamina import backend as _backend
+from lamina import ops
+from lamina.backend.common.global_state import unique_name
+from lamina.backend.common.variables import StatelessScope
+from lamina.backend.common.variables import Variable as _BaseVariable
+from lamina.graph.function import Function, map_graph
+from lamina.graph.keras_tensor import KerasTensor
+from lamina.graph.node import Node
+from lamina.graph.operation import Operation, current_call_context
+
+
+def _describe(x) -> str:
+    return f"{type(x).__name__} {x!r}"[:160]
+
+
+# Variables ---------------------------------------------------------------------------
+class _SourceOperation(Operation):
+    """A graph node with no tensor inputs that still computes something when the graph
+    runs (a variable's current value, the learning phase), unlike an `Input`."""
+
+    _graph_source = True
+
+    def _emit(self, shape, dtype, args=()):
+        tensor = KerasTensor(shape, dtype, name=self.name)
+        Node(self, call_args=tuple(args), outputs=tensor)
+        return tensor
+
+
+class _VariableRead(_SourceOperation):
+    """Reads a variable's value when the graph runs (from the compiled call's state)."""
+
+    def __init__(self, variable):
+        super().__init__(name=unique_name(f"read_{variable.name.replace('/', '_')}"))
+        self.variable = variable
+
+    @property
+    def variables(self) -> list:
+        return [self.variable]
+
+    def call(self):
+        return self.variable.value
+
+
+def read(variable) -> KerasTensor:
+    """The symbolic value of `variable`: a graph tensor that reads it when the graph runs.
+
+    Expressions built on it (`read(v) * 0.9`) see the variable's value at each call of a
+    `K.function`, not the value it had when the expression was written.
+    """
+    if not isinstance(variable, _BaseVariable):
+        raise TypeError(f"read() takes a Variable; received {_describe(variable)}.")
+    tensor = variable.__dict__.get("_lamina_read_tensor")
+    if tensor is None:
+        tensor = _VariableRead(variable)._emit(variable.shape, variable.dtype)
+        variable.__dict__["_lamina_read_tensor"] = tensor
+    return tensor
+
+
+def _is_engine_tensor(x) -> bool:
+    return _backend.is_tensor(x) and not isinstance(x, _BaseVariable)
+
+
+class ClassicVariable(_backend.Variable):
+    """A variable made by `K.variable` (or `K.zeros`, `K.ones`, ...).
+
+    It is an ordinary lamina `Variable` (usable as a layer weight, assignable, savable);
+    only its arithmetic differs: `v * 0.9`, `v - g` and `-v` build graph expressions
+    that read `v` when they run, as the classic engine's variables did. Mixed with an
+    array of data it computes at once. Read its value with `K.get_value(v)` and an
+    expression's with `K.eval(expr)`.
+    """
+
+    # NumPy scalars defer to our reflected operators instead of reading the value.
+    __array_ufunc__ = None
+    _classic_graph = True
+
+    def _binary(self, other, fn, reverse=False):
+        if _is_engine_tensor(other) or isinstance(other, np.ndarray) and other.ndim:
+            return super()._binary(other, fn, reverse)
+        if isinstance(other, ClassicVariable):
+            other = read(other)
+        a, b = (other, read(self)) if reverse else (read(self), other)
+        return getattr(ops, fn)(a, b)
+
+    def __neg__(self):
+        return ops.negative(read(self))
+
+    def __getitem__(self, idx):
+        return read(self)[idx]
+
+
+def variable(value, dtype=None, name=None, constraint=None):
+    """A variable holding `value` (classic `K.variable`).
+
+    Args:
+        value: an array-like initial value (NumPy array, list, number, tensor).
+        dtype: the dtype; default `floatx()` (classic Keras cast every variable to it).
+        name: a short name.
+        constraint: an optional projection applied after optimizer updates.
+
+    Returns:
+        A `ClassicVariable` (a lamina `Variable`).
+
+    >>> from lamina import backend as K
+    >>> v = K.variable([[1, 2], [3, 4]], name="v")
+    >>> K.get_value(v).tolist(), v.dtype
+    ([[1.0, 2.0], [3.0, 4.0]], 'float32')
+    """
+    if isinstance(value, KerasTensor):
+        raise TypeError(
+            f"K.variable needs a concrete initial value; received the symbolic tensor "
+            f"{value.name!r}. Evaluate it first with K.eval, or use it directly in the graph."
+        )
+    if isinstance(value, _BaseVariable):
+        value = value.value
+    dtype = _backend.standardize_dtype(dtype or _backend.floatx())
+    v = ClassicVariable(_backend.convert_to_tensor(value, dtype=dtype), name=name or "variable")
+    v.constraint = constraint
+    return v
+
+
+def _filled(shape, dtype, fill, name):
+    dtype = _backend.standardize_dtype(dtype or _backend.floatx())
+    return variable(np.full(tuple(shape), fill, dtype=dtype), dtype=dtype, name=name)
+
+
+def zeros(shape, dtype=None, name=None):
+    """An all-zeros variable of `shape` (classic Keras returned a variable here).
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.zeros((2, 3))).shape
+    (2, 3)
+    """
+    return _filled(shape, dtype, 0, name)
+
+
+def ones(shape, dtype=None, name=None):
+    """An all-ones variable of `shape`."""
+    return _filled(shape, dtype, 1, name)
+
+
+def eye(size, dtype=None, name=None):
+    """An identity-matrix variable; `size` is an int or a `(rows, columns)` pair."""
+    rows, cols = (size, size) if isinstance(size, int) else tuple(size)
+    dtype = _backend.standardize_dtype(dtype or _backend.floatx())
+    return variable(np.eye(rows, cols, dtype=dtype), dtype=dtype, name=name)
+
+
+def zeros_like(x, dtype=None, name=None):
+    """An all-zeros variable shaped like `x` (a tensor, array or variable)."""
+    return _filled(int_shape_of(x), dtype or _dtype_of(x), 0, name)
+
+
+def ones_like(x, dtype=None, name=None):
+    """An all-ones variable shaped like `x`."""
+    return _filled(int_shape_of(x), dtype or _dtype_of(x), 1, name)
+
+
+def int_shape_of(x) -> tuple:
+    shape = tuple(x.shape)
+    if any(d is None for d in shape):
+        raise ValueError(
+            f"A variable needs a fully known shape; {_describe(x)} has shape {shape}. "
+            "Give the shape explicitly."
+        )
+    return shape
+
+
+def _dtype_of(x) -> str:
+    return _backend.standardize_dtype(getattr(x, "dtype", None) or _backend.floatx())
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    """A constant tensor of `value` (broadcast to `shape` when given)."""
+    dtype = _backend.standardize_dtype(dtype or _backend.floatx())
+    array = np.asarray(value, dtype=dtype)
+    if shape is not None:
+        if array.size == 1:
+            array = np.full(tuple(shape), array.reshape(()), dtype=dtype)
+        elif array.size == math.prod(shape):
+            array = array.reshape(tuple(shape))
+        else:
+            raise ValueError(
+                f"K.constant: a value of {array.size} elements cannot fill shape "
+                f"{tuple(shape)}; give a scalar or exactly {math.prod(shape)} elements."
+            )
+    return _backend.convert_to_tensor(array, dtype=dtype)
+
+
+def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None, ragged=False):
+    """A placeholder: a symbolic input fed by `K.function` (classic `K.placeholder`).
+
+    Args:
+        shape: the full shape, batch axis included (`None` for unknown sizes).
+        ndim: the rank, when `shape` is not given (every size unknown).
+        dtype: default `floatx()`.
+        sparse, ragged: not supported (lamina tensors are dense).
+        name: the placeholder's name.
+
+    >>> from lamina import backend as K
+    >>> x = K.placeholder(shape=(None, 3))
+    >>> x.shape, K.is_placeholder(x)
+    ((None, 3), True)
+    """
+    if sparse or ragged:
+        raise ValueError(
+            "K.placeholder: sparse and ragged placeholders are not supported (lamina "
+            "tensors are dense). Feed a dense array instead."
+        )
+    if shape is None:
+        if ndim is None:
+            raise ValueError(
+                "K.placeholder needs a rank: pass `shape=(None, ...)` (batch axis included) "
+                "or `ndim=`. lamina's graph tensors have a known rank."
+            )
+        shape = (None,) * int(ndim)
+    from lamina.layers.input_layer import Input
+
+    return Input(batch_shape=tuple(shape), dtype=dtype or _backend.floatx(), name=name)
+
+
+def is_placeholder(x) -> bool:
+    """True when `x` is a placeholder (a symbolic input made by `placeholder` or `Input`)."""
+    if not isinstance(x, KerasTensor) or x._keras_history is None:
+        return False
+    operation, node_index, _ = x._keras_history
+    return operation._inbound_nodes[node_index].is_input
+
+
+# Values ------------------------------------------------------------------------------
+def _upstream_placeholders(tensors) -> list:
+    nodes = map_graph([], list(tensors))[0]
+    return [t for node in nodes if node.is_input for t in node.output_tensors]
+
+
+def _evaluate(tensor):
+    needed = _upstream_placeholders([tensor])
+    if needed:
+        raise ValueError(
+            f"Tensor {tensor.name!r} depends on the placeholder(s) "
+            f"{[t.name for t in needed]}, which have no value outside a function. Feed "
+            f"them: `f = K.function([...placeholders], [tensor]); f([...values])`."
+        )
+    return Function([], [tensor])([])[0]
+
+
+def eval(x):  # noqa: A001 - the classic name
+    """The value of `x` as a NumPy array: a variable, a tensor, or a graph expression
+    that needs no placeholder (`K.eval(v * 2)`)."""
+    if isinstance(x, KerasTensor):
+        return _backend.convert_to_numpy(_evaluate(x))
+    if isinstance(x, _BaseVariable):
+        return _backend.convert_to_numpy(x.value)
+    return _backend.convert_to_numpy(x)
+
+
+def get_value(x):
+    """The value of the variable (or tensor) `x` as a NumPy array."""
+    return eval(x)
+
+
+def batch_get_value(tensors) -> list:
+    """`get_value` of each of `tensors`."""
+    return [get_value(x) for x in tensors]
+
+
+def set_value(x, value) -> None:
+    """Assign the NumPy `value` to the variable `x` (its shape must match)."""
+    if not isinstance(x, _BaseVariable):
+        raise TypeError(
+            f"K.set_value assigns to a variable; received {_describe(x)}. Make one with "
+            "K.variable(value)."
+        )
+    value = np.asarray(value)
+    if tuple(value.shape) != tuple(x.shape):
+        raise ValueError(
+            f"K.set_value: variable {x.path!r} has shape {tuple(x.shape)}; received a value "
+            f"of shape {tuple(value.shape)}."
+        )
+    x.assign(value.astype(x.dtype))
+
+
+def batch_set_value(tuples) -> None:
+    """`set_value` for each `(variable, value)` pair."""
+    for x, value in tuples:
+        set_value(x, value)
+
+
+def count_params(x) -> int:
+    """The number of scalars in the variable or tensor `x`."""
+    return int(math.prod(int_shape_of(x)))
+
+
+# Gradients ---------------------------------------------------------------------------
+class _Gradients(_SourceOperation):
+    """The gradients of a loss with respect to variables, as a graph node.
+
+    Its inputs are the placeholders the loss depends on; running it runs the loss's
+    subgraph inside the engine's autodiff, with the variables' current values (from the
+    compiled call's state) as the differentiated arguments.
+    """
+
+    _differentiates = True
+
+    def __init__(self, loss, variables):
+        super().__init__(name=unique_name("gradients"))
+        self._targets = list(variables)
+        self._placeholders = _upstream_placeholders([loss])
+        self._graph = Function(self._placeholders, loss)
+        found = {id(v): v for v in self._targets}
+        for op in self._graph.operations:
+            for v in getattr(op, "variables", None) or []:
+                found.setdefault(id(v), v)
+        for node in self._graph.nodes:
+            for leaf in node.call_args:
+                if isinstance(leaf, _BaseVariable):
+                    found.setdefault(id(leaf), leaf)
+        self._reads = list(found.values())
+
+    @property
+    def variables(self) -> list:
+        return self._reads
+
+    def call(self, *feeds):
+        targets, graph = self._targets, self._graph
+        context = current_call_context()
+        training = context.training if context is not None else None
+
+        def loss_of(values):
+            with StatelessScope(list(zip(targets, values, strict=True))):
+                loss = graph(list(feeds), training=training)
+            return ops.sum(loss)
+
+        _, grads = _backend.value_and_grad(loss_of)([v.value for v in targets])
+        return list(grads)
+
+    def symbolic(self):
+        outputs = [KerasTensor(v.shape, v.dtype, name=f"gradient_{v.name}") for v in self._targets]
+        Node(self, call_args=tuple(self._placeholders), outputs=outputs)
+        return outputs
+
+
+def gradients(loss, variables):
+    """Symbolic gradients of `loss` with respect to `variables` (classic `K.gradients`).
+
+    `loss` is a graph tensor (built from placeholders, variables and layers); a
+    non-scalar loss is summed first, as the classic engine did. The result is one graph
+    tensor per variable, computed by the engine's autodiff each time a `K.function`
+    that uses it runs, at the variables' values of that moment.
+
+    >>> import numpy as np
+    >>> from lamina import backend as K, ops
+    >>> w = K.variable([3.0])
+    >>> x = K.placeholder(shape=(None, 1))
+    >>> (g,) = K.gradients(ops.sum(ops.square(x * w)), [w])
+    >>> K.function([x], [g])([np.array([[1.0], [2.0]], "float32")])[0].tolist()
+    [30.0]
+    """
+    if isinstance(variables, _BaseVariable):
+        variables = [variables]
+    variables = list(variables)
+    if not isinstance(loss, KerasTensor):
+        raise TypeError(
+            "K.gradients differentiates a graph tensor (built from placeholders, variables "
+            f"and layers); received {_describe(loss)}, which is already computed. Build the "
+            "loss from K.placeholder / K.variable, or use lamina.backend.value_and_grad "
+            "for eager code."
+        )
+    for v in variables:
+        if not isinstance(v, _BaseVariable):
+            raise TypeError(
+                f"K.gradients: each variable must be a Variable; received {_describe(v)}."
+            )
+        if not _backend.standardize_dtype(v.dtype).startswith(("float", "bfloat")):
+            raise ValueError(
+                f"K.gradients: variable {v.path!r} has dtype {v.dtype}; only floating-point "
+                "variables have gradients."
+            )
+    if not loss.dtype.startswith(("float", "bfloat")):
+        raise ValueError(
+            f"K.gradients: the loss {loss.name!r} has dtype {loss.dtype}; it must be floating-point."
+        )
+    return _Gradients(loss, variables).symbolic()
+
+
+# Updates -----------------------------------------------------------------------------
+def _check_target(x, who):
+    if not isinstance(x, _BaseVariable):
+        raise TypeError(f"K.{who} updates a variable; received {_describe(x)}.")
+
+
+def _as_graph(x):
+    return read(x) if isinstance(x, _BaseVariable) else x
+
+
+def update(x, new_x):
+    """The update "assign `new_x` to `x`", for `K.function(..., updates=[...])`.
+
+    Like the classic engine in graph mode, nothing changes until the function runs; it
+    assigns on every call. (To change a variable now: `K.set_value` or `x.assign`.)
+    """
+    _check_target(x, "update")
+    return (x, _as_graph(new_x))
+
+
+def update_add(x, increment):
+    """The update `x <- x + increment` (see `update`)."""
+    _check_target(x, "update_add")
+    return (x, read(x) + _as_graph(increment))
+
+
+def update_sub(x, decrement):
+    """The update `x <- x - decrement` (see `update`)."""
+    _check_target(x, "update_sub")
+    return (x, read(x) - _as_graph(decrement))
+
+
+def moving_average_update(x, value, momentum):
+    """The update `x <- x * momentum + value * (1 - momentum)` (see `update`)."""
+    _check_target(x, "moving_average_update")
+    return (x, read(x) * momentum + _as_graph(value) * (1.0 - momentum))
+
+
+# The learning phase -------------------------------------------------------------------
+_PHASE = {"value": None, "tensor": None}
+
+
+class _LearningPhase(_SourceOperation):
+    """The learning phase of the call that runs the graph: `training` when the call
+    context has it (a `fit` step, `K.function` fed a phase), else the value set with
+    `set_learning_phase`, else 0 (inference)."""
+
+    _is_learning_phase = True
+
+    def call(self):
+        context = current_call_context()
+        training = context.training if context is not None else None
+        if training is None:
+            training = bool(_PHASE["value"])
+        return ops.convert_to_tensor(bool(training), dtype="bool")
+
+
+def learning_phase():
+    """The learning phase: 1 when training, 0 in inference.
+
+    After `set_learning_phase(value)` it is that Python int. Otherwise it is a symbolic
+    boolean scalar: give it to `K.function` as an input and feed 0 or 1
+    (`K.function([x, K.learning_phase()], [y])([data, 1])`); not fed, it takes the
+    training flag of the call that runs it.
+    """
+    if _PHASE["value"] is not None:
+        return _PHASE["value"]
+    if _PHASE["tensor"] is None:
+        _PHASE["tensor"] = _LearningPhase(name="keras_learning_phase")._emit((), "bool")
+    return _PHASE["tensor"]
+
+
+def _is_learning_phase(x) -> bool:
+    return x is not None and x is _PHASE["tensor"]
+
+
+def set_learning_phase(value) -> None:
+    """Fix the learning phase to 0 (test) or 1 (train) for `K.function`,
+    `in_train_phase` and `learning_phase()`; `None` returns to following the call."""
+    if value not in (0, 1, None, True, False):
+        raise ValueError(f"set_learning_phase: expected 0 or 1; received {value!r}.")
+    _PHASE["value"] = None if value is None else int(value)
+
+
+@contextlib.contextmanager
+def learning_phase_scope(value):
+    """Within the block, the learning phase is `value` (0 or 1)."""
+    previous = _PHASE["value"]
+    set_learning_phase(value)
+    try:
+        yield value
+    finally:
+        _PHASE["value"] = previous
+
+
+def _phase_now():
+    context = current_call_context()
+    if context is not None and context.training is not None:
+        return bool(context.training)
+    return bool(_PHASE["value"])
+
+
+def in_train_phase(x, alt, training=None):
+    """`x` in the training phase, `alt` otherwise; either may be a callable returning
+    the tensor.
+
+    `training` is the phase (a bool/0/1, or a symbolic flag); `None` uses the learning
+    phase: inside a layer call during `fit` that is `training=True`; with symbolic `x`
+    or `alt` it is the symbolic learning phase, chosen when the graph runs.
+    """
+    if training is None:
+        training = _PHASE["value"] if _PHASE["value"] is not None else None
+    if isinstance(training, KerasTensor) or training is None:
+        x_value = x() if callable(x) else x
+        alt_value = alt() if callable(alt) else alt
+        if training is None:
+            if not (isinstance(x_value, KerasTensor) or isinstance(alt_value, KerasTensor)):
+                return x_value if _phase_now() else alt_value
+            training = learning_phase()
+            if not isinstance(training, KerasTensor):
+                return x_value if training else alt_value
+        return ops.where(ops.cast(training, "bool"), x_value, alt_value)
+    chosen = x if bool(training) else alt
+    return chosen() if callable(chosen) else chosen
+
+
+def in_test_phase(x, alt, training=None):
+    """`x` in the test phase, `alt` in training (the mirror of `in_train_phase`)."""
+    return in_train_phase(alt, x, training=training)
+
+
+# Graph-mode leftovers ------------------------------------------------------------------
+@contextlib.contextmanager
+def name_scope(name):
+    """A no-op context (lamina names tensors itself), kept so classic code runs."""
+    if not isinstance(name, str):
+        raise TypeError(f"name_scope expects a string name; received {_describe(name)}.")
+    yield name
+
+
+__all__ = [
+    "ClassicVariable",
+    "batch_get_value",
+    "batch_set_value",
+    "constant",
+    "count_params",
+    "eval",
+    "eye",
+    "get_value",
+    "gradients",
+    "in_test_phase",
+    "in_train_phase",
+    "is_placeholder",
+    "learning_phase",
+    "learning_phase_scope",
+    "moving_average_update",
+    "name_scope",
+    "ones",
+    "ones_like",
+    "placeholder",
+    "read",
+    "set_learning_phase",
+    "set_value",
+    "update",
+    "update_add",
+    "update_sub",
+    "variable",
+    "zeros",
+    "zeros_like",
+]
