@@ -25,6 +25,7 @@ from lamina.ops.core import (
     vectorized_map,
     while_loop,
 )
+from lamina.ops.ctc import ctc_decode, ctc_loss
 from lamina.ops.math import *  # noqa: F403
 from lamina.ops.math import __all__ as _math_all
 from lamina.ops.nn import *  # noqa: F403
@@ -37,6 +38,8 @@ __all__ = [
     "cond",
     "convert_to_numpy",
     "convert_to_tensor",
+    "ctc_decode",
+    "ctc_loss",
     "dtype",
     "fori_loop",
     "image",
