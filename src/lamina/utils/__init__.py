@@ -2,6 +2,7 @@
 `pad_sequences`)."""
 
 from lamina.utils.data_utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
+from lamina.utils.image_utils import array_to_img, img_to_array, load_img, save_img
 from lamina.utils.numerical import normalize, to_categorical
 from lamina.utils.py_dataset import PyDataset
 from lamina.utils.random import set_random_seed
@@ -33,4 +34,8 @@ __all__ = [
     "pad_sequences",
     "set_random_seed",
     "to_categorical",
+    "array_to_img",
+    "img_to_array",
+    "load_img",
+    "save_img",
 ]
