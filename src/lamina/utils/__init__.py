@@ -3,6 +3,7 @@
 
 from lamina.utils.data_utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from lamina.utils.image_utils import array_to_img, img_to_array, load_img, save_img
+from lamina.utils.model_visualization import model_to_dot, model_to_svg, plot_model
 from lamina.utils.numerical import normalize, to_categorical
 from lamina.utils.py_dataset import PyDataset
 from lamina.utils.random import set_random_seed
@@ -38,4 +39,7 @@ __all__ = [
     "img_to_array",
     "load_img",
     "save_img",
+    "model_to_dot",
+    "model_to_svg",
+    "plot_model",
 ]
