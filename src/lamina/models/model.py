@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import warnings
 
 from lamina import ops, saving, tree
 from lamina.backend import core as backend_core
@@ -203,6 +204,52 @@ class Model(Trainer, Layer):
             f"No layer named {name!r} in model {self.name!r}. Layer names: "
             f"{[layer.name for layer in layers]}."
         )
+
+    # Keras 2's state API ----------------------------------------------------------------
+    def reset_states(self) -> None:
+        """Reset the states of every stateful layer inside (stateful RNNs), nested
+        models included (Keras 2's `Model.reset_states`)."""
+        for layer in self._flatten_layers(include_self=False):
+            if isinstance(layer, Model):
+                continue  # its layers are in this walk already
+            if getattr(layer, "stateful", False) and hasattr(layer, "reset_states"):
+                layer.reset_states()
+
+    @property
+    def stateful(self) -> bool:
+        """True when some layer inside keeps state across batches (a stateful RNN)."""
+        override = self.__dict__.get("_stateful_override")
+        if override is not None:
+            return override
+        return any(
+            getattr(layer, "stateful", False) is True
+            for layer in self._flatten_layers(include_self=False)
+        )
+
+    @stateful.setter
+    def stateful(self, value) -> None:
+        self.__dict__["_stateful_override"] = bool(value)
+
+    @property
+    def uses_learning_phase(self) -> bool:
+        """True when some layer behaves differently in training (Dropout,
+        BatchNormalization, ...: its `call` takes `training`)."""
+        return any(
+            getattr(layer, "_call_has_training_arg", False)
+            for layer in self._flatten_layers(include_self=False)
+        )
+
+    @property
+    def state_updates(self) -> list:
+        """Keras 2's pending state updates: always empty here, as in Keras 2 on
+        TensorFlow 2, because layers assign their states when they run."""
+        warnings.warn(
+            "`Model.state_updates` is always empty: lamina layers assign their states "
+            "(stateful RNNs, moving statistics) as they run, so nothing is pending.",
+            UserWarning,
+            stacklevel=2,
+        )
+        return []
 
     @property
     def nodes_by_depth(self):

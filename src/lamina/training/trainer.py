@@ -30,10 +30,11 @@ from lamina.backend.common.variables import structure_version
 from lamina.training import compile_utils, data_adapter, loop_utils, programs, targets
 from lamina.training import epochs as loops
 from lamina.training.compile_utils import CompileLoss, CompileMetrics, flatten_outputs
+from lamina.training.generator_methods import GeneratorMethods
 from lamina.training.stateful_steps import step_api
 
 
-class Trainer(step_api()):
+class Trainer(step_api(), GeneratorMethods):
     """Training methods shared by every model (mixed into `Model`)."""
 
     def __init__(self):
