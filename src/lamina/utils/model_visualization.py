@@ -328,6 +328,7 @@ def _layout(model, options: dict) -> tuple[_Scene, float, float]:
         return item.height if tb else item.width
 
     _place_cross(ranks, links, cross_size)
+    _straighten(ranks, [chain[1:-1] for _, chain in chains], cross_size)
 
     # Channels: each edge that moves sideways between two ranks gets its own lane.
     lanes: list[list] = [[] for _ in range(num_ranks)]
@@ -537,7 +538,14 @@ def _place_cross(ranks, links, cross_size) -> None:
         targets = []
         for item, offset in zip(rank, row, strict=True):
             near = [n for ns in neighbour_sets for n in ns.get(id(item), [])]
-            desired = sum(n.cross for n in near) / len(near) if near else item.cross
+            # Weighted as Gansner et al. do: a long edge's bends pull hardest on each
+            # other, so it runs straight instead of zig-zagging.
+            weights = [1 + 3 * (item.op is None) + 3 * (n.op is None) for n in near]
+            desired = (
+                sum(w * n.cross for w, n in zip(weights, near, strict=True)) / sum(weights)
+                if near
+                else item.cross
+            )
             targets.append(desired - offset)
         for item, offset, y in zip(rank, row, _isotonic(targets), strict=True):
             item.cross = y + offset
@@ -553,6 +561,33 @@ def _place_cross(ranks, links, cross_size) -> None:
     for rank in ranks:
         for item in rank:
             item.cross -= low
+
+
+def _straighten(ranks, bend_runs, cross_size) -> None:
+    """Line up the bends of each long edge at one position where that fits between
+    their neighbours in every rank, so the edge runs straight."""
+    position = {id(item): (r, i) for r, rank in enumerate(ranks) for i, item in enumerate(rank)}
+
+    def room(item) -> tuple[float, float]:
+        r, i = position[id(item)]
+        rank, half = ranks[r], cross_size(item) / 2
+        low, high = -float("inf"), float("inf")
+        if i > 0:
+            low = rank[i - 1].cross + cross_size(rank[i - 1]) / 2 + _NODE_SEP + half
+        if i + 1 < len(rank):
+            high = rank[i + 1].cross - cross_size(rank[i + 1]) / 2 - _NODE_SEP - half
+        return low, high
+
+    for bends in bend_runs:
+        if len(bends) < 2:
+            continue
+        rooms = [room(b) for b in bends]
+        low, high = max(r[0] for r in rooms), min(r[1] for r in rooms)
+        if low <= high:
+            current = sorted(b.cross for b in bends)
+            c = min(max(current[len(current) // 2], low), high)
+            for b in bends:
+                b.cross = c
 
 
 # SVG -------------------------------------------------------------------------------
