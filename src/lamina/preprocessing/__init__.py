@@ -4,8 +4,28 @@
 `preprocessing.sequence` (`pad_sequences`, `TimeseriesGenerator`, `skipgrams`,
 `make_sampling_table`) and `preprocessing.image` (`ImageDataGenerator` and the image file
 helpers) behave as in Keras 2.x, and their iterators are `PyDataset`s that `fit` takes.
+Keras 3's `keras.preprocessing.image_dataset_from_directory`,
+`text_dataset_from_directory` and `timeseries_dataset_from_array` are reachable here too
+(they live in `lamina.utils`).
 """
 
-from lamina.preprocessing import sequence, text
+import importlib
 
-__all__ = ["sequence", "text"]
+from lamina.preprocessing import image, sequence, text
+
+_FROM_UTILS = (
+    "image_dataset_from_directory",
+    "text_dataset_from_directory",
+    "timeseries_dataset_from_array",
+)
+
+__all__ = ["image", "sequence", "text", *_FROM_UTILS]
+
+
+def __getattr__(name):
+    # Looked up when asked, so this package does not depend on when lamina.utils gains them.
+    if name in _FROM_UTILS:
+        utils = importlib.import_module("lamina.utils")
+        if hasattr(utils, name):
+            return getattr(utils, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

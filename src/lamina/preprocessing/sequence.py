@@ -220,9 +220,10 @@ def skipgrams(
     ([[1, 2], [2, 1], [2, 3], [3, 2]], [1, 1, 1, 1])
     """
     if negative_samples > 0 and (
-        isinstance(vocabulary_size, bool) or not isinstance(vocabulary_size, (int, np.integer))
+        isinstance(vocabulary_size, bool)
+        or not isinstance(vocabulary_size, (int, np.integer))
         or vocabulary_size < 2
-    ):  # fmt: skip
+    ):
         raise ValueError(
             f"skipgrams: vocabulary_size must be an int >= 2 to draw negative samples; "
             f"received {vocabulary_size!r}."

@@ -138,9 +138,14 @@ def one_hot(
         A list of integer word indices.
     """
     return hashing_trick(
-        input_text, n, hash_function=hash, filters=filters, lower=lower, split=split,
+        input_text,
+        n,
+        hash_function=hash,
+        filters=filters,
+        lower=lower,
+        split=split,
         analyzer=analyzer,
-    )  # fmt: skip
+    )
 
 
 class Tokenizer:
