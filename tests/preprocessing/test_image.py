@@ -346,6 +346,9 @@ def test_flow_from_directory_errors(image_folder, tmp_path):
     (image_folder / "empty").mkdir()
     with pytest.warns(UserWarning, match="has no image files"):
         image.ImageDataGenerator().flow_from_directory(str(image_folder))
+    (tmp_path / "bare").mkdir()
+    with pytest.warns(UserWarning, match=r"no images in .*bare' \(it has no subfolders\)"):
+        assert len(image.ImageDataGenerator().flow_from_directory(str(tmp_path / "bare"))) == 0
 
 
 class _Column:
@@ -404,7 +407,7 @@ def test_flow_from_dataframe(image_folder, monkeypatch):
 
 def test_image_utils_are_reexported():
     utils = pytest.importorskip("lamina.utils.image_utils")
-    for name in ("load_img", "img_to_array", "array_to_img", "save_img"):
+    for name in ("load_img", "img_to_array", "array_to_img", "save_img", "smart_resize"):
         assert getattr(image, name) is getattr(utils, name)
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         image.nope  # noqa: B018
@@ -414,5 +417,12 @@ def test_package_paths():
     assert lamina.preprocessing.sequence.pad_sequences is lamina.utils.pad_sequences
     assert lamina.preprocessing.image.ImageDataGenerator is image.ImageDataGenerator
     assert "ImageDataGenerator" in dir(image) and "load_img" in dir(image)
+    # Keras 3's keras.preprocessing.*_dataset_* names reach lamina.utils' builders.
+    for name in ("image_dataset_from_directory", "timeseries_dataset_from_array"):
+        assert name in dir(lamina.preprocessing)
+        if hasattr(lamina.utils, name):
+            assert getattr(lamina.preprocessing, name) is getattr(lamina.utils, name)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        lamina.preprocessing.nothing  # noqa: B018
     batch = image.ImageDataGenerator(vertical_flip=True).flow(np.ones((2, 3, 3, 1)))[0]
     assert ops.is_tensor(ops.convert_to_tensor(batch))

@@ -29,3 +29,7 @@ def __getattr__(name):
         if hasattr(utils, name):
             return getattr(utils, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_FROM_UTILS))

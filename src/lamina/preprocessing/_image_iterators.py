@@ -437,6 +437,14 @@ class DirectoryIterator(_FileBatches):
         self.samples = len(self.filenames)
         self.classes = np.asarray(labels, dtype="int32")
         print(f"Found {self.samples} images belonging to {self.num_classes} classes.")
+        if not self.samples:
+            warnings.warn(
+                f"flow_from_directory: no images in {directory!r}"
+                + ("" if classes else " (it has no subfolders)")
+                + ". It needs one subfolder per class holding image files "
+                f"({', '.join(IMAGE_EXTENSIONS)}); fit on this iterator has nothing to train on.",
+                stacklevel=3,
+            )
         self._filepaths = [os.path.join(directory, name) for name in self.filenames]
         super().__init__(self.samples, batch_size, shuffle, seed)
 
