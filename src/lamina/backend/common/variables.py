@@ -518,6 +518,10 @@ def standardize_dtype(dtype) -> str:
 
 
 def _standardize_dtype(dtype) -> str:
+    if (isinstance(dtype, np.dtype) and dtype.kind in "US") or (
+        isinstance(dtype, str) and dtype in ("string", "str")
+    ):
+        return "string"  # text, for the layers that preprocess it on the host
     if hasattr(dtype, "name") and not isinstance(dtype, str):
         name = dtype.name
     elif isinstance(dtype, type):
