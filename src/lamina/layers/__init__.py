@@ -33,6 +33,7 @@ from lamina.layers.core import (
 )
 from lamina.layers.einsum_dense import EinsumDense
 from lamina.layers.group_query_attention import GroupedQueryAttention, GroupQueryAttention
+from lamina.layers.hashing import HashedCrossing, Hashing
 from lamina.layers.image_preprocessing import (
     CenterCrop,
     RandomContrast,
@@ -134,6 +135,8 @@ from lamina.layers.reshaping_nd import (
     ZeroPadding2D,
     ZeroPadding3D,
 )
+from lamina.layers.string_lookup import StringLookup
+from lamina.layers.text_vectorization import TextVectorization
 from lamina.layers.wrappers import Bidirectional, TimeDistributed
 
 __all__ = [
@@ -256,6 +259,10 @@ __all__ = [
     "CenterCrop",
     "Discretization",
     "IntegerLookup",
+    "StringLookup",
+    "TextVectorization",
+    "Hashing",
+    "HashedCrossing",
     "Normalization",
     "RandomContrast",
     "RandomFlip",

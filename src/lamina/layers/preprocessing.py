@@ -9,56 +9,25 @@ batches; `fit` never changes what they learned.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterable
-
 import numpy as np
 
 from lamina import backend, ops
 from lamina.backend import core as backend_core
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers.layer import Layer
+from lamina.layers.lookup import ENCODINGS as _ENCODINGS
+from lamina.layers.lookup import IndexLookup, adapt_batches, host_array, refuse_unknown_concrete
+from lamina.layers.lookup import batches as _batches
+from lamina.layers.lookup import check_mode as _check_mode
+from lamina.layers.lookup import encode as _encode
+from lamina.layers.lookup import encoded_shape as _encoded_shape
+from lamina.layers.lookup import refuse_sparse as _refuse_sparse
 from lamina.utils import serialization
-from lamina.utils.py_dataset import PyDataset
-
-_ENCODINGS = ("one_hot", "multi_hot", "count")
 
 
 def _register(cls):
     serialization.register_builtin("layers", cls)
     return cls
-
-
-def _batches(data, who: str):
-    """Yield NumPy batches from what `adapt` accepts (the inputs of `(x, y)` pairs)."""
-
-    def first(batch):
-        return batch[0] if isinstance(batch, tuple) else batch
-
-    if isinstance(data, np.ndarray) or backend.is_tensor(data):
-        yield backend.convert_to_numpy(data)
-        return
-    if isinstance(data, PyDataset):
-        for i in range(len(data)):
-            yield backend.convert_to_numpy(first(data[i]))
-        return
-    if isinstance(data, (list, tuple)) and data and np.isscalar(data[0]):
-        yield np.asarray(data)  # a plain list of values is one batch
-        return
-    if isinstance(data, Iterable) and not isinstance(data, (str, bytes, dict)):
-        count = 0
-        for batch in data:
-            count += 1
-            yield backend.convert_to_numpy(first(batch))
-        if count == 0:
-            raise ValueError(
-                f"{who}.adapt received an empty iterable; it needs at least one batch."
-            )
-        return
-    raise TypeError(
-        f"{who}.adapt expects a NumPy array, an engine array, a PyDataset or an iterable of "
-        f"batches; received {type(data).__name__}."
-    )
 
 
 def _check_range(layer, indices, depth):
@@ -72,50 +41,6 @@ def _check_range(layer, indices, depth):
             f"{type(layer).__name__} {layer.name!r} encodes values in [0, {depth}); received "
             f"values from {values.min()} to {values.max()}. Raise `num_tokens` or map the "
             "values into range first (e.g. with IntegerLookup)."
-        )
-
-
-def _encode(indices, mode: str, depth: int, dtype: str, count_weights=None):
-    """One-hot, multi-hot or count encoding of integer `indices` over their last axis."""
-    indices = ops.cast(indices, "int32")
-    if mode == "one_hot":
-        if len(indices.shape) > 1 and indices.shape[-1] == 1:
-            indices = ops.squeeze(indices, axis=-1)
-        return ops.one_hot(indices, depth, dtype=dtype)
-    if len(indices.shape) == 0:
-        indices = ops.expand_dims(indices, 0)
-    hot = ops.one_hot(indices, depth, dtype=dtype)
-    if mode == "multi_hot":
-        return ops.max(hot, axis=-2)
-    if count_weights is not None:
-        hot = hot * ops.expand_dims(ops.cast(count_weights, dtype), -1)
-    return ops.sum(hot, axis=-2)
-
-
-def _encoded_shape(input_shape, mode: str, depth: int):
-    input_shape = tuple(input_shape)
-    if mode == "int":
-        return input_shape
-    if mode == "one_hot":
-        if len(input_shape) > 1 and input_shape[-1] == 1:
-            input_shape = input_shape[:-1]
-        return input_shape + (depth,)
-    return input_shape[:-1] + (depth,)
-
-
-def _check_mode(who: str, mode: str, allowed) -> str:
-    if mode == "binary":  # Keras's old name
-        mode = "multi_hot"
-    if mode not in allowed:
-        raise ValueError(f"{who}: unknown output_mode {mode!r}; expected one of {list(allowed)}.")
-    return mode
-
-
-def _refuse_sparse(who: str, sparse) -> None:
-    if sparse:
-        raise ValueError(
-            f"{who}: sparse=True is not supported on the {backend.backend()!r} backend, which "
-            "has no sparse tensors; use the default dense output."
         )
 
 
@@ -507,25 +432,35 @@ class CategoryEncoding(Layer):
 
 
 @_register
-class IntegerLookup(Layer):
+class IntegerLookup(IndexLookup):
     """Maps integer tokens (ids, codes, years, ...) to contiguous indices, or back.
 
-    The vocabulary comes from `vocabulary=` or from `adapt(data)` (tokens by decreasing
-    frequency, capped by `max_tokens`). Indices start with the mask token (index 0, only
-    when `mask_token` is set), then `num_oov_indices` out-of-vocabulary indices, then the
-    vocabulary. An unknown token `t` goes to OOV index `t mod num_oov_indices`.
+    The vocabulary comes from `vocabulary=` (a list, an array or a file with one token
+    per line) or from `adapt(data)` (tokens by decreasing frequency, ties broken by the
+    larger token, capped by `max_tokens`). Indices start with the mask token (index 0,
+    only when `mask_token` is set and `output_mode="int"`), then `num_oov_indices`
+    out-of-vocabulary indices, then the vocabulary. An unknown token `t` goes to OOV
+    index `t mod num_oov_indices`, or with `oov_method="farmhash"` to the FarmHash
+    (SipHash with a `salt`) bin of its decimal text, as in Keras 3. In the encoded
+    output modes a mask token counts for nothing.
+
+    It runs inside compiled programs (engine ops), except with `oov_method="farmhash"`
+    and several OOV indices, where it hashes on the host like `StringLookup`.
 
     Args:
         max_tokens: the most indices, special ones included (`None`: no cap).
         num_oov_indices: indices for unknown tokens; 0 makes unknown tokens an error.
         mask_token: a token that maps to index 0 (e.g. padding), or `None`.
         oov_token: the token an OOV index maps back to with `invert=True`.
-        vocabulary: tokens in index order (without mask and OOV tokens).
-        vocabulary_dtype: `"int32"` or `"int64"` (stored as int32 on this backend).
+        vocabulary: tokens in index order, or the path of a text file of them.
+        vocabulary_dtype: `"int64"` (Keras's only choice; `"int32"` is accepted).
         idf_weights: with `output_mode="tf_idf"`, one weight per vocabulary token.
         invert: map indices back to tokens.
         output_mode: `"int"`, `"one_hot"`, `"multi_hot"`, `"count"` or `"tf_idf"`.
+        sparse: only `False` (no sparse tensors on this backend).
         pad_to_max_tokens: encode to `max_tokens` columns even if the vocabulary is smaller.
+        oov_method: `"floormod"` or `"farmhash"`: how unknown tokens pick an OOV index.
+        salt: with `"farmhash"`, an int or two ints keying SipHash instead.
 
     >>> import numpy as np
     >>> layer = IntegerLookup(vocabulary=[12, 36, 1138, 42])
@@ -551,232 +486,140 @@ class IntegerLookup(Layer):
         name=None,
         **kwargs,
     ):
-        output_mode = _check_mode("IntegerLookup", output_mode, ("int",) + _ENCODINGS + ("tf_idf",))
-        super().__init__(name=name, autocast=False, **kwargs)
-        who = f"IntegerLookup {self.name!r}"
-        _refuse_sparse(who, sparse)
-        if oov_method != "floormod" or salt is not None:
-            raise ValueError(
-                f"{who}: only oov_method='floormod' (token mod num_oov_indices) is supported; "
-                f"received oov_method={oov_method!r}, salt={salt!r}."
-            )
         if vocabulary_dtype not in ("int32", "int64"):
             raise ValueError(
-                f"{who}: vocabulary_dtype must be 'int32' or 'int64'; received "
+                f"IntegerLookup: vocabulary_dtype must be 'int64' (or 'int32'); received "
                 f"{vocabulary_dtype!r}."
             )
-        if isinstance(num_oov_indices, bool) or int(num_oov_indices) < 0:
-            raise ValueError(f"{who}: num_oov_indices must be >= 0; received {num_oov_indices!r}.")
-        if invert and output_mode != "int":
-            raise ValueError(
-                f"{who}: invert=True maps indices back to tokens, so output_mode must be "
-                f"'int'; received {output_mode!r}."
-            )
-        if pad_to_max_tokens and max_tokens is None:
-            raise ValueError(f"{who}: pad_to_max_tokens=True needs `max_tokens`.")
-        self.max_tokens = None if max_tokens is None else int(max_tokens)
-        self.num_oov_indices = int(num_oov_indices)
-        self.mask_token = None if mask_token is None else int(mask_token)
-        self.oov_token = int(oov_token)
-        self.vocabulary_dtype = vocabulary_dtype
-        self.invert = bool(invert)
-        self.output_mode = output_mode
-        self.sparse = False
-        self.pad_to_max_tokens = bool(pad_to_max_tokens)
-        specials = self._num_special()
-        if self.max_tokens is not None and self.max_tokens <= specials:
-            raise ValueError(
-                f"{who}: max_tokens={self.max_tokens} leaves no room for a vocabulary after "
-                f"{specials} mask/OOV index(es); raise it above {specials}."
-            )
-        self._vocabulary = np.zeros((0,), "int64")
-        self._idf = None
-        if vocabulary is not None:
-            self.set_vocabulary(vocabulary, idf_weights)
-        elif idf_weights is not None:
-            raise ValueError(f"{who}: idf_weights need a `vocabulary` of the same length.")
-        self.built = True
+        self.vocabulary_dtype = "int64"
+        super().__init__(
+            max_tokens=max_tokens,
+            num_oov_indices=num_oov_indices,
+            mask_token=mask_token,
+            oov_token=oov_token,
+            vocabulary=vocabulary,
+            idf_weights=idf_weights,
+            invert=invert,
+            output_mode=output_mode,
+            sparse=sparse,
+            pad_to_max_tokens=pad_to_max_tokens,
+            oov_method=oov_method,
+            salt=salt,
+            name=name,
+            **kwargs,
+        )
 
-    # Vocabulary ----------------------------------------------------------------------
-    def _num_special(self) -> int:
-        return self.num_oov_indices + (0 if self.mask_token is None else 1)
+    @property
+    def _runs_on_host(self) -> bool:
+        return self.oov_method == "farmhash" and self.num_oov_indices > 1 and not self.invert
 
-    def set_vocabulary(self, vocabulary, idf_weights=None) -> None:
-        """Replace the vocabulary (tokens in index order, without special tokens)."""
-        who = f"IntegerLookup {self.name!r}"
-        if isinstance(vocabulary, str):
-            with open(vocabulary, encoding="utf-8") as f:
-                vocabulary = [int(line) for line in f if line.strip()]
-        vocab = np.asarray(vocabulary, dtype="int64").ravel()
-        _, first, counts = np.unique(vocab, return_index=True, return_counts=True)
-        if (counts > 1).any():
-            raise ValueError(
-                f"{who}: the vocabulary has repeated tokens {vocab[first[counts > 1]].tolist()}."
-            )
-        for special, label in ((self.mask_token, "mask_token"), (self.oov_token, "oov_token")):
-            if special is not None and special in set(vocab.tolist()):
-                raise ValueError(
-                    f"{who}: the vocabulary contains the {label} {special}; special tokens "
-                    "get their own indices, so leave them out of `vocabulary`."
-                )
-        if self.max_tokens is not None and vocab.size + self._num_special() > self.max_tokens:
-            raise ValueError(
-                f"{who}: a vocabulary of {vocab.size} tokens plus {self._num_special()} "
-                f"special index(es) exceeds max_tokens={self.max_tokens}."
-            )
-        if self.output_mode == "tf_idf":
-            if idf_weights is None:
-                raise ValueError(f"{who}: output_mode='tf_idf' needs `idf_weights`.")
-            idf = np.asarray(idf_weights, dtype="float32").ravel()
-            if idf.shape != vocab.shape:
-                raise ValueError(
-                    f"{who}: {idf.size} idf_weights for a vocabulary of {vocab.size} tokens; "
-                    "give one weight per token."
-                )
-            self._idf = idf
-        elif idf_weights is not None:
-            raise ValueError(f"{who}: idf_weights are only used with output_mode='tf_idf'.")
-        self._vocabulary = vocab
+    def _token(self, value):
+        if isinstance(value, (str, bytes)):
+            value = value.strip()
+        try:
+            token = int(value)
+        except (TypeError, ValueError) as err:
+            raise TypeError(
+                f"{self._who()} takes integer tokens; received {value!r}. Use StringLookup "
+                "for strings."
+            ) from err
+        if isinstance(value, (float, np.floating)) and token != value:
+            raise TypeError(f"{self._who()} takes integer tokens; received {value!r}.")
+        return token
 
-    def get_vocabulary(self, include_special_tokens: bool = True) -> list:
-        """The tokens in index order (with the mask and OOV tokens by default)."""
-        vocab = self._vocabulary.tolist()
-        if not include_special_tokens:
-            return vocab
-        specials = [] if self.mask_token is None else [self.mask_token]
-        return specials + [self.oov_token] * self.num_oov_indices + vocab
+    def _token_dtype(self) -> str:
+        return "int32"
 
-    def vocabulary_size(self) -> int:
-        """The number of indices, special ones included."""
-        return self._vocabulary.size + self._num_special()
+    def _index_dtype(self) -> str:
+        return "int64" if self._runs_on_host else "int32"
+
+    def _vocabulary_changed(self) -> None:
+        vocab = np.asarray(self._tokens, "int64")
+        self._order = np.argsort(vocab, kind="stable").astype("int32")
+        self._sorted = vocab[self._order]
 
     def adapt(self, data, steps=None) -> None:
-        """Build the vocabulary from `data`: tokens by decreasing frequency (ties: larger
-        token first), without mask and OOV tokens, at most `max_tokens` indices in all."""
-        counts: dict[int, int] = {}
-        documents: dict[int, int] = {}
-        num_documents = 0
-        batches = _batches(data, "IntegerLookup")
-        if steps is not None:
-            batches = itertools.islice(batches, int(steps))
-        for batch in batches:
-            batch = np.asarray(batch)
-            if not np.issubdtype(batch.dtype, np.integer):
-                raise TypeError(
-                    f"IntegerLookup {self.name!r}: adapt expects integer tokens; received "
-                    f"dtype {batch.dtype}."
-                )
-            tokens, n = np.unique(batch, return_counts=True)
-            for t, c in zip(tokens.tolist(), n.tolist(), strict=True):
-                counts[t] = counts.get(t, 0) + c
-            rows = batch.reshape(batch.shape[0], -1) if batch.ndim > 1 else batch[:, None]
-            for row in rows:
-                for t in np.unique(row).tolist():
-                    documents[t] = documents.get(t, 0) + 1
-            num_documents += len(rows)
-        for special in (self.mask_token, self.oov_token):
-            counts.pop(special, None)
-        order = sorted(counts, key=lambda t: (counts[t], t), reverse=True)
-        if self.max_tokens is not None:
-            order = order[: self.max_tokens - self._num_special()]
-        idf = None
-        if self.output_mode == "tf_idf":
-            df = np.array([documents[t] for t in order], dtype="float64")
-            idf = np.log(1 + num_documents / (1 + df))
-        self.set_vocabulary(np.array(order, dtype="int64"), idf)
+        """Learn the vocabulary from `data` (integers: an array, a list, a `PyDataset` or
+        an iterable of batches, of which `steps` are read): tokens by decreasing count,
+        ties broken by the larger token; with `"tf_idf"` each row is a document."""
+        self._check_adaptable()
+
+        def documents():
+            for batch in adapt_batches(data, steps, "IntegerLookup"):
+                if batch.dtype.kind not in "iub":
+                    raise TypeError(
+                        f"{self._who()}: adapt expects integer tokens; received dtype "
+                        f"{batch.dtype}."
+                    )
+                yield from batch.reshape(batch.shape[0], -1).tolist()
+
+        self._learn(documents())
 
     # Calling -------------------------------------------------------------------------
-    def _depth(self) -> int:
-        return self.max_tokens if self.pad_to_max_tokens else self.vocabulary_size()
-
     def call(self, inputs):
+        if self._runs_on_host:
+            values = host_array(inputs, self._who())
+            indices, valid = self._host_indices(values.astype("int64"))
+            return self._encode_host(indices, valid)
         if self.invert:
-            return self._tokens(inputs)
-        indices = self._indices(inputs)
+            return self._engine_tokens(inputs)
+        indices, valid = self._engine_indices(inputs)
         if self.output_mode == "int":
             return indices
+        self._check_ready()
         mode = "count" if self.output_mode == "tf_idf" else self.output_mode
-        out = _encode(indices, mode, self._depth(), self.compute_dtype)
+        out = _encode(indices, mode, self._depth(), self.compute_dtype, valid=valid)
         if self.output_mode == "tf_idf":
             out = out * ops.convert_to_tensor(self._idf_row(), dtype=self.compute_dtype)
         return out
 
-    def _idf_row(self):
-        """The idf weight of each output column: OOV columns get the mean weight, the
-        mask column 0, padding columns 0."""
-        mean = float(self._idf.mean()) if self._idf.size else 0.0
-        row = ([0.0] if self.mask_token is not None else []) + [mean] * self.num_oov_indices
-        row = np.concatenate([np.asarray(row, "float32"), self._idf])
-        return np.pad(row, (0, self._depth() - row.size))
-
-    def _indices(self, inputs):
+    def _engine_indices(self, inputs):
         tokens = ops.cast(inputs, "int32")
-        vocab = self._vocabulary.astype("int32")
-        start = self._num_special()
-        oov_start = 0 if self.mask_token is None else 1
-        if vocab.size:
-            order = np.argsort(vocab, kind="stable")
-            sorted_vocab = vocab[order]
-            slot = ops.minimum(ops.searchsorted(sorted_vocab, tokens), vocab.size - 1)
+        size = len(self._tokens)
+        start = self._token_start()
+        if size:
+            sorted_vocab = self._sorted.astype("int32")
+            slot = ops.minimum(ops.searchsorted(sorted_vocab, tokens), size - 1)
             found = ops.equal(ops.take(sorted_vocab, slot), tokens)
-            known = ops.take(order.astype("int32"), slot) + start
+            known = ops.take(self._order, slot) + start
         else:
             found = ops.zeros(tokens.shape, dtype="bool")
             known = ops.zeros(tokens.shape, dtype="int32")
-        if self.num_oov_indices:
-            unknown = oov_start + ops.mod(tokens, self.num_oov_indices)
+        if self.num_oov_indices > 1:
+            unknown = self._oov_start() + ops.mod(tokens, self.num_oov_indices)
+        elif self.num_oov_indices == 1:
+            unknown = ops.full(tokens.shape, self._oov_start(), dtype="int32")
         else:
-            self._refuse_unknown(inputs, found)
+            refuse_unknown_concrete(self, inputs, ops.logical_or(found, self._is_mask(tokens)))
             unknown = ops.full(tokens.shape, -1, dtype="int32")
         indices = ops.where(found, known, unknown)
+        valid = None
         if self.mask_token is not None:
-            indices = ops.where(ops.equal(tokens, self.mask_token), 0, indices)
-        return indices
+            is_mask = self._is_mask(tokens)
+            if self.output_mode == "int":
+                indices = ops.where(is_mask, 0, indices)
+            else:
+                valid = ops.logical_not(is_mask)
+        return indices, valid
 
-    def _refuse_unknown(self, inputs, found):
-        if not backend_core.is_concrete(inputs):
-            return
-        values = backend.convert_to_numpy(inputs)
-        missing = values[~backend.convert_to_numpy(found)]
-        if self.mask_token is not None:
-            missing = missing[missing != self.mask_token]
-        if missing.size:
-            raise ValueError(
-                f"IntegerLookup {self.name!r} has num_oov_indices=0, so every token must be "
-                f"in its vocabulary; received unknown tokens {np.unique(missing)[:10].tolist()}. "
-                "Set num_oov_indices >= 1 to map them to OOV indices."
-            )
+    def _is_mask(self, tokens):
+        if self.mask_token is None:
+            return ops.zeros(tokens.shape, dtype="bool")
+        return ops.equal(tokens, self.mask_token)
 
-    def _tokens(self, inputs):
-        table = np.asarray(self.get_vocabulary(), dtype="int32")
+    def _engine_tokens(self, inputs):
+        vocab = self.get_vocabulary()
+        table = np.asarray(vocab + [self.oov_token], dtype="int32")
         indices = ops.cast(inputs, "int32")
-        if backend_core.is_concrete(indices):
-            values = backend.convert_to_numpy(indices)
-            if values.size and (values.min() < 0 or values.max() >= table.size):
-                raise ValueError(
-                    f"IntegerLookup {self.name!r} (invert=True) maps indices in "
-                    f"[0, {table.size}); received indices from {values.min()} to {values.max()}."
-                )
-        return ops.take(table, indices)
+        inside = ops.logical_and(ops.greater_equal(indices, 0), ops.less(indices, len(vocab)))
+        return ops.take(table, ops.where(inside, indices, len(vocab)))
 
     def compute_output_spec(self, inputs):
-        if self.output_mode == "int":
+        if self.invert:
             return KerasTensor(inputs.shape, "int32")
-        mode = "count" if self.output_mode == "tf_idf" else self.output_mode
-        return KerasTensor(_encoded_shape(inputs.shape, mode, self._depth()), self.compute_dtype)
+        return super().compute_output_spec(inputs)
 
     def get_config(self):
-        return {
-            **super().get_config(),
-            "max_tokens": self.max_tokens,
-            "num_oov_indices": self.num_oov_indices,
-            "mask_token": self.mask_token,
-            "oov_token": self.oov_token,
-            "vocabulary": self._vocabulary.tolist(),
-            "vocabulary_dtype": self.vocabulary_dtype,
-            "idf_weights": None if self._idf is None else self._idf.tolist(),
-            "invert": self.invert,
-            "output_mode": self.output_mode,
-            "sparse": self.sparse,
-            "pad_to_max_tokens": self.pad_to_max_tokens,
-        }
+        config = super().get_config()
+        config["vocabulary_dtype"] = self.vocabulary_dtype
+        return config

@@ -13,6 +13,8 @@ import inspect
 import json
 import warnings
 
+import numpy as np
+
 from lamina import ops, saving, tree
 from lamina.backend import core as backend_core
 from lamina.backend import execution as backend_execution
@@ -34,6 +36,7 @@ from lamina.layers.layer import (
     _tuplify,
 )
 from lamina.models import functional_config, summary_utils
+from lamina.models.host_part import HostPrepared, host_plan
 from lamina.training.trainer import Trainer
 from lamina.utils import serialization
 
@@ -264,6 +267,10 @@ class Model(Trainer, Layer):
 
     # Running -------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if self._function is not None and args and self._host_plan() is not None:
+            # Host layers (strings, hashing) run in NumPy before the engine part.
+            if not any(isinstance(v, KerasTensor) for v in tree.flatten(args[0])):
+                args = (self._prepare_host_inputs(args[0]),) + args[1:]
         # On a stateful engine (torch) the layer-by-layer call is already the lean path,
         # and it records gradients when the caller's autograd mode does.
         if (
@@ -396,9 +403,12 @@ class Model(Trainer, Layer):
         return self._run_graph(inputs, training, mask)
 
     def _run_graph(self, inputs, training, mask):
-        outputs, masks = self._function.run(
-            self._conform_inputs(inputs), training=training, mask=mask
-        )
+        if isinstance(inputs, HostPrepared):  # the host part already ran
+            outputs, masks = self._host_plan().engine.run(inputs.values, training=training)
+        else:
+            outputs, masks = self._function.run(
+                self._conform_inputs(inputs), training=training, mask=mask
+            )
         if masks is not None and any(m is not None for m in tree.flatten(masks)):
             # Kept for the graph running this model (see `_output_masks_of`), so that
             # it does not run the model a second time to compute the masks.
@@ -415,7 +425,10 @@ class Model(Trainer, Layer):
     def compute_mask(self, inputs, previous_mask=None):
         if self._function is None:
             return None
-        _, masks = self._function.run(self._conform_inputs(inputs), mask=previous_mask)
+        if isinstance(inputs, HostPrepared):
+            _, masks = self._host_plan().engine.run(inputs.values)
+        else:
+            _, masks = self._function.run(self._conform_inputs(inputs), mask=previous_mask)
         if all(m is None for m in tree.flatten(masks)):
             return None
         return masks
@@ -433,6 +446,8 @@ class Model(Trainer, Layer):
         differs raises a ValueError naming the model and the input.
         """
         function = self._function
+        if isinstance(inputs, HostPrepared):
+            return inputs  # the engine part's inputs, made by `_prepare_host_inputs`
         if len(function.inputs) == 1 and not isinstance(inputs, (dict, list, tuple)):
             flat = [inputs]  # one array for one input: what the general path gives
         else:
@@ -456,6 +471,34 @@ class Model(Trainer, Layer):
                 )
             out.append(x)
         return out
+
+    def _host_plan(self):
+        """How the graph splits into a host part (layers such as TextVectorization, run
+        in NumPy) and an engine part; None when everything runs on the engine."""
+        function = self._function
+        cached = self.__dict__.get("_host_plan_cache")
+        if cached is None or cached[0] is not function:
+            cached = (function, host_plan(function, self.name))
+            self.__dict__["_host_plan_cache"] = cached
+        return cached[1]
+
+    def _prepare_host_inputs(self, inputs):
+        """Run the host part on a batch of data: the engine part's inputs, as a
+        `HostPrepared` (inputs already prepared, or a graph without a host part, pass
+        through)."""
+        plan = self._host_plan()
+        if plan is None or isinstance(inputs, HostPrepared):
+            return inputs
+        function = self._function
+        single = len(function.inputs) == 1
+        if single and isinstance(inputs, (list, tuple)):
+            if not all(hasattr(v, "shape") for v in inputs):
+                inputs = np.asarray(inputs)  # one input given as a plain list of strings
+        if single and not isinstance(inputs, (dict, list, tuple)):
+            flat = [inputs]
+        else:
+            flat = function._flatten_values(self._standardize_inputs(inputs))
+        return plan.prepare(flat)
 
     def _standardize_inputs(self, inputs):
         self._check_input_structure(inputs)

@@ -25,6 +25,8 @@ def _to_numpy(x, role: str):
     if x is None:
         return None
     arr = np.asarray(x)
+    if role.startswith("x") and is_text(arr):
+        return arr  # for a model whose host layers (e.g. TextVectorization) take text
     if arr.dtype == object or arr.dtype.kind in ("U", "S", "O"):
         raise TypeError(
             f"{role} has dtype {arr.dtype}, which cannot be fed to a model. Convert it to a "
@@ -35,6 +37,31 @@ def _to_numpy(x, role: str):
     elif arr.dtype == np.int64:
         arr = arr.astype("int32")
     return arr
+
+
+def is_text(arr) -> bool:
+    """True for a NumPy array of strings (or an object array holding only strings)."""
+    return isinstance(arr, np.ndarray) and (
+        arr.dtype.kind in "US"
+        or (
+            arr.dtype == object
+            and arr.size > 0
+            and all(isinstance(v, (str, bytes)) for v in arr.flat)
+        )
+    )
+
+
+def refuse_text(x) -> None:
+    """Refuse text inputs for a model without layers that take strings."""
+    leaves = [x] if type(x) is np.ndarray else tree.flatten(x)
+    for leaf in leaves:
+        if isinstance(leaf, np.ndarray) and leaf.dtype.kind in "USO" and is_text(leaf):
+            raise TypeError(
+                f"x has dtype {leaf.dtype}: this model takes no strings. Start it with "
+                "Input(shape=(1,), dtype='string') and a layer that takes text "
+                "(TextVectorization, StringLookup, Hashing), or convert the data to numbers "
+                "first."
+            )
 
 
 def _standardize(struct, role: str):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from lamina import losses as losses_module
+from lamina.training import data_adapter
 from lamina.utils.data_utils import pack_x_y_sample_weight
 
 
@@ -109,6 +110,10 @@ class StepData:
         self.class_weight = class_weight
         functional = getattr(model, "_function", None) is not None
         self._standardize = model._standardize_inputs if functional else None
+        self._host = functional and model._host_plan() is not None
+        if self._host:
+            # Host layers (TextVectorization, StringLookup, ...) run here, per batch.
+            self._standardize = model._prepare_host_inputs
         self._model = model
 
     def check(self, y_flat) -> None:
@@ -140,6 +145,8 @@ class StepData:
 
     def inputs_of(self, x):
         """`x` in the order the model's graph takes its inputs."""
+        if not self._host:
+            data_adapter.refuse_text(x)
         return self._standardize(x) if self._standardize is not None else x
 
     def inputs(self, x):
