@@ -1,0 +1,601 @@
+"""The classic backend functions (`K.mean`, `K.batch_dot`, ...) against NumPy formulas.
+
+Each case runs eagerly (compared with a NumPy reference of Keras 2's documented result)
+and symbolically on `Input`s (the output's shape and dtype agree with the eager result,
+and a model built on it computes the same values). Gradients of a sample are compared
+with finite differences of the NumPy reference.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import backend, ops
+from lamina.legacy import backend_ops as K
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
+RNG = np.random.default_rng(0)
+A = RNG.normal(size=(2, 3, 4)).astype("float32")
+B = RNG.normal(size=(2, 3, 4)).astype("float32")
+M = RNG.normal(size=(2, 3)).astype("float32")
+INTS = np.array([[0, 1, 2], [3, 0, 4]], "int32")
+IMG = RNG.normal(size=(2, 4, 5, 3)).astype("float32")
+VOL = RNG.normal(size=(2, 3, 4, 2, 2)).astype("float32")
+HALVES = np.array([[-2.5, -1.5, -0.5], [0.5, 1.5, 2.6]], "float32")
+PROBS = RNG.uniform(0.05, 1.0, size=(2, 3, 4)).astype("float32")
+ONEHOT = np.eye(4, dtype="float32")[RNG.integers(0, 4, size=(2, 3))]
+BINARY = (RNG.uniform(size=(2, 3, 4)) > 0.5).astype("float32")
+
+
+def _np(x):
+    return ops.convert_to_numpy(x)
+
+
+def _softmax(a, axis=-1):
+    e = np.exp(a - a.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _log_softmax(a, axis=-1):
+    return np.log(_softmax(a.astype("float64"), axis))
+
+
+def _sigmoid(a):
+    return 1 / (1 + np.exp(-a))
+
+
+def _relu_ref(x, alpha=0.0, max_value=None, threshold=0.0):
+    top = np.inf if max_value is None else max_value
+    return np.where(x > threshold, np.clip(x, 0 if threshold >= 0 else -np.inf, top), 0) + (
+        alpha * np.minimum(x - threshold, 0)
+    )
+
+
+def _batch_dot_ref(x, y, axes):
+    # Keras 2's documented result: per sample, contract x's axis axes[0] with y's axes[1];
+    # x's other axes, then y's; 2-D with 2-D gives (batch, 1).
+    out = np.stack([np.tensordot(x[i], y[i], (axes[0] - 1, axes[1] - 1)) for i in range(len(x))])
+    return out.reshape(len(x), 1) if x.ndim == 2 and y.ndim == 2 else out
+
+
+def _eps():
+    return backend.epsilon()
+
+
+def _cce_ref(t, p, axis=-1):
+    p = p / p.sum(axis=axis, keepdims=True)
+    return -(t * np.log(np.clip(p, _eps(), 1 - _eps()))).sum(axis=axis)
+
+
+def _bce_ref(t, p):
+    p = np.clip(p, _eps(), 1 - _eps())
+    return -(t * np.log(p + _eps()) + (1 - t) * np.log(1 - p + _eps()))
+
+
+def _bce_logits_ref(t, z):
+    return -(t * np.log(_sigmoid(z.astype("float64"))) + (1 - t) * np.log(1 - _sigmoid(z)))
+
+
+def _scce_ref(t, p, ignore=None):
+    p = np.clip(p, _eps(), 1 - _eps())
+    picked = np.take_along_axis(p, t[..., None], -1)[..., 0]
+    out = -np.log(picked / p.sum(-1))
+    return out if ignore is None else np.where(t == ignore, 0.0, out)
+
+
+def _pad_same(x, spatial_axes, window, strides, dilation=None, value=0.0):
+    pads = [(0, 0)] * x.ndim
+    for i, axis in enumerate(spatial_axes):
+        k = (window[i] - 1) * (dilation[i] if dilation else 1) + 1
+        n = x.shape[axis]
+        out = -(-n // strides[i])
+        total = max((out - 1) * strides[i] + k - n, 0)
+        pads[axis] = (total // 2, total - total // 2)
+    return np.pad(x, pads, constant_values=value)
+
+
+def _conv_ref(x, k, strides, padding, dilation):
+    """Channels-last cross-correlation, TF padding; kernel (*window, in, out)."""
+    nd = k.ndim - 2
+    axes = list(range(1, nd + 1))
+    if padding == "same":
+        x = _pad_same(x, axes, k.shape[:nd], strides, dilation)
+    eff = [(k.shape[i] - 1) * dilation[i] + 1 for i in range(nd)]
+    out_shape = [(x.shape[1 + i] - eff[i]) // strides[i] + 1 for i in range(nd)]
+    out = np.zeros((x.shape[0], *out_shape, k.shape[-1]))
+    for pos in itertools.product(*[range(n) for n in out_shape]):
+        for tap in itertools.product(*[range(n) for n in k.shape[:nd]]):
+            idx = tuple(pos[i] * strides[i] + tap[i] * dilation[i] for i in range(nd))
+            out[(slice(None), *pos)] += x[(slice(None), *idx)] @ k[tap]
+    return out
+
+
+def _depthwise_ref(x, k, strides, padding, dilation):
+    mult = k.shape[-1]
+    parts = [
+        _conv_ref(x[..., c : c + 1], k[..., c : c + 1, :], strides, padding, dilation)
+        for c in range(x.shape[-1])
+    ]
+    return np.concatenate(parts, -1).reshape(*parts[0].shape[:-1], -1)[..., : x.shape[-1] * mult]
+
+
+def _transpose_conv_ref(x, k, out_hw, strides, padding):
+    """TF's conv2d_transpose: the gradient of a forward conv with input size `out_hw`."""
+    kh, kw = k.shape[:2]
+    before = [0, 0]
+    if padding == "same":
+        for i, (n, kk) in enumerate(zip(out_hw, (kh, kw), strict=True)):
+            before[i] = max((x.shape[1 + i] - 1) * strides[i] + kk - n, 0) // 2
+    out = np.zeros((x.shape[0], *out_hw, k.shape[2]))
+    for i, j, a, b in itertools.product(range(x.shape[1]), range(x.shape[2]), range(kh), range(kw)):
+        r, c = i * strides[0] + a - before[0], j * strides[1] + b - before[1]
+        if 0 <= r < out_hw[0] and 0 <= c < out_hw[1]:
+            out[:, r, c] += x[:, i, j] @ k[a, b].T
+    return out
+
+
+def _pool_ref(x, size, strides, padding, mode):
+    nd = len(size)
+    axes = list(range(1, nd + 1))
+    fill = -np.inf if mode == "max" else np.nan
+    if padding == "same":
+        x = _pad_same(x, axes, size, strides, value=fill)
+    out_shape = [(x.shape[1 + i] - size[i]) // strides[i] + 1 for i in range(nd)]
+    out = np.zeros((x.shape[0], *out_shape, x.shape[-1]))
+    for pos in itertools.product(*[range(n) for n in out_shape]):
+        window = x[
+            (
+                slice(None),
+                *[slice(p * s, p * s + w) for p, s, w in zip(pos, strides, size, strict=True)],
+            )
+        ]
+        window = window.reshape(x.shape[0], -1, x.shape[-1])
+        out[(slice(None), *pos)] = np.nanmax(window, 1) if mode == "max" else np.nanmean(window, 1)
+    return out
+
+
+def _cf(x):  # channels last -> channels first
+    return np.moveaxis(x, -1, 1)
+
+
+KERNEL1 = RNG.normal(size=(3, 4, 2)).astype("float32")
+KERNEL2 = RNG.normal(size=(2, 3, 3, 2)).astype("float32")
+KERNEL3 = RNG.normal(size=(2, 2, 1, 2, 3)).astype("float32")
+DEPTH = RNG.normal(size=(2, 2, 3, 2)).astype("float32")
+POINT = RNG.normal(size=(1, 1, 6, 4)).astype("float32")
+TKERNEL = RNG.normal(size=(3, 3, 2, 3)).astype("float32")  # (rows, cols, out, in)
+Y3 = RNG.normal(size=(5, 4, 2)).astype("float32")
+Y435 = RNG.normal(size=(4, 3, 5)).astype("float32")
+BIAS4 = RNG.normal(size=(4,)).astype("float32")
+BIAS34 = RNG.normal(size=(3, 4)).astype("float32")
+
+# (id, function of the array inputs, inputs, NumPy reference of the same inputs)
+CASES = [
+    ("abs", K.abs, [A], np.abs),
+    ("all", lambda x: K.all(x, axis=1), [INTS], lambda x: np.all(x != 0, axis=1)),
+    ("any", lambda x: K.any(x, -1, True), [INTS], lambda x: np.any(x != 0, -1, keepdims=True)),
+    ("argmax", K.argmax, [A], lambda x: np.argmax(x, -1)),
+    ("argmin", lambda x: K.argmin(x, 1), [A], lambda x: np.argmin(x, 1)),
+    ("clip", lambda x: K.clip(x, -0.5, 0.5), [A], lambda x: np.clip(x, -0.5, 0.5)),
+    ("clip_raised_max", lambda x: K.clip(x, 0.2, 0.1), [A], lambda x: np.clip(x, 0.2, 0.2)),
+    ("clip_open", lambda x: K.clip(x, None, 0.1), [A], lambda x: np.minimum(x, 0.1)),
+    ("cos", K.cos, [A], np.cos),
+    ("sin", K.sin, [A], np.sin),
+    ("cumsum", K.cumsum, [A], lambda x: np.cumsum(x, 0)),
+    ("cumprod", lambda x: K.cumprod(x, axis=2), [A], lambda x: np.cumprod(x, 2)),
+    ("exp", K.exp, [A], np.exp),
+    ("log", lambda x: K.log(K.abs(x) + 0.1), [A], lambda x: np.log(np.abs(x) + 0.1)),
+    ("logsumexp", lambda x: K.logsumexp(x, 1), [A], lambda x: np.log(np.exp(x).sum(1))),
+    ("max", lambda x: K.max(x, 1, True), [A], lambda x: x.max(1, keepdims=True)),
+    ("min", lambda x: K.min(x, (1, 2)), [A], lambda x: x.min((1, 2))),
+    ("sum", lambda x: K.sum(x, -1), [A], lambda x: x.sum(-1)),
+    ("prod", lambda x: K.prod(x, 1), [A], lambda x: x.prod(1)),
+    ("mean", lambda x: K.mean(x, axis=-1), [A], lambda x: x.mean(-1)),
+    ("mean_of_bool", lambda x: K.mean(K.greater(x, 0), 1), [A], lambda x: (x > 0).mean(1)),
+    ("std", lambda x: K.std(x, 2), [A], lambda x: x.std(2)),
+    ("var", lambda x: K.var(x, 1, True), [A], lambda x: x.var(1, keepdims=True)),
+    ("maximum", K.maximum, [A, B], np.maximum),
+    ("minimum", K.minimum, [A, B], np.minimum),
+    ("pow", lambda x: K.pow(x, 3), [A], lambda x: x**3),
+    ("round", K.round, [HALVES], np.round),
+    ("sign", K.sign, [A], np.sign),
+    ("sqrt_clamps_negatives", K.sqrt, [A], lambda x: np.sqrt(np.maximum(x, 0))),
+    ("square", K.square, [A], np.square),
+    ("tanh", K.tanh, [A], np.tanh),
+    ("equal", lambda x: K.equal(x, K.round(x)), [HALVES], lambda x: x == np.round(x)),
+    ("not_equal", K.not_equal, [A, B], np.not_equal),
+    ("greater", K.greater, [A, B], np.greater),
+    ("greater_equal", K.greater_equal, [A, B], np.greater_equal),
+    ("less", K.less, [A, B], np.less),
+    ("less_equal", K.less_equal, [A, B], np.less_equal),
+    ("stop_gradient", K.stop_gradient, [A], lambda x: x),
+    ("identity", K.identity, [A], lambda x: x),
+    # shapes
+    ("reshape", lambda x: K.reshape(x, (-1, 4)), [A], lambda x: x.reshape(-1, 4)),
+    ("transpose", K.transpose, [A], np.transpose),
+    (
+        "permute_dimensions",
+        lambda x: K.permute_dimensions(x, (0, 2, 1)),
+        [A],
+        lambda x: x.transpose(0, 2, 1),
+    ),
+    ("expand_dims", K.expand_dims, [A], lambda x: x[..., None]),
+    ("expand_dims_1", lambda x: K.expand_dims(x, 1), [A], lambda x: x[:, None]),
+    ("squeeze", lambda x: K.squeeze(K.expand_dims(x, 1), 1), [A], lambda x: x),
+    ("flatten", K.flatten, [A], np.ravel),
+    ("batch_flatten", K.batch_flatten, [A], lambda x: x.reshape(len(x), -1)),
+    (
+        "concatenate",
+        lambda x, y: K.concatenate([x, y]),
+        [A, B],
+        lambda x, y: np.concatenate([x, y], -1),
+    ),
+    (
+        "concatenate_1",
+        lambda x, y: K.concatenate([x, y], 1),
+        [A, B],
+        lambda x, y: np.concatenate([x, y], 1),
+    ),
+    ("stack", lambda x, y: K.stack([x, y], 1), [A, B], lambda x, y: np.stack([x, y], 1)),
+    ("tile", lambda x: K.tile(x, (1, 2, 1)), [A], lambda x: np.tile(x, (1, 2, 1))),
+    ("repeat", lambda x: K.repeat(x, 3), [M], lambda x: np.repeat(x[:, None], 3, 1)),
+    (
+        "repeat_elements",
+        lambda x: K.repeat_elements(x, 2, axis=1),
+        [A],
+        lambda x: np.repeat(x, 2, 1),
+    ),
+    ("gather", lambda x: K.gather(x, np.array([1, 0, 1])), [A], lambda x: x[[1, 0, 1]]),
+    ("reverse", lambda x: K.reverse(x, [1, 2]), [A], lambda x: x[:, ::-1, ::-1]),
+    ("reverse_int", lambda x: K.reverse(x, 1), [A], lambda x: x[:, ::-1]),
+    ("one_hot", lambda x: K.one_hot(x, 5), [INTS], lambda x: np.eye(5)[x]),
+    (
+        "temporal_padding",
+        lambda x: K.temporal_padding(x, (1, 2)),
+        [A],
+        lambda x: np.pad(x, [(0, 0), (1, 2), (0, 0)]),
+    ),
+    (
+        "spatial_2d_padding",
+        lambda x: K.spatial_2d_padding(x, ((1, 0), (2, 1))),
+        [IMG],
+        lambda x: np.pad(x, [(0, 0), (1, 0), (2, 1), (0, 0)]),
+    ),
+    (
+        "spatial_2d_padding_cf",
+        lambda x: K.spatial_2d_padding(x, ((1, 0), (2, 1)), "channels_first"),
+        [IMG],
+        lambda x: np.pad(x, [(0, 0), (0, 0), (1, 0), (2, 1)]),
+    ),
+    (
+        "spatial_3d_padding",
+        lambda x: K.spatial_3d_padding(x, ((1, 0), (0, 1), (1, 1))),
+        [VOL],
+        lambda x: np.pad(x, [(0, 0), (1, 0), (0, 1), (1, 1), (0, 0)]),
+    ),
+    (
+        "resize_images",
+        lambda x: K.resize_images(x, 2, 3, "channels_last"),
+        [IMG],
+        lambda x: x.repeat(2, 1).repeat(3, 2),
+    ),
+    (
+        "resize_images_cf",
+        lambda x: K.resize_images(x, 2, 1, "channels_first"),
+        [IMG],
+        lambda x: x.repeat(2, 2),
+    ),
+    (
+        "resize_volumes",
+        lambda x: K.resize_volumes(x, 1, 2, 3, "channels_last"),
+        [VOL],
+        lambda x: x.repeat(2, 2).repeat(3, 3),
+    ),
+    ("zeros_like", K.zeros_like, [A], np.zeros_like),
+    (
+        "ones_like",
+        lambda x: K.ones_like(x, dtype="int32"),
+        [A],
+        lambda x: np.ones(x.shape, "int32"),
+    ),
+    ("cast", lambda x: K.cast(x, "int32"), [HALVES], lambda x: x.astype("int32")),
+    # linear algebra: Keras 2's dot is np.dot for every rank
+    ("dot_2d", lambda x: K.dot(x, M.T), [M], lambda x: x @ M.T),
+    ("dot_3d_2d", lambda x: K.dot(x, A[0]), [M], lambda x: np.dot(x, A[0])),
+    ("dot_nd", lambda x: K.dot(x, Y3), [A], lambda x: np.dot(x, Y3)),
+    ("dot_2d_3d", lambda x: K.dot(x, Y435), [M], lambda x: np.dot(x, Y435)),
+    # nn
+    ("relu", K.relu, [A], _relu_ref),
+    ("relu_leaky", lambda x: K.relu(x, alpha=0.1), [A], lambda x: _relu_ref(x, 0.1)),
+    ("relu_max", lambda x: K.relu(x, max_value=0.5), [A], lambda x: _relu_ref(x, max_value=0.5)),
+    (
+        "relu_threshold",
+        lambda x: K.relu(x, threshold=0.3),
+        [A],
+        lambda x: _relu_ref(x, threshold=0.3),
+    ),
+    ("relu_all", lambda x: K.relu(x, 0.2, 1.0, 0.3), [A], lambda x: _relu_ref(x, 0.2, 1.0, 0.3)),
+    ("elu", lambda x: K.elu(x, 0.5), [A], lambda x: np.where(x > 0, x, 0.5 * (np.exp(x) - 1))),
+    ("softmax", K.softmax, [A], _softmax),
+    ("softmax_axis", lambda x: K.softmax(x, axis=1), [A], lambda x: _softmax(x, 1)),
+    ("softmax_axes", lambda x: K.softmax(x, axis=(1, 2)), [A], lambda x: _softmax(x, (1, 2))),
+    ("softplus", K.softplus, [A], lambda x: np.log1p(np.exp(x))),
+    ("softsign", K.softsign, [A], lambda x: x / (1 + np.abs(x))),
+    ("sigmoid", K.sigmoid, [A], _sigmoid),
+    ("hard_sigmoid", lambda x: K.hard_sigmoid(x * 4), [A], lambda x: np.clip(0.8 * x + 0.5, 0, 1)),
+    (
+        "l2_normalize",
+        lambda x: K.l2_normalize(x, -1),
+        [A],
+        lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True),
+    ),
+    ("l2_normalize_all", K.l2_normalize, [M], lambda x: x / np.linalg.norm(x)),
+    ("bias_add", lambda x: K.bias_add(x, BIAS4), [A], lambda x: x + BIAS4),
+    (
+        "bias_add_cf",
+        lambda x: K.bias_add(x, BIAS4[:3], "channels_first"),
+        [A],
+        lambda x: x + BIAS4[:3, None],
+    ),
+    ("bias_add_nd", lambda x: K.bias_add(x, BIAS34), [A], lambda x: x + BIAS34),
+    (
+        "bias_add_nd_cf",
+        lambda x: K.bias_add(x, BIAS34, "channels_first"),
+        [A.transpose(0, 2, 1)],
+        # Keras 2 reshapes (not transposes) an N-D bias to channels first
+        lambda x: x + BIAS34.reshape(1, 4, 3),
+    ),
+    (
+        "batch_normalization",
+        lambda x: K.batch_normalization(x, BIAS4, BIAS4**2, BIAS4 / 3, 1 + BIAS4, epsilon=0.01),
+        [A],
+        lambda x: (x - BIAS4) / np.sqrt(BIAS4**2 + 0.01) * (1 + BIAS4) + BIAS4 / 3,
+    ),
+    (
+        "in_top_k",
+        lambda x, t: K.in_top_k(x, t, 2),
+        [A[:, 0], np.array([0, 3], "int32")],
+        lambda x, t: (x > x[[0, 1], t][:, None]).sum(1) < 2,
+    ),
+    (
+        "conv1d_causal_dilated",
+        lambda x: K.conv1d(x, KERNEL1, padding="causal", dilation_rate=2),
+        [A],
+        lambda x: _conv_ref(np.pad(x, [(0, 0), (4, 0), (0, 0)]), KERNEL1, (1,), "valid", (2,)),
+    ),
+    (
+        "conv1d_same_cf",
+        lambda x: K.conv1d(x, KERNEL1, strides=2, padding="same", data_format="channels_first"),
+        [_cf(A)],
+        lambda x: _cf(_conv_ref(np.moveaxis(x, 1, -1), KERNEL1, (2,), "same", (1,))),
+    ),
+    (
+        "conv2d_same_strided",
+        lambda x: K.conv2d(x, KERNEL2, strides=(2, 2), padding="same"),
+        [IMG],
+        lambda x: _conv_ref(x, KERNEL2, (2, 2), "same", (1, 1)),
+    ),
+    (
+        "conv2d_dilated_cf",
+        lambda x: K.conv2d(
+            x, KERNEL2, padding="valid", data_format="channels_first", dilation_rate=(1, 2)
+        ),
+        [_cf(IMG)],
+        lambda x: _cf(_conv_ref(np.moveaxis(x, 1, -1), KERNEL2, (1, 1), "valid", (1, 2))),
+    ),
+    (
+        "conv3d",
+        lambda x: K.conv3d(x, KERNEL3, padding="same"),
+        [VOL],
+        lambda x: _conv_ref(x, KERNEL3, (1, 1, 1), "same", (1, 1, 1)),
+    ),
+    (
+        "depthwise_conv2d",
+        lambda x: K.depthwise_conv2d(x, DEPTH, strides=(1, 2), padding="same"),
+        [IMG],
+        lambda x: _depthwise_ref(x, DEPTH, (1, 2), "same", (1, 1)),
+    ),
+    (
+        "separable_conv2d",
+        lambda x: K.separable_conv2d(x, DEPTH, POINT),
+        [IMG],
+        lambda x: _depthwise_ref(x, DEPTH, (1, 1), "valid", (1, 1)) @ POINT[0, 0],
+    ),
+    (
+        "conv2d_transpose_valid",
+        lambda x: K.conv2d_transpose(x, TKERNEL, (None, 10, 12, 2), strides=(2, 2)),
+        [IMG],
+        lambda x: _transpose_conv_ref(x, TKERNEL, (10, 12), (2, 2), "valid"),
+    ),
+    (
+        "conv2d_transpose_same",
+        lambda x: K.conv2d_transpose(x, TKERNEL, (2, 7, 10, 2), strides=(2, 2), padding="same"),
+        [IMG],
+        lambda x: _transpose_conv_ref(x, TKERNEL, (7, 10), (2, 2), "same"),
+    ),
+    (
+        "conv2d_transpose_same_cf",
+        lambda x: K.conv2d_transpose(
+            x, TKERNEL, (2, 2, 8, 9), strides=(2, 2), padding="same", data_format="channels_first"
+        ),
+        [_cf(IMG)],
+        lambda x: _cf(_transpose_conv_ref(np.moveaxis(x, 1, -1), TKERNEL, (8, 9), (2, 2), "same")),
+    ),
+    (
+        "pool2d_max_same",
+        lambda x: K.pool2d(x, (2, 2), (2, 2), padding="same"),
+        [IMG],
+        lambda x: _pool_ref(x, (2, 2), (2, 2), "same", "max"),
+    ),
+    (
+        "pool2d_avg_same_cf",
+        lambda x: K.pool2d(x, (3, 3), (2, 2), "same", "channels_first", "avg"),
+        [_cf(IMG)],
+        lambda x: _cf(_pool_ref(np.moveaxis(x, 1, -1), (3, 3), (2, 2), "same", "avg")),
+    ),
+    (
+        "pool2d_default_strides",
+        lambda x: K.pool2d(x, (2, 2), pool_mode="avg"),
+        [IMG],
+        lambda x: _pool_ref(x, (2, 2), (1, 1), "valid", "avg"),
+    ),
+    (
+        "pool3d",
+        lambda x: K.pool3d(x, (2, 2, 2), (1, 2, 1)),
+        [VOL],
+        lambda x: _pool_ref(x, (2, 2, 2), (1, 2, 1), "valid", "max"),
+    ),
+    # losses: Keras 2's argument order (target, output) and epsilon clipping
+    ("categorical_crossentropy", K.categorical_crossentropy, [ONEHOT, PROBS], _cce_ref),
+    (
+        "categorical_crossentropy_axis",
+        lambda t, p: K.categorical_crossentropy(t, p, axis=1),
+        [ONEHOT, PROBS],
+        lambda t, p: _cce_ref(t, p, 1),
+    ),
+    (
+        "categorical_crossentropy_logits",
+        lambda t, z: K.categorical_crossentropy(t, z, from_logits=True),
+        [ONEHOT, A],
+        lambda t, z: -(t * _log_softmax(z)).sum(-1),
+    ),
+    (
+        "sparse_categorical_crossentropy",
+        K.sparse_categorical_crossentropy,
+        [INTS % 4, PROBS],
+        _scce_ref,
+    ),
+    (
+        "sparse_categorical_crossentropy_logits",
+        lambda t, z: K.sparse_categorical_crossentropy(t, z, from_logits=True),
+        [INTS % 4, A],
+        lambda t, z: -np.take_along_axis(_log_softmax(z), t[..., None], -1)[..., 0],
+    ),
+    (
+        "sparse_categorical_crossentropy_ignore",
+        lambda t, p: K.sparse_categorical_crossentropy(t, p, ignore_class=0),
+        [INTS % 4, PROBS],
+        lambda t, p: _scce_ref(t, p, ignore=0),
+    ),
+    (
+        "sparse_categorical_crossentropy_axis",
+        lambda t, p: K.sparse_categorical_crossentropy(t, p, axis=1),
+        [INTS[:, :2] % 3, PROBS.transpose(0, 2, 1)[:, :3, :2]],
+        lambda t, p: _scce_ref(t, np.moveaxis(p, 1, -1)),
+    ),
+    ("binary_crossentropy", K.binary_crossentropy, [BINARY, PROBS], _bce_ref),
+    ("binary_crossentropy_clipped", K.binary_crossentropy, [BINARY, BINARY], _bce_ref),
+    (
+        "binary_crossentropy_logits",
+        lambda t, z: K.binary_crossentropy(t, z * 20, from_logits=True),
+        [BINARY, A],
+        lambda t, z: _bce_logits_ref(t, z * 20),
+    ),
+    (
+        "binary_focal_crossentropy",
+        lambda t, p: K.binary_focal_crossentropy(t, p, True, 0.3, 1.5),
+        [BINARY, PROBS],
+        lambda t, p: (
+            (t * 0.3 + (1 - t) * 0.7) * (1 - (t * p + (1 - t) * (1 - p))) ** 1.5 * _bce_ref(t, p)
+        ),
+    ),
+    (
+        "binary_focal_crossentropy_logits",
+        lambda t, z: K.binary_focal_crossentropy(t, z, gamma=2.0, from_logits=True),
+        [BINARY, A],
+        lambda t, z: (
+            (1 - (t * _sigmoid(z) + (1 - t) * (1 - _sigmoid(z)))) ** 2 * _bce_logits_ref(t, z)
+        ),
+    ),
+    (
+        "categorical_focal_crossentropy",
+        K.categorical_focal_crossentropy,
+        [ONEHOT, PROBS],
+        lambda t, p: (
+            -0.25
+            * (1 - (q := np.clip(p / p.sum(-1, keepdims=True), _eps(), 1 - _eps()))) ** 2
+            * t
+            * np.log(q)
+        ).sum(-1),
+    ),
+    # control flow
+    (
+        "switch_elementwise",
+        lambda x, y: K.switch(K.greater(x, 0), x, y),
+        [A, B],
+        lambda x, y: np.where(x > 0, x, y),
+    ),
+    (
+        "switch_per_sample",
+        lambda x, y: K.switch(K.greater(K.sum(x, (1, 2)), 0), x, y),
+        [A, B],
+        lambda x, y: np.where(x.sum((1, 2))[:, None, None] > 0, x, y),
+    ),
+    (
+        "map_fn",
+        lambda x: K.map_fn(lambda row: row * 2 + K.sum(row), x),
+        [A],
+        lambda x: x * 2 + x.sum((1, 2), keepdims=True),
+    ),
+    ("foldl", lambda x: K.foldl(lambda acc, r: acc * 2 + r, x), [A], lambda x: x[0] * 2 + x[1]),
+    ("foldr", lambda x: K.foldr(lambda acc, r: acc * 2 + r, x), [A], lambda x: x[1] * 2 + x[0]),
+    (
+        "foldl_initializer",
+        lambda x: K.foldl(lambda acc, r: acc - r, x, initializer=ops.ones((3, 4))),
+        [A],
+        lambda x: 1 - x[0] - x[1],
+    ),
+]
+# batch_dot: Keras 2's documented shapes and NumPy formulas of its result.
+BATCH_DOT = [
+    ((2, 5, 1), (2, 3, 5), (1, 2), (2, 1, 3)),  # the docs' (32,20,1).(32,30,20) -> (32,1,30)
+    ((2, 3), (2, 3), 1, (2, 1)),
+    ((2, 3, 4), (2, 4, 5), None, (2, 3, 5)),
+    ((2, 4), (2, 4, 5), None, (2, 5)),
+    ((2, 3, 4), (2, 4), None, (2, 3)),
+    ((2, 3, 4, 5), (2, 5, 6, 3), (1, 3), (2, 4, 5, 5, 6)),
+    ((2, 3, 4), (2, 5, 4), (-1, -1), (2, 3, 5)),
+]
+for _i, (_xs, _ys, _axes, _out) in enumerate(BATCH_DOT):
+    _x = RNG.normal(size=_xs).astype("float32")
+    _y = RNG.normal(size=_ys).astype("float32")
+    if _axes is None:
+        _ref_axes = (len(_xs) - 1, len(_ys) - 1 if len(_ys) == 2 else len(_ys) - 2)
+    elif isinstance(_axes, int):
+        _ref_axes = (_axes, _axes)
+    else:
+        _ref_axes = (_axes[0] % len(_xs), _axes[1] % len(_ys))
+    assert _batch_dot_ref(_x, _y, _ref_axes).shape == _out
+    CASES.append(
+        (
+            f"batch_dot_{_i}",
+            lambda x, y, axes=_axes: K.batch_dot(x, y, axes),
+            [_x, _y],
+            lambda x, y, axes=_ref_axes: _batch_dot_ref(x, y, axes),
+        )
+    )
+
+
+@pytest.mark.parametrize("name, fn, inputs, reference", CASES, ids=[c[0] for c in CASES])
+def test_function_matches_numpy_eagerly_and_symbolically(name, fn, inputs, reference):
+    eager = _np(fn(*inputs))
+    want = np.asarray(
+        reference(*[x.astype("float64") if x.dtype == "float32" else x for x in inputs])
+    )
+    assert eager.shape == want.shape
+    np.testing.assert_allclose(eager, want, rtol=2e-5, atol=2e-5)
+
+    symbolic_inputs = [lamina.Input(x.shape[1:], dtype=str(x.dtype)) for x in inputs]
+    symbolic = fn(*symbolic_inputs)
+    assert isinstance(symbolic, lamina.graph.KerasTensor)
+    assert len(symbolic.shape) == eager.ndim
+    assert all(s is None or s == e for s, e in zip(symbolic.shape, eager.shape, strict=True))
+    assert symbolic.dtype == backend.standardize_dtype(eager.dtype)
+    model = lamina.Model(symbolic_inputs, symbolic)
+    np.testing.assert_allclose(_np(model(inputs)), eager, rtol=1e-5, atol=1e-5)
