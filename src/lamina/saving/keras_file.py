@@ -1,10 +1,18 @@
-"""`.keras` files: a zip of `config.json`, `metadata.json` and `model.weights.h5`.
+"""`.keras` files: a zip of `config.json`, `metadata.json`, `model.weights.h5` and the
+layers' assets (`assets/<layer path>/...`, e.g. a StringLookup's `vocabulary.txt`).
 
 Loading is safe by construction: class names resolve only through lamina's registry
 (see `lamina.utils.serialization`), zip entries must be plain relative names of bounded
 size and compression ratio, and the weights file may not use HDF5 external links or
 external storage. Saving writes a temporary file beside the target and renames it into
 place, so a failed save leaves the previous file intact.
+
+Assets sit where Keras 3 puts them: a layer with `save_assets(dir)` writes files into
+its own folder, named by the layer's path in the weights file (`layers/string_lookup`,
+`layers/text_vectorization/_lookup_layer`). Loading unpacks them into a private
+temporary folder, bounded in count and size, and hands each layer its folder through
+`load_assets(dir)`; entry names were checked for path tricks first, and nothing is
+ever written outside that folder.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ import datetime
 import io
 import json
 import os
+import tempfile
 import zipfile
 
 from lamina.saving import weights_h5
@@ -31,6 +40,85 @@ LOAD_SLACK_BYTES = 64 * 1024**2  # variables a file need not store: metrics, see
 # 200:1 harmlessly; the ratio bound applies to entries that unpack past this size.
 RATIO_CHECK_MIN_BYTES = 1024**2
 KERAS_VERSION = "3.8.0"  # the Keras file format version these files follow
+ASSETS = "assets"
+MAX_ASSET_FILES = 10_000
+MAX_ASSETS_BYTES = 1024**3  # all assets together, unpacked
+
+
+def _asset_owners(model) -> list:
+    """`(path, layer)` for every layer with assets, at the paths Keras gives them (the
+    paths of the weights file), each layer once."""
+    out, seen = [], set()
+    stack = [("", model)]
+    while stack:
+        path, obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if hasattr(obj, "save_assets") or hasattr(obj, "load_assets"):
+            out.append((path, obj))
+        if not hasattr(obj, "_own_weights"):
+            continue  # a seed generator: no children
+        children = weights_h5._children(obj)
+        for child_path, child in reversed(children):
+            stack.append((f"{path}/{child_path}" if path else child_path, child))
+    return out
+
+
+def _write_assets(zf: zipfile.ZipFile, model) -> None:
+    owners = [(p, o) for p, o in _asset_owners(model) if hasattr(o, "save_assets")]
+    if not owners:
+        return
+    with tempfile.TemporaryDirectory(prefix="lamina-assets-") as root:
+        for path, owner in owners:
+            folder = os.path.join(root, *path.split("/")) if path else root
+            os.makedirs(folder, exist_ok=True)
+            owner.save_assets(folder)
+        for directory, _, files in sorted(os.walk(root)):
+            for name in sorted(files):
+                full = os.path.join(directory, name)
+                relative = os.path.relpath(full, root).replace(os.sep, "/")
+                zf.write(full, f"{ASSETS}/{relative}")
+
+
+def _read_assets(zf: zipfile.ZipFile, model, filepath) -> None:
+    """Unpack the file's assets into a temporary folder and let each layer that has
+    assets read its own folder."""
+    owners = [(p, o) for p, o in _asset_owners(model) if hasattr(o, "load_assets")]
+    entries = [
+        info
+        for info in zf.infolist()
+        if info.filename.startswith(f"{ASSETS}/") and not info.filename.endswith("/")
+    ]
+    if not owners:
+        return
+    if len(entries) > MAX_ASSET_FILES:
+        raise ValueError(
+            f"Refusing to load {filepath!r}: it holds {len(entries)} asset files (limit "
+            f"{MAX_ASSET_FILES})."
+        )
+    total = sum(info.file_size for info in entries)
+    if total > MAX_ASSETS_BYTES:
+        raise ValueError(
+            f"Refusing to load {filepath!r}: its assets would unpack to {total} bytes (limit "
+            f"{MAX_ASSETS_BYTES})."
+        )
+    with tempfile.TemporaryDirectory(prefix="lamina-assets-") as root:
+        real_root = os.path.realpath(root)
+        for info in entries:
+            parts = info.filename.split("/")[1:]
+            target = os.path.realpath(os.path.join(root, *parts))
+            if not target.startswith(real_root + os.sep):
+                raise ValueError(
+                    f"Refusing to load {filepath!r}: asset {info.filename!r} would land "
+                    "outside the assets folder."
+                )
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as f:
+                f.write(_read_bounded(zf, info.filename, MAX_ENTRY_BYTES))
+        for path, owner in owners:
+            folder = os.path.join(root, *path.split("/")) if path else root
+            owner.load_assets(folder)
 
 
 def save_model(model, filepath, overwrite: bool = True) -> None:
@@ -62,6 +150,7 @@ def save_model(model, filepath, overwrite: bool = True) -> None:
             zf.writestr(METADATA, json.dumps(metadata))
             zf.writestr(CONFIG, json.dumps(config))
             zf.writestr(WEIGHTS, weights.getvalue())
+            _write_assets(zf, model)
 
 
 def _check_zip(zf: zipfile.ZipFile, filepath) -> None:
@@ -164,8 +253,6 @@ def _check_compile_names(compile_config, custom_objects, filepath) -> None:
 
 def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: bool = True):
     """Load a model saved by `model.save` (or by Keras 3 for the layers lamina has)."""
-    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
-
     filepath = os.fspath(filepath)
     if not zipfile.is_zipfile(filepath):
         raise ValueError(f"{filepath!r} is not a .keras (zip) file.")
@@ -173,6 +260,15 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
         _check_zip(zf, filepath)
         config = _parse_config(_read_bounded(zf, CONFIG, MAX_CONFIG_BYTES), filepath)
         weights = _read_bounded(zf, WEIGHTS, MAX_ENTRY_BYTES)
+        model = _build_and_fill(zf, filepath, config, weights, custom_objects, compile, safe_mode)
+    return model
+
+
+def _build_and_fill(zf, filepath, config, weights, custom_objects, compile, safe_mode):
+    """The model of an open, checked `.keras` zip: built from `config`, its weights and
+    assets loaded."""
+    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
     serialization.config_depth(config)
     compile_config = config.pop("compile_config", None)
     # An honest file stores every variable the model and its optimizer create, so what
@@ -200,4 +296,5 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
             model._compile_from_config(compile_config, custom_objects)
         with h5py.File(io.BytesIO(weights), "r") as f:
             weights_h5.read_model(f, model, restore_optimizer=bool(compile and compile_config))
+    _read_assets(zf, model, filepath)
     return model
