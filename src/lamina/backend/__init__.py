@@ -42,6 +42,7 @@ from lamina.backend.config import (
 if backend() == "jax":
     from lamina.backend.jax import (
         core,
+        distribution,
         execution,
         image,
         layer,
@@ -68,6 +69,7 @@ if backend() == "jax":
 elif backend() == "torch":
     from lamina.backend.torch import (
         core,
+        distribution,
         execution,
         image,
         layer,
@@ -205,6 +207,7 @@ __all__ = [
     "convert_to_tensor",
     "core",
     "current_stateless_scope",
+    "distribution",
     "epsilon",
     "execution",
     "floatx",

@@ -113,7 +113,7 @@ CORE = declare(
     """
     SUPPORTS_SPARSE_TENSORS
         Whether the engine has sparse tensors (`sparse=True` arguments are refused if not).
-    Variable(initializer, shape=None, dtype=None, trainable=True, name=None)
+    Variable(initializer, shape=None, dtype=None, trainable=True, name=None, path=None)
         A mutable tensor holding model state (weights, counters, seeds).
     convert_to_tensor(x, dtype=None)
         Convert an array-like (or Variable) to an engine tensor, optionally cast to `dtype`.
@@ -560,6 +560,32 @@ OPTIMIZERS = declare(
     """
 )
 
+DISTRIBUTION = declare(
+    """
+    MODEL_PARALLEL
+        Whether variables may be split over devices (`ModelParallel`).
+    MODEL_PARALLEL_MESSAGE
+        Why not, when `MODEL_PARALLEL` is False (names what to use instead).
+    list_devices(device_type=None)
+        The engine's devices as strings such as `"cpu:0"` (of `device_type` when given).
+    to_mesh(shape, axis_names, devices)
+        The engine's device mesh of `shape` over `devices` (strings), axes `axis_names`.
+    to_layout(axes, mesh)
+        The engine's layout splitting dimension i of a tensor over mesh axis `axes[i]`
+        (`None`: not split) of `mesh` (from `to_mesh`).
+    distribute_tensor(x, layout)
+        `x` placed on the layout's devices, sharded as it says.
+    layout_of(x)
+        The engine layout of tensor `x`, or `None`.
+    initialize(job_addresses=None, num_processes=None, process_id=None)
+        Join the processes of one job, coordinated at `job_addresses` (`host:port`).
+    process_count()
+        How many processes take part (1 unless `initialize` joined a job).
+    process_index()
+        This process's rank among `process_count()`.
+    """
+)
+
 ENGINE: dict[str, dict[str, Declaration]] = {
     "core": CORE,
     "numpy": NUMPY,
@@ -570,6 +596,7 @@ ENGINE: dict[str, dict[str, Declaration]] = {
     "execution": EXECUTION,
     "layer": LAYER,
     "optimizers": OPTIMIZERS,
+    "distribution": DISTRIBUTION,
 }
 
 
@@ -597,7 +624,7 @@ COMMON: dict[str, dict[str, Declaration]] = {
     ),
     "common.variables": declare(
         """
-        Variable(initializer, shape=None, dtype=None, trainable=True, name=None)
+        Variable(initializer, shape=None, dtype=None, trainable=True, name=None, path=None)
             The engine-independent base of every engine's Variable.
         StatelessScope(state_mapping=(), collect_losses=False)
             A scope mapping Variables to values: reads come from it, assigns are recorded.
@@ -643,6 +670,10 @@ COMMON: dict[str, dict[str, Declaration]] = {
             Run `fn()` on `clear_session()`.
         reset_session()
             Reset automatic names and run the reset hooks.
+        current_distribution()
+            The distribution set with `lamina.distribution.set_distribution`, or `None`.
+        set_current_distribution(value)
+            Record the distribution in use (`None`: one device).
         """
     ),
     "common.dtypes": declare(

@@ -403,8 +403,8 @@ class Layer(Operation, backend.layer.LayerBase):
             dtype=dtype,
             trainable=trainable,
             name=name or "variable",
+            path=f"{self.name}/{name or 'variable'}",
         )
-        variable.path = f"{self.name}/{variable.name}"
         variable.regularizer = regularizers.get(regularizer)
         variable.constraint = constraints.get(constraint)
         self._own_variables.append(variable)

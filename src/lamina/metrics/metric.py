@@ -83,9 +83,13 @@ class Metric:
         initializer = _initializer(initializer)
         dtype = backend.standardize_dtype(dtype or self.dtype)
         variable = backend.Variable(
-            initializer, shape=tuple(shape), dtype=dtype, trainable=False, name=name
+            initializer,
+            shape=tuple(shape),
+            dtype=dtype,
+            trainable=False,
+            name=name,
+            path=f"{self.name}/{name or 'variable'}",
         )
-        variable.path = f"{self.name}/{variable.name}"
         self._variables.append(variable)
         self._initializers.append(initializer)
         return variable

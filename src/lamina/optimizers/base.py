@@ -203,6 +203,10 @@ class Optimizer:
             trainable=False,
             name=f"{reference.path.replace('/', '_')}_{suffix}",
         )
+        if reference._placement is not None:
+            # Under a distribution a slot is laid out as the variable it follows.
+            variable._placement = reference._placement
+            variable._value = reference._placement(variable._value)
         self._variables.append(variable)
         return variable
 

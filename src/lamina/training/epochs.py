@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from lamina import backend, tree
+from lamina.backend.common.global_state import current_distribution
 from lamina.training import data_adapter, loop_utils
 
 
@@ -215,9 +216,16 @@ def _train_array_epoch(model, batches, order, class_weight, callback_list, live,
     return logs, step
 
 
+def _placed(data, chunked: bool):
+    """`data` split over the devices of the distribution in use (as it is without one)."""
+    distribution = current_distribution()
+    return data if distribution is None else distribution._place_batch(data, chunked)
+
+
 def _resident_data(prep, batches):
-    """The whole prepared training set on the device, once per `fit` (None if too big)."""
-    if batches.nbytes > data_adapter.RESIDENT_BYTES:
+    """The whole prepared training set on the device, once per `fit` (None if too big,
+    or under a distribution, whose batches are split as each step takes them)."""
+    if batches.nbytes > data_adapter.RESIDENT_BYTES or current_distribution() is not None:
         return None
     if getattr(batches, "resident", None) is None:
         data = prep(*batches.arrays, check=False)
@@ -235,7 +243,7 @@ def _train_chunk(fns, live, data, n, step, callback_list, resident=None):
     callback_list.on_train_batch_begin(step)
     state = live.get()
     if resident is None:
-        state, logs = fns["one" if n == 1 else "many"](state, data)
+        state, logs = fns["one" if n == 1 else "many"](state, _placed(data, n > 1))
     elif data[0] == "from":
         _, starts, rows = data
         state, logs = fns["one_from" if n == 1 else "many_from"](state, resident, starts, rows)
@@ -266,9 +274,9 @@ def evaluation_pass(model, batches, callback_list):
         data = prep(xb, yb, swb, check=not loop_utils.is_arrays(batches))
         callback_list.on_test_batch_begin(step)
         if n == 1:
-            metrics_values, logs = fns["one"](weights, metrics_values, data)
+            metrics_values, logs = fns["one"](weights, metrics_values, _placed(data, False))
         else:
-            data = loop_utils.split_rows(data, n)
+            data = _placed(loop_utils.split_rows(data, n), True)
             metrics_values, logs = fns["many"](weights, metrics_values, data)
         step += n
         logs = flat_logs(logs)
@@ -293,9 +301,10 @@ def prediction_pass(model, batches, callback_list):
         if callback_list is not None:
             callback_list.on_predict_batch_begin(step)
         if n == 1:
-            out, non_trainable = fns["one"](weights, data)
+            out, non_trainable = fns["one"](weights, _placed(data, False))
         else:
-            stacked, non_trainable = fns["many"](weights, loop_utils.split_rows(data, n))
+            chunk = _placed(loop_utils.split_rows(data, n), True)
+            stacked, non_trainable = fns["many"](weights, chunk)
             out = tree.map_structure(lambda v: v.reshape((-1,) + v.shape[2:]), stacked)
         weights = model._carry_non_trainable(weights, non_trainable)
         outputs.append(out)

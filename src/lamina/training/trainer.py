@@ -26,6 +26,7 @@ import numpy as np
 from lamina import backend, tree
 from lamina import metrics as metrics_module
 from lamina import optimizers as optimizers_module
+from lamina.backend.common.global_state import current_distribution
 from lamina.backend.common.variables import structure_version
 from lamina.training import compile_utils, data_adapter, loop_utils, programs, targets
 from lamina.training import epochs as loops
@@ -458,8 +459,11 @@ class Trainer(step_api(), GeneratorMethods):
         if any(hasattr(cb, "backup_dir") for cb in callback_list.callbacks):
             # Restoring needs the optimizer and metrics built, as they are after a step.
             loops.build_from_first_batch(self, batches)
+        distribution = current_distribution()
         live = self.__dict__["_live_state"] = loops.LiveState(self)
         try:
+            if distribution is not None and self.built:
+                distribution._check_rules_used()
             return loops.fit_epochs(
                 self,
                 batches,
@@ -478,6 +482,8 @@ class Trainer(step_api(), GeneratorMethods):
         finally:
             live.sync()
             self.__dict__.pop("_live_state", None)
+            if distribution is not None:
+                distribution._check_rules_used()
 
     # evaluate ------------------------------------------------------------------------
     def evaluate(

@@ -39,3 +39,16 @@ def reset_session() -> None:
     _NAME_COUNTS.clear()
     for hook in _RESET_HOOKS:
         hook()
+
+
+_DISTRIBUTION: list = [None]
+
+
+def current_distribution():
+    """The distribution set with `lamina.distribution.set_distribution`, or `None`."""
+    return _DISTRIBUTION[0]
+
+
+def set_current_distribution(value) -> None:
+    """Record the distribution in use (`None`: everything on one device)."""
+    _DISTRIBUTION[0] = value

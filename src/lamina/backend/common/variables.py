@@ -25,6 +25,8 @@ import threading
 
 import numpy as np
 
+from lamina.backend.common.global_state import current_distribution
+
 _state = threading.local()
 
 
@@ -283,11 +285,13 @@ class Variable:
     [2.0, 3.0]
     """
 
-    def __init__(self, initializer, shape=None, dtype=None, trainable=True, name=None):
+    def __init__(self, initializer, shape=None, dtype=None, trainable=True, name=None, path=None):
         from lamina.backend import config
 
         self.name = name or "variable"
-        self.path = self.name
+        # Known at creation, so a distribution can lay the variable out as it is made.
+        self.path = path or self.name
+        self._placement = None
         self.trainable = bool(trainable)
         if callable(initializer):
             if shape is None:
@@ -318,6 +322,10 @@ class Variable:
             )
         self.regularizer = None
         self.constraint = None
+        distribution = current_distribution()
+        if distribution is not None:
+            # Sets `_placement` and places the value (sharded, or replicated on the mesh).
+            distribution._place_variable(self)
         _structure_version[0] += 1
         trace = _strict()
         if trace is not None:
@@ -385,7 +393,7 @@ class Variable:
         else:
             if _pending_sync is not None:
                 _sync_pending()
-            self._value = value
+            self._value = value if self._placement is None else self._placement(value)
         return self
 
     def assign_add(self, value):

@@ -1,0 +1,93 @@
+"""Where tensors live on JAX: devices, meshes and shardings (`jax.sharding`).
+
+`lamina.distribution` describes a layout in engine-neutral terms (a mesh of devices with
+named axes, and for each tensor the mesh axis, if any, that splits each dimension); this
+module turns that into `jax.sharding.Mesh` / `NamedSharding` and places arrays with
+`jax.device_put`. XLA's SPMD partitioner then runs the compiled steps across the devices
+(collectives included); lamina adds no transport of its own.
+"""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+
+# Variables may be split over devices (`ModelParallel`).
+MODEL_PARALLEL = True
+MODEL_PARALLEL_MESSAGE = ""
+
+
+def list_devices(device_type=None):
+    """The engine's devices as strings such as `"cpu:0"` (of `device_type` when given;
+    otherwise the default kind: accelerators when present)."""
+    if device_type is not None:
+        device_type = device_type.lower()
+        try:
+            devices = jax.devices(device_type)
+        except RuntimeError as error:
+            raise ValueError(
+                f"No {device_type!r} devices are available to JAX ({error}); available: "
+                f"{[f'{d.platform}:{d.id}' for d in jax.devices()]}."
+            ) from None
+    else:
+        devices = jax.devices()
+    return [f"{d.platform}:{d.id}" for d in devices]
+
+
+def _device(name: str):
+    platform, _, index = name.partition(":")
+    for device in jax.devices(platform if platform != "gpu" else None):
+        if f"{device.platform}:{device.id}" == name or (
+            platform == "gpu" and str(device.id) == index
+        ):
+            return device
+    raise ValueError(
+        f"Unknown device {name!r}; JAX has {list_devices()}. Name devices as "
+        "`lamina.distribution.list_devices()` does."
+    )
+
+
+def to_mesh(shape, axis_names, devices):
+    """The `jax.sharding.Mesh` of `shape` over `devices` (strings), axes `axis_names`."""
+    grid = np.array([_device(d) for d in devices], dtype=object).reshape(tuple(shape))
+    return Mesh(grid, tuple(axis_names))
+
+
+def to_layout(axes, mesh):
+    """The `NamedSharding` that splits dimension i of a tensor over mesh axis `axes[i]`
+    (`None`: not split) of `mesh` (from `to_mesh`)."""
+    return NamedSharding(mesh, PartitionSpec(*axes))
+
+
+def distribute_tensor(x, layout):
+    """`x` placed on the layout's devices, sharded as it says (a copy when needed)."""
+    return jax.device_put(x, layout)
+
+
+def layout_of(x):
+    """The sharding of an array `x` (None for anything else)."""
+    return getattr(x, "sharding", None)
+
+
+def initialize(job_addresses=None, num_processes=None, process_id=None):
+    """Join the processes of one job (`jax.distributed.initialize`).
+
+    `job_addresses` is the coordinator's `host:port` (the first of a comma-separated
+    list); `num_processes` and `process_id` this job's size and this process's rank.
+    """
+    coordinator = job_addresses.split(",")[0] if job_addresses else None
+    jax.distributed.initialize(
+        coordinator_address=coordinator, num_processes=num_processes, process_id=process_id
+    )
+
+
+def process_count():
+    """How many processes take part (1 unless `initialize` joined a job)."""
+    return jax.process_count()
+
+
+def process_index():
+    """This process's rank among `process_count()`."""
+    return jax.process_index()

@@ -1,0 +1,111 @@
+"""Run by test_distribution.py in a fresh process with 4 virtual CPU devices (JAX).
+
+Prints one JSON object of findings; the test asserts on it.
+"""
+
+import json
+import os
+import sys
+import tempfile
+import warnings
+
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
+os.environ["LAMINA_BACKEND"] = "jax"
+
+import numpy as np  # noqa: E402
+
+import lamina  # noqa: E402
+from lamina import distribution as dist  # noqa: E402
+from lamina import layers  # noqa: E402
+
+found = {"devices": dist.list_devices()}
+rng = np.random.default_rng(0)
+x = rng.normal(size=(64, 8)).astype("float32")
+ids = rng.integers(0, 12, size=(64, 1)).astype("int32")
+y = rng.normal(size=(64, 4)).astype("float32")
+
+
+def make():
+    lamina.utils.set_random_seed(1)
+    dense_in = lamina.Input((8,), name="features")
+    id_in = lamina.Input((1,), dtype="int32", name="ids")
+    emb = layers.Flatten()(layers.Embedding(12, 4, name="embedding")(id_in))
+    h = layers.Dense(16, activation="relu", name="dense")(layers.Concatenate()([dense_in, emb]))
+    out = layers.Dense(4, name="out")(h)
+    model = lamina.Model([dense_in, id_in], out)
+    model.compile(optimizer="adam", loss="mse", steps_per_execution=2)
+    return model
+
+
+def max_diff(a, b):
+    return max(float(np.abs(p - q).max()) for p, q in zip(a.get_weights(), b.get_weights()))
+
+
+reference = make()
+reference.fit([x, ids], y, batch_size=16, epochs=2, verbose=0, shuffle=False)
+ref_pred = reference.predict([x, ids], batch_size=16, verbose=0)
+
+with dist.DataParallel().scope():
+    model = make()
+    found["dp_kernel_spec"] = str(model.get_layer("dense").kernel.value.sharding.spec)
+    model.fit([x, ids], y, batch_size=16, epochs=2, verbose=0, shuffle=False)
+    found["dp_max_diff"] = max_diff(model, reference)
+    found["dp_predict_diff"] = float(
+        np.abs(model.predict([x, ids], batch_size=16, verbose=0) - ref_pred).max()
+    )
+    found["dp_eval"] = [
+        model.evaluate([x, ids], y, batch_size=16, verbose=0),
+        reference.evaluate([x, ids], y, batch_size=16, verbose=0),
+    ]
+
+mesh = dist.DeviceMesh((2, 2), ["batch", "model"])
+layout_map = dist.LayoutMap(mesh)
+layout_map["dense/kernel"] = (None, "model")
+layout_map["embedding/embeddings"] = (None, "model")
+layout_map["out/kernel"] = ("model", None)
+layout_map["no_such_layer/.*"] = (None, "model")
+with dist.ModelParallel(layout_map=layout_map).scope():
+    model = make()
+    found["mp_specs"] = {
+        "dense": str(model.get_layer("dense").kernel.value.sharding.spec),
+        "embedding": str(model.get_layer("embedding").embeddings.value.sharding.spec),
+        "out": str(model.get_layer("out").kernel.value.sharding.spec),
+        "bias": str(model.get_layer("dense").bias.value.sharding.spec),
+    }
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.fit([x, ids], y, batch_size=16, epochs=2, verbose=0, shuffle=False)
+    found["mp_warnings"] = [str(w.message) for w in caught]
+    found["mp_max_diff"] = max_diff(model, reference)
+    found["mp_after_fit_spec"] = str(model.get_layer("dense").kernel.value.sharding.spec)
+    found["mp_slot_spec"] = str(
+        [v for v in model.optimizer.variables if v.shape == model.get_layer("dense").kernel.shape][
+            0
+        ].value.sharding.spec
+    )
+    path = os.path.join(tempfile.mkdtemp(), "mp.keras")
+    model.save(path)
+
+# An ordinary file: it loads on one device, and under a distribution it is resharded.
+plain = lamina.saving.load_model(path)
+found["plain_load_diff"] = max_diff(plain, model)
+with dist.ModelParallel(layout_map=layout_map).scope():
+    again = lamina.saving.load_model(path)
+    found["reload_spec"] = str(again.get_layer("dense").kernel.value.sharding.spec)
+    found["reload_diff"] = max_diff(again, model)
+
+three = dist.LayoutMap(dist.DeviceMesh((3,), ["model"], dist.list_devices()[:3]))
+three["dense/kernel"] = (None, "model")  # 16 columns cannot split over 3 devices
+try:
+    with dist.ModelParallel(layout_map=three).scope():
+        make()
+    found["indivisible_error"] = None
+except ValueError as error:
+    found["indivisible_error"] = str(error)
+try:
+    dist.TensorLayout(("batch", "nope"), mesh)
+    found["unknown_axis_error"] = None
+except ValueError as error:
+    found["unknown_axis_error"] = str(error)
+
+json.dump(found, sys.stdout)

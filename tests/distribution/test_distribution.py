@@ -1,0 +1,190 @@
+"""lamina.distribution (issue 14): Keras 3's API, and on JAX data and model parallelism
+over 4 virtual CPU devices (in a fresh process, since JAX fixes its device count when
+it starts). The reference for every trained weight is the same model trained on one
+device in the same process."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import backend
+from lamina import distribution as dist
+
+SCRIPT = pathlib.Path(__file__).with_name("_multi_device_script.py")
+
+
+@pytest.fixture(scope="module")
+def multi_device():
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT)], capture_output=True, text=True, timeout=240, env=env
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+@pytest.mark.engine("jax")
+def test_data_parallel_fit_equals_one_device_fit(multi_device):
+    assert multi_device["devices"] == ["cpu:0", "cpu:1", "cpu:2", "cpu:3"]
+    assert multi_device["dp_kernel_spec"] == "P(None, None)"  # replicated
+    # Same global batches, so the same weights up to float32 summation order.
+    assert multi_device["dp_max_diff"] < 1e-6
+    assert multi_device["dp_predict_diff"] < 1e-5
+    ours, reference = multi_device["dp_eval"]
+    assert ours == pytest.approx(reference, rel=1e-6)
+
+
+@pytest.mark.engine("jax")
+def test_model_parallel_shards_dense_and_embedding_kernels(multi_device):
+    specs = multi_device["mp_specs"]
+    assert specs["dense"] == "P(None, 'model')"
+    assert specs["embedding"] == "P(None, 'model')"
+    assert specs["out"] == "P('model', None)"
+    assert specs["bias"] == "P(None,)"  # no rule: replicated
+    assert multi_device["mp_after_fit_spec"] == "P(None, 'model')"
+    assert multi_device["mp_slot_spec"] == "P(None, 'model')"  # Adam slots follow
+    assert multi_device["mp_max_diff"] < 1e-6
+
+
+@pytest.mark.engine("jax")
+def test_unmatched_rule_warns_naming_it(multi_device):
+    assert len(multi_device["mp_warnings"]) == 1
+    assert "'no_such_layer/.*' matched no variable" in multi_device["mp_warnings"][0]
+
+
+@pytest.mark.engine("jax")
+def test_saving_gathers_and_loading_reshards(multi_device):
+    assert multi_device["plain_load_diff"] == 0.0
+    assert multi_device["reload_spec"] == "P(None, 'model')"
+    assert multi_device["reload_diff"] == 0.0
+
+
+@pytest.mark.engine("jax")
+def test_layout_errors_name_the_variable_and_the_axis(multi_device):
+    message = multi_device["indivisible_error"]
+    assert "'dense/kernel'" in message and "(12, 16)" in message
+    assert "'model' of 3 devices" in message
+    assert "'nope'" in multi_device["unknown_axis_error"]
+    assert "['batch', 'model']" in multi_device["unknown_axis_error"]
+
+
+# In-process: the API on this process's devices ----------------------------------------
+def test_device_mesh_checks_its_arguments():
+    devices = dist.list_devices()
+    assert dist.get_device_count() == len(devices)
+    with pytest.raises(ValueError, match="same, non-zero length"):
+        dist.DeviceMesh((1,), ["a", "b"], devices[:1])
+    with pytest.raises(ValueError, match=r"needs 2 devices; received 1"):
+        dist.DeviceMesh((2,), ["batch"], devices[:1])
+    with pytest.raises(ValueError, match="unique"):
+        dist.DeviceMesh((1, 1), ["a", "a"], devices[:1])
+    mesh = dist.DeviceMesh((1,), ["batch"], devices[:1])
+    assert mesh.shape == (1,) and mesh.axis_names == ("batch",)
+    with pytest.raises(ValueError, match="'model'.*\\['batch'\\]"):
+        dist.TensorLayout((None, "model"), mesh)
+
+
+def test_layout_map_keys_are_whole_path_regexes():
+    mesh = dist.DeviceMesh((1,), ["model"], dist.list_devices()[:1])
+    layout_map = dist.LayoutMap(mesh)
+    layout_map["dense.*/kernel"] = (None, "model")
+    layout_map["dense_1/kernel"] = ("model", None)
+    layout_map[".*bias"] = dist.TensorLayout(("model",))
+    assert layout_map["dense_1/kernel"].axes == ("model", None)  # exact key wins
+    assert layout_map["dense_2/kernel"].axes == (None, "model")
+    assert layout_map["dense/kernel_extra"] is None  # fullmatch, not search
+    assert layout_map["dense/bias"].device_mesh is mesh
+    with pytest.raises(ValueError, match="already in the LayoutMap"):
+        layout_map["dense.*/kernel"] = (None, None)
+    with pytest.raises(ValueError, match="TensorLayout or a tuple"):
+        layout_map["x"] = "model"
+    with pytest.raises(ValueError, match="regular expression"):
+        layout_map["("] = (None,)
+    layout_map["d.*_2/kernel"] = (None, None)
+    with pytest.raises(ValueError, match="several LayoutMap keys"):
+        layout_map["dense_2/kernel"]  # noqa: B018
+    assert len(layout_map) == 4
+    del layout_map["d.*_2/kernel"]
+    assert sorted(layout_map) == [".*bias", "dense.*/kernel", "dense_1/kernel"]
+
+
+def test_set_distribution_and_scope():
+    assert dist.distribution() is None
+    data_parallel = dist.DataParallel(devices=dist.list_devices()[:1])
+    with data_parallel.scope():
+        assert dist.distribution() is data_parallel
+    assert dist.distribution() is None
+    dist.set_distribution(data_parallel)
+    try:
+        assert dist.distribution() is data_parallel
+    finally:
+        dist.set_distribution(None)
+    with pytest.raises(TypeError, match="DataParallel/ModelParallel"):
+        dist.set_distribution("data")
+
+
+@pytest.mark.engine("jax")
+def test_model_parallel_checks_its_arguments():
+    with pytest.raises(ValueError, match="LayoutMap"):
+        dist.ModelParallel(layout_map={"dense": (None,)})
+    mesh = dist.DeviceMesh((1,), ["model"], dist.list_devices()[:1])
+    with pytest.raises(ValueError, match="batch_dim_name 'batch'"):
+        dist.ModelParallel(layout_map=dist.LayoutMap(mesh), batch_dim_name="batch")
+    with pytest.raises(TypeError, match="unexpected arguments"):
+        dist.ModelParallel(layout_map=dist.LayoutMap(mesh), mesh=mesh)
+
+
+def test_data_parallel_on_one_device_trains_as_usual():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(16, 3)).astype("float32")
+    y = x.sum(axis=1, keepdims=True)
+
+    def make():
+        lamina.utils.set_random_seed(0)
+        model = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(1)])
+        model.compile(optimizer="sgd", loss="mse")
+        return model
+
+    reference = make()
+    reference.fit(x, y, batch_size=4, epochs=1, verbose=0, shuffle=False)
+    with dist.DataParallel(devices=dist.list_devices()[:1]).scope():
+        model = make()
+        model.fit(x, y, batch_size=4, epochs=1, verbose=0, shuffle=False)
+    for a, b in zip(model.get_weights(), reference.get_weights(), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_distribute_tensor_leaves_graph_tensors_alone():
+    mesh = dist.DeviceMesh((1,), ["batch"], dist.list_devices()[:1])
+    layout = dist.TensorLayout(("batch", None), mesh)
+    symbolic = lamina.Input((2,))
+    assert dist.distribute_tensor(symbolic, layout) is symbolic
+    value = dist.distribute_tensor(np.ones((2, 2), "float32"), layout)
+    np.testing.assert_array_equal(backend.convert_to_numpy(value), np.ones((2, 2)))
+    with pytest.raises(ValueError, match="3 dimensions"):
+        dist.distribute_tensor(np.ones((2, 2, 2)), layout)
+
+
+def test_initialize_reads_keras_environment_variables(monkeypatch):
+    monkeypatch.setenv("KERAS_DISTRIBUTION_NUM_PROCESSES", "2")
+    monkeypatch.setenv("KERAS_DISTRIBUTION_PROCESS_ID", "5")
+    with pytest.raises(ValueError, match=r"process_id must be in \[0, num_processes=2\)"):
+        dist.initialize()
+    monkeypatch.setenv("KERAS_DISTRIBUTION_PROCESS_ID", "one")
+    with pytest.raises(ValueError, match="KERAS_DISTRIBUTION_PROCESS_ID='one'"):
+        dist.initialize()
+
+
+@pytest.mark.engine("torch")
+def test_torch_says_model_parallel_is_jax_only():
+    mesh = dist.DeviceMesh((1,), ["model"], dist.list_devices()[:1])
+    layout_map = dist.LayoutMap(mesh)
+    layout_map["dense/kernel"] = (None, "model")
+    with pytest.raises(ValueError, match="JAX-only"):
+        dist.ModelParallel(layout_map=layout_map)
