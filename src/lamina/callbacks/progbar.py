@@ -11,6 +11,7 @@ import time
 import numpy as np
 
 from lamina import backend
+from lamina.utils import io_utils
 
 # ANSI styles, used only when the stream is a terminal (a log file gets plain text).
 _BOLD, _GREEN, _DIM, _RESET = "\x1b[1m", "\x1b[32m", "\x1b[37m", "\x1b[0m"
@@ -43,10 +44,13 @@ class Progbar:
     Values passed to `update` are averaged over the steps seen (weighted by the steps
     each update covers), except names listed in `stateful_metrics`, shown as given; as
     in Keras, the values given to the final update are shown as given.
-    With `verbose=1` the line is redrawn in place on a terminal (at most every
-    `interval` seconds) and written once, when finalized, to any other stream; with
+    With `verbose=1` the line is redrawn in place on a terminal or in a notebook (at
+    most every `interval` seconds) and written once, when finalized, to any other
+    stream (a CI log, a file): one line per bar, no carriage returns, no colours; with
     `verbose=2` only the final line is written, in the compact form
-    `47/47 - 1s - 12ms/step - loss: 0.2700`.
+    `47/47 - 1s - 12ms/step - loss: 0.2700`. With interactive logging turned off
+    (`lamina.utils.disable_interactive_logging()`) and no `stream` given, each final
+    line goes to the `"lamina"` logger instead of stdout.
 
     Args:
         target: total number of steps, or `None` when unknown (the count is shown alone).
@@ -83,7 +87,7 @@ class Progbar:
         self.stateful_metrics = set(stateful_metrics or ())
         self.unit_name = unit_name
         self.stream = stream
-        self._dynamic = bool(getattr(self._out, "isatty", lambda: False)())
+        self._dynamic = self._is_dynamic()
         self._values: dict[str, list] = {}  # name -> [weighted sum, weight]
         self._values_order: list[str] = []
         self._seen_so_far = 0
@@ -95,6 +99,26 @@ class Progbar:
     @property
     def _out(self):
         return self.stream if self.stream is not None else sys.stdout
+
+    def _is_dynamic(self) -> bool:
+        """Whether the bar can be redrawn in place: a terminal, or a notebook's stdout
+        (Jupyter handles carriage returns); never when messages go to a logger."""
+        if self.stream is None:
+            if not io_utils.is_interactive_logging_enabled():
+                return False
+            if "ipykernel" in sys.modules:
+                return True
+        try:
+            return bool(getattr(self._out, "isatty", lambda: False)())
+        except ValueError:  # a closed stream
+            return False
+
+    def _write(self, text: str) -> None:
+        if self.stream is None and not io_utils.is_interactive_logging_enabled():
+            io_utils.print_msg(text, line_break=False)  # one log record per line
+            return
+        self._out.write(text)
+        self._out.flush()
 
     def _record(self, current: int, values, finalize: bool) -> None:
         for name, value in values:
@@ -166,8 +190,7 @@ class Progbar:
                 f"{count} - {now - self._start:.0f}s - "
                 f"{_format_step_time(per_step, self.unit_name)}{self._metrics_text()}"
             )
-            self._out.write(line + "\n")
-            self._out.flush()
+            self._write(line + "\n")
         self._last_update = now
 
     def _draw(self, current: int, per_step: float, now: float, finalize: bool) -> None:
@@ -182,8 +205,7 @@ class Progbar:
             visible = len(_strip_styles(line))
             line = "\r" + line + " " * max(self._prev_width - visible, 0)
             self._prev_width = visible
-        self._out.write(line + ("\n" if finalize else ""))
-        self._out.flush()
+        self._write(line + ("\n" if finalize else ""))
 
     def add(self, n: int, values=None) -> None:
         """Advance by `n` steps."""

@@ -6,6 +6,7 @@ import sys
 
 from lamina.callbacks.callback import Callback
 from lamina.callbacks.progbar import Progbar
+from lamina.utils import io_utils
 
 
 def _numeric_items(logs) -> list:
@@ -82,7 +83,7 @@ class ProgbarLogger(Callback):
         self._reset()
         self._bar()
         if self.verbose and self.epochs > 1:
-            print(f"Epoch {epoch + 1}/{self.epochs}")
+            io_utils.print_msg(f"Epoch {epoch + 1}/{self.epochs}")
 
     def on_train_batch_end(self, batch, logs=None):
         self._update(batch, logs)

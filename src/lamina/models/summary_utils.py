@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 import re
+import shutil
 
 import numpy as np
 
 from lamina.graph.operation import FunctionOperation
 from lamina.layers.input_layer import InputLayer
+from lamina.utils import io_utils
 
 
 def _format_shape(shapes):
@@ -80,8 +82,12 @@ def _entries(model):
     function = model._function
     if function is None:
         for layer in model.layers:
-            params = layer.count_params() if layer.built else 0
-            row = (f"{layer.name} ({type(layer).__name__})", _layer_shape(layer), f"{params:,}", "")
+            row = (
+                f"{layer.name} ({type(layer).__name__})",
+                _layer_shape(layer),
+                _params(layer),
+                "",
+            )
             entries.append((layer, row))
         return entries
     kept = set(function.nodes)
@@ -97,10 +103,10 @@ def _entries(model):
             shape = "multiple" if shapes else "?"
         if isinstance(op, FunctionOperation):
             type_name = op.function_name.title().replace("_", "")
-            params = 0
+            params = "0"
         else:
             type_name = _type_name(op)
-            params = op.count_params() if op.built else 0
+            params = _params(op)
         connections = []
         for node in nodes:
             for layer, node_index, tensor_index in zip(
@@ -110,11 +116,26 @@ def _entries(model):
         row = (
             f"{op.name} ({type_name})",
             shape,
-            f"{params:,}",
+            params,
             ", ".join(connections) if connections else "-",
         )
         entries.append((op, row))
     return entries
+
+
+def _params(layer) -> str:
+    """The Param # cell: Keras marks a layer not built yet `0 (unbuilt)`."""
+    if not getattr(layer, "built", True):
+        return "0 (unbuilt)"
+    count = layer.count_params() if hasattr(layer, "count_params") else 0
+    return f"{count:,}"
+
+
+def _trainable_mark(layer) -> str:
+    """The Trainable cell: Y or N for a layer with weights, `-` for one without."""
+    if not getattr(layer, "weights", None):
+        return "-"
+    return "Y" if layer.trainable else "N"
 
 
 def _layer_shape(layer) -> str:
@@ -131,10 +152,9 @@ def _nested_rows(layer, level: int = 1) -> list:
     """Rows of the layers inside `layer`, indented under it as Keras prints them."""
     rows = []
     for inner in getattr(layer, "layers", None) or []:
-        params = inner.count_params() if inner.built else 0
         name = f"{'   ' * level}└ {inner.name} ({_type_name(inner)})"
         # Connections are those of the outer graph, which the inner layers are not in.
-        rows.append((name, _layer_shape(inner), f"{params:,}", "-"))
+        rows.append((name, _layer_shape(inner), _params(inner), "-", _trainable_mark(inner)))
         rows.extend(_nested_rows(inner, level + 1))
     return rows
 
@@ -193,69 +213,124 @@ def print_summary(
     show_trainable=False,
     layer_range=None,
 ):
+    """Write the summary table of `model`, as Keras 3 lays it out.
+
+    `print_fn` (when given) is called once with the whole text, as in Keras 3; without
+    it the text goes to stdout, or to the `"lamina"` logger when interactive logging is
+    off (`lamina.utils.disable_interactive_logging()`).
+    """
     if not model.built:
         raise ValueError(
             f"Model {model.name!r} has not been built yet, so its layers and shapes are "
             "unknown. Call it on data, call `build(input_shape)`, or start it with an "
             "`Input` / `input_shape=` argument."
         )
-    print_fn = print_fn or print
     graph_mode = model._function is not None and not _is_sequential_like(model)
     headers = ["Layer (type)", "Output Shape", "Param #"] + (["Connected to"] if graph_mode else [])
-    line_length = line_length or (110 if graph_mode else 80)
-    positions = positions or ([0.3, 0.55, 0.67, 1.0] if graph_mode else [0.45, 0.84, 1.0])
+    right_aligned = {2}
+    # Keras's defaults, narrowed to the terminal (a log gets the 80 columns of no terminal).
+    default_length = 108 if graph_mode else 88
+    if positions is None:
+        # Keras's, except a wider "Connected to" column (Keras: [0.3, 0.56, 0.74, 1.0]),
+        # so that a node's connections wrap less.
+        positions = [0.3, 0.55, 0.67, 1.0] if graph_mode else [0.45, 0.80, 1.0]
+    positions = list(positions)
+    if len(positions) != len(headers):
+        raise ValueError(
+            f"positions must give the right edge of each of the {len(headers)} columns "
+            f"{headers}; received {len(positions)} value(s): {positions!r}."
+        )
+    if show_trainable:
+        default_length += 12
+        positions = [p * 0.90 for p in positions] + [1.0]
+        headers.append("Trainable")
+    line_length = line_length or min(default_length, shutil.get_terminal_size().columns - 4)
     if positions[-1] <= 1:
         positions = [int(line_length * p) for p in positions]
     widths = [positions[0]] + [b - a for a, b in zip(positions[:-1], positions[1:], strict=True)]
+    if any(w < 4 for w in widths):
+        raise ValueError(
+            f"Column widths {widths} from line_length={line_length} and positions "
+            f"{positions} leave a column narrower than 4 characters: give a larger "
+            "line_length or wider positions."
+        )
     entries = _entries(model)
     start, stop = _layer_range_bounds(entries, layer_range)
     rows = []
     for op, row in entries[start:stop]:
-        rows.append(row)
+        rows.append((*row, _trainable_mark(op)))
         if expand_nested:
             rows.extend(_nested_rows(op))
 
+    def select(row):
+        cells = list(row[: 4 if graph_mode else 3])
+        return cells + [row[4]] if show_trainable else cells
+
+    centred = {len(headers) - 1} if show_trainable else set()
     inner = [w - 1 for w in widths]
     inner[0] -= 1  # the left border
+    lines: list[str] = []
 
-    def emit(cells, right_align=(2,)):
+    def emit(cells, bar="│"):
         wrapped = [_wrap(str(c), w - 2) for c, w in zip(cells, inner, strict=False)]
         height = max(len(w) for w in wrapped)
         for i in range(height):
             parts = []
-            for j, (lines, w) in enumerate(zip(wrapped, inner, strict=False)):
-                text = lines[i] if i < len(lines) else ""
-                parts.append(
-                    " " + (text.rjust(w - 2) if j in right_align else text.ljust(w - 2)) + " "
-                )
-            print_fn("│" + "│".join(parts) + "│")
+            for j, (texts, w) in enumerate(zip(wrapped, inner, strict=False)):
+                text = texts[i] if i < len(texts) else ""
+                if j in right_aligned:
+                    text = text.rjust(w - 2)
+                elif j in centred:
+                    text = text.center(w - 2)
+                else:
+                    text = text.ljust(w - 2)
+                parts.append(" " + text + " ")
+            lines.append(bar + bar.join(parts) + bar)
 
     def rule(left, mid, right, fill):
-        print_fn(left + mid.join(fill * w for w in inner) + right)
+        lines.append(left + mid.join(fill * w for w in inner) + right)
 
-    print_fn(f'Model: "{model.name}"')
+    lines.append(f'Model: "{model.name}"')
     rule("┏", "┳", "┓", "━")
-    emit(headers, right_align=())
+    # A header too long for its column is cut with an ellipsis, as rich cuts it.
+    emit(
+        [
+            h if len(h) <= w - 2 else h[: max(w - 3, 1)] + "…"
+            for h, w in zip(headers, inner, strict=True)
+        ],
+        bar="┃",
+    )
     rule("┡", "╇", "┩", "━")
     for i, row in enumerate(rows):
-        emit(row[: len(headers)])
+        emit(select(row))
         if i < len(rows) - 1:
             rule("├", "┼", "┤", "─")
     rule("└", "┴", "┘", "─")
     trainable = model.trainable_weights
     non_trainable = model.non_trainable_weights
-    total = trainable + non_trainable
-    print_fn(f" Total params: {_weight_count(total):,} ({_readable_bytes(_weight_bytes(total))})")
-    print_fn(
-        f" Trainable params: {_weight_count(trainable):,} ({_readable_bytes(_weight_bytes(trainable))})"
+    optimizer = getattr(model, "optimizer", None)
+    opt_vars = []
+    if optimizer is not None and getattr(optimizer, "built", False):
+        opt_vars = list(optimizer.variables)
+    total = trainable + non_trainable + opt_vars
+    lines.append(
+        f" Total params: {_weight_count(total):,} ({_readable_bytes(_weight_bytes(total))})"
     )
-    print_fn(
+    lines.append(
+        f" Trainable params: {_weight_count(trainable):,} "
+        f"({_readable_bytes(_weight_bytes(trainable))})"
+    )
+    lines.append(
         f" Non-trainable params: {_weight_count(non_trainable):,} "
         f"({_readable_bytes(_weight_bytes(non_trainable))})"
     )
-    optimizer = getattr(model, "optimizer", None)
-    if optimizer is not None and getattr(optimizer, "built", False):
-        opt_vars = [v for v in optimizer.variables]
-        print_fn(
-            f" Optimizer params: {_weight_count(opt_vars):,} ({_readable_bytes(_weight_bytes(opt_vars))})"
+    if opt_vars:
+        lines.append(
+            f" Optimizer params: {_weight_count(opt_vars):,} "
+            f"({_readable_bytes(_weight_bytes(opt_vars))})"
         )
+    text = "\n".join(lines) + "\n"
+    if print_fn is not None:
+        print_fn(text)
+    else:
+        io_utils.print_msg(text, line_break=False)

@@ -3,6 +3,11 @@
 
 from lamina.utils.data_utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from lamina.utils.image_utils import array_to_img, img_to_array, load_img, save_img
+from lamina.utils.io_utils import (
+    disable_interactive_logging,
+    enable_interactive_logging,
+    is_interactive_logging_enabled,
+)
 from lamina.utils.model_visualization import model_to_dot, model_to_svg, plot_model
 from lamina.utils.numerical import normalize, to_categorical
 from lamina.utils.py_dataset import PyDataset
@@ -42,4 +47,7 @@ __all__ = [
     "model_to_dot",
     "model_to_svg",
     "plot_model",
+    "disable_interactive_logging",
+    "enable_interactive_logging",
+    "is_interactive_logging_enabled",
 ]
