@@ -2,6 +2,8 @@
 `pad_sequences`)."""
 
 from lamina.utils.data_utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
+from lamina.utils.dataset_utils import split_dataset
+from lamina.utils.image_dataset import image_dataset_from_directory
 from lamina.utils.image_utils import array_to_img, img_to_array, load_img, save_img
 from lamina.utils.io_utils import (
     disable_interactive_logging,
@@ -23,6 +25,8 @@ from lamina.utils.serialization import (
     register_serializable,
     serialize_keras_object,
 )
+from lamina.utils.text_dataset import text_dataset_from_directory
+from lamina.utils.timeseries_dataset import timeseries_dataset_from_array
 
 __all__ = [
     "PyDataset",
@@ -44,6 +48,10 @@ __all__ = [
     "img_to_array",
     "load_img",
     "save_img",
+    "image_dataset_from_directory",
+    "split_dataset",
+    "text_dataset_from_directory",
+    "timeseries_dataset_from_array",
     "model_to_dot",
     "model_to_svg",
     "plot_model",

@@ -1,0 +1,157 @@
+"""`text_dataset_from_directory`: a folder of `.txt` files (one subfolder per class) as
+a dataset `fit` takes directly.
+
+Keras's arguments, defaults, file order and split; each batch is a NumPy array of
+strings (what `TextVectorization` and `StringLookup` read), with labels as
+`image_dataset_from_directory` gives them.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from lamina.utils import dataset_utils
+from lamina.utils.dataset_utils import SampleDataset
+
+ALLOWLIST_FORMATS = (".txt",)
+
+
+def text_dataset_from_directory(
+    directory,
+    labels="inferred",
+    label_mode="int",
+    class_names=None,
+    batch_size: int | None = 32,
+    max_length: int | None = None,
+    shuffle: bool = True,
+    seed: int | None = None,
+    validation_split: float | None = None,
+    subset: str | None = None,
+    follow_links: bool = False,
+    format: str = "tf",
+    verbose: bool = True,
+):
+    """Make a dataset of texts (and labels) from the `.txt` files in a directory.
+
+    With `labels="inferred"` the directory holds one subdirectory per class
+    (`main/class_a/a_1.txt`, ...), searched recursively; classes are numbered in
+    alphanumeric order of their folder names (or the order of `class_names`). Each
+    file is read whole as UTF-8, line endings kept as they are. The result is a
+    `PyDataset` that `fit`, `evaluate` and `predict` take directly, with
+    `.class_names` and `.file_paths`.
+
+    Args:
+        directory: The data folder.
+        labels: `"inferred"`, `None` (texts only), or a list/tuple of integer labels,
+            one per `.txt` file in the sorted order of the file paths.
+        label_mode: `"int"` (int32), `"categorical"` (float32 one-hot), `"binary"`
+            (float32 `(batch, 1)`, exactly two classes) or `None`.
+        class_names: With `labels="inferred"`, the subdirectories to use, in label order.
+        batch_size: Texts per batch (default 32); `None` yields single texts.
+        max_length: Keep at most this many characters of each text (None: all).
+        shuffle: Whether to shuffle (default True); False keeps alphanumeric order.
+        seed: Seed for the shuffle (needed with `validation_split` and `shuffle`).
+        validation_split: Fraction in `(0, 1)` of the files kept for validation.
+        subset: `"training"`, `"validation"` or `"both"` (returns the pair
+            `(training, validation)`); only with `validation_split`.
+        follow_links: Whether to descend into symlinked subdirectories.
+        format: Accepted for Keras compatibility (`"tf"` or `"grain"`); either gives
+            the same `PyDataset`.
+        verbose: Whether to print how many files and classes were found.
+
+    Returns:
+        A `PyDataset` yielding `texts` (label_mode None) or `(texts, labels)`, where
+        `texts` is a NumPy string array of shape `(batch,)`; or a
+        `(training, validation)` pair with `subset="both"`.
+    """
+    dataset_utils.check_labels_args(labels, label_mode, class_names, "text")
+    if format not in ("tf", "grain"):
+        raise ValueError(f'`format` should be either "tf" or "grain". Received: format={format!r}')
+    if labels is None or label_mode is None:
+        labels, label_mode = None, None
+    if max_length is not None and (
+        isinstance(max_length, bool)
+        or not isinstance(max_length, (int, np.integer))
+        or max_length < 0
+    ):
+        raise ValueError(
+            f"`max_length` must be None or a non-negative integer. Received: {max_length!r}"
+        )
+    dataset_utils.check_batch_size(batch_size)
+    dataset_utils.check_validation_split_arg(validation_split, subset, shuffle, seed)
+
+    if seed is None:
+        seed = int(np.random.randint(1e6))
+    file_paths, labels, class_names = dataset_utils.index_directory(
+        directory,
+        labels,
+        formats=ALLOWLIST_FORMATS,
+        class_names=class_names,
+        shuffle=shuffle,
+        seed=seed,
+        follow_links=follow_links,
+        verbose=verbose,
+    )
+    if label_mode == "binary" and len(class_names) != 2:
+        raise ValueError(
+            'When passing `label_mode="binary"`, there must be exactly 2 class_names. '
+            f"Received: class_names={class_names}"
+        )
+    num_classes = len(class_names) if class_names else 0
+
+    def make(paths, subset_labels, subset_shuffle, what):
+        if not paths:
+            raise ValueError(
+                f"No {what} found in directory {os.fspath(directory)!r}. Allowed format: .txt"
+            )
+        fields = [np.asarray(paths, dtype=object)]
+        if label_mode is not None:
+            fields.append(dataset_utils.encode_labels(subset_labels, label_mode, num_classes))
+        loader = _TextLoader(max_length, label_mode is not None)
+        dataset = SampleDataset(fields, loader, batch_size, shuffle=subset_shuffle, seed=seed)
+        dataset.class_names = class_names
+        dataset.file_paths = list(paths)
+        return dataset
+
+    if subset == "both":
+        train = dataset_utils.get_training_or_validation_split(
+            file_paths, labels, validation_split, "training"
+        )
+        val = dataset_utils.get_training_or_validation_split(
+            file_paths, labels, validation_split, "validation"
+        )
+        return (
+            make(*train, shuffle, "training text files"),
+            make(*val, False, "validation text files"),
+        )
+    file_paths, labels = dataset_utils.get_training_or_validation_split(
+        file_paths, labels, validation_split, subset
+    )
+    return make(file_paths, labels, shuffle, "text files")
+
+
+class _TextLoader:
+    """Read the text files of one batch into a NumPy string array."""
+
+    def __init__(self, max_length, with_labels):
+        self.max_length = max_length
+        self.with_labels = with_labels
+
+    def __call__(self, fields):
+        texts = np.array([self.read(path) for path in fields[0]], dtype=str)
+        if not self.with_labels:
+            return texts
+        return texts, fields[1]
+
+    def read(self, path) -> str:
+        try:
+            with open(path, encoding="utf-8", newline="") as f:
+                text = f.read() if self.max_length is None else f.read(self.max_length)
+        except UnicodeDecodeError as error:
+            raise ValueError(
+                f"The text file {os.fspath(path)!r} is not valid UTF-8 ({error}). Re-encode "
+                "it as UTF-8 or remove it."
+            ) from error
+        return text
