@@ -79,7 +79,8 @@ def _bce_ref(t, p):
 
 
 def _bce_logits_ref(t, z):
-    return -(t * np.log(_sigmoid(z.astype("float64"))) + (1 - t) * np.log(1 - _sigmoid(z)))
+    z = z.astype("float64")
+    return np.logaddexp(0.0, z) - z * t  # -t log(sigmoid z) - (1 - t) log(1 - sigmoid z)
 
 
 def _scce_ref(t, p, ignore=None):
@@ -599,3 +600,334 @@ def test_function_matches_numpy_eagerly_and_symbolically(name, fn, inputs, refer
     assert symbolic.dtype == backend.standardize_dtype(eager.dtype)
     model = lamina.Model(symbolic_inputs, symbolic)
     np.testing.assert_allclose(_np(model(inputs)), eager, rtol=1e-5, atol=1e-5)
+
+
+# Gradients of a sample, against central differences of the NumPy reference -------------
+GRAD_CASES = [
+    "relu_all",
+    "softmax_axes",
+    "l2_normalize",
+    "batch_dot_5",
+    "categorical_crossentropy",
+    "binary_crossentropy_logits",
+    "conv2d_transpose_same",
+    "foldr",
+]
+_BY_NAME = {c[0]: c for c in CASES}
+
+
+def _engine_grad(fn, inputs, wrt):
+    """d sum(fn(*inputs)) / d inputs[wrt], by the engine's autodiff."""
+    if backend.backend() == "jax":
+        import jax
+
+        def total(x):
+            args = list(inputs)
+            args[wrt] = x
+            return ops.sum(fn(*args))
+
+        return np.asarray(jax.grad(total)(inputs[wrt]))
+    import torch
+
+    x = torch.tensor(inputs[wrt], requires_grad=True)
+    args = list(inputs)
+    args[wrt] = x
+    ops.sum(fn(*args)).backward()
+    return x.grad.numpy()
+
+
+def _numeric_grad(reference, inputs, wrt, eps=1e-4):
+    base = [x.astype("float64") if x.dtype == "float32" else x for x in inputs]
+    x = base[wrt]
+    grad = np.zeros_like(x)
+    for index in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[index] += eps
+        down[index] -= eps
+        plus = np.sum(reference(*base[:wrt], up, *base[wrt + 1 :]))
+        minus = np.sum(reference(*base[:wrt], down, *base[wrt + 1 :]))
+        grad[index] = (plus - minus) / (2 * eps)
+    return grad
+
+
+@pytest.mark.parametrize("name", GRAD_CASES)
+def test_gradients_match_finite_differences(name):
+    _, fn, inputs, reference = _BY_NAME[name]
+    wrt = len(inputs) - 1  # the output / the last operand
+    got = _engine_grad(fn, inputs, wrt)
+    np.testing.assert_allclose(got, _numeric_grad(reference, inputs, wrt), rtol=2e-3, atol=2e-3)
+
+
+# Shapes, dtypes and tensors -------------------------------------------------------------
+def test_shape_functions_on_arrays_variables_and_keras_tensors():
+    variable = backend.Variable(np.zeros((2, 3), "float32"))
+    tensor = ops.ones((4, 1), dtype="int32")
+    symbolic = lamina.Input((3, 5))
+    assert K.int_shape(A) == (2, 3, 4) and K.int_shape(variable) == (2, 3)
+    assert K.int_shape(tensor) == (4, 1) and K.int_shape(symbolic) == (None, 3, 5)
+    assert K.int_shape(3.0) is None
+    assert [K.ndim(v) for v in (A, variable, tensor, symbolic)] == [3, 2, 2, 3]
+    assert [K.dtype(v) for v in (A, variable, tensor, symbolic)] == [
+        "float32",
+        "float32",
+        "int32",
+        "float32",
+    ]
+    assert K.shape(A).tolist() == [2, 3, 4] and K.shape(variable).tolist() == [2, 3]
+    dynamic = K.shape(symbolic)
+    assert isinstance(dynamic, lamina.graph.KerasTensor)
+    assert dynamic.shape == (3,) and dynamic.dtype == "int32"
+    model = lamina.Model(symbolic, K.cast(dynamic, "float32") * 1.0)
+    assert _np(model(np.zeros((7, 3, 5), "float32"))).tolist() == [7.0, 3.0, 5.0]
+    assert K.is_tensor(tensor) and K.is_tensor(variable) and K.is_tensor(symbolic)
+    assert not K.is_tensor(A)
+    assert K.is_keras_tensor(symbolic) and not K.is_keras_tensor(tensor)
+    with pytest.raises(ValueError, match="expects a tensor"):
+        K.is_keras_tensor(A)
+    assert not K.is_sparse(tensor) and K.to_dense(tensor) is tensor
+    floats = K.cast_to_floatx([1, 2])
+    assert isinstance(floats, np.ndarray) and floats.dtype == "float32"
+    assert K.dtype(K.cast_to_floatx(tensor)) == "float32"
+
+
+def test_shape_in_a_lambda_layer_sizes_new_tensors_in_compiled_code():
+    # The classic VAE sampling layer: noise shaped by K.shape of the input.
+    z = lamina.Input((2,))
+    noise = lamina.layers.Lambda(lambda t: t + 0.0 * K.random_normal((K.shape(t)[0], 2), seed=3))(z)
+    flat = lamina.layers.Lambda(lambda t: K.reshape(t, (K.shape(t)[0], -1)))(noise)
+    model = lamina.Model(z, flat)
+    assert model.output_shape == (None, 2)
+    x = RNG.normal(size=(5, 2)).astype("float32")
+    np.testing.assert_allclose(model.predict(x, verbose=0), x, atol=1e-6)
+
+
+def test_arange_zeros_ones_eye():
+    assert _np(K.arange(4)).tolist() == [0, 1, 2, 3]
+    assert _np(K.arange(-3)).tolist() == []  # Keras 2 clamps a lone negative start
+    assert _np(K.arange(1, 7, 2)).tolist() == [1, 3, 5]
+    assert K.dtype(K.arange(3)) == "int32" and K.dtype(K.arange(3, dtype="float32")) == "float32"
+    for made, want in [
+        (K.zeros((2, 3)), np.zeros((2, 3))),
+        (K.ones((2,), dtype="int32", name="o"), np.ones(2)),
+        (K.eye(3), np.eye(3)),
+        (K.eye((2, 3)), np.eye(2, 3)),
+    ]:
+        assert isinstance(made, backend.Variable)
+        np.testing.assert_array_equal(_np(made.value), want)
+    assert K.ones((2,), dtype="int32").dtype == "int32" and K.zeros((1,)).dtype == "float32"
+    assert _np(K.sum(K.eye(3))) == 3.0  # ops read a Variable's value
+
+
+# Random ---------------------------------------------------------------------------------
+def test_random_functions_draw_from_their_distributions():
+    normal = _np(K.random_normal((4000,), mean=1.0, stddev=2.0, seed=1))
+    assert normal.dtype == "float32" and abs(normal.mean() - 1.0) < 0.15
+    assert abs(normal.std() - 2.0) < 0.15
+    np.testing.assert_array_equal(normal, _np(K.random_normal((4000,), 1.0, 2.0, seed=1)))
+    uniform = _np(K.random_uniform((4000,), -1.0, 3.0, seed=2))
+    assert uniform.min() >= -1.0 and uniform.max() < 3.0 and abs(uniform.mean() - 1.0) < 0.1
+    truncated = _np(K.truncated_normal((4000,), stddev=0.5, seed=3))
+    assert np.abs(truncated).max() <= 1.0 + 1e-6
+    for fn in (K.random_bernoulli, K.random_binomial):
+        coins = _np(fn((4000,), p=0.3, seed=4))
+        assert set(np.unique(coins)) <= {0.0, 1.0} and abs(coins.mean() - 0.3) < 0.05
+    assert K.dtype(K.random_bernoulli((2,), 0.5, dtype="int32", seed=1)) == "int32"
+    assert K.dtype(K.random_normal((2,), dtype="float16", seed=1)) == "float16"
+    variable = K.random_normal_variable((3, 2), 0.0, 1.0, name="w", seed=5)
+    assert isinstance(variable, backend.Variable) and variable.shape == (3, 2)
+    assert variable.name == "w"
+    variable = K.random_uniform_variable((500,), 2.0, 3.0, seed=6)
+    values = _np(variable.value)
+    assert isinstance(variable, backend.Variable) and values.min() >= 2.0 and values.max() < 3.0
+    assert K.int_shape(K.random_uniform(K.shape(A)[:2], seed=1)) == (2, 3)
+
+
+def test_dropout_zeroes_and_rescales():
+    x = np.ones((2000,), "float32")
+    dropped = _np(K.dropout(x, 0.25, seed=7))
+    assert set(np.unique(dropped)) <= {0.0, np.float32(1 / 0.75)}
+    assert abs((dropped == 0).mean() - 0.25) < 0.05
+    rows = _np(K.dropout(np.ones((50, 4), "float32"), 0.5, noise_shape=(50, 1), seed=8))
+    assert all(len(set(r)) == 1 for r in rows)  # one draw per row
+    symbolic = K.dropout(lamina.Input((4,)), 0.5, seed=1)
+    assert symbolic.shape == (None, 4)
+
+
+# Control flow ---------------------------------------------------------------------------
+def test_switch_with_a_scalar_condition_runs_one_branch():
+    calls = []
+
+    def branch(value):
+        def fn():
+            calls.append(value)
+            return ops.ones((2,)) * value
+
+        return fn
+
+    assert _np(K.switch(True, branch(1.0), branch(2.0))).tolist() == [1.0, 1.0]
+    assert _np(K.switch(np.array(0), 3.0 * np.ones(2), -np.ones(2))).tolist() == [-1.0, -1.0]
+    with pytest.raises(ValueError, match="rank"):
+        K.switch(np.ones((2, 2)) > 0, np.ones(2), np.ones(2))
+
+
+def _rnn_reference(x, w, u, h0, mask=None, backwards=False, zero_output=False):
+    steps = range(x.shape[1] - 1, -1, -1) if backwards else range(x.shape[1])
+    h, prev, outputs = h0, np.zeros_like(h0), []
+    for t in steps:
+        new = np.tanh(x[:, t] @ w + h @ u)
+        if mask is not None:
+            keep = mask[:, t][:, None]
+            out = np.where(keep, new, 0.0 if zero_output else prev)
+            h = np.where(keep, new, h)
+        else:
+            out = h = new
+        prev = out
+        outputs.append(out)
+    return outputs[-1], np.stack(outputs, 1), h
+
+
+W = RNG.normal(size=(4, 3)).astype("float32") * 0.5
+U = RNG.normal(size=(3, 3)).astype("float32") * 0.5
+MASK = np.array([[1, 1, 0, 1, 0], [1, 0, 0, 1, 1]], bool)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"go_backwards": True},
+        {"mask": MASK},
+        {"mask": MASK, "zero_output_for_mask": True, "go_backwards": True},
+        {"time_major": True, "unroll": True, "constants": True},
+    ],
+    ids=["backwards", "mask", "mask_zero_backwards", "time_major_constants"],
+)
+def test_rnn_matches_a_numpy_loop(options):
+    options = dict(options)
+    x = RNG.normal(size=(2, 5, 4)).astype("float32")
+    h0 = RNG.normal(size=(2, 3)).astype("float32")
+    use_constants = options.pop("constants", False)
+    time_major = options.get("time_major", False)
+
+    def step(x_t, states):
+        # With constants, the states are followed by a scale (1.0) to multiply by.
+        scale = states[1] if use_constants else 1.0
+        new = ops.tanh(ops.matmul(x_t, W) + ops.matmul(states[0], U)) * scale
+        return new, [new]
+
+    if use_constants:
+        options["constants"] = [np.ones((1,), "float32")]
+    inputs = np.swapaxes(x, 0, 1) if time_major else x
+    last, outputs, states = K.rnn(step, inputs, [h0], **options)
+    want_last, want_outputs, want_h = _rnn_reference(
+        x,
+        W,
+        U,
+        h0,
+        options.get("mask"),
+        options.get("go_backwards", False),
+        options.get("zero_output_for_mask", False),
+    )
+    if time_major:
+        want_outputs = np.swapaxes(want_outputs, 0, 1)
+    np.testing.assert_allclose(_np(last), want_last, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(_np(outputs), want_outputs, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(_np(states[0]), want_h, rtol=1e-5, atol=1e-5)
+    if not time_major and "mask" not in options:
+        seq = lamina.Input((5, 4))
+        state = lamina.Input((3,))
+        s_last, s_outputs, s_states = K.rnn(step, seq, [state], **options)
+        assert s_last.shape == (None, 3) and s_outputs.shape == (None, 5, 3)
+        assert s_states[0].shape == (None, 3)
+        model = lamina.Model([seq, state], s_outputs)
+        np.testing.assert_allclose(_np(model([x, h0])), want_outputs, rtol=1e-5, atol=1e-5)
+
+
+def test_rnn_gradient_matches_finite_differences():
+    x = RNG.normal(size=(2, 3, 4)).astype("float32")
+    h0 = np.zeros((2, 3), "float32")
+
+    def run(inputs):
+        def step(x_t, states):
+            new = ops.tanh(ops.matmul(x_t, W) + ops.matmul(states[0], U))
+            return new, [new]
+
+        return K.rnn(step, inputs, [h0], mask=MASK[:, :3])[1]
+
+    got = _engine_grad(run, [x], 0)
+    want = _numeric_grad(lambda v: _rnn_reference(v, W, U, h0, MASK[:, :3])[1], [x], 0)
+    np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-3)
+
+
+# CTC ------------------------------------------------------------------------------------
+def test_ctc_batch_cost_and_decode_take_softmax_outputs_with_the_last_class_blank():
+    rng = np.random.default_rng(3)
+    y_pred = _softmax(rng.normal(size=(2, 4, 3)))
+    labels = np.array([[0, 1], [1, 1]], "int32")
+    input_length = np.array([[4], [4]])
+    label_length = np.array([[2], [1]])
+    cost = _np(K.ctc_batch_cost(labels, y_pred.astype("float32"), input_length, label_length))
+    assert cost.shape == (2, 1)
+    log_p = np.log(y_pred + _eps())
+    for b in range(2):  # brute force over every path of 4 steps, blank = class 2
+        label = tuple(labels[b, : label_length[b, 0]])
+        total = 0.0
+        for path in itertools.product(range(3), repeat=4):
+            collapsed = tuple(
+                c for i, c in enumerate(path) if c != 2 and (i == 0 or path[i - 1] != c)
+            )
+            if collapsed == label:
+                total += np.exp(sum(log_p[b, t, c] for t, c in enumerate(path)))
+        norm = np.exp(log_p[b]).sum(-1)  # log(p + eps) is renormalized by the loss
+        assert cost[b, 0] == pytest.approx(-np.log(total) + np.log(norm).sum(), rel=1e-4)
+
+    probs = np.array(
+        [[[0.1, 0.8, 0.1], [0.1, 0.8, 0.1], [0.1, 0.1, 0.8], [0.7, 0.2, 0.1]]], "float32"
+    )
+    decoded, log_prob = K.ctc_decode(probs, np.array([4]))
+    assert len(decoded) == 1 and _np(decoded[0]).tolist() == [[1, 0, -1, -1]]
+    want = -np.log(np.array([0.8, 0.8, 0.8, 0.7]) + _eps()).sum()
+    assert _np(log_prob).tolist()[0][0] == pytest.approx(want, rel=1e-5)
+    paths, scores = K.ctc_decode(probs, np.array([4]), greedy=False, beam_width=5, top_paths=2)
+    assert len(paths) == 2 and _np(paths[0]).tolist() == [[1, 0, -1, -1]]
+    assert _np(scores).shape == (1, 2) and _np(scores)[0, 0] > _np(scores)[0, 1]
+    with pytest.raises(NotImplementedError, match="no sparse tensors"):
+        K.ctc_label_dense_to_sparse(labels, label_length)
+
+
+# Use in training code -------------------------------------------------------------------
+def test_a_custom_loss_and_metric_written_with_k_train_a_model():
+    def mse(y_true, y_pred):
+        return K.mean(K.square(y_pred - y_true), axis=-1)
+
+    def max_error(y_true, y_pred):
+        return K.max(K.abs(y_pred - y_true))
+
+    lamina.utils.set_random_seed(0)
+    x = RNG.normal(size=(64, 3)).astype("float32")
+    y = x @ np.array([[1.0], [-2.0], [0.5]], "float32")
+    model = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(1)])
+    model.compile(optimizer=lamina.optimizers.SGD(0.1), loss=mse, metrics=[max_error])
+    history = model.fit(x, y, epochs=20, batch_size=16, verbose=0)
+    assert history.history["loss"][-1] < 0.01 * history.history["loss"][0]
+    assert "max_error" in history.history
+
+
+def test_errors_name_what_was_wrong():
+    with pytest.raises(ValueError, match="rank 2 or more"):
+        K.batch_dot(np.ones(3), np.ones((3, 3)))
+    with pytest.raises(ValueError, match="batch axis 0"):
+        K.batch_dot(np.ones((2, 3)), np.ones((2, 3)), axes=0)
+    with pytest.raises(ValueError, match=r"x.shape\[1\] != y.shape\[1\]"):
+        K.batch_dot(np.ones((2, 3)), np.ones((2, 4)), axes=1)
+    with pytest.raises(ValueError, match="1-D"):
+        K.softmax(np.ones(3))
+    with pytest.raises(ValueError, match="2-D tensor"):
+        K.repeat(np.ones((2, 3, 4)), 2)
+    with pytest.raises(ValueError, match="pool_mode"):
+        K.pool2d(IMG, (2, 2), pool_mode="min")
+    with pytest.raises(ValueError, match="padding"):
+        K.conv2d(IMG, KERNEL2, padding="full")
+    with pytest.raises(ValueError, match="rank 1 or 2"):
+        K.bias_add(A, np.ones((2, 2, 2, 2)))
+    with pytest.raises(ValueError, match="cannot give"):
+        K.conv2d_transpose(IMG, TKERNEL, (2, 20, 10, 2), (2, 2), "same")
