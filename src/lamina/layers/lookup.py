@@ -411,6 +411,11 @@ class IndexLookup(Layer):
             front = 0 if found_specials else start
             value = 0.0 if found_specials else float(np.mean(idf))
             idf = np.concatenate([np.full(front, value), idf])
+        if self.input_vocabulary is not None:
+            # The config carries the vocabulary: keep it the one in use (Keras keeps the
+            # constructor's, so a saved file would silently lose the new one).
+            self.input_vocabulary = list(vocab)
+            self.input_idf_weights = idf_weights
         self._store(tokens, idf)
 
     def _read_vocabulary_file(self, path: str) -> list:
