@@ -89,7 +89,7 @@ def test_adapt_counts_orders_and_weights_like_keras():
     from_batches.adapt(Batches(), steps=2)
     assert from_batches.get_vocabulary() == ["[UNK]", "b", "a"]
     generator = layers.StringLookup()
-    generator.adapt((np.array(["q", "r", "r"]) for _ in range(2)))
+    generator.adapt(np.array(["q", "r", "r"]) for _ in range(2))
     assert generator.get_vocabulary() == ["[UNK]", "r", "q"]
 
 
