@@ -121,9 +121,15 @@ def _read_assets(zf: zipfile.ZipFile, model, filepath) -> None:
             owner.load_assets(folder)
 
 
-def save_model(model, filepath, overwrite: bool = True) -> None:
-    """Save architecture, weights and compile/optimizer state to a `.keras` file."""
+def save_model(model, filepath, overwrite: bool = True, **kwargs) -> None:
+    """Save architecture, weights and compile/optimizer state to a `.keras` file (or, for
+    a path ending in `.h5`/`.hdf5`, the legacy HDF5 format; see `legacy_h5`)."""
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
+    from lamina.saving import legacy_h5
+
+    if legacy_h5.save_dispatch(model, filepath, overwrite, kwargs):
+        return
 
     filepath = os.fspath(filepath)
     if not filepath.endswith(".keras"):
@@ -252,7 +258,12 @@ def _check_compile_names(compile_config, custom_objects, filepath) -> None:
 
 
 def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: bool = True):
-    """Load a model saved by `model.save` (or by Keras 3 for the layers lamina has)."""
+    """Load a model saved by `model.save` (or by Keras 3 for the layers lamina has), or a
+    legacy HDF5 (`.h5`) model file from Keras 2 / tf.keras / Keras 3."""
+    from lamina.saving import legacy_h5
+
+    if legacy_h5.is_legacy_file(filepath):
+        return legacy_h5.load_model(filepath, custom_objects, compile, safe_mode)
     filepath = os.fspath(filepath)
     if not zipfile.is_zipfile(filepath):
         raise ValueError(f"{filepath!r} is not a .keras (zip) file.")
