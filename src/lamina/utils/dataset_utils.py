@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from lamina.utils import io_utils
 from lamina.utils.py_dataset import PyDataset
 
 _SUBSETS = ("training", "validation", "both")
@@ -271,9 +272,11 @@ def index_directory(
         class_names = [str(label) for label in sorted(set(labels))]
     if verbose:
         if labels is None:
-            print(f"Found {len(file_paths)} files.")
+            io_utils.print_msg(f"Found {len(file_paths)} files.")
         else:
-            print(f"Found {len(file_paths)} files belonging to {len(class_names)} classes.")
+            io_utils.print_msg(
+                f"Found {len(file_paths)} files belonging to {len(class_names)} classes."
+            )
     if shuffle:
         if seed is None:
             seed = np.random.randint(1e6)
@@ -301,14 +304,14 @@ def get_training_or_validation_split(samples, labels, validation_split, subset):
         return samples, labels
     num_val_samples = int(validation_split * len(samples))
     if subset == "training":
-        print(f"Using {len(samples) - num_val_samples} files for training.")
+        io_utils.print_msg(f"Using {len(samples) - num_val_samples} files for training.")
         # As Keras: `[:-0]` is empty, so a split too small for one validation file
         # leaves no training files (reported by the caller, naming the directory).
         samples = samples[:-num_val_samples]
         if labels is not None:
             labels = labels[:-num_val_samples]
     elif subset == "validation":
-        print(f"Using {num_val_samples} files for validation.")
+        io_utils.print_msg(f"Using {num_val_samples} files for validation.")
         samples = samples[-num_val_samples:] if num_val_samples else samples[:0]
         if labels is not None:
             labels = labels[-num_val_samples:] if num_val_samples else labels[:0]
