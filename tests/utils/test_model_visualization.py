@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import os
+import shutil
 import sys
 import types
 import xml.etree.ElementTree as ET
@@ -309,3 +310,15 @@ def test_model_to_dot_needs_pydot(model, monkeypatch):
     monkeypatch.setitem(sys.modules, "pydot", fake)
     assert model_to_dot(model, show_shapes=True) == "graph"
     assert seen[0].startswith("digraph") and "Output shape: " in seen[0]
+
+
+@pytest.mark.skipif(
+    shutil.which("dot") is None, reason="the graphviz `dot` binary is not installed"
+)
+def test_png_falls_back_to_graphviz(model, tmp_path, monkeypatch):
+    from PIL import Image
+
+    monkeypatch.setitem(sys.modules, "cairosvg", None)
+    plot_model(model, to_file=tmp_path / "m.png", show_shapes=True, expand_nested=True, dpi=30)
+    with Image.open(tmp_path / "m.png") as image:
+        assert image.format == "PNG" and min(image.size) > 50

@@ -68,10 +68,10 @@ _WIDTHS = {
 }
 
 
-def _text_width(text: str, size: float, bold: bool = False) -> float:
+def _text_width(text: str, size: float, bold: bool = False, margin: float = 1.08) -> float:
     """Estimated rendered width of `text`, with a margin for fonts a little wider."""
     table = _WIDTHS[bold]
-    return 1.08 * size * sum(table.get(ch, 650) for ch in text) / 1000
+    return margin * size * sum(table.get(ch, 650) for ch in text) / 1000
 
 
 # Labels ------------------------------------------------------------------------------
@@ -643,22 +643,12 @@ def _svg_box(index: int, op, label: _Label, x, y, w, h) -> list[str]:
     out.append(
         f'<rect x="{_num(x)}" y="{_num(y)}" width="{_num(w)}" height="{th}" fill="{header}"/>'
     )
-    spans = "".join(
-        f'<tspan font-weight="{"bold" if bold else "normal"}">{_esc(text)}</tspan>'
-        for text, bold in label.title
-    )
-    out.append(
-        f'<text class="title" x="{_num(x + w / 2)}" y="{_num(y + th / 2 + 5.5)}" '
-        f'text-anchor="middle" font-size="{_TITLE_SIZE}" fill="white">{spans}</text>'
-    )
+    out.append(_text("title", x + w / 2, y + th / 2 + 5.5, _TITLE_SIZE, label.title, "white"))
     top = y + th
     rh = _CELL_H[_ROW_SIZE]
     if label.activation is not None:
-        out.append(
-            f'<text class="activation" x="{_num(x + w / 2)}" y="{_num(top + rh / 2 + 5)}" '
-            f'text-anchor="middle" font-size="{_ROW_SIZE}">Activation: '
-            f'<tspan font-weight="bold">{_esc(label.activation)}</tspan></text>'
-        )
+        parts = [("Activation: ", False), (label.activation, True)]
+        out.append(_text("activation", x + w / 2, top + rh / 2 + 5, _ROW_SIZE, parts, "black"))
         top += rh
         out.append(_hline(x, x + w, top) if label.cells else "")
     if label.cells:
@@ -678,14 +668,27 @@ def _svg_box(index: int, op, label: _Label, x, y, w, h) -> list[str]:
                     f'y2="{_num(top + rh)}" stroke="black" stroke-width="1"/>'
                 )
             color = "black" if fill == "white" else "white"
-            out.append(
-                f'<text class="cell" x="{_num(cx + cw / 2)}" y="{_num(top + rh / 2 + 5)}" '
-                f'text-anchor="middle" font-size="{_ROW_SIZE}" fill="{color}">'
-                f'{_esc(caption)}<tspan font-weight="bold">{_esc(value)}</tspan></text>'
-            )
+            parts = [(caption, False), (value, True)]
+            out.append(_text("cell", cx + cw / 2, top + rh / 2 + 5, _ROW_SIZE, parts, color))
             cx += cw
     out.append("</g>")
     return [line for line in out if line]
+
+
+def _text(cls: str, centre: float, y: float, size: int, parts, fill: str) -> str:
+    """One line of regular and bold runs, centred on `centre`. It starts at the
+    estimated left end rather than using `text-anchor="middle"`, which some renderers
+    (cairosvg) apply to each run separately."""
+    width = sum(_text_width(t, size, b, margin=1.0) for t, b in parts)
+    spans = "".join(
+        f'<tspan font-weight="{"bold" if bold else "normal"}">{_esc(text)}</tspan>'
+        for text, bold in parts
+        if text
+    )
+    return (
+        f'<text class="{cls}" x="{_num(centre - width / 2)}" y="{_num(y)}" '
+        f'font-size="{size}" fill="{fill}">{spans}</text>'
+    )
 
 
 def _hline(x0, x1, y) -> str:
