@@ -131,6 +131,8 @@ def test_default_output_goes_to_stdout_or_the_logger(capsys, caplog):
     model.summary()
     out = capsys.readouterr().out
     assert out.startswith('Model: "outer"\n') and "Total params" in out and not out.endswith("\n\n")
+    model.summary(print_fn=io_utils.print_msg)  # Keras's own printer: no blank line added
+    assert capsys.readouterr().out == out
     io_utils.disable_interactive_logging()
     with caplog.at_level(logging.INFO, logger="lamina"):
         model.summary()

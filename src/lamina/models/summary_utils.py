@@ -330,7 +330,7 @@ def print_summary(
             f"({_readable_bytes(_weight_bytes(opt_vars))})"
         )
     text = "\n".join(lines) + "\n"
-    if print_fn is not None:
-        print_fn(text)
-    else:
+    if print_fn is None or print_fn is io_utils.print_msg:
         io_utils.print_msg(text, line_break=False)
+    else:
+        print_fn(text)
