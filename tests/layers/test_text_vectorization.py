@@ -193,8 +193,8 @@ def test_first_layer_of_a_model_on_raw_strings():
     outputs = layers.Dense(1, activation="sigmoid")(layers.GlobalAveragePooling1D()(embedded))
     model = lamina.Model(inputs, outputs)
     model.compile(optimizer="adam", loss="binary_crossentropy")
-    history = model.fit(texts, labels, epochs=2, batch_size=2, validation_split=0.25, verbose=0)
-    assert np.isfinite(history.history["val_loss"]).all()
+    history = model.fit(texts, labels, epochs=1, batch_size=2, verbose=0)
+    assert np.isfinite(history.history["loss"]).all()
     # The engine part alone, on the host part's output, gives the same numbers.
     engine_in = lamina.Input(shape=(4,), dtype="int32")
     engine = lamina.Model(
