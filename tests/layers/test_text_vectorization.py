@@ -206,15 +206,8 @@ def test_first_layer_of_a_model_on_raw_strings():
     np.testing.assert_allclose(
         ops.convert_to_numpy(model(np.array(query))), expected, rtol=1e-5, atol=1e-6
     )
-    stacked = lamina.Sequential(
-        [
-            lamina.Input(shape=(1,), dtype="string"),
-            vectorize,
-            model.layers[-3],
-            model.layers[-2],
-            model.layers[-1],
-        ]
-    )
+    # A Sequential without an Input builds from the first batch of strings.
+    stacked = lamina.Sequential([vectorize, *model.layers[-3:]])
     np.testing.assert_allclose(
         stacked.predict(np.array(query), verbose=0), expected, rtol=1e-5, atol=1e-6
     )

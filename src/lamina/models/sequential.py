@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from lamina import backend
 from lamina.graph.function import Function
 from lamina.graph.keras_tensor import KerasTensor
@@ -11,6 +13,13 @@ from lamina.layers.layer import Layer, _tuplify
 from lamina.models import functional_config
 from lamina.models.model import Model
 from lamina.utils import serialization
+
+
+def _is_text(x) -> bool:
+    """A batch of strings (a NumPy text array, or a plain list of strings)."""
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind in "US"
+    return isinstance(x, list) and bool(x) and all(isinstance(v, str) for v in x)
 
 
 class Sequential(Model):
@@ -186,6 +195,14 @@ class Sequential(Model):
                 "build(input_shape) or start the model with an Input."
             )
         self._maybe_build_graph(tuple(input_shape))
+
+    def __call__(self, *args, **kwargs):
+        if self._function is None and args and _is_text(args[0]):
+            # Text can only start a stack whose first layer runs on the host (such as
+            # TextVectorization): build the graph from a string Input, so that the host
+            # part takes the strings before anything is converted for the engine.
+            self._maybe_build_graph((None,) + np.shape(args[0])[1:], "string")
+        return super().__call__(*args, **kwargs)
 
     def _maybe_build(self, inputs) -> None:
         if self._function is None:
