@@ -303,3 +303,16 @@ def test_errors(folder, tmp_path):
         build(crop_to_aspect_ratio=True, pad_to_aspect_ratio=True)
     with pytest.raises(TypeError, match="batch_size"):
         build(batch_size=2.5)
+
+
+def test_take_map_prefetch(folder):
+    ds = image_dataset_from_directory(
+        folder, image_size=(3, 3), batch_size=5, shuffle=False, verbose=False
+    )
+    first = list(ds.take(1))
+    assert len(first) == 1 and first[0][0].shape == (5, 3, 3, 3)
+    assert len(ds.take(2)) == 2 and ds.take(2).file_paths == ds.file_paths[:10]
+    scaled = ds.map(lambda x, y: (x / 255.0, y), num_parallel_calls=-1).prefetch(2)
+    assert len(scaled) == len(ds) and scaled.class_names == ds.class_names
+    np.testing.assert_allclose(scaled[2][0], ds[2][0] / 255.0)
+    np.testing.assert_array_equal(scaled[2][1], ds[2][1])

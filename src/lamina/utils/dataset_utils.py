@@ -108,8 +108,8 @@ class SampleDataset(PyDataset):
     def _select(self, positions: np.ndarray) -> tuple:
         return tuple(field[positions] for field in self._fields)
 
-    def take(self, positions, shuffle: bool = False, seed: int | None = None) -> SampleDataset:
-        """A dataset of the samples at `positions` (of the current order), same batching."""
+    def select(self, positions, shuffle: bool = False, seed: int | None = None) -> SampleDataset:
+        """A dataset of the samples at `positions` of the current order, same batching."""
         stored = self._order[np.asarray(positions, dtype=np.int64)]
         new = SampleDataset(
             self._select(stored), self._load, self.batch_size, shuffle=shuffle, seed=seed
@@ -118,6 +118,46 @@ class SampleDataset(PyDataset):
         if getattr(self, "file_paths", None) is not None:
             new.file_paths = [self.file_paths[i] for i in stored]
         return new
+
+    def take(self, count: int) -> SampleDataset:
+        """The first `count` batches (samples when unbatched), as tf.data's `take`.
+
+        >>> ds = SampleDataset((np.arange(10),), lambda f: f[0], batch_size=4)
+        >>> [b.tolist() for b in ds.take(2)]
+        [[0, 1, 2, 3], [4, 5, 6, 7]]
+        """
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)):
+            raise TypeError(f"`take` expects an integer count; received {count!r}.")
+        per_item = 1 if self.batch_size is None else self.batch_size
+        count = len(self) if count < 0 else min(int(count), len(self))
+        return self.select(np.arange(min(count * per_item, self._num_samples)))
+
+    def map(self, function: Callable, **kwargs) -> SampleDataset:
+        """Apply `function` to every batch, as tf.data's `map`: a batch `(x, y)` is
+        passed as `function(x, y)`. Keyword arguments such as `num_parallel_calls` are
+        accepted and ignored.
+
+        >>> ds = SampleDataset((np.arange(4),), lambda f: f[0], batch_size=2)
+        >>> [b.tolist() for b in ds.map(lambda x: x * 10)]
+        [[0, 10], [20, 30]]
+        """
+        load = self._load
+
+        def mapped(fields):
+            batch = load(fields)
+            return function(*batch) if isinstance(batch, tuple) else function(batch)
+
+        new = SampleDataset(self._fields, mapped, self.batch_size, self.shuffle, self.seed)
+        new._order, new._epoch = self._order, self._epoch
+        new.class_names = self.class_names
+        if getattr(self, "file_paths", None) is not None:
+            new.file_paths = self.file_paths
+        return new
+
+    def prefetch(self, buffer_size=None) -> SampleDataset:
+        """This dataset itself: accepted so tf.data-style pipelines run unchanged
+        (`fit` reads batches as it needs them)."""
+        return self
 
     def __repr__(self) -> str:
         return (
@@ -398,7 +438,7 @@ def split_dataset(dataset, left_size=None, right_size=None, shuffle: bool = Fals
     left_positions = np.asarray(order[:left_size], dtype=np.int64)
     right_positions = np.asarray(order[total - right_size :], dtype=np.int64)
     if isinstance(dataset, SampleDataset):
-        return dataset.take(left_positions), dataset.take(right_positions)
+        return dataset.select(left_positions), dataset.select(right_positions)
     if isinstance(dataset, np.ndarray):
         return dataset[left_positions], dataset[right_positions]
     kind = type(dataset)
