@@ -3,6 +3,7 @@
 
 from lamina.utils.data_utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from lamina.utils.dataset_utils import split_dataset
+from lamina.utils.file_utils import get_file
 from lamina.utils.image_dataset import image_dataset_from_directory
 from lamina.utils.image_utils import array_to_img, img_to_array, load_img, save_img
 from lamina.utils.io_utils import (
@@ -52,6 +53,7 @@ __all__ = [
     "split_dataset",
     "text_dataset_from_directory",
     "timeseries_dataset_from_array",
+    "get_file",
     "model_to_dot",
     "model_to_svg",
     "plot_model",
