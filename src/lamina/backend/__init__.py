@@ -131,10 +131,10 @@ def cast(x, dtype):
 
 
 def shape(x):
-    """The shape of `x` as a tuple (`None` for a graph tensor's unknown sizes)."""
-    if _graph_value(x):
-        return _classic().shape(x)
-    return core.shape(x)
+    """The shape of `x` as a 1-D int32 tensor (the classic `K.shape`): symbolic for a
+    graph tensor, whose sizes are known when the graph runs. Engine code that wants a
+    tuple of ints uses `backend.core.shape`."""
+    return _classic().shape(x)
 
 
 def stop_gradient(x):

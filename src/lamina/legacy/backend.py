@@ -13,14 +13,15 @@ is in `lamina.legacy.graph_api`.
 
 from __future__ import annotations
 
+import builtins
 import functools
 
-from lamina import ops as _ops
-from lamina.graph.keras_tensor import KerasTensor as _KerasTensor
-from lamina.legacy.graph_api import *  # noqa: F403
+from lamina.legacy import backend_ops as _backend_ops
+from lamina.legacy.backend_ops import __all__ as _ops_names
 from lamina.legacy.graph_api import ClassicVariable as _ClassicVariable
 from lamina.legacy.graph_api import __all__ as _graph_names
 from lamina.legacy.graph_api import read as _read
+from lamina.legacy.graph_api import variable as _variable
 
 
 def _concrete(x) -> bool:
@@ -44,7 +45,8 @@ def graph_arguments(fn):
     def wrapper(*args, **kwargs):
         leaves = list(args) + list(kwargs.values())
         flat = [y for x in leaves for y in (x if isinstance(x, (list, tuple)) else (x,))]
-        if any(isinstance(x, _ClassicVariable) for x in flat) and not any(
+        # (`any` and friends are K's own names in this module: use the builtins.)
+        if builtins.any(isinstance(x, _ClassicVariable) for x in flat) and not builtins.any(
             _concrete(x) for x in flat
         ):
 
@@ -62,26 +64,32 @@ def graph_arguments(fn):
     return wrapper
 
 
-@graph_arguments
-def cast(x, dtype):
-    """`x` as `dtype` (a graph tensor stays symbolic)."""
-    return _ops.cast(x, dtype)
+# Names that look at a tensor rather than compute with it: a classic variable is
+# described as itself, not as its graph value.
+_INTROSPECTION = frozenset(
+    {"int_shape", "ndim", "dtype", "is_sparse", "is_tensor", "is_keras_tensor", "count_params"}
+)
+
+for _name in _ops_names:
+    _fn = getattr(_backend_ops, _name)
+    globals()[_name] = _fn if _name in _INTROSPECTION or not callable(_fn) else graph_arguments(_fn)
 
 
-@graph_arguments
-def stop_gradient(variables):
-    """`variables` (a tensor or a list of them) with no gradient flowing back."""
-    if isinstance(variables, (list, tuple)):
-        return [_ops.stop_gradient(v) for v in variables]
-    return _ops.stop_gradient(variables)
+def _as_classic(make):
+    @functools.wraps(make)
+    def wrapper(*args, **kwargs):
+        made = make(*args, **kwargs)
+        return _variable(made.value, dtype=made.dtype, name=made.name)
+
+    return wrapper
 
 
-def shape(x):
-    """The shape of `x` as a tuple (`None` for a graph tensor's unknown sizes)."""
-    if isinstance(x, _KerasTensor):
-        return x.shape
-    return _ops.shape(x)
+# Variables made here do classic (symbolic) arithmetic, as `K.variable`'s do.
+random_normal_variable = _as_classic(_backend_ops.random_normal_variable)
+random_uniform_variable = _as_classic(_backend_ops.random_uniform_variable)
 
+# The graph vocabulary wins where both define a name (zeros, ones, eye, ...: variables).
+from lamina.legacy.graph_api import *  # noqa: E402, F403
 
 # Classic names lamina leaves out on purpose, with what to use instead.
 OMITTED = {
@@ -98,4 +106,4 @@ OMITTED = {
     "set_tf_session": "lamina has no TensorFlow sessions",
 }
 
-__all__ = sorted(set(_graph_names) | {"cast", "shape", "stop_gradient"})
+__all__ = sorted(set(_graph_names) | set(_ops_names))

@@ -176,12 +176,17 @@ def eye(size, dtype=None, name=None):
 
 
 def zeros_like(x, dtype=None, name=None):
-    """An all-zeros variable shaped like `x` (a tensor, array or variable)."""
+    """An all-zeros variable shaped like `x` (a tensor, array or variable); for a graph
+    tensor, whose batch size is unknown, a graph tensor of zeros."""
+    if isinstance(x, KerasTensor):
+        return ops.zeros_like(x, dtype=dtype)
     return _filled(int_shape_of(x), dtype or _dtype_of(x), 0, name)
 
 
 def ones_like(x, dtype=None, name=None):
-    """An all-ones variable shaped like `x`."""
+    """An all-ones variable shaped like `x` (a graph tensor of ones for a graph tensor)."""
+    if isinstance(x, KerasTensor):
+        return ops.ones_like(x, dtype=dtype)
     return _filled(int_shape_of(x), dtype or _dtype_of(x), 1, name)
 
 
