@@ -557,9 +557,11 @@ class Model(Trainer, Layer):
         Args:
             line_length: total width of the table.
             positions: relative or absolute column edges.
-            print_fn: called with each line (default `print`).
+            print_fn: called once with the whole text, as in Keras 3 (default: printed,
+                or logged when interactive logging is off).
             expand_nested: also list the layers inside nested models, indented under
                 each (`└ name`), as Keras does.
+            show_trainable: add a column saying whether each layer is trainable.
             layer_range: `[first, last]` layer names (regular expressions matched at
                 the start of a name): show only the rows from the first layer that
                 matches `first` to the last that matches `last`, both included.
