@@ -474,7 +474,53 @@ def upgrade_config(config, reader, safe_mode=True):
             inner["axis"] = axis[0]
         if class_name == "Lambda":
             _lambda(inner, who, reader, safe_mode)
+        if isinstance(inner.get("layers"), list):
+            _shift_nested_nodes(inner["layers"])
     return config
+
+
+def _owns_first_node(entry) -> bool:
+    """Whether Keras 2 gave this nested model a node of its own before its calls: a
+    functional model always, a Sequential one when it starts with an InputLayer."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("config"), (dict, list)):
+        return False
+    inner = entry["config"]
+    layers = inner.get("layers") if isinstance(inner, dict) else inner
+    if not isinstance(layers, list):
+        return False
+    if entry.get("class_name") in ("Functional", "Model"):
+        return True
+    first = layers[0] if layers else None
+    return (
+        entry.get("class_name") == "Sequential"
+        and isinstance(first, dict)
+        and first.get("class_name") == "InputLayer"
+    )
+
+
+def _shift_nested_nodes(layers: list) -> None:
+    """Keras 2's list-form inbound nodes count a nested model's own node: its first call
+    is node 1. lamina counts only calls, so those references move down by one."""
+    nested = {
+        entry.get("name") or entry["config"].get("name")
+        for entry in layers
+        if _owns_first_node(entry) and isinstance(entry["config"], dict)
+    }
+    nested.discard(None)
+    if not nested:
+        return
+    for entry in layers:
+        nodes = entry.get("inbound_nodes") if isinstance(entry, dict) else None
+        for node in nodes if isinstance(nodes, list) else []:
+            for source in node if isinstance(node, list) else []:
+                if (
+                    isinstance(source, list)
+                    and len(source) >= 3
+                    and source[0] in nested
+                    and isinstance(source[1], int)
+                    and source[1] >= 1
+                ):
+                    source[1] -= 1
 
 
 def read_model_weights(group, model, reader, where: str) -> list:
@@ -591,6 +637,13 @@ def _upgrade_metric(spec):
     return spec
 
 
+def _single(spec):
+    # Keras 2 wrote one list of metrics per output: `[["mae"]]` for a one-output model.
+    if isinstance(spec, list) and len(spec) == 1 and isinstance(spec[0], list):
+        return spec[0]
+    return spec
+
+
 def _upgrade_loss(spec):
     if isinstance(spec, list):
         return [_upgrade_loss(s) for s in spec]
@@ -638,7 +691,7 @@ def _compile(model, training_config, f, reader, custom_objects):
     compile_config = {
         "optimizer": _upgrade_optimizer(optimizer_config),
         "loss": _upgrade_loss(training_config.get("loss")),
-        "metrics": _upgrade_metric(training_config.get("metrics")),
+        "metrics": _upgrade_metric(_single(training_config.get("metrics"))),
         "weighted_metrics": _upgrade_metric(training_config.get("weighted_metrics")),
         "loss_weights": training_config.get("loss_weights"),
     }
