@@ -682,6 +682,18 @@ COMMON: dict[str, dict[str, Declaration]] = {
             The dtype Keras 3 promotes `dtypes` to (Python `int`/`float`/`bool` are weak).
         """
     ),
+    "common.shapes": declare(
+        """
+        conv_transpose_output_length(length, kernel_size, stride, padding='valid', output_padding=None, dilation=1)
+            Keras's length of a transposed convolution's output along one axis.
+        check_resize_args(interpolation, methods, crop, pad, fill_mode, ndim, size)
+            Validate `resize`'s arguments; returns the checked size.
+        aspect_ratio_window(height, width, size, crop)
+            Where `resize` crops (`crop`) or pads `(height, width)` to `size`'s aspect ratio.
+        check_affine_args(interpolation, fill_mode)
+            Validate `affine_transform`'s arguments.
+        """
+    ),
     "": declare(
         """
         function(inputs, outputs, updates=None, name=None)
