@@ -490,14 +490,15 @@ class IndexLookup(Layer):
                 "create it without one to adapt it."
             )
 
-    def _learn(self, documents) -> None:
-        """Count tokens over `documents` (iterables of tokens) and install the result."""
+    def _learn(self, documents, typed: bool = False) -> None:
+        """Count tokens over `documents` (iterables of tokens; `typed`: already in the
+        vocabulary's type) and install the result."""
         counts: collections.Counter = collections.Counter()
         document_counts: collections.Counter = collections.Counter()
         num_documents = 0
         tf_idf = self.output_mode == "tf_idf"
         for document in documents:
-            tokens = [self._token(t) for t in document]
+            tokens = document if typed else [self._token(t) for t in document]
             counts.update(tokens)
             if tf_idf:
                 document_counts.update(set(tokens))
@@ -530,11 +531,14 @@ class IndexLookup(Layer):
         flat = tokens.ravel().tolist()
         default = -1
         indices = np.fromiter(
-            (self._index.get(t, default) for t in flat), dtype="int64", count=len(flat)
+            map(self._index.get, flat, itertools.repeat(default, len(flat))),
+            dtype="int64",
+            count=len(flat),
         )
         unknown = indices == default
         if self.mask_token is not None:
-            is_mask = np.fromiter((t == self.mask_token for t in flat), bool, count=len(flat))
+            is_mask = unknown.copy()
+            is_mask[unknown] = [flat[i] == self.mask_token for i in np.flatnonzero(unknown)]
             unknown &= ~is_mask
         else:
             is_mask = np.zeros(len(flat), bool)

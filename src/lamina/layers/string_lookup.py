@@ -111,7 +111,7 @@ class StringLookup(IndexLookup):
                     )
                 yield from batch.reshape(batch.shape[0], -1).tolist()
 
-        self._learn(documents())
+        self._learn(documents(), typed=True)
 
     def call(self, inputs):
         values = host_array(inputs, self._who(), self.encoding)
