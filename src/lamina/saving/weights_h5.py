@@ -237,6 +237,10 @@ def load_weights(model, filepath) -> None:
     """Load weights saved by `save_weights` into `model` (all shapes checked first)."""
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
+    from lamina.saving import legacy_h5
+
     filepath = os.fspath(filepath)
     with h5py.File(filepath, "r") as f:
+        if legacy_h5.is_legacy_weights(f):  # Keras 2 `save_weights("w.h5")`, whole `.h5`
+            return legacy_h5.load_weights(f, model, filepath)
         read_model(f, model)
