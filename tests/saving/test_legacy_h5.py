@@ -459,3 +459,28 @@ def test_external_link_refused(tmp_path):
         f["model_weights/evil"] = h5py.ExternalLink("/etc/passwd", "/")
     with pytest.raises(ValueError, match="ExternalLink"):
         lamina.saving.load_model(path)
+
+
+# load_weights from legacy files ---------------------------------------------------------
+def test_load_weights_from_keras2_weights_file_and_whole_model_file(tmp_path, keras_sequential_h5):
+    kernel = RNG.normal(size=(6, 3)).astype("float32")
+    path = str(tmp_path / "w.h5")
+    with h5py.File(path, "w") as f:  # Keras 2 `model.save_weights("w.h5")`: at the root
+        _write_weights(
+            f, [("dense", [("dense/kernel:0", kernel), ("dense/bias:0", np.ones(3, "float32"))])]
+        )
+    model = lamina.Sequential([lamina.Input((6,)), lamina.layers.Dense(3)])
+    model.load_weights(path)
+    _close(_np(model(X6)), X6 @ kernel + 1)
+    with pytest.raises(ValueError, match=r"w.h5.*model_weights|w.h5.*holds weights for 1"):
+        lamina.Sequential(
+            [lamina.Input((6,)), lamina.layers.Dense(3), lamina.layers.Dense(1)]
+        ).load_weights(path)
+
+    whole, reference = keras_sequential_h5
+    L = lamina.layers
+    model = lamina.Sequential(
+        [lamina.Input((6,)), L.Dense(4, activation="relu"), L.BatchNormalization(), L.Dense(2)]
+    )
+    model.load_weights(whole)
+    _close(_np(model(X6)), np.asarray(reference(X6)))

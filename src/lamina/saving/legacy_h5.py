@@ -784,3 +784,34 @@ def _match_optimizer(optimizer, model, variables, datasets):
             return None
         pairs.extend(zip(optimizer._slots[slot], saved))
     return pairs
+
+
+# Weights only --------------------------------------------------------------------------
+
+
+def is_legacy_weights(f) -> bool:
+    """Whether open HDF5 file `f` is in the legacy layout: a Keras 2 `save_weights("w.h5")`
+    file (root attribute `layer_names`) or a whole-model `.h5` file (`model_weights`)."""
+    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
+    if "layer_names" in f.attrs or "layer_names0" in f.attrs:
+        return True
+    group = f.get("model_weights", getlink=True)
+    return isinstance(group, h5py.HardLink) and isinstance(f["model_weights"], h5py.Group)
+
+
+def load_weights(f, model, filepath) -> None:
+    """Load the weights of legacy file `f` (open) into `model`, matched by topology.
+
+    Every count and shape is checked before any weight is assigned; a mismatch is one
+    `ValueError` naming the layer group and what differs.
+    """
+    reader = _Reader(os.fspath(filepath))
+    try:
+        weights_h5.check_safe(f)
+        group, where = (f["model_weights"], "model_weights") if "model_weights" in f else (f, "/")
+        assignments = read_model_weights(group, model, reader, where)
+    except (OSError, KeyError, RuntimeError, IndexError, OverflowError) as err:
+        reader.fail("its HDF5 data", f"it is damaged ({type(err).__name__}: {err}).", err)
+    for variable, value in assignments:
+        variable.assign(value)
