@@ -220,3 +220,22 @@ def test_multi_hot_model_shapes():
     assert encoded.shape == (None, 4) and encoded.dtype == "float32"
     model = lamina.Model(inputs, layers.Dense(2)(encoded))
     assert model.predict(["a b", "c c q"], verbose=0).shape == (2, 2)
+
+
+def test_generators_and_steps_per_execution_take_raw_strings():
+    vectorize = TV(max_tokens=20, output_sequence_length=4)
+    vectorize.adapt(["a b c", "b c d"])
+    inputs = lamina.Input(shape=(1,), dtype="string")
+    embedded = layers.Embedding(20, 2)(vectorize(inputs))
+    model = lamina.Model(inputs, layers.Dense(1)(layers.Flatten()(embedded)))
+    model.compile(optimizer="sgd", loss="mse", steps_per_execution=2)
+    texts = np.array(["a b", "c", "d a", "b b", "c d", "a"])
+    targets = np.ones((6, 1), "float32")
+
+    def batches():
+        for i in range(0, 6, 2):
+            yield texts[i : i + 2], targets[i : i + 2]
+
+    assert np.isfinite(model.fit(batches(), epochs=1, verbose=0).history["loss"]).all()
+    assert np.isfinite(model.evaluate(texts, targets, batch_size=2, verbose=0))
+    assert model.predict(texts, batch_size=2, verbose=0).shape == (6, 1)
