@@ -16,7 +16,8 @@ import pytest
 
 import lamina
 from lamina import backend, ops
-from lamina.legacy import backend_ops as K
+from lamina import backend as K
+from lamina.legacy import backend_ops
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 
@@ -583,6 +584,12 @@ for _i, (_xs, _ys, _axes, _out) in enumerate(BATCH_DOT):
     )
 
 
+# Models built on the symbolic results run for a sample (each costs a compilation): every
+# composite that becomes one graph node, and every fifth case.
+_COMPOSITES = ("batch_flatten", "resize_images", "conv2d_transpose", "switch", "map_fn", "fold")
+RUN_AS_MODEL = {c[0] for i, c in enumerate(CASES) if i % 5 == 0 or c[0].startswith(_COMPOSITES)}
+
+
 @pytest.mark.parametrize("name, fn, inputs, reference", CASES, ids=[c[0] for c in CASES])
 def test_function_matches_numpy_eagerly_and_symbolically(name, fn, inputs, reference):
     eager = _np(fn(*inputs))
@@ -598,6 +605,8 @@ def test_function_matches_numpy_eagerly_and_symbolically(name, fn, inputs, refer
     assert len(symbolic.shape) == eager.ndim
     assert all(s is None or s == e for s, e in zip(symbolic.shape, eager.shape, strict=True))
     assert symbolic.dtype == backend.standardize_dtype(eager.dtype)
+    if name not in RUN_AS_MODEL:
+        return
     model = lamina.Model(symbolic_inputs, symbolic)
     np.testing.assert_allclose(_np(model(inputs)), eager, rtol=1e-5, atol=1e-5)
 
@@ -606,12 +615,10 @@ def test_function_matches_numpy_eagerly_and_symbolically(name, fn, inputs, refer
 GRAD_CASES = [
     "relu_all",
     "softmax_axes",
-    "l2_normalize",
     "batch_dot_5",
     "categorical_crossentropy",
     "binary_crossentropy_logits",
     "conv2d_transpose_same",
-    "foldr",
 ]
 _BY_NAME = {c[0]: c for c in CASES}
 
@@ -679,8 +686,10 @@ def test_shape_functions_on_arrays_variables_and_keras_tensors():
     assert dynamic.shape == (3,) and dynamic.dtype == "int32"
     model = lamina.Model(symbolic, K.cast(dynamic, "float32") * 1.0)
     assert _np(model(np.zeros((7, 3, 5), "float32"))).tolist() == [7.0, 3.0, 5.0]
-    assert K.is_tensor(tensor) and K.is_tensor(variable) and K.is_tensor(symbolic)
-    assert not K.is_tensor(A)
+    # lamina.backend.is_tensor is the engine's (engine arrays only); the classic one
+    # counts every kind of tensor, as Keras 2's did.
+    assert all(backend_ops.is_tensor(t) for t in (tensor, variable, symbolic))
+    assert not backend_ops.is_tensor(A)
     assert K.is_keras_tensor(symbolic) and not K.is_keras_tensor(tensor)
     with pytest.raises(ValueError, match="expects a tensor"):
         K.is_keras_tensor(A)
@@ -706,37 +715,41 @@ def test_arange_zeros_ones_eye():
     assert _np(K.arange(-3)).tolist() == []  # Keras 2 clamps a lone negative start
     assert _np(K.arange(1, 7, 2)).tolist() == [1, 3, 5]
     assert K.dtype(K.arange(3)) == "int32" and K.dtype(K.arange(3, dtype="float32")) == "float32"
+    # lamina.backend's zeros/ones/eye are the graph API's classic variables; these are
+    # the plain-Variable versions they build on.
     for made, want in [
-        (K.zeros((2, 3)), np.zeros((2, 3))),
-        (K.ones((2,), dtype="int32", name="o"), np.ones(2)),
-        (K.eye(3), np.eye(3)),
-        (K.eye((2, 3)), np.eye(2, 3)),
+        (backend_ops.zeros((2, 3)), np.zeros((2, 3))),
+        (backend_ops.ones((2,), dtype="int32", name="o"), np.ones(2)),
+        (backend_ops.eye(3), np.eye(3)),
+        (backend_ops.eye((2, 3)), np.eye(2, 3)),
     ]:
         assert isinstance(made, backend.Variable)
         np.testing.assert_array_equal(_np(made.value), want)
-    assert K.ones((2,), dtype="int32").dtype == "int32" and K.zeros((1,)).dtype == "float32"
-    assert _np(K.sum(K.eye(3))) == 3.0  # ops read a Variable's value
+    assert backend_ops.ones((2,), dtype="int32").dtype == "int32"
+    assert backend_ops.zeros((1,)).dtype == "float32"
+    assert _np(backend_ops.sum(backend_ops.eye(3))) == 3.0  # ops read a Variable's value
 
 
 # Random ---------------------------------------------------------------------------------
 def test_random_functions_draw_from_their_distributions():
-    normal = _np(K.random_normal((4000,), mean=1.0, stddev=2.0, seed=1))
+    n = (4000,)  # one shape throughout: each new shape is a new compilation
+    normal = _np(K.random_normal(n, mean=1.0, stddev=2.0, seed=1))
     assert normal.dtype == "float32" and abs(normal.mean() - 1.0) < 0.15
     assert abs(normal.std() - 2.0) < 0.15
-    np.testing.assert_array_equal(normal, _np(K.random_normal((4000,), 1.0, 2.0, seed=1)))
-    uniform = _np(K.random_uniform((4000,), -1.0, 3.0, seed=2))
+    np.testing.assert_array_equal(normal, _np(K.random_normal(n, 1.0, 2.0, seed=1)))
+    uniform = _np(K.random_uniform(n, -1.0, 3.0, seed=2))
     assert uniform.min() >= -1.0 and uniform.max() < 3.0 and abs(uniform.mean() - 1.0) < 0.1
-    truncated = _np(K.truncated_normal((4000,), stddev=0.5, seed=3))
+    truncated = _np(K.truncated_normal(n, stddev=0.5, seed=3))
     assert np.abs(truncated).max() <= 1.0 + 1e-6
-    for fn in (K.random_bernoulli, K.random_binomial):
-        coins = _np(fn((4000,), p=0.3, seed=4))
-        assert set(np.unique(coins)) <= {0.0, 1.0} and abs(coins.mean() - 0.3) < 0.05
-    assert K.dtype(K.random_bernoulli((2,), 0.5, dtype="int32", seed=1)) == "int32"
-    assert K.dtype(K.random_normal((2,), dtype="float16", seed=1)) == "float16"
-    variable = K.random_normal_variable((3, 2), 0.0, 1.0, name="w", seed=5)
-    assert isinstance(variable, backend.Variable) and variable.shape == (3, 2)
+    for fn, dtype in ((K.random_bernoulli, "float32"), (K.random_binomial, "int32")):
+        coins = fn(n, p=0.3, dtype=dtype, seed=4)
+        assert K.dtype(coins) == dtype
+        coins = _np(coins)
+        assert set(np.unique(coins)) <= {0, 1} and abs(coins.mean() - 0.3) < 0.05
+    variable = K.random_normal_variable(n, 0.0, 1.0, name="w", seed=5)
+    assert isinstance(variable, backend.Variable) and variable.shape == n
     assert variable.name == "w"
-    variable = K.random_uniform_variable((500,), 2.0, 3.0, seed=6)
+    variable = K.random_uniform_variable(n, 2.0, 3.0, seed=6)
     values = _np(variable.value)
     assert isinstance(variable, backend.Variable) and values.min() >= 2.0 and values.max() < 3.0
     assert K.int_shape(K.random_uniform(K.shape(A)[:2], seed=1)) == (2, 3)

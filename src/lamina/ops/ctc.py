@@ -187,6 +187,12 @@ def _beam_search(inputs, sequence_lengths, beam_width, top_paths, mask_index):
     )
 
 
+# Compiled as one program where the engine compiles (JAX): eager calls then cost one
+# compilation per shape instead of one per inner op.
+_ctc_loss_program = backend.jit(_ctc_loss, static_argnums=(4,))
+_greedy_program = backend.jit(_greedy, static_argnums=(2, 3))
+
+
 def ctc_loss(target, output, target_length, output_length, mask_index=0):
     """CTC loss of each sample: `-log p(target | output)` over all alignments.
 
@@ -212,14 +218,14 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
     args = (target, output, target_length, output_length)
     if any_symbolic(args):
         return symbolic_call(_ctc_loss, "ctc_loss", args, {"mask_index": mask_index})
-    return _ctc_loss(*[core._read(a) for a in args], mask_index=mask_index)
+    return _ctc_loss_program(*[core.convert_to_tensor(core._read(a)) for a in args], mask_index)
 
 
 def _ctc_decode(
     inputs, sequence_lengths, strategy, beam_width, top_paths, merge_repeated, mask_index
 ):
     if strategy == "greedy":
-        return _greedy(inputs, sequence_lengths, merge_repeated, mask_index)
+        return _greedy_program(inputs, sequence_lengths, merge_repeated, mask_index)
     return _beam_search(inputs, sequence_lengths, beam_width, top_paths, mask_index)
 
 
@@ -266,7 +272,7 @@ def ctc_decode(
     args = (inputs, sequence_lengths)
     options = (strategy, beam_width, top_paths, merge_repeated, mask_index)
     if not any_symbolic(args):
-        return _ctc_decode(*[core._read(a) for a in args], *options)
+        return _ctc_decode(*[core.convert_to_tensor(core._read(a)) for a in args], *options)
     if strategy == "greedy":
         return symbolic_call(_ctc_decode, "ctc_decode", args + options, {})
     # Beam search cannot be evaluated abstractly (it needs values): its spec is known.
