@@ -161,7 +161,8 @@ def get_file(
         extract: whether to unpack the downloaded archive.
         archive_format: `"auto"` (`["tar", "zip"]`), `"tar"`, `"zip"`, a list of
             those, or `None`.
-        cache_dir: cache root; see above.
+        cache_dir: cache root; see above. A folder that does not exist yet is created
+            (Keras would instead fall back to `/tmp/.keras`).
         force_download: download even when the file is cached.
 
     Returns:
@@ -231,7 +232,7 @@ def get_file(
                     raise ValueError(
                         f"The file downloaded from {origin} for {download_target} is "
                         f"incomplete or corrupted: its {algorithm} hash is {actual}, expected "
-                        f"{file_hash}. Nothing was written to the cache; check the URL and "
+                        f"{file_hash}. The cache was left as it was; check the URL and "
                         "the expected hash."
                     )
             os.replace(tmp, download_target)
