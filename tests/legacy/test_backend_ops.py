@@ -177,6 +177,23 @@ Y435 = RNG.normal(size=(4, 3, 5)).astype("float32")
 BIAS4 = RNG.normal(size=(4,)).astype("float32")
 BIAS34 = RNG.normal(size=(3, 4)).astype("float32")
 
+LOCAL1 = RNG.normal(size=(2, 2 * 4, 5)).astype("float32")  # 2 outputs of (3-2)//1+1
+LOCAL2 = RNG.normal(size=(2 * 2, 2 * 2 * 3, 2)).astype("float32")
+DEPTH1 = RNG.normal(size=(2, 4, 2)).astype("float32")
+POINT1 = RNG.normal(size=(1, 8, 3)).astype("float32")
+
+
+def _local_ref(x, kernel, size, strides, out_sizes, channels_first=False):
+    """Keras 2's unshared convolution: each output position has its own kernel."""
+    out = []
+    for n, pos in enumerate(itertools.product(*[range(o) for o in out_sizes])):
+        index = tuple(slice(p * s, p * s + k) for p, s, k in zip(pos, strides, size, strict=True))
+        lead = (slice(None),) * (2 if channels_first else 1)
+        out.append(x[lead + index].reshape(len(x), -1) @ kernel[n])
+    out = np.stack(out, 1).reshape(len(x), *out_sizes, -1)
+    return np.moveaxis(out, -1, 1) if channels_first else out
+
+
 # (id, function of the array inputs, inputs, NumPy reference of the same inputs)
 CASES = [
     ("abs", K.abs, [A], np.abs),
@@ -410,6 +427,30 @@ CASES = [
         lambda x: _depthwise_ref(x, DEPTH, (1, 1), "valid", (1, 1)) @ POINT[0, 0],
     ),
     (
+        "separable_conv1d",
+        lambda x: K.separable_conv1d(x, DEPTH1, POINT1, padding="same"),
+        [A],
+        lambda x: _depthwise_ref(x, DEPTH1, (1,), "same", (1,)) @ POINT1[0],
+    ),
+    (
+        "local_conv1d",
+        lambda x: K.local_conv1d(x, LOCAL1, (2,), (1,)),
+        [A],
+        lambda x: _local_ref(x, LOCAL1, (2,), (1,), (2,)),
+    ),
+    (
+        "local_conv2d",
+        lambda x: K.local_conv2d(x, LOCAL2, (2, 2), (2, 2), (2, 2)),
+        [IMG],
+        lambda x: _local_ref(x, LOCAL2, (2, 2), (2, 2), (2, 2)),
+    ),
+    (
+        "local_conv2d_cf",
+        lambda x: K.local_conv2d(x, LOCAL2, (2, 2), (2, 3), (2, 2), "channels_first"),
+        [_cf(IMG)[:, :, :, :5]],
+        lambda x: _local_ref(x, LOCAL2, (2, 2), (2, 3), (2, 2), channels_first=True),
+    ),
+    (
         "conv2d_transpose_valid",
         lambda x: K.conv2d_transpose(x, TKERNEL, (None, 10, 12, 2), strides=(2, 2)),
         [IMG],
@@ -586,7 +627,15 @@ for _i, (_xs, _ys, _axes, _out) in enumerate(BATCH_DOT):
 
 # Models built on the symbolic results run for a sample (each costs a compilation): every
 # composite that becomes one graph node, and every fifth case.
-_COMPOSITES = ("batch_flatten", "resize_images", "conv2d_transpose", "switch", "map_fn", "fold")
+_COMPOSITES = (
+    "local_conv",
+    "batch_flatten",
+    "resize_images",
+    "conv2d_transpose",
+    "switch",
+    "map_fn",
+    "fold",
+)
 RUN_AS_MODEL = {c[0] for i, c in enumerate(CASES) if i % 5 == 0 or c[0].startswith(_COMPOSITES)}
 
 
@@ -925,7 +974,16 @@ def test_a_custom_loss_and_metric_written_with_k_train_a_model():
     assert "max_error" in history.history
 
 
+def test_print_tensor_prints_and_returns_its_input(capsys):
+    np.testing.assert_array_equal(_np(K.print_tensor(M, message="M is")), M)
+    assert "M is" in capsys.readouterr().out
+    assert K.print_tensor(lamina.Input((3,)), "x").shape == (None, 3)
+
+
 def test_errors_name_what_was_wrong():
+    x = lamina.Input((3, 4))
+    with pytest.raises(ValueError, match="known only when the graph runs"):
+        K.reshape(x, (K.shape(x)[0], -1))
     with pytest.raises(ValueError, match="rank 2 or more"):
         K.batch_dot(np.ones(3), np.ones((3, 3)))
     with pytest.raises(ValueError, match="batch axis 0"):

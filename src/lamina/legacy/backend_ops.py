@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import itertools
 import math
 
 import numpy as np
@@ -288,6 +289,27 @@ def identity(x, name=None):
     return ops.copy(x)
 
 
+def _print(x, message):
+    try:
+        value = ops.convert_to_numpy(x)
+    except Exception:  # a traced stand-in (compiled code, shape inference): no values
+        return x
+    print(message, value)
+    return x
+
+
+def print_tensor(x, message=""):
+    """Print `message` and the value of `x`, and return `x`.
+
+    Eagerly it prints at once; on a KerasTensor it prints each time the graph runs
+    uncompiled (`K.function`, a model called eagerly). Compiled code (`fit`, `predict`)
+    has no values to print and prints nothing.
+    """
+    if isinstance(x, KerasTensor):
+        return symbolic_call(functools.partial(_print, message=message), "print_tensor", (x,), {})
+    return _print(_tensor(x), message)
+
+
 # Shapes and dtypes ----------------------------------------------------------------------
 def int_shape(x):
     """The static shape of `x` as a tuple of ints (`None` for unknown dims).
@@ -340,11 +362,24 @@ def reshape(x, shape):
     return ops.reshape(x, _static_shape(shape))
 
 
-def _static_shape(shape):
+_SYMBOLIC_SIZE = (
+    "K.{name} needs sizes known when the graph is built; received {shape!r}, a size "
+    "computed from a graph tensor (such as K.shape(x)[0]), known only when the graph "
+    "runs. Use -1 for one unknown size in K.reshape, or move the code into a Lambda "
+    "layer, where K.shape(x) holds concrete sizes."
+)
+
+
+def _static_shape(shape, name="reshape"):
+    """`shape` as a tuple of ints (from a list, a NumPy array or a concrete tensor)."""
+    if isinstance(shape, KerasTensor) or (
+        isinstance(shape, (list, tuple)) and builtins.any(isinstance(d, KerasTensor) for d in shape)
+    ):
+        raise ValueError(_SYMBOLIC_SIZE.format(name=name, shape=shape))
     if backend.is_tensor(shape) or isinstance(shape, np.ndarray):
-        return tuple(int(d) for d in ops.convert_to_numpy(shape))
+        return tuple(int(d) for d in ops.convert_to_numpy(shape).reshape(-1))
     if isinstance(shape, (list, tuple)):
-        return tuple(d if d is None or isinstance(d, KerasTensor) else int(d) for d in shape)
+        return tuple(d if d is None else int(d) for d in shape)
     return shape
 
 
@@ -398,7 +433,7 @@ def tile(x, n):
     """Repeat `x` `n[i]` times along axis `i` (an int `n` tiles a 1-D `x`)."""
     if isinstance(n, int):
         n = [n]
-    return ops.tile(x, _static_shape(n))
+    return ops.tile(x, _static_shape(n, "tile"))
 
 
 def repeat(x, n):
@@ -507,13 +542,13 @@ def _variable(value, dtype, name):
 def zeros(shape, dtype=None, name=None):
     """A Variable of zeros (Keras 2 made variables here; ops on it read its value)."""
     dtype = dtype or backend.floatx()
-    return _variable(ops.zeros(_static_shape(shape), dtype=dtype), dtype, name)
+    return _variable(ops.zeros(_static_shape(shape, "zeros"), dtype=dtype), dtype, name)
 
 
 def ones(shape, dtype=None, name=None):
     """A Variable of ones."""
     dtype = dtype or backend.floatx()
-    return _variable(ops.ones(_static_shape(shape), dtype=dtype), dtype, name)
+    return _variable(ops.ones(_static_shape(shape, "ones"), dtype=dtype), dtype, name)
 
 
 def eye(size, dtype=None, name=None):
@@ -923,6 +958,60 @@ def pool3d(x, pool_size, strides=(1, 1, 1), padding="valid", data_format=None, p
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 3)
 
 
+def _local_windows(x, kernel_size, strides, out_sizes, data_format):
+    """`(batch, positions, window size)`: each output position's input window, flattened
+    in the input's own axis order (channels last: `(rows..., channels)`; channels
+    first: `(channels, rows...)`), as Keras 2 laid out locally-connected kernels."""
+    lead = (builtins.slice(None),) * (2 if data_format == "channels_first" else 1)
+    windows = []
+    for position in itertools.product(*[range(n) for n in out_sizes]):
+        index = tuple(
+            builtins.slice(p * s, p * s + k)
+            for p, s, k in zip(position, strides, kernel_size, strict=True)
+        )
+        window = x[lead + index]
+        windows.append(ops.reshape(window, (-1, math.prod(window.shape[1:]))))
+    return ops.stack(windows, axis=1)
+
+
+def _local_conv(inputs, kernel, kernel_size, strides, out_sizes, data_format):
+    data_format = _data_format(data_format)
+    windows = _local_windows(inputs, kernel_size, strides, out_sizes, data_format)
+    out = ops.einsum("bpk,pkf->bpf", windows, kernel)
+    out = ops.reshape(out, (-1, *out_sizes, int_shape(kernel)[-1]))
+    return ops.moveaxis(out, -1, 1) if data_format == "channels_first" else out
+
+
+@_composite
+def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
+    """Unshared-weight 1-D convolution (the op of `LocallyConnected1D`).
+
+    Args:
+        inputs: `(batch, steps, channels)` (or channels first).
+        kernel: `(output_length, kernel_size * channels, filters)`: one kernel per output
+            step.
+        kernel_size, strides: 1-tuples (or ints).
+    """
+    kernel_size, strides = _tuple(kernel_size, 1, "kernel_size"), _tuple(strides, 1, "strides")
+    out_sizes = (int_shape(kernel)[0],)
+    return _local_conv(inputs, kernel, kernel_size, strides, out_sizes, data_format)
+
+
+@_composite
+def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format=None):
+    """Unshared-weight 2-D convolution (the op of `LocallyConnected2D`).
+
+    Args:
+        inputs: `(batch, rows, cols, channels)` (or channels first).
+        kernel: `(out_rows * out_cols, kernel_rows * kernel_cols * channels, filters)`.
+        kernel_size, strides: 2-tuples.
+        output_shape: `(out_rows, out_cols)`.
+    """
+    kernel_size, strides = _tuple(kernel_size, 2, "kernel_size"), _tuple(strides, 2, "strides")
+    out_sizes = tuple(int(n) for n in output_shape)
+    return _local_conv(inputs, kernel, kernel_size, strides, out_sizes, data_format)
+
+
 # Losses (Keras 2's argument order: target first) ----------------------------------------
 def _clip_probabilities(output):
     eps = backend.epsilon()
@@ -1062,25 +1151,29 @@ def ctc_label_dense_to_sparse(labels, label_lengths):
 # Random ---------------------------------------------------------------------------------
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Samples of a normal distribution. `seed`: an int, a SeedGenerator or None."""
-    return ops.random.normal(_static_shape(shape), mean, stddev, dtype or backend.floatx(), seed)
+    return ops.random.normal(
+        _static_shape(shape, "random_normal"), mean, stddev, dtype or backend.floatx(), seed
+    )
 
 
 def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
     """Samples of a uniform distribution on `[minval, maxval)`."""
-    return ops.random.uniform(_static_shape(shape), minval, maxval, dtype or backend.floatx(), seed)
+    return ops.random.uniform(
+        _static_shape(shape, "random_uniform"), minval, maxval, dtype or backend.floatx(), seed
+    )
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     """Normal samples, those beyond two standard deviations drawn again."""
     return ops.random.truncated_normal(
-        _static_shape(shape), mean, stddev, dtype or backend.floatx(), seed
+        _static_shape(shape, "truncated_normal"), mean, stddev, dtype or backend.floatx(), seed
     )
 
 
 def random_bernoulli(shape, p=0.0, dtype=None, seed=None):
     """Samples of 1 (with probability `p`) and 0, in `dtype` (default `floatx`)."""
     dtype = dtype or backend.floatx()
-    draws = ops.random.uniform(_static_shape(shape), 0.0, 1.0, "float32", seed)
+    draws = ops.random.uniform(_static_shape(shape, "random_bernoulli"), 0.0, 1.0, "float32", seed)
     return ops.cast(ops.less(draws, p), dtype)
 
 
