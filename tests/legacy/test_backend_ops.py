@@ -952,6 +952,11 @@ def test_ctc_batch_cost_and_decode_take_softmax_outputs_with_the_last_class_blan
     paths, scores = K.ctc_decode(probs, np.array([4]), greedy=False, beam_width=5, top_paths=2)
     assert len(paths) == 2 and _np(paths[0]).tolist() == [[1, 0, -1, -1]]
     assert _np(scores).shape == (1, 2) and _np(scores)[0, 0] > _np(scores)[0, 1]
+    # Keras 2's beam search merges equal neighbours of a path even across a blank.
+    repeat = np.array([[[0.05, 0.9, 0.05], [0.05, 0.05, 0.9], [0.05, 0.9, 0.05]]], "float32")
+    assert _np(K.ctc_decode(repeat, np.array([3]))[0][0]).tolist() == [[1, 1, -1]]
+    merged = K.ctc_decode(repeat, np.array([3]), greedy=False, beam_width=3)[0][0]
+    assert _np(merged).tolist() == [[1, -1, -1]]
     with pytest.raises(NotImplementedError, match="no sparse tensors"):
         K.ctc_label_dense_to_sparse(labels, label_length)
 

@@ -123,9 +123,13 @@ def test_ctc_ops_are_symbolic_with_the_eager_shapes():
         assert decoded.shape == (top, None, 6) and decoded.dtype == "int32"
         assert scores.shape == (None, top) and scores.dtype == "float32"
         model = lamina.Model([x, lengths], [decoded, scores])
-        if strategy == "greedy":
-            got = model([logits, output_length])
-            np.testing.assert_array_equal(_np(got[0]), _np(eager_decoded))
+        if strategy == "beam_search" and backend.backend() == "jax":
+            # Beam search runs on the host: compiled code has no values to give it.
+            with pytest.raises(ValueError, match="runs on the host"):
+                model([logits, output_length])
+            continue
+        got = model([logits, output_length])
+        np.testing.assert_array_equal(_np(got[0]), _np(eager_decoded))
     model = lamina.Model([labels, x, lengths], loss)
     np.testing.assert_allclose(
         _np(model([target, logits, output_length])),

@@ -1117,6 +1117,10 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
 def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1):
     """Decode softmax outputs `(batch, time, classes)`; blank is the last class.
 
+    Beam search keeps Keras 2's (TensorFlow 1's) `merge_repeated` behaviour: equal
+    labels next to each other in a decoded path are merged even when a blank separated
+    them in the alignment (`[1, 1]` decodes as `[1]`); greedy decoding keeps them.
+
     Returns:
         `(decoded, log_prob)`: a list of `top_paths` int tensors `(batch, time)` padded
         with -1 (the best first), and `(batch, top_paths)` scores (greedy: the negative
@@ -1124,14 +1128,28 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1):
     """
     num_classes = int_shape(y_pred)[-1]
     decoded, log_prob = _ctc_decode_op(
-        ops.log(y_pred + backend.epsilon()),
+        ops.log(_tensor(y_pred) + backend.epsilon()),
         ops.cast(ops.reshape(input_length, (-1,)), "int32"),
         strategy="greedy" if greedy else "beam_search",
         beam_width=beam_width,
         top_paths=1 if greedy else top_paths,
         mask_index=num_classes - 1,
     )
-    return [decoded[i] for i in range(int_shape(decoded)[0])], log_prob
+    paths = [decoded[i] for i in range(int_shape(decoded)[0])]
+    if not greedy:
+        paths = [_merge_repeated_labels(p) for p in paths]
+    return paths, log_prob
+
+
+def _merge_repeated_labels(paths):
+    """`(batch, time)` labels padded with -1, equal neighbours merged, kept at the front."""
+    steps = int_shape(paths)[1]
+    previous = ops.pad(paths[:, :-1], [(0, 0), (1, 0)], constant_values=-1)
+    keep = ops.logical_and(ops.not_equal(paths, previous), ops.not_equal(paths, -1))
+    labels = ops.where(keep, paths, -1)
+    position = ops.expand_dims(ops.arange(steps, dtype="int32"), 0)
+    order = ops.argsort(ops.where(keep, position, position + steps), axis=-1)
+    return ops.take_along_axis(labels, order, axis=-1)
 
 
 def ctc_label_dense_to_sparse(labels, label_lengths):
