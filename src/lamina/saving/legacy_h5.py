@@ -361,7 +361,7 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
     with f:
         try:
             return _load(f, reader, filepath, custom_objects, compile, safe_mode)
-        except (OSError, KeyError, RuntimeError, IndexError, OverflowError) as err:
+        except (OSError, KeyError, RuntimeError, IndexError, OverflowError, UnicodeError) as err:
             # h5py reports damaged bytes inside the file as these.
             reader.fail("its HDF5 data", f"it is damaged ({type(err).__name__}: {err}).", err)
 
@@ -411,7 +411,7 @@ def _lambda(config: dict, who: str, reader, safe_mode):
         config.pop(key, None)
     function = config.get("function")
     if isinstance(function, list):  # Keras 2: [base64 bytecode, defaults, closure]
-        if safe_mode is not False and serialization.current_safe_mode() is not False:
+        if safe_mode:
             reader.fail(
                 f"its model_config, {who}",
                 "this Lambda layer stores its function as Python bytecode, and loading it "
@@ -688,20 +688,20 @@ def _compile(model, training_config, f, reader, custom_objects):
             "its 'optimizer_config' is missing or not a {'class_name', 'config'} object; "
             "load with `compile=False` and compile the model yourself.",
         )
-    compile_config = {
-        "optimizer": _upgrade_optimizer(optimizer_config),
-        "loss": _upgrade_loss(training_config.get("loss")),
-        "metrics": _upgrade_metric(_single(training_config.get("metrics"))),
-        "weighted_metrics": _upgrade_metric(training_config.get("weighted_metrics")),
-        "loss_weights": training_config.get("loss_weights"),
-    }
-    for key in ("run_eagerly", "steps_per_execution", "jit_compile"):
-        if key in training_config:
-            compile_config[key] = training_config[key]
     try:
+        compile_config = {
+            "optimizer": _upgrade_optimizer(optimizer_config),
+            "loss": _upgrade_loss(training_config.get("loss")),
+            "metrics": _upgrade_metric(_single(training_config.get("metrics"))),
+            "weighted_metrics": _upgrade_metric(training_config.get("weighted_metrics")),
+            "loss_weights": training_config.get("loss_weights"),
+        }
+        for key in ("run_eagerly", "steps_per_execution", "jit_compile"):
+            if key in training_config:
+                compile_config[key] = training_config[key]
         _check_loss_names(compile_config, custom_objects)
         model._compile_from_config(compile_config, custom_objects)
-    except (ValueError, TypeError, KeyError, AttributeError) as err:
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as err:
         reader.fail(
             "attribute 'training_config'",
             f"the model cannot be compiled from it ({type(err).__name__}: {err}). Load with "
@@ -811,7 +811,7 @@ def load_weights(f, model, filepath) -> None:
         weights_h5.check_safe(f)
         group, where = (f["model_weights"], "model_weights") if "model_weights" in f else (f, "/")
         assignments = read_model_weights(group, model, reader, where)
-    except (OSError, KeyError, RuntimeError, IndexError, OverflowError) as err:
+    except (OSError, KeyError, RuntimeError, IndexError, OverflowError, UnicodeError) as err:
         reader.fail("its HDF5 data", f"it is damaged ({type(err).__name__}: {err}).", err)
     for variable, value in assignments:
         variable.assign(value)
