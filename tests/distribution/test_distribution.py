@@ -188,3 +188,42 @@ def test_torch_says_model_parallel_is_jax_only():
     layout_map["dense/kernel"] = (None, "model")
     with pytest.raises(ValueError, match="JAX-only"):
         dist.ModelParallel(layout_map=layout_map)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.engine("torch")
+def test_two_torch_processes_over_gloo_equal_one_process(tmp_path):
+    script = SCRIPT.with_name("_torch_ddp_script.py")
+    port = str(_free_port())
+    env = {**os.environ, "LAMINA_BACKEND": "torch"}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(script), rank, port, str(tmp_path)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for rank in ("0", "1", "single")
+    ]
+    try:
+        results = [p.communicate(timeout=180) for p in procs]
+    finally:
+        for p in procs:  # bounded: nothing is left running
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    for p, (_, err) in zip(procs, results, strict=True):
+        assert p.returncode == 0, err[-3000:]
+    single = np.load(tmp_path / "single.npz")
+    for rank in ("0", "1"):
+        ours = np.load(tmp_path / f"{rank}.npz")
+        for key in single.files:
+            np.testing.assert_allclose(ours[key], single[key], rtol=1e-5, atol=1e-6)

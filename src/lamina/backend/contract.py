@@ -575,6 +575,13 @@ DISTRIBUTION = declare(
         (`None`: not split) of `mesh` (from `to_mesh`).
     distribute_tensor(x, layout)
         `x` placed on the layout's devices, sharded as it says.
+    distribute_variable(x, layout)
+        A new variable's value placed as `layout` says; in a job of several processes
+        every process gets process 0's value (so all replicas start equal).
+    all_reduce_mean(values)
+        Each tensor of `values` averaged over the processes of the job (the gradients of
+        data-parallel training); as it is with one process, or where the compiled step
+        already reduces them (JAX).
     layout_of(x)
         The engine layout of tensor `x`, or `None`.
     initialize(job_addresses=None, num_processes=None, process_id=None)

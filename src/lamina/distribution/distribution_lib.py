@@ -276,7 +276,7 @@ class Distribution:
             return engine.distribute_tensor(value, _layout)
 
         variable._placement = place
-        variable._value = place(variable._value)
+        variable._value = engine.distribute_variable(variable._value, engine_layout)
 
     def _place_batch(self, data, chunked: bool):
         """A batch (a structure of arrays) split over the batch axis; with `chunked`
@@ -297,6 +297,13 @@ class Distribution:
             return engine.distribute_tensor(x, TensorLayout(axes, self._device_mesh).backend_layout)
 
         return tree.map_structure(place, data) if data is not None else data
+
+    def _reduce_gradients(self, grads) -> list:
+        """Gradients averaged over the processes of a job (each took its own part of
+        the global batch); as they are where the engine's step reduces them."""
+        if self._num_process == 1:
+            return grads
+        return backend.distribution.all_reduce_mean(grads)
 
     def _check_rules_used(self) -> None:
         """Warn about layout rules no variable matched (overridden by ModelParallel)."""

@@ -22,6 +22,7 @@ import numbers
 import re
 
 from lamina import backend, ops
+from lamina.backend.common.global_state import current_distribution
 from lamina.optimizers import rules, schedules
 from lamina.utils import serialization
 
@@ -329,6 +330,9 @@ class Optimizer:
             raise ValueError(f"{who}.apply received no gradients (all were None).")
         grads = [ops.cast(g, v.dtype) for g, v in pairs]
         variables = [v for _, v in pairs]
+        distribution = current_distribution()
+        if distribution is not None:
+            grads = distribution._reduce_gradients(grads)
         if self.loss_scale_factor is not None:
             grads = [g / self.loss_scale_factor for g in grads]
         grads = self._clip(grads)

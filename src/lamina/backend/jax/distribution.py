@@ -13,7 +13,6 @@ import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-
 # Variables may be split over devices (`ModelParallel`).
 MODEL_PARALLEL = True
 MODEL_PARALLEL_MESSAGE = ""
@@ -64,6 +63,17 @@ def to_layout(axes, mesh):
 def distribute_tensor(x, layout):
     """`x` placed on the layout's devices, sharded as it says (a copy when needed)."""
     return jax.device_put(x, layout)
+
+
+def distribute_variable(x, layout):
+    """A new variable's value placed as `layout` says (every process computes the same
+    initial value from the same seed, and XLA keeps replicas equal from there)."""
+    return jax.device_put(x, layout)
+
+
+def all_reduce_mean(values):
+    """As it is: a step over sharded batches already reduces its gradients (XLA)."""
+    return list(values)
 
 
 def layout_of(x):

@@ -58,6 +58,39 @@ def distribute_tensor(x, layout):
     return x
 
 
+def _group_size() -> int:
+    import torch.distributed as dist
+
+    return dist.get_world_size() if dist.is_available() and dist.is_initialized() else 1
+
+
+def distribute_variable(x, layout):
+    """A new variable's value; in a job of several processes, process 0's value (a
+    broadcast), so every replica starts from the same weights as DDP does."""
+    if _group_size() > 1:
+        import torch.distributed as dist
+
+        x = x.detach().clone()
+        dist.broadcast(x, src=0)
+    return x
+
+
+def all_reduce_mean(values):
+    """The tensors averaged over the job's processes (gradients of data parallelism:
+    each process took its own part of the global batch)."""
+    size = _group_size()
+    if size == 1:
+        return list(values)
+    import torch.distributed as dist
+
+    out = []
+    for value in values:
+        total = value.detach().clone()
+        dist.all_reduce(total, op=dist.ReduceOp.SUM)
+        out.append(total / size)
+    return out
+
+
 def layout_of(x):
     """No layouts are recorded on torch tensors."""
     return None

@@ -1,0 +1,43 @@
+"""Run by test_distribution.py: one process of a two-process torch job over gloo, or
+(rank "single") the one-process reference on the whole global batches.
+
+Argument: the rank (0, 1 or "single"), the coordinator port and an output folder.
+"""
+
+import os
+import sys
+
+os.environ["LAMINA_BACKEND"] = "torch"
+
+import numpy as np  # noqa: E402
+
+import lamina  # noqa: E402
+from lamina import distribution as dist  # noqa: E402
+
+rank, port, out = sys.argv[1], sys.argv[2], sys.argv[3]
+rng = np.random.default_rng(0)
+x = rng.normal(size=(32, 5)).astype("float32")
+y = (x @ rng.normal(size=(5, 2))).astype("float32")
+
+
+def make(seed):
+    lamina.utils.set_random_seed(seed)
+    model = lamina.Sequential(
+        [lamina.Input((5,)), lamina.layers.Dense(8, activation="tanh"), lamina.layers.Dense(2)]
+    )
+    model.compile(optimizer="adam", loss="mse")
+    return model
+
+
+if rank == "single":
+    model = make(0)
+    model.fit(x, y, batch_size=16, epochs=3, verbose=0, shuffle=False)
+else:
+    r = int(rank)
+    dist.initialize(job_addresses=f"127.0.0.1:{port}", num_processes=2, process_id=r)
+    # Global batch b is rows [16b, 16b + 16): process r takes its half of each.
+    rows = np.concatenate([np.arange(16 * b + 8 * r, 16 * b + 8 * r + 8) for b in range(2)])
+    with dist.DataParallel().scope():
+        model = make(r)  # a different seed per process: process 0's weights must win
+        model.fit(x[rows], y[rows], batch_size=8, epochs=3, verbose=0, shuffle=False)
+np.savez(os.path.join(out, f"{rank}.npz"), *model.get_weights())
