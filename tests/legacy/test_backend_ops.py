@@ -142,6 +142,22 @@ def _transpose_conv_ref(x, k, out_hw, strides, padding):
     return out
 
 
+def _transpose_conv3d_ref(x, k, out_sizes, strides, padding):
+    """N-D TF transposed convolution: out[i * s + j - before] += x[i] @ k[j].T."""
+    nd = len(out_sizes)
+    before = [0] * nd
+    if padding == "same":
+        for d in range(nd):
+            before[d] = max((x.shape[1 + d] - 1) * strides[d] + k.shape[d] - out_sizes[d], 0) // 2
+    out = np.zeros((x.shape[0], *out_sizes, k.shape[-2]))
+    for i in itertools.product(*[range(n) for n in x.shape[1:-1]]):
+        for j in itertools.product(*[range(n) for n in k.shape[:nd]]):
+            o = tuple(i[d] * strides[d] + j[d] - before[d] for d in range(nd))
+            if all(0 <= o[d] < out_sizes[d] for d in range(nd)):
+                out[(slice(None), *o)] += x[(slice(None), *i)] @ k[j].T
+    return out
+
+
 def _pool_ref(x, size, strides, padding, mode):
     nd = len(size)
     axes = list(range(1, nd + 1))
@@ -171,6 +187,7 @@ KERNEL2 = RNG.normal(size=(2, 3, 3, 2)).astype("float32")
 KERNEL3 = RNG.normal(size=(2, 2, 1, 2, 3)).astype("float32")
 DEPTH = RNG.normal(size=(2, 2, 3, 2)).astype("float32")
 POINT = RNG.normal(size=(1, 1, 6, 4)).astype("float32")
+TKERNEL3 = RNG.normal(size=(2, 3, 2, 2, 2)).astype("float32")
 TKERNEL = RNG.normal(size=(3, 3, 2, 3)).astype("float32")  # (rows, cols, out, in)
 Y3 = RNG.normal(size=(5, 4, 2)).astype("float32")
 Y435 = RNG.normal(size=(4, 3, 5)).astype("float32")
@@ -469,6 +486,35 @@ CASES = [
         ),
         [_cf(IMG)],
         lambda x: _cf(_transpose_conv_ref(np.moveaxis(x, 1, -1), TKERNEL, (8, 9), (2, 2), "same")),
+    ),
+    (
+        "conv3d_transpose",
+        lambda x: K.conv3d_transpose(x, TKERNEL3, (None, 5, 8, 2, 2), (2, 2, 1), "same"),
+        [VOL],
+        lambda x: _transpose_conv3d_ref(x, TKERNEL3, (5, 8, 2), (2, 2, 1), "same"),
+    ),
+    (
+        "normalize_batch_in_training",
+        lambda x: K.concatenate(
+            [
+                K.flatten(t)
+                for t in K.normalize_batch_in_training(x, BIAS4[:3], BIAS4[1:], [0, 2], 0.01)
+            ],
+            0,
+        ),
+        [A],
+        lambda x: np.concatenate(
+            [
+                (
+                    (x - x.mean((0, 2), keepdims=True))
+                    / np.sqrt(x.var((0, 2), keepdims=True) + 0.01)
+                    * BIAS4[:3, None]
+                    + BIAS4[1:, None]
+                ).ravel(),
+                x.mean((0, 2)),
+                x.var((0, 2)),
+            ]
+        ),
     ),
     (
         "pool2d_max_same",
@@ -979,6 +1025,13 @@ def test_a_custom_loss_and_metric_written_with_k_train_a_model():
     assert "max_error" in history.history
 
 
+def test_get_uid_counts_per_prefix():
+    K.reset_uids()
+    assert [K.get_uid("dense"), K.get_uid("dense"), K.get_uid("conv")] == [1, 2, 1]
+    K.clear_session()
+    assert K.get_uid("dense") == 1
+
+
 def test_print_tensor_prints_and_returns_its_input(capsys):
     np.testing.assert_array_equal(_np(K.print_tensor(M, message="M is")), M)
     assert "M is" in capsys.readouterr().out
@@ -1005,5 +1058,7 @@ def test_errors_name_what_was_wrong():
         K.conv2d(IMG, KERNEL2, padding="full")
     with pytest.raises(ValueError, match="rank 1 or 2"):
         K.bias_add(A, np.ones((2, 2, 2, 2)))
-    with pytest.raises(ValueError, match="cannot give"):
+    with pytest.raises(ValueError, match="possible lengths are 7 to 8"):
         K.conv2d_transpose(IMG, TKERNEL, (2, 20, 10, 2), (2, 2), "same")
+    with pytest.raises(ValueError, match="possible lengths are 9 to 10"):
+        K.conv2d_transpose(IMG, TKERNEL, (2, 11, 11, 2), (2, 2), "valid")

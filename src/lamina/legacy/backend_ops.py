@@ -32,6 +32,7 @@ import math
 import numpy as np
 
 from lamina import backend, ops, tree
+from lamina.backend.common.global_state import register_reset_hook
 from lamina.backend.common.variables import Variable
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.operation import any_symbolic, symbolic_call
@@ -308,6 +309,24 @@ def print_tensor(x, message=""):
     if isinstance(x, KerasTensor):
         return symbolic_call(functools.partial(_print, message=message), "print_tensor", (x,), {})
     return _print(_tensor(x), message)
+
+
+_UIDS: dict = {}
+
+
+def get_uid(prefix=""):
+    """A counter per `prefix`: 1 on the first call, then 2, 3, ... (reset by `reset_uids`
+    and `clear_session`)."""
+    _UIDS[prefix] = _UIDS.get(prefix, 0) + 1
+    return _UIDS[prefix]
+
+
+def reset_uids():
+    """Restart every `get_uid` counter."""
+    _UIDS.clear()
+
+
+register_reset_hook(reset_uids)
 
 
 # Shapes and dtypes ----------------------------------------------------------------------
@@ -792,6 +811,27 @@ def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
     return y
 
 
+@_composite
+def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
+    """Normalize `x` by its own mean and variance over `reduction_axes`.
+
+    Returns:
+        `(normalized, mean, variance)`; the statistics have the axes that were not
+        reduced. `gamma` and `beta` (or None) hold one value per kept entry.
+    """
+    x = _tensor(x)
+    axes = sorted(a % ndim(x) for a in reduction_axes)
+    mean, variance = ops.moments(x, axes, keepdims=True)
+    kept = tuple(d for i, d in enumerate(int_shape(x)) if i not in axes)
+    broadcast = tuple(1 if i in axes else d for i, d in enumerate(int_shape(x)))
+
+    def shaped(v):
+        return None if v is None else ops.reshape(_tensor(v), broadcast)
+
+    normed = batch_normalization(x, mean, variance, shaped(beta), shaped(gamma), epsilon=epsilon)
+    return normed, ops.reshape(mean, kept), ops.reshape(variance, kept)
+
+
 def in_top_k(predictions, targets, k):
     """Whether each `targets[i]` is among the `k` largest `predictions[i]` (note the order)."""
     return ops.in_top_k(ops.cast(targets, "int32"), predictions, k)
@@ -832,6 +872,40 @@ def conv3d(
     return ops.conv(x, kernel, strides, _padding(padding), _data_format(data_format), dilation_rate)
 
 
+def _conv_transpose(x, kernel, output_shape, strides, padding, data_format, dilation, n, name):
+    data_format = _data_format(data_format)
+    padding = _padding(padding)
+    strides = _tuple(strides, n, "strides")
+    dilation = _tuple(dilation, n, "dilation_rate")
+    first = 1 if data_format == "channels_last" else 2
+    # The full ("valid") transposed convolution, then TF's window of it: cropped by the
+    # padding a forward convolution of the output would have used, or zero-extended.
+    full = ops.conv_transpose(x, kernel, strides, "valid", 0, data_format, dilation)
+    index = [builtins.slice(None)] * ndim(x)
+    pads = [(0, 0)] * ndim(x)
+    for i in range(n):
+        axis = first + i
+        length, wanted, size = x.shape[axis], int(output_shape[axis]), full.shape[axis]
+        stride = strides[i]
+        if padding == "same":
+            low, high = (length - 1) * stride + 1, length * stride
+        else:
+            low, high = size, size + stride - 1
+        if not low <= wanted <= high:
+            raise ValueError(
+                f"K.{name} with padding={padding!r} and strides {strides} cannot give "
+                f"output length {wanted} on axis {axis} from input length {length} "
+                f"(kernel {int_shape(kernel)}); possible lengths are {low} to {high}."
+            )
+        before = builtins.max(size - wanted, 0) // 2 if padding == "same" else 0
+        index[axis] = builtins.slice(before, builtins.min(before + wanted, size))
+        pads[axis] = (0, builtins.max(before + wanted - size, 0))
+    out = full[tuple(index)]
+    if builtins.any(p != (0, 0) for p in pads):
+        out = ops.pad(out, pads)
+    return out
+
+
 @_composite
 def conv2d_transpose(
     x,
@@ -848,42 +922,31 @@ def conv2d_transpose(
         kernel: `(rows, cols, out_channels, in_channels)`, as TF's.
         output_shape: the full output shape, e.g. `(batch, rows, cols, channels)`; its
             batch entry may be `None`. With `"same"` padding each spatial length `n`
-            needs `ceil(n / stride)` equal to the input's; with `"valid"`, `n` at least
-            `(input - 1) * stride + kernel`.
+            needs `ceil(n / stride)` equal to the input's; with `"valid"`, `n` is
+            `(input - 1) * stride + kernel` plus at most `stride - 1`.
     """
-    data_format = _data_format(data_format)
-    padding = _padding(padding)
-    strides = _tuple(strides, 2, "strides")
-    dilation_rate = _tuple(dilation_rate, 2, "dilation_rate")
-    spatial = (1, 2) if data_format == "channels_last" else (2, 3)
-    # The full ("valid") transposed convolution, then TF's window of it: cropped by the
-    # padding a forward convolution of the output would have used, or zero-extended.
-    full = ops.conv_transpose(x, kernel, strides, "valid", 0, data_format, dilation_rate)
-    index = [builtins.slice(None)] * ndim(x)
-    pads = [(0, 0)] * ndim(x)
-    for i, axis in enumerate(spatial):
-        length, wanted = x.shape[axis], int(output_shape[axis])
-        size = full.shape[axis]
-        stride = strides[i]
-        if padding == "same" and -(-wanted // stride) != length:
-            raise ValueError(
-                f"K.conv2d_transpose with padding='same' and strides {strides} cannot give "
-                f"spatial length {wanted} from length {length} (axis {axis}); expected "
-                f"{(length - 1) * stride + 1} to {length * stride}."
-            )
-        if padding == "valid" and wanted < size:
-            raise ValueError(
-                f"K.conv2d_transpose with padding='valid' gives at least length {size} on "
-                f"axis {axis} (input {length}, strides {strides}); output_shape asks "
-                f"{wanted}."
-            )
-        before = builtins.max(size - wanted, 0) // 2 if padding == "same" else 0
-        index[axis] = builtins.slice(before, builtins.min(before + wanted, size))
-        pads[axis] = (0, builtins.max(before + wanted - size, 0))
-    out = full[tuple(index)]
-    if builtins.any(p != (0, 0) for p in pads):
-        out = ops.pad(out, pads)
-    return out
+    return _conv_transpose(
+        x,
+        kernel,
+        output_shape,
+        strides,
+        padding,
+        data_format,
+        dilation_rate,
+        2,
+        "conv2d_transpose",
+    )
+
+
+@_composite
+def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding="valid", data_format=None):
+    """Transposed 3-D convolution to the given `output_shape` (see `conv2d_transpose`).
+
+    `kernel` is `(depth, rows, cols, out_channels, in_channels)`.
+    """
+    return _conv_transpose(
+        x, kernel, output_shape, strides, padding, data_format, 1, 3, "conv3d_transpose"
+    )
 
 
 def depthwise_conv2d(
