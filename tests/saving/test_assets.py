@@ -252,3 +252,15 @@ def test_a_vocabulary_file_named_by_a_config_is_refused_in_safe_mode(tmp_path):
         lamina.saving.load_model(tmp_path / "bad.keras")
     loaded = lamina.saving.load_model(tmp_path / "bad.keras", safe_mode=False)
     assert loaded.layers[1].get_vocabulary() == ["[UNK]", "alpha", "beta"]
+
+
+def test_an_adapted_tf_idf_layer_round_trips(tmp_path):
+    vectorize = layers.TextVectorization(output_mode="tf_idf")
+    vectorize.adapt(["the cat sat", "the dog", "a cat ran"])
+    inputs = lamina.Input(shape=(1,), dtype="string")
+    model = lamina.Model(inputs, vectorize(inputs))
+    texts = np.array([["the cat"], ["a dog dog zebra"]])
+    expected = model.predict(texts, verbose=0)
+    model.save(tmp_path / "m.keras")
+    loaded = lamina.saving.load_model(tmp_path / "m.keras")
+    np.testing.assert_allclose(loaded.predict(texts, verbose=0), expected, rtol=1e-6)

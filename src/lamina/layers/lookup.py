@@ -32,6 +32,9 @@ from lamina.utils.py_dataset import PyDataset
 
 ENCODINGS = ("one_hot", "multi_hot", "count")
 VOCABULARY_FILE = "vocabulary.txt"  # Keras's asset name
+# Keras keeps an adapted layer's idf weights in the weights file; lamina writes them as
+# an asset beside the vocabulary (Keras ignores the extra file).
+IDF_FILE = "idf_weights.txt"
 
 
 def register(cls):
@@ -636,6 +639,9 @@ class IndexLookup(Layer):
             return
         with open(os.path.join(dir_path, VOCABULARY_FILE), "w", encoding="utf-8") as f:
             f.write("\n".join(str(t) for t in self.get_vocabulary()))
+        if self.output_mode == "tf_idf" and self._idf is not None:
+            with open(os.path.join(dir_path, IDF_FILE), "w", encoding="utf-8") as f:
+                f.write("\n".join(repr(float(w)) for w in self._idf))
 
     def load_assets(self, dir_path) -> None:
         """Read the vocabulary `save_assets` (or Keras) wrote."""
@@ -652,13 +658,27 @@ class IndexLookup(Layer):
             return
         idf = None
         if self.output_mode == "tf_idf":
-            if self._idf is None:
+            idf_path = os.path.join(dir_path, IDF_FILE)
+            if os.path.isfile(idf_path):
+                with open(idf_path, encoding="utf-8") as f:
+                    try:
+                        idf = np.array([float(w) for w in f.read().split()], "float64")
+                    except ValueError as err:
+                        raise ValueError(f"{self._who()}: {IDF_FILE} is damaged ({err}).") from err
+            elif self._idf is not None:
+                idf = self._idf
+            else:
                 raise ValueError(
                     f"{self._who()}: the file holds an adapted tf_idf vocabulary but no idf "
-                    "weights for it (Keras keeps them in the weights file, which lamina "
-                    "does not read for lookups yet)."
+                    f"weights for it (Keras keeps them in its weights file as "
+                    "`idf_weights`, which lamina does not read yet; lamina writes them as "
+                    f"the {IDF_FILE} asset)."
                 )
-            idf = self._idf[: len(lines)]
+            if idf.size < len(lines):
+                raise ValueError(
+                    f"{self._who()}: {idf.size} idf weights for a vocabulary of {len(lines)} "
+                    "entries; the file is damaged."
+                )
         vocab = [self._token(line) for line in lines]
         start = self._token_start()
         specials = [self.mask_token] * self._oov_start() + [self.oov_token] * self.num_oov_indices
