@@ -33,8 +33,8 @@ from lamina.wrappers import SKLearnClassifier, SKLearnRegressor, SKLearnTransfor
 def dense_model(X, y, loss="mse", activation=None, learning_rate=0.001):
     """One Dense layer sized from the data, seeded so that two fits are identical.
 
-    Steps run eagerly (`jit_compile=False`): for models this small that is much faster on
-    JAX than compiling a program per model, and the estimator checks build hundreds.
+    Steps run eagerly: the engine's per-operation programs are cached by shape across
+    models, so the many tiny models below cost less than one compiled step each.
     """
     lamina.utils.set_random_seed(0)
     inputs = lamina.Input((X.shape[1],))
@@ -59,7 +59,7 @@ ESTIMATORS = [
 _RAW_DECISION = (
     "decision_function returns the model's raw outputs, one column per class, as "
     "Keras's does; scikit-learn wants a (n_samples,) margin for binary targets. "
-    "test_classifier_checks_without_decision_function runs this check on the rest."
+    "test_classifier_checks_without_decision_function runs check_classifiers_train on the rest."
 )
 EXPECTED_FAILED_CHECKS = {
     "SKLearnClassifier": {
@@ -76,6 +76,9 @@ def _expected_failed_checks(estimator):
     return EXPECTED_FAILED_CHECKS[type(estimator).__name__]
 
 
+_SAMPLED = backend.backend() == "jax" and not os.environ.get("LAMINA_FULL_SKLEARN_CHECKS")
+
+
 def _check_id(value):
     if isinstance(value, (SKLearnClassifier, SKLearnRegressor, SKLearnTransformer)):
         return type(value).__name__
@@ -89,7 +92,7 @@ def _estimator_checks():
     """scikit-learn's checks of the three wrappers, as `parametrize_with_checks` lists them.
 
     On JAX every new shape compiles each eager op (~25 ms), so the full list takes ~50 s
-    there against ~8 s on torch: JAX runs a fixed seeded third of the checks (all of them
+    there against ~8 s on torch: JAX runs a fixed seeded eighth of the checks (all of them
     with LAMINA_FULL_SKLEARN_CHECKS=1), torch runs every one.
     """
     params = []
@@ -97,12 +100,13 @@ def _estimator_checks():
         for item in estimator_checks.estimator_checks_generator(
             estimator,
             expected_failed_checks=_expected_failed_checks(estimator),
-            mark="xfail",
+            # Known failures are strict xfails; a sampled run does not spend time on them.
+            mark="skip" if _SAMPLED else "xfail",
             xfail_strict=True,
         ):
             params.append(item if hasattr(item, "values") else pytest.param(*item))
-    if backend.backend() == "jax" and not os.environ.get("LAMINA_FULL_SKLEARN_CHECKS"):
-        keep = set(random.Random(17).sample(range(len(params)), k=len(params) // 3))
+    if _SAMPLED:
+        keep = set(random.Random(17).sample(range(len(params)), k=len(params) // 8))
         params = [param for i, param in enumerate(params) if i in keep]
     return params
 
@@ -120,15 +124,10 @@ class _NoDecisionClassifier(SKLearnClassifier):
         raise AttributeError("decision_function is hidden for this check")
 
 
-@pytest.mark.parametrize(
-    "check",
-    [
-        estimator_checks.check_classifiers_train,
-        estimator_checks.check_classifiers_classes,
-    ],
-)
-def test_classifier_checks_without_decision_function(check):
-    check("SKLearnClassifier", _NoDecisionClassifier(dense_model, False, CLASSIFY, FIT))
+@pytest.mark.skipif(_SAMPLED, reason="a scikit-learn check, sampled out on JAX (see above)")
+def test_classifier_checks_without_decision_function():
+    classifier = _NoDecisionClassifier(dense_model, False, CLASSIFY, FIT)
+    estimator_checks.check_classifiers_train("SKLearnClassifier", classifier)
 
 
 # The ecosystem --------------------------------------------------------------------------
@@ -148,14 +147,14 @@ def _blobs(n_classes=3, n=60, seed=0):
 
 def _classifier(**fit):
     return SKLearnClassifier(
-        model=dense_model, model_kwargs=LEARN, fit_kwargs={**FIT, "epochs": 5, **fit}
+        model=dense_model, model_kwargs=LEARN, fit_kwargs={**FIT, "epochs": 2, **fit}
     )
 
 
 def test_pipeline_with_scaler_and_string_labels():
     X, y = _blobs()
     labels = np.array(["ant", "bee", "cat"])[y]
-    pipe = make_pipeline(StandardScaler(), _classifier(epochs=30))
+    pipe = make_pipeline(StandardScaler(), _classifier(epochs=10))
     pipe.fit(X, labels)
     np.testing.assert_array_equal(pipe[-1].classes_, ["ant", "bee", "cat"])
     predicted = pipe.predict(X)
@@ -165,7 +164,7 @@ def test_pipeline_with_scaler_and_string_labels():
 
 
 def test_grid_search_over_fit_and_model_kwargs():
-    X, y = make_regression(n_samples=40, n_features=3, noise=0.1, random_state=0)
+    X, y = make_regression(n_samples=60, n_features=4, noise=0.1, random_state=0)
     search = GridSearchCV(
         SKLearnRegressor(model=dense_model, fit_kwargs=FIT),
         {"fit_kwargs": [{**FIT, "epochs": 1}, {**FIT, "epochs": 3}]},
@@ -174,7 +173,7 @@ def test_grid_search_over_fit_and_model_kwargs():
     search.fit(X, y)
     assert search.best_estimator_.model_.layers[-1].units == 1
     assert len(search.cv_results_["mean_test_score"]) == 2
-    assert search.predict(X).shape == (40,)
+    assert search.predict(X).shape == (60,)
 
 
 def test_cross_val_score_fits_a_clone_per_fold():
@@ -315,21 +314,21 @@ def test_predict_proba_rows_sum_to_one_and_agree_with_predict():
 
 
 def test_regressor_keeps_the_target_shape():
-    X, y = make_regression(n_samples=30, n_features=3, n_targets=2, random_state=0)
+    X, y = make_regression(n_samples=60, n_features=4, n_targets=2, random_state=0)
     reg = SKLearnRegressor(model=dense_model, fit_kwargs=FIT)
-    assert reg.fit(X, y).predict(X).shape == (30, 2)
-    assert reg.fit(X, y[:, 0]).predict(X).shape == (30,)
+    assert reg.fit(X, y).predict(X).shape == (60, 2)
+    assert reg.fit(X, y[:, 0]).predict(X).shape == (60,)
     assert reg.predict(X).dtype == np.float64
 
 
 def test_transformer_returns_the_model_outputs():
-    X, y = make_regression(n_samples=30, n_features=3, n_targets=2, random_state=0)
+    X, y = make_regression(n_samples=60, n_features=4, n_targets=2, random_state=0)
     trs = SKLearnTransformer(model=dense_model, fit_kwargs=FIT)
     out = trs.fit_transform(X, y)
     expected = ops.convert_to_numpy(trs.model_.predict(X.astype("float32"), verbose=0))
     np.testing.assert_allclose(out, expected, rtol=1e-6)
     pipe = Pipeline([("embed", trs), ("head", SKLearnRegressor(dense_model, fit_kwargs=FIT))])
-    assert pipe.fit(X, y).predict(X).shape == (30, 2)
+    assert pipe.fit(X, y).predict(X).shape == (60, 2)
 
 
 def test_pickled_estimator_predicts_the_same():

@@ -31,11 +31,17 @@ from lamina.wrappers.utils import SKLEARN_MISSING
 
 try:
     import sklearn
-    from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
-    from sklearn.utils.multiclass import check_classification_targets, type_of_target
-    from sklearn.utils.validation import check_is_fitted, validate_data
 except ImportError as err:  # pragma: no cover - exercised only without scikit-learn
     raise ImportError(SKLEARN_MISSING.format(name="lamina.wrappers")) from err
+try:  # `validate_data` and `__sklearn_tags__` arrived in scikit-learn 1.6.
+    from sklearn.utils.validation import check_is_fitted, validate_data
+except ImportError as err:  # pragma: no cover - exercised only with an old scikit-learn
+    raise ImportError(
+        f"lamina.wrappers needs scikit-learn 1.6 or newer; found {sklearn.__version__}. "
+        "Upgrade it with `pip install -U lamina[sklearn]`."
+    ) from err
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
 from lamina.backend import floatx
 from lamina.models import Model, load_model
@@ -196,6 +202,7 @@ class SKLBase(BaseEstimator):
         model = self._get_model(X, y_model)
         check_model(model, name)
         y_model = self._adapt_target_to_model(model, y, y_model)
+        self.__dict__.pop("_codes", None)  # the classifier's label indices, used up
         settings = {**(self.fit_kwargs or {}), **kwargs}
         history = model.fit(X, y_model, **settings)
         logs = dict(getattr(history, "history", {}) or {})
