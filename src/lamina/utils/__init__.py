@@ -30,6 +30,7 @@ from lamina.utils.text_dataset import text_dataset_from_directory
 from lamina.utils.timeseries_dataset import timeseries_dataset_from_array
 
 __all__ = [
+    "FeatureSpace",
     "PyDataset",
     "CustomObjectScope",
     "custom_object_scope",
@@ -61,3 +62,12 @@ __all__ = [
     "enable_interactive_logging",
     "is_interactive_logging_enabled",
 ]
+
+
+def __getattr__(name):
+    # FeatureSpace is built from lamina.layers, which imports lamina.utils: load it late.
+    if name == "FeatureSpace":
+        from lamina.utils.feature_space import FeatureSpace
+
+        return FeatureSpace
+    raise AttributeError(f"module 'lamina.utils' has no attribute {name!r}")
