@@ -198,11 +198,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.mark.engine("torch")
-def test_two_torch_processes_over_gloo_equal_one_process(tmp_path):
-    script = SCRIPT.with_name("_torch_ddp_script.py")
+def _run_job(script_name, engine, tmp_path):
+    """Processes 0 and 1 of a job on localhost, and the one-process reference."""
+    script = SCRIPT.with_name(script_name)
     port = str(_free_port())
-    env = {**os.environ, "LAMINA_BACKEND": "torch"}
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env["LAMINA_BACKEND"] = engine
     procs = [
         subprocess.Popen(
             [sys.executable, str(script), rank, port, str(tmp_path)],
@@ -222,6 +223,32 @@ def test_two_torch_processes_over_gloo_equal_one_process(tmp_path):
                 p.wait()
     for p, (_, err) in zip(procs, results, strict=True):
         assert p.returncode == 0, err[-3000:]
+
+
+@pytest.mark.engine("jax")
+def test_two_jax_processes_joined_by_jax_distributed_equal_one_process(tmp_path):
+    _run_job("_jax_multiprocess_script.py", "jax", tmp_path)
+    single = np.load(tmp_path / "single.npz")
+    reference = json.loads((tmp_path / "single.json").read_text())
+    for rank in ("0", "1"):
+        ours = np.load(tmp_path / f"{rank}.npz")
+        for key in single.files:
+            np.testing.assert_allclose(ours[key], single[key], rtol=1e-5, atol=1e-6)
+        found = json.loads((tmp_path / f"{rank}.json").read_text())
+        assert len(found["devices"]) == 2  # the job's devices, one per process
+        # evaluate reduces over the whole job; predict gives each process its rows.
+        assert found["loss"] == pytest.approx(reference["loss"], rel=1e-5)
+        np.testing.assert_allclose(
+            found["predictions"],
+            np.asarray(reference["predictions"])[found["rows"]],
+            rtol=1e-5,
+            atol=1e-6,
+        )
+
+
+@pytest.mark.engine("torch")
+def test_two_torch_processes_over_gloo_equal_one_process(tmp_path):
+    _run_job("_torch_ddp_script.py", "torch", tmp_path)
     single = np.load(tmp_path / "single.npz")
     for rank in ("0", "1"):
         ours = np.load(tmp_path / f"{rank}.npz")

@@ -575,6 +575,9 @@ DISTRIBUTION = declare(
         (`None`: not split) of `mesh` (from `to_mesh`).
     distribute_tensor(x, layout)
         `x` placed on the layout's devices, sharded as it says.
+    distribute_data(x, layout)
+        This process's part of a batch (its own rows) placed as part of the global batch
+        `layout` splits over the devices of every process.
     distribute_variable(x, layout)
         A new variable's value placed as `layout` says; in a job of several processes
         every process gets process 0's value (so all replicas start equal).

@@ -282,19 +282,27 @@ class Distribution:
         """A batch (a structure of arrays) split over the batch axis; with `chunked`
         the arrays carry a leading axis of `steps_per_execution` steps first."""
         size = self.num_model_replicas
+        processes = self._num_process
         engine = backend.distribution
 
         def place(x):
             if x is None or not hasattr(x, "shape") or len(x.shape) <= int(chunked):
                 return x
-            rows = x.shape[1] if chunked else x.shape[0]
+            rows = (x.shape[1] if chunked else x.shape[0]) * processes
             if rows % size:
-                # A batch that does not divide (the last, partial one) runs whole on
-                # every device: the same numbers, without the split.
+                if processes > 1:
+                    raise ValueError(
+                        f"A global batch of {rows} samples ({rows // processes} in each of "
+                        f"{processes} processes) cannot be split over the {size} devices of "
+                        f"mesh axis {self._batch_dim_name!r}. Use batch sizes that divide "
+                        "evenly (drop or pad the last partial batch)."
+                    )
+                # One process: a batch that does not divide (the last, partial one) runs
+                # whole on every device, giving the same numbers without the split.
                 return x
             axes = [None] * len(x.shape)
             axes[int(chunked)] = self._batch_dim_name
-            return engine.distribute_tensor(x, TensorLayout(axes, self._device_mesh).backend_layout)
+            return engine.distribute_data(x, TensorLayout(axes, self._device_mesh).backend_layout)
 
         return tree.map_structure(place, data) if data is not None else data
 

@@ -60,8 +60,26 @@ def convert_to_tensor(x, dtype=None):
 
 
 def convert_to_numpy(x) -> np.ndarray:
-    """Copy a tensor (or Variable) to a NumPy array on the host."""
-    return np.asarray(_unwrap(x))
+    """Copy a tensor (or Variable) to a NumPy array on the host.
+
+    In a job of several processes, an array split over all of them (predictions of a
+    data-parallel step) gives this process's part: the rows of its own batches.
+    """
+    x = _unwrap(x)
+    if isinstance(x, jax.Array) and not x.is_fully_addressable:
+        return _local_part(x)
+    return np.asarray(x)
+
+
+def _local_part(x) -> np.ndarray:
+    shards = sorted(x.addressable_shards, key=lambda s: tuple(i.start or 0 for i in s.index))
+    seen, parts = set(), []
+    for shard in shards:  # replicas of one part appear once
+        key = tuple((i.start, i.stop) for i in shard.index)
+        if key not in seen:
+            seen.add(key)
+            parts.append(np.asarray(shard.data))
+    return np.concatenate(parts, axis=0) if len(parts) > 1 else parts[0]
 
 
 def is_tensor(x) -> bool:

@@ -61,14 +61,32 @@ def to_layout(axes, mesh):
 
 
 def distribute_tensor(x, layout):
-    """`x` placed on the layout's devices, sharded as it says (a copy when needed)."""
-    return jax.device_put(x, layout)
+    """`x` (the whole value, the same in every process) placed on the layout's
+    devices, sharded as it says (a copy when needed)."""
+    if jax.process_count() == 1 or layout.is_fully_addressable:
+        return jax.device_put(x, layout)
+    if isinstance(x, jax.Array) and not x.is_fully_addressable:
+        # Already spread over the job (computed from other global arrays).
+        if x.sharding == layout:
+            return x
+        return jax.jit(lambda a: a, out_shardings=layout)(x)
+    # A job of several processes: each contributes the parts on its own devices.
+    host = np.asarray(x)
+    return jax.make_array_from_callback(host.shape, layout, lambda index: host[index])
+
+
+def distribute_data(x, layout):
+    """This process's part of a batch (its own rows) placed as part of the global batch
+    that `layout` splits over every process's devices."""
+    if jax.process_count() == 1 or layout.is_fully_addressable:
+        return jax.device_put(x, layout)
+    return jax.make_array_from_process_local_data(layout, np.asarray(x))
 
 
 def distribute_variable(x, layout):
     """A new variable's value placed as `layout` says (every process computes the same
     initial value from the same seed, and XLA keeps replicas equal from there)."""
-    return jax.device_put(x, layout)
+    return distribute_tensor(x, layout)
 
 
 def all_reduce_mean(values):
@@ -88,6 +106,10 @@ def initialize(job_addresses=None, num_processes=None, process_id=None):
     list); `num_processes` and `process_id` this job's size and this process's rank.
     """
     coordinator = job_addresses.split(",")[0] if job_addresses else None
+    # CPU devices of different processes talk through gloo (the default is none); the
+    # setting concerns CPU collectives only, and asking for the platform here would
+    # start the XLA backend, which must wait for `jax.distributed.initialize`.
+    jax.config.update("jax_cpu_collectives_implementation", "gloo")
     jax.distributed.initialize(
         coordinator_address=coordinator, num_processes=num_processes, process_id=process_id
     )

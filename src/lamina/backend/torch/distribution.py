@@ -91,6 +91,11 @@ def all_reduce_mean(values):
     return out
 
 
+def distribute_data(x, layout):
+    """This process's part of a batch, as it is: each process trains on its own rows."""
+    return x
+
+
 def layout_of(x):
     """No layouts are recorded on torch tensors."""
     return None
