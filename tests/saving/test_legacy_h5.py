@@ -484,3 +484,226 @@ def test_load_weights_from_keras2_weights_file_and_whole_model_file(tmp_path, ke
     )
     model.load_weights(whole)
     _close(_np(model(X6)), np.asarray(reference(X6)))
+
+
+# More Keras 2 layer configs, checked against Keras 3's own legacy loader ---------------
+def _k2(class_name, name, **config):
+    return {
+        "class_name": class_name,
+        "config": {"name": name, "trainable": True, "dtype": "float32", **config},
+    }  # noqa: E501
+
+
+def _init(class_name, **config):
+    return {"class_name": class_name, "config": config}
+
+
+def _keras2_variety_file(path):
+    no_reg = {"kernel_regularizer": None, "bias_regularizer": None, "activity_regularizer": None}
+    conv = [
+        _node(
+            _keras2_input("image", 0)
+            | {
+                "config": {
+                    "batch_input_shape": [None, 6, 6, 2],
+                    "dtype": "float32",
+                    "sparse": False,
+                    "ragged": False,
+                    "name": "image",
+                }
+            }
+        ),  # noqa: E501
+        _node(
+            _k2(
+                "Conv2D",
+                "conv2d",
+                filters=3,
+                kernel_size=[3, 3],
+                strides=[1, 1],
+                padding="valid",
+                data_format="channels_last",
+                dilation_rate=[1, 1],
+                groups=1,
+                activation="relu",
+                use_bias=True,
+                kernel_initializer=_init("GlorotUniform", seed=None),
+                bias_initializer=_init("Zeros"),
+                kernel_constraint=None,
+                bias_constraint=None,
+                **no_reg,
+            ),
+            ("image", 0),
+        ),  # noqa: E501
+        _node(
+            _k2(
+                "BatchNormalization",
+                "bn",
+                axis=[3],
+                momentum=0.99,
+                epsilon=0.001,
+                center=True,
+                scale=True,
+                beta_initializer=_init("Zeros"),
+                gamma_initializer=_init("Ones"),
+                moving_mean_initializer=_init("Zeros"),
+                moving_variance_initializer=_init("Ones"),
+                beta_regularizer=None,
+                gamma_regularizer=None,
+                beta_constraint=None,
+                gamma_constraint=None,
+            ),
+            ("conv2d", 0),
+        ),  # noqa: E501
+        _node(_k2("Flatten", "flatten", data_format="channels_last"), ("bn", 0)),
+    ]
+    seq = [
+        _node(
+            {
+                "class_name": "InputLayer",
+                "config": {
+                    "batch_input_shape": [None, 4],
+                    "dtype": "int32",
+                    "sparse": False,
+                    "ragged": False,
+                    "name": "tokens",
+                },
+            }
+        ),  # noqa: E501
+        _node(
+            _k2(
+                "Embedding",
+                "embedding",
+                input_dim=9,
+                output_dim=3,
+                embeddings_initializer=_init("RandomUniform", minval=-0.05, maxval=0.05, seed=None),
+                embeddings_regularizer=None,
+                activity_regularizer=None,
+                embeddings_constraint=None,
+                mask_zero=False,
+                input_length=4,
+            ),
+            ("tokens", 0),
+        ),  # noqa: E501
+        _node(
+            _k2(
+                "LSTM",
+                "lstm",
+                return_sequences=False,
+                return_state=False,
+                go_backwards=False,
+                stateful=False,
+                unroll=False,
+                time_major=False,
+                units=2,
+                activation="tanh",
+                recurrent_activation="sigmoid",
+                use_bias=True,
+                kernel_initializer=_init("GlorotUniform", seed=None),
+                recurrent_initializer=_init("Zeros"),
+                bias_initializer=_init("Zeros"),
+                unit_forget_bias=True,
+                recurrent_regularizer=None,
+                kernel_constraint=None,
+                recurrent_constraint=None,
+                bias_constraint=None,
+                dropout=0.0,
+                recurrent_dropout=0.0,
+                implementation=2,
+                **no_reg,
+            ),
+            ("embedding", 0),
+        ),  # noqa: E501
+        _node(_k2("Concatenate", "concatenate", axis=-1), ("flatten", 0), ("lstm", 0)),
+        _node(
+            _k2(
+                "Dense",
+                "dense",
+                units=2,
+                activation="softmax",
+                use_bias=True,
+                kernel_initializer=_init(
+                    "VarianceScaling", scale=1.0, mode="fan_avg", distribution="uniform", seed=None
+                ),
+                bias_initializer=_init("Zeros"),
+                kernel_constraint=None,
+                bias_constraint=None,
+                **no_reg,
+            ),
+            ("concatenate", 0),
+        ),  # noqa: E501
+    ]
+    config = {
+        "class_name": "Model",  # what Keras 2.2 wrote for functional models
+        "config": {
+            "name": "model_1",
+            "layers": conv + seq,
+            "input_layers": [["image", 0, 0], ["tokens", 0, 0]],
+            "output_layers": [["dense", 0, 0]],
+        },
+    }
+    rng = np.random.default_rng(2)
+    shapes = {
+        "conv2d": [(3, 3, 2, 3), (3,)],
+        "bn": [(3,), (3,), (3,), (3,)],
+        "embedding": [(9, 3)],
+        "lstm": [(3, 8), (2, 8), (8,)],
+        "dense": [(50, 2), (2,)],
+    }
+    suffix = {
+        "conv2d": ["kernel", "bias"],
+        "bn": ["gamma", "beta", "moving_mean", "moving_variance"],
+        "embedding": ["embeddings"],
+        "lstm": ["lstm_cell/kernel", "lstm_cell/recurrent_kernel", "lstm_cell/bias"],
+        "dense": ["kernel", "bias"],
+    }
+    groups = []
+    for entry in config["config"]["layers"]:
+        name = entry["name"]
+        weights = [
+            (f"{name}/{s}:0", (rng.random(shape) + 0.5).astype("float32"))
+            for s, shape in zip(suffix.get(name, []), shapes.get(name, []))
+        ]
+        groups.append((name, weights))
+    with h5py.File(path, "w") as f:
+        f.attrs["keras_version"] = "2.2.4"
+        f.attrs["backend"] = "tensorflow"
+        f.attrs["model_config"] = json.dumps(config).encode()
+        _write_weights(f.create_group("model_weights"), groups)
+
+
+def _sigmoid(z):
+    return 1 / (1 + np.exp(-z))
+
+
+def _variety_expected(path, image, tokens):
+    """The model of `_keras2_variety_file` in NumPy, from the file's own weights."""
+    with h5py.File(path) as f:
+        g = f["model_weights"]
+        w = {n: [np.asarray(g[n][k]) for k in g[n].attrs["weight_names"]] for n in g}
+    kernel, bias = w["conv2d"]
+    patches = np.stack(
+        [image[:, i : i + 4, j : j + 4, :] for i in range(3) for j in range(3)], axis=3
+    )  # (batch, 4, 4, 9, channels): the 3x3 windows of a valid convolution
+    h = np.maximum(np.einsum("bxykc,kcf->bxyf", patches, kernel.reshape(9, 2, 3)) + bias, 0)
+    gamma, beta, mean, var = w["bn"]
+    h = (gamma * (h - mean) / np.sqrt(var + 0.001) + beta).reshape(len(image), -1)
+    seq = w["embedding"][0][tokens]
+    k, r, b = w["lstm"]
+    state, cell = np.zeros((len(tokens), 2)), np.zeros((len(tokens), 2))
+    for t in range(tokens.shape[1]):
+        z = seq[:, t] @ k + state @ r + b
+        i_, f_, c_, o_ = np.split(z, 4, axis=-1)
+        cell = _sigmoid(f_) * cell + _sigmoid(i_) * np.tanh(c_)
+        state = _sigmoid(o_) * np.tanh(cell)
+    logits = np.concatenate([h, state], axis=-1) @ w["dense"][0] + w["dense"][1]
+    e = np.exp(logits - logits.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def test_keras2_layer_variety(tmp_path):
+    path = str(tmp_path / "variety.h5")
+    _keras2_variety_file(path)
+    image = RNG.random((3, 6, 6, 2)).astype("float32")
+    tokens = np.array([[1, 2, 3, 0], [4, 5, 6, 7], [8, 0, 1, 1]], dtype="int32")
+    model = lamina.saving.load_model(path)
+    _close(_np(model([image, tokens])), _variety_expected(path, image, tokens))

@@ -55,6 +55,9 @@ KERAS2_SLOTS = {
     "accum_grad": "accumulated_grad",
     "accum_var": "accumulated_delta_var",
 }
+RECURRENT_CLASSES = frozenset(
+    {"LSTM", "GRU", "SimpleRNN", "LSTMCell", "GRUCell", "SimpleRNNCell", "ConvLSTM2D"}
+)
 # Keras 2 Lambda config keys Keras 3 no longer has.
 LAMBDA_LEGACY_KEYS = ("module", "function_type", "output_shape_type", "output_shape_module")
 
@@ -347,6 +350,14 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
 
     Returns:
         The model, compiled when `compile` and the file was saved compiled.
+
+    >>> import os, tempfile, lamina
+    >>> model = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(2)])
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     model.save(os.path.join(folder, "model.h5"))
+    ...     loaded = lamina.saving.load_model(os.path.join(folder, "model.h5"))
+    >>> [layer.name for layer in loaded.layers] == [layer.name for layer in model.layers]
+    True
     """
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
@@ -474,6 +485,10 @@ def upgrade_config(config, reader, safe_mode=True):
             inner["axis"] = axis[0]
         if class_name == "Lambda":
             _lambda(inner, who, reader, safe_mode)
+        if class_name in RECURRENT_CLASSES:
+            # Keras 2's choice of kernel (1: many small products, 2: fused); the same
+            # mathematics either way, and not an argument lamina's layers take.
+            inner.pop("implementation", None)
         if isinstance(inner.get("layers"), list):
             _shift_nested_nodes(inner["layers"])
     return config
