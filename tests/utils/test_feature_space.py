@@ -115,5 +115,14 @@ def test_errors():
     ints.adapt({"code": DATA["code"]})
     with pytest.raises(ValueError, match="has not been encoded"):
         ints({"code": DATA["code"]})
-    with pytest.raises(NotImplementedError, match="cannot be saved"):
-        ints.get_config()
+
+
+def test_a_model_with_its_feature_space_saves_and_loads(tmp_path):
+    space = _space()
+    space.adapt(DATA)
+    outputs = layers.Dense(2)(space.get_encoded_features())
+    model = lamina.Model(space.get_inputs(), outputs)
+    expected = model.predict(DATA, verbose=0)
+    model.save(tmp_path / "m.keras")
+    loaded = lamina.saving.load_model(tmp_path / "m.keras")
+    np.testing.assert_allclose(loaded.predict(DATA, verbose=0), expected, rtol=1e-5, atol=1e-6)

@@ -23,6 +23,7 @@ from lamina import backend, layers
 from lamina.backend.common.global_state import unique_name
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers.lookup import encode_on_host, host_array, register
+from lamina.utils import serialization
 from lamina.utils.py_dataset import PyDataset
 
 _OUTPUT_MODES = ("int", "one_hot", "float")
@@ -51,6 +52,10 @@ class Cross:
             "output_mode": self.output_mode,
         }
 
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
 
 class Feature:
     """A feature: its input dtype, its preprocessing layer and its output mode (`"int"`,
@@ -63,14 +68,28 @@ class Feature:
                 f"{output_mode!r}."
             )
         self.dtype = dtype
+        if isinstance(preprocessor, dict):
+            preprocessor = serialization.deserialize_keras_object(preprocessor, "layers")
         self.preprocessor = preprocessor
         self.output_mode = output_mode
+
+    def get_config(self):
+        return {
+            "dtype": self.dtype,
+            "preprocessor": serialization.serialize_keras_object(self.preprocessor, "layers"),
+            "output_mode": self.output_mode,
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
 
 
 def _cardinality(preprocessor):
     """How many values an integer-valued preprocessor gives (the one-hot width)."""
     if isinstance(preprocessor, (layers.IntegerLookup, layers.StringLookup)):
-        return preprocessor.vocabulary_size()
+        # Before a loaded file's vocabulary arrives, the size its config recorded.
+        return preprocessor._depth()
     if isinstance(preprocessor, layers.CategoryEncoding):
         return preprocessor.num_tokens
     if isinstance(preprocessor, layers.Discretization):
@@ -206,6 +225,8 @@ class FeatureSpace(layers.Layer):
         self.features = {name: self._standardize_feature(name, f) for name, f in features.items()}
         self.crosses = []
         for cross in crosses or []:
+            if isinstance(cross, dict) and cross.get("class_name") == "Cross":
+                cross = Cross.from_config(cross["config"])
             if not isinstance(cross, Cross):
                 cross = Cross(cross, crossing_dim=crossing_dim)
             unknown = [n for n in cross.feature_names if n not in self.features]
@@ -230,6 +251,8 @@ class FeatureSpace(layers.Layer):
     def _standardize_feature(self, name, feature):
         if isinstance(feature, Feature):
             return feature
+        if isinstance(feature, dict) and feature.get("class_name") == "Feature":
+            return Feature.from_config(feature["config"])
         makers = {
             "float": lambda: self.float(name=name),
             "float_rescaled": lambda: self.float_rescaled(name=name),
@@ -410,12 +433,35 @@ class FeatureSpace(layers.Layer):
         return KerasTensor((batch, total), backend.floatx())
 
     def get_config(self):
-        raise NotImplementedError(
-            f"FeatureSpace {self.name!r} cannot be saved in a model's config yet (its "
-            "features and their adapted state are not serialized). Save the model built "
-            "on the encoded features, `Model(space.get_encoded_features(), ...)`, and keep "
-            "the space to encode data for it."
-        )
+        """The features (with their preprocessors' configs) and crosses; what the
+        preprocessors learned travels as their weights and assets in a `.keras` file."""
+
+        def wrap(obj):
+            return {"class_name": type(obj).__name__, "config": obj.get_config()}
+
+        return {
+            **super().get_config(),
+            "features": {name: wrap(f) for name, f in self.features.items()},
+            "output_mode": self.output_mode,
+            "crosses": [wrap(c) for c in self.crosses],
+            "crossing_dim": self.crossing_dim,
+            "hashing_dim": self.hashing_dim,
+            "num_discretization_bins": self.num_discretization_bins,
+        }
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        config.pop("dtype", None)
+        with serialization.custom_object_scope(custom_objects or {}):
+            space = cls(**config)
+        # A space is saved adapted (or with nothing to adapt): its preprocessors get
+        # their state from the file's weights and assets.
+        space._is_adapted = True
+        for layer in space.preprocessors.values():
+            if not layer.built:
+                layer.build((None, 1))  # every feature is a column (Normalization's stats)
+        return space
 
 
 def _column(values) -> np.ndarray:
