@@ -126,3 +126,6 @@ def test_a_model_with_its_feature_space_saves_and_loads(tmp_path):
     model.save(tmp_path / "m.keras")
     loaded = lamina.saving.load_model(tmp_path / "m.keras")
     np.testing.assert_allclose(loaded.predict(DATA, verbose=0), expected, rtol=1e-5, atol=1e-6)
+    space.save(tmp_path / "space.keras")
+    reloaded = lamina.saving.load_model(tmp_path / "space.keras")
+    np.testing.assert_allclose(reloaded(DATA), space(DATA), rtol=1e-6)

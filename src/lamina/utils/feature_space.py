@@ -449,6 +449,14 @@ class FeatureSpace(layers.Layer):
             "num_discretization_bins": self.num_discretization_bins,
         }
 
+    def save(self, filepath) -> None:
+        """Save the space, with what it learned, to a `.keras` file (load it back with
+        `lamina.saving.load_model`)."""
+        from lamina.saving import keras_file
+
+        self._check_adapted()
+        keras_file.save_model(self, filepath)
+
     @classmethod
     def from_config(cls, config, custom_objects=None):
         config = dict(config)
