@@ -339,6 +339,22 @@ def test_pickled_estimator_predicts_the_same():
     assert isinstance(again.model, lamina.Model) and again.model is not again.model_
 
 
+def squared_error(y_true, y_pred):
+    """A custom loss that is not registered: cloning and pickling must not need its name."""
+    return ops.mean((y_true - y_pred) ** 2, axis=-1)
+
+
+def test_sequential_with_a_custom_loss_clones_and_pickles():
+    model = lamina.Sequential([lamina.Input((4,)), layers.Dense(1)])
+    model.compile(optimizer="sgd", loss=squared_error, jit_compile=False)
+    X, y = make_regression(n_samples=60, n_features=4, random_state=0)
+    reg = SKLearnRegressor(model=model, fit_kwargs=FIT).fit(X, y)
+    assert isinstance(reg.model_, lamina.Sequential) and reg.model_ is not model
+    again = pickle.loads(pickle.dumps(reg))
+    np.testing.assert_array_equal(again.predict(X), reg.predict(X))
+    assert again.set_params(warm_start=True).fit(X, y).epoch_ == 2  # still compiled
+
+
 def test_metadata_routing_of_sample_weight():
     import sklearn
     from sklearn.model_selection import cross_validate

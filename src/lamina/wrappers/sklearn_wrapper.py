@@ -51,6 +51,8 @@ from lamina.wrappers.utils import (
     clone_untrained,
     loss_key,
     output_width,
+    portable_compile_args,
+    restore_compile_args,
 )
 
 _ARGS_DOC = """
@@ -81,10 +83,34 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
     return shifted / shifted.sum(axis=1, keepdims=True)
 
 
+def _compile_objects(spec, found: dict) -> dict:
+    """The functions and classes `compile` was given, by the name the file records."""
+    if isinstance(spec, (list, tuple)):
+        for item in spec:
+            _compile_objects(item, found)
+    elif isinstance(spec, dict):
+        for item in spec.values():
+            _compile_objects(item, found)
+    elif spec is None or isinstance(spec, (str, int, float, bool)):
+        pass
+    elif isinstance(spec, type) or not hasattr(spec, "get_config"):
+        found[getattr(spec, "__name__", repr(spec))] = spec
+    else:
+        found[type(spec).__name__] = type(spec)
+    return found
+
+
 class _SavedModel:
-    """A lamina model carried through pickle as the bytes of its `.keras` file."""
+    """A lamina model carried through pickle as the bytes of its `.keras` file.
+
+    What `compile` was given travels beside it (functions pickled by reference), and the
+    loaded model is compiled with it again, so a custom loss need not be registered.
+    """
 
     def __init__(self, model: Model):
+        compiled_with = [getattr(model, "_compile_args", {}), getattr(model, "optimizer", None)]
+        self.custom_objects = _compile_objects(compiled_with, {})
+        self.compile_args = portable_compile_args(model)
         with tempfile.TemporaryDirectory() as directory:
             path = os.path.join(directory, "model.keras")
             model.save(path)
@@ -96,7 +122,10 @@ class _SavedModel:
             path = os.path.join(directory, "model.keras")
             with open(path, "wb") as f:
                 f.write(self.data)
-            return load_model(path)
+            model = load_model(path, custom_objects=self.custom_objects)
+        if self.compile_args is not None and getattr(model, "optimizer", None) is not None:
+            restore_compile_args(model, self.compile_args)
+        return model
 
 
 class SKLBase(BaseEstimator):

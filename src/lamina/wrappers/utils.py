@@ -40,23 +40,76 @@ def compile_loss(model):
     return getattr(model, "_compile_args", {}).get("loss")
 
 
-def _compile_config(model) -> dict:
-    get = getattr(model, "get_compile_config", None) or model._compile_config
-    return get()
+def _fresh(spec):
+    """A new, untrained copy of a compile argument: optimizers and metrics carry state."""
+    if isinstance(spec, (list, tuple)):
+        return type(spec)(_fresh(item) for item in spec)
+    if isinstance(spec, dict):
+        return {key: _fresh(value) for key, value in spec.items()}
+    if hasattr(spec, "get_config") and hasattr(type(spec), "from_config"):
+        try:
+            return type(spec).from_config(spec.get_config())
+        except Exception:
+            return copy.deepcopy(spec)
+    return spec  # a name or a plain function: nothing to copy
 
 
-def _compile_from_config(model, config: dict) -> None:
-    apply = getattr(model, "compile_from_config", None) or model._compile_from_config
-    apply(config)
+class _Rebuild:
+    """An object that travels as its class and config (picklable without its state)."""
+
+    def __init__(self, obj):
+        self.cls = type(obj)
+        self.config = obj.get_config()
+
+    def build(self):
+        return self.cls.from_config(self.config)
+
+
+def portable_compile_args(model) -> dict | None:
+    """What `model.compile` was given, in a form pickle can carry; None if not compiled.
+
+    Optimizer, loss and metric objects become `_Rebuild`s; names and functions stay as
+    they are (pickle carries a function by reference).
+    """
+    if not getattr(model, "compiled", False):
+        return None
+
+    def portable(spec):
+        if isinstance(spec, (list, tuple)):
+            return type(spec)(portable(item) for item in spec)
+        if isinstance(spec, dict):
+            return {key: portable(value) for key, value in spec.items()}
+        if hasattr(spec, "get_config") and hasattr(type(spec), "from_config"):
+            return _Rebuild(spec)
+        return spec
+
+    return portable(dict(model._compile_args))
+
+
+def restore_compile_args(model, args: dict) -> None:
+    """Compile `model` again with `portable_compile_args`'s output, keeping its optimizer.
+
+    The optimizer (and its state) is the one the model was loaded with; losses and
+    metrics are the original objects and functions, so unregistered ones work.
+    """
+
+    def rebuild(spec):
+        if isinstance(spec, (list, tuple)):
+            return type(spec)(rebuild(item) for item in spec)
+        if isinstance(spec, dict):
+            return {key: rebuild(value) for key, value in spec.items()}
+        return spec.build() if isinstance(spec, _Rebuild) else spec
+
+    model.compile(optimizer=model.optimizer, **rebuild(args))
 
 
 def clone_untrained(model: Model, owner: str) -> Model:
     """A copy of `model` with the same architecture and compile settings and new weights.
 
     The clone gets its own variables, optimizer and metric state, so fitting it never
-    touches `model`. Compile settings go through the compile config (as Keras's
-    `clone_model` does); a loss or metric that cannot be serialized (a plain function not
-    registered with `saving.register_keras_serializable`) is deep-copied instead.
+    touches `model`. It is compiled with what `model.compile` was given, each optimizer,
+    loss and metric object rebuilt from its config (a custom loss function is reused as
+    it is, so it need not be registered).
     """
     try:
         clone = clone_model(model)
@@ -67,13 +120,9 @@ def clone_untrained(model: Model, owner: str) -> Model:
             "without `get_config` cannot be cloned. Pass a callable that builds and "
             "compiles the model instead: `model=lambda X, y: build_model()`."
         ) from err
-    if getattr(model, "compiled", False) and not getattr(clone, "compiled", False):
-        try:
-            _compile_from_config(clone, _compile_config(model))
-        except Exception:
-            optimizer = model.optimizer
-            settings = copy.deepcopy(model._compile_args)
-            clone.compile(optimizer=type(optimizer).from_config(optimizer.get_config()), **settings)
+    if getattr(model, "compiled", False):
+        settings = {key: _fresh(value) for key, value in model._compile_args.items()}
+        clone.compile(optimizer=_fresh(model.optimizer), **settings)
     return clone
 
 
