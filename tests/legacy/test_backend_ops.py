@@ -394,6 +394,12 @@ CASES = [
         lambda x: (x - BIAS4) / np.sqrt(BIAS4**2 + 0.01) * (1 + BIAS4) + BIAS4 / 3,
     ),
     (
+        "batch_normalization_axis_1",
+        lambda x: K.batch_normalization(x, BIAS4, BIAS4**2, None, 1 + BIAS4, axis=1),
+        [A.transpose(0, 2, 1)],
+        lambda x: (x - BIAS4[:, None]) / np.sqrt(BIAS4[:, None] ** 2 + 1e-3) * (1 + BIAS4[:, None]),
+    ),
+    (
         "in_top_k",
         lambda x, t: K.in_top_k(x, t, 2),
         [A[:, 0], np.array([0, 3], "int32")],

@@ -137,8 +137,22 @@ def bias_add(x, bias, data_format=None):
 
 
 def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
-    """`(x - mean) / sqrt(var + epsilon) * gamma + beta` (`beta`, `gamma` may be None)."""
-    x, mean, var, beta, gamma = (_tensor(v) for v in (x, mean, var, beta, gamma))
+    """`(x - mean) / sqrt(var + epsilon) * gamma + beta` (`beta`, `gamma` may be None).
+
+    1-D statistics apply along `axis` (`axis=1` for channels-first features); others
+    broadcast against `x` as they are.
+    """
+    x = _tensor(x)
+    rank = ndim(x)
+    along = axis % rank if rank else 0
+
+    def shaped(v):
+        v = _tensor(v)
+        if v is not None and ndim(v) == 1 and rank > 1 and along != rank - 1:
+            v = ops.reshape(v, tuple(-1 if i == along else 1 for i in range(rank)))
+        return v
+
+    mean, var, beta, gamma = (shaped(v) for v in (mean, var, beta, gamma))
     y = (x - mean) * ops.rsqrt(var + epsilon)
     if gamma is not None:
         y = y * gamma
