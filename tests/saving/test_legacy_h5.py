@@ -707,3 +707,18 @@ def test_keras2_layer_variety(tmp_path):
     tokens = np.array([[1, 2, 3, 0], [4, 5, 6, 7], [8, 0, 1, 1]], dtype="int32")
     model = lamina.saving.load_model(path)
     _close(_np(model([image, tokens])), _variety_expected(path, image, tokens))
+
+
+def test_keras3_h5_with_op_nodes(tmp_path):
+    # Keras 3's legacy writer drops the module of op nodes (`NotEqual` under a masking
+    # Embedding, `Add`/`Softmax` from `x + 1.0`, `ops.softmax`), so Keras 3 cannot read
+    # this file back; lamina can, and runs it as Keras did.
+    from keras import ops as K
+
+    x = keras.Input((3,), dtype="int32")
+    h = keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(8, 4, mask_zero=True)(x))
+    model = keras.Model(x, K.softmax((h + 1.0) * h, axis=-1))
+    path = str(tmp_path / "ops.h5")
+    model.save(path)
+    tokens = np.array([[1, 2, 0], [3, 4, 5]], dtype="int32")
+    _close(_np(lamina.saving.load_model(path)(tokens)), np.asarray(model(tokens)))

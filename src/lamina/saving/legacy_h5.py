@@ -33,6 +33,7 @@ import zipfile
 import numpy as np
 
 from lamina.saving import weights_h5
+from lamina.saving.keras_ops import KERAS_OPS
 from lamina.saving.atomic import atomic_write
 from lamina.utils import serialization
 
@@ -58,6 +59,13 @@ KERAS2_SLOTS = {
 RECURRENT_CLASSES = frozenset(
     {"LSTM", "GRU", "SimpleRNN", "LSTMCell", "GRUCell", "SimpleRNNCell", "ConvLSTM2D"}
 )
+# Where Keras 3 keeps the op classes that are not in `keras.src.ops.numpy`.
+KERAS_OP_MODULES = {
+    "Cast": "keras.src.ops.core",
+    "Relu": "keras.src.ops.nn",
+    "Sigmoid": "keras.src.ops.nn",
+    "Softmax": "keras.src.ops.nn",
+}
 # Keras 2 Lambda config keys Keras 3 no longer has.
 LAMBDA_LEGACY_KEYS = ("module", "function_type", "output_shape_type", "output_shape_module")
 
@@ -491,7 +499,28 @@ def upgrade_config(config, reader, safe_mode=True):
             inner.pop("implementation", None)
         if isinstance(inner.get("layers"), list):
             _shift_nested_nodes(inner["layers"])
+            for entry in inner["layers"]:
+                _mark_keras_op(entry)
     return config
+
+
+def _mark_keras_op(entry) -> None:
+    """Keras 3's legacy writer drops the `module` of op nodes (`x != 0` under an
+    `Embedding(mask_zero=True)` is `{"class_name": "NotEqual", "config": {"name": ...}}`),
+    so Keras 3 itself cannot read such files back. An entry named like a Keras op whose
+    config has neither `trainable` nor `dtype` (which every layer writes) is such a node:
+    it is given back its module, so it resolves in lamina's Keras-op registry."""
+    if not isinstance(entry, dict) or "module" in entry or "inbound_nodes" not in entry:
+        return
+    inner = entry.get("config")
+    class_name = entry.get("class_name")
+    if (
+        class_name in KERAS_OPS
+        and isinstance(inner, dict)
+        and "trainable" not in inner
+        and "dtype" not in inner
+    ):
+        entry["module"] = KERAS_OP_MODULES.get(class_name, "keras.src.ops.numpy")
 
 
 def _owns_first_node(entry) -> bool:
