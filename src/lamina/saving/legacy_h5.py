@@ -33,8 +33,8 @@ import zipfile
 import numpy as np
 
 from lamina.saving import weights_h5
-from lamina.saving.keras_ops import KERAS_OPS
 from lamina.saving.atomic import atomic_write
+from lamina.saving.keras_ops import KERAS_OPS
 from lamina.utils import serialization
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
