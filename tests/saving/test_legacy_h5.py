@@ -722,3 +722,14 @@ def test_keras3_h5_with_op_nodes(tmp_path):
     model.save(path)
     tokens = np.array([[1, 2, 0], [3, 4, 5]], dtype="int32")
     _close(_np(lamina.saving.load_model(path)(tokens)), np.asarray(model(tokens)))
+
+
+def test_optimizer_state_that_does_not_fit_warns_and_compiles(tmp_path):
+    path = str(tmp_path / "opt.h5")
+    _keras2_file(path)
+    with h5py.File(path, "r+") as f:
+        group = f["optimizer_weights"]
+        group.attrs["weight_names"] = group.attrs["weight_names"][:5]  # cut short
+    with pytest.warns(UserWarning, match="optimizer state could not be restored"):
+        model = lamina.saving.load_model(path)
+    assert model.compiled and int(_np(model.optimizer.iterations)) == 0
