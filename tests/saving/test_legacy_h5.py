@@ -409,6 +409,10 @@ def _damage(path, how):
             config = f.attrs["model_config"]
             config = config.decode() if isinstance(config, bytes) else config
             f.attrs["model_config"] = config.replace('"Concatenate"', '"Evil"').encode()
+        elif how == "tf op":
+            config = f.attrs["model_config"]
+            config = config.decode() if isinstance(config, bytes) else config
+            f.attrs["model_config"] = config.replace('"Concatenate"', '"TFOpLambda"').encode()
         elif how == "weights count":
             g = f["model_weights/dense"]
             g.attrs["weight_names"] = g.attrs["weight_names"][:1]
@@ -423,6 +427,7 @@ def _damage(path, how):
         ("missing layer group", "layer group model_weights/dense_3: it is listed"),
         ("unknown class", "model_config.*Evil"),
         ("weights count", "model_weights/dense: it holds 1 weight"),
+        ("tf op", r"'concatenate' \(TFOpLambda\).*TensorFlow.*load_weights"),
     ],
 )
 def test_damaged_files(tmp_path, how, match):

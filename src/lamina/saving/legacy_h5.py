@@ -59,6 +59,8 @@ KERAS2_SLOTS = {
 RECURRENT_CLASSES = frozenset(
     {"LSTM", "GRU", "SimpleRNN", "LSTMCell", "GRUCell", "SimpleRNNCell", "ConvLSTM2D"}
 )
+# tf.keras 2 layers that wrap a TensorFlow function (`x * 2` in a functional model).
+TF_OP_LAYERS = frozenset({"TFOpLambda", "SlicingOpLambda", "TensorFlowOpLayer"})
 # Where Keras 3 keeps the op classes that are not in `keras.src.ops.numpy`.
 KERAS_OP_MODULES = {
     "Cast": "keras.src.ops.core",
@@ -491,6 +493,14 @@ def upgrade_config(config, reader, safe_mode=True):
         axis = inner.get("axis")
         if isinstance(axis, list) and len(axis) == 1 and isinstance(axis[0], int):
             inner["axis"] = axis[0]
+        if class_name in TF_OP_LAYERS:
+            reader.fail(
+                f"its model_config, {who}",
+                "this layer is a TensorFlow function that tf.keras 2 recorded in the graph "
+                f"({inner.get('function')!r}); neither lamina nor Keras 3 can run TensorFlow "
+                "ops from a file. Rebuild the model in code (with `lamina.ops` for that step) "
+                "and load this file's weights into it with `model.load_weights(path)`.",
+            )
         if class_name == "Lambda":
             _lambda(inner, who, reader, safe_mode)
         if class_name in RECURRENT_CLASSES:
