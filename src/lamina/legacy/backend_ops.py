@@ -318,7 +318,8 @@ def shape(x):
     [2, 3]
     """
     if isinstance(x, KerasTensor):
-        return symbolic_call(_shape_of, "shape", (x,), {})
+        # Not named "shape": a saved graph would reload it as the engine's shape op.
+        return symbolic_call(_shape_of, "backend_shape", (x,), {})
     return np.asarray(getattr(x, "shape", np.shape(x)), dtype="int32")
 
 
