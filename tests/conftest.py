@@ -11,6 +11,10 @@ import pytest
 
 from lamina import backend
 
+# Scripts run by tests in their own processes (they set the engine and XLA flags at import,
+# which must never happen inside the test process): `--doctest-modules` would import them.
+collect_ignore_glob = ["*_script.py"]
+
 
 def pytest_configure(config):
     config.addinivalue_line(
