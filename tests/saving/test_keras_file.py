@@ -99,4 +99,4 @@ def test_not_a_keras_file(tmp_path):
     with pytest.raises(ValueError, match="is not a .keras"):
         models.load_model(path)
     with pytest.raises(ValueError, match="must end in `.keras`"):
-        _sequential().save(tmp_path / "x.h5")
+        _sequential().save(tmp_path / "x.txt")

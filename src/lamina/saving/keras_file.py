@@ -133,7 +133,10 @@ def save_model(model, filepath, overwrite: bool = True, **kwargs) -> None:
 
     filepath = os.fspath(filepath)
     if not filepath.endswith(".keras"):
-        raise ValueError(f"Model files must end in `.keras`; received {filepath!r}.")
+        raise ValueError(
+            f"Model files must end in `.keras` (or `.h5`/`.hdf5` for the legacy HDF5 "
+            f"format); received {filepath!r}. Add the `.keras` extension."
+        )
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath!r} exists and overwrite=False.")
     config = serialization.serialize_keras_object(model, "layers")
