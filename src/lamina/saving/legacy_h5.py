@@ -848,10 +848,15 @@ def is_legacy_weights(f) -> bool:
     file (root attribute `layer_names`) or a whole-model `.h5` file (`model_weights`)."""
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
-    if "layer_names" in f.attrs or "layer_names0" in f.attrs:
-        return True
-    group = f.get("model_weights", getlink=True)
-    return isinstance(group, h5py.HardLink) and isinstance(f["model_weights"], h5py.Group)
+    try:
+        if "layer_names" in f.attrs or "layer_names0" in f.attrs:
+            return True
+        group = f.get("model_weights", getlink=True)
+        return isinstance(group, h5py.HardLink) and isinstance(f["model_weights"], h5py.Group)
+    except (OSError, KeyError, RuntimeError, ValueError) as err:
+        _Reader(f.filename).fail(
+            "its HDF5 data", f"it is damaged ({type(err).__name__}: {err}).", err
+        )
 
 
 def load_weights(f, model, filepath) -> None:
@@ -862,7 +867,10 @@ def load_weights(f, model, filepath) -> None:
     """
     reader = _Reader(os.fspath(filepath))
     try:
-        weights_h5.check_safe(f)
+        try:
+            weights_h5.check_safe(f)
+        except ValueError as err:
+            reader.fail("its HDF5 structure", str(err), err)
         group, where = (f["model_weights"], "model_weights") if "model_weights" in f else (f, "/")
         assignments = read_model_weights(group, model, reader, where)
     except (OSError, KeyError, RuntimeError, IndexError, OverflowError, UnicodeError) as err:
