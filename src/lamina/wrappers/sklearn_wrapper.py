@@ -68,7 +68,7 @@ _ARGS_DOC = """
         model_kwargs: keyword arguments for `model` when it is a callable.
         fit_kwargs: keyword arguments for `model.fit` (`epochs`, `batch_size`,
             `verbose`, `callbacks`, ...). Keyword arguments given to the wrapper's `fit`
-            take precedence over these.
+            take precedence over these. Predictions run quietly (`verbose=0`).
 
     Attributes:
         model_: the fitted lamina model.
