@@ -74,6 +74,12 @@ def test_layout_errors_name_the_variable_and_the_axis(multi_device):
     assert "['batch', 'model']" in multi_device["unknown_axis_error"]
 
 
+@pytest.mark.engine("jax")
+def test_backup_and_restore_resumes_exactly_under_data_parallel(multi_device):
+    assert multi_device["resume_diff"] < 1e-6
+    assert multi_device["resume_spec"] == "P(None, None)"
+
+
 # In-process: the API on this process's devices ----------------------------------------
 def test_device_mesh_checks_its_arguments():
     devices = dist.list_devices()

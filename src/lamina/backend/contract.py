@@ -587,6 +587,9 @@ DISTRIBUTION = declare(
         already reduces them (JAX).
     layout_of(x)
         The engine layout of tensor `x`, or `None`.
+    step_done(values, mesh)
+        Called with a step's results under a distribution over `mesh` (from `to_mesh`);
+        waits for them where the engine cannot safely queue the next step.
     initialize(job_addresses=None, num_processes=None, process_id=None)
         Join the processes of one job, coordinated at `job_addresses` (`host:port`).
     process_count()

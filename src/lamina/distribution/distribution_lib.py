@@ -278,6 +278,11 @@ class Distribution:
         variable._placement = place
         variable._value = engine.distribute_variable(variable._value, engine_layout)
 
+    def _step_done(self, values) -> None:
+        """A step's results, as the loop receives them: the engine waits for them where
+        it cannot safely queue another step (XLA's in-process CPU collectives)."""
+        backend.distribution.step_done(values, self._device_mesh.backend_mesh)
+
     def _place_batch(self, data, chunked: bool):
         """A batch (a structure of arrays) split over the batch axis; with `chunked`
         the arrays carry a leading axis of `steps_per_execution` steps first."""

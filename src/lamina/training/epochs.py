@@ -222,6 +222,13 @@ def _placed(data, chunked: bool):
     return data if distribution is None else distribution._place_batch(data, chunked)
 
 
+def _step_done(values):
+    """Tell the distribution in use (if any) that a step returned `values`."""
+    distribution = current_distribution()
+    if distribution is not None:
+        distribution._step_done(values)
+
+
 def _resident_data(prep, batches):
     """The whole prepared training set on the device, once per `fit` (None if too big,
     or under a distribution, whose batches are split as each step takes them)."""
@@ -244,6 +251,7 @@ def _train_chunk(fns, live, data, n, step, callback_list, resident=None):
     state = live.get()
     if resident is None:
         state, logs = fns["one" if n == 1 else "many"](state, _placed(data, n > 1))
+        _step_done(logs)
     elif data[0] == "from":
         _, starts, rows = data
         state, logs = fns["one_from" if n == 1 else "many_from"](state, resident, starts, rows)
@@ -278,6 +286,7 @@ def evaluation_pass(model, batches, callback_list):
         else:
             data = _placed(loop_utils.split_rows(data, n), True)
             metrics_values, logs = fns["many"](weights, metrics_values, data)
+        _step_done(logs)
         step += n
         logs = flat_logs(logs)
         callback_list.on_test_batch_end(step - 1, logs)
@@ -306,6 +315,7 @@ def prediction_pass(model, batches, callback_list):
             chunk = _placed(loop_utils.split_rows(data, n), True)
             stacked, non_trainable = fns["many"](weights, chunk)
             out = tree.map_structure(lambda v: v.reshape((-1,) + v.shape[2:]), stacked)
+        _step_done(out)
         weights = model._carry_non_trainable(weights, non_trainable)
         outputs.append(out)
         step += n
