@@ -30,6 +30,7 @@ from lamina import (
     saving,
     tree,
     utils,
+    wrappers,
 )
 from lamina.backend import Variable
 from lamina.layers import Input, InputLayer, Layer
@@ -66,4 +67,5 @@ __all__ = [
     "saving",
     "tree",
     "utils",
+    "wrappers",
 ]
