@@ -540,6 +540,9 @@ EXECUTION = declare(
         On a stateful engine, the gradients of the scalar `loss` just computed with respect
         to `variables` (Variables), detached; a stateless engine refuses, naming
         `value_and_grad`.
+    profile_trace(log_dir)
+        A context running the engine's own profiler over the block; the trace is written
+        for TensorBoard under `log_dir/plugins/profile/<run>/` (`jax.profiler`'s layout).
     """
 )
 

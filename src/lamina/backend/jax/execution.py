@@ -14,6 +14,7 @@ state it was given is an error, not a silent constant.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 
 import jax
@@ -117,3 +118,16 @@ def no_grad():
 def program(fn, name: str, **kwargs) -> Program:
     """Compile the pure step `fn` into a `Program` (see its arguments)."""
     return Program(fn, name, **kwargs)
+
+
+@contextlib.contextmanager
+def profile_trace(log_dir):
+    """Run `jax.profiler` over the block; its trace lands in `log_dir/plugins/profile/<run>/`.
+
+    That folder (an `.xplane.pb` per host) is what TensorBoard's profile plugin reads.
+    """
+    jax.profiler.start_trace(os.fspath(log_dir))
+    try:
+        yield
+    finally:
+        jax.profiler.stop_trace()

@@ -16,6 +16,10 @@ is an error that names it.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import socket
+import threading
 import time
 
 import torch
@@ -67,6 +71,8 @@ class Program:
         self._static = tuple(static_argnums)
         self._signatures: set = set()
         self._last: list | None = None
+        # Calls from several threads: the signature record and count stay whole.
+        self._lock = threading.Lock()
 
     @property
     def trace_count(self) -> int:
@@ -83,14 +89,15 @@ class Program:
         # Most calls repeat the previous signature: a list comparison, no hashing.
         if key == self._last:
             return False
-        self._last = key
-        frozen = tuple(key)
-        if frozen in self._signatures:
-            return False
-        if len(self._signatures) >= self.max_signatures:
-            self._signatures.clear()
-        self._signatures.add(frozen)
-        self._log.record([a for i, a in enumerate(args) if i not in self._static])
+        with self._lock:
+            self._last = key
+            frozen = tuple(key)
+            if frozen in self._signatures:
+                return False
+            if len(self._signatures) >= self.max_signatures:
+                self._signatures.clear()
+            self._signatures.add(frozen)
+            self._log.record([a for i, a in enumerate(args) if i not in self._static])
         return True
 
     def _run(self, args):
@@ -174,3 +181,23 @@ def no_grad():
 def program(fn, name: str, **kwargs) -> Program:
     """Make the `Program` that runs the step `fn` (see its arguments)."""
     return Program(fn, name, **kwargs)
+
+
+@contextlib.contextmanager
+def profile_trace(log_dir):
+    """Run `torch.profiler` over the block; its trace lands in `log_dir/plugins/profile/<run>/`.
+
+    The trace is a Chrome trace, `<host>.pt.trace.json` (what TensorBoard's PyTorch
+    profiler plugin reads; also opens in Perfetto or `chrome://tracing`), in a run
+    folder named by the time, the layout `jax.profiler` writes.
+    """
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if torch.cuda.is_available():
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    run = os.path.join(
+        os.fspath(log_dir), "plugins", "profile", time.strftime("%Y_%m_%d_%H_%M_%S")
+    )
+    with torch.profiler.profile(activities=activities) as profiler:
+        yield
+    os.makedirs(run, exist_ok=True)
+    profiler.export_chrome_trace(os.path.join(run, f"{socket.gethostname()}.pt.trace.json"))
