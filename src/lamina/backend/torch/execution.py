@@ -194,9 +194,7 @@ def profile_trace(log_dir):
     activities = [torch.profiler.ProfilerActivity.CPU]
     if torch.cuda.is_available():
         activities.append(torch.profiler.ProfilerActivity.CUDA)
-    run = os.path.join(
-        os.fspath(log_dir), "plugins", "profile", time.strftime("%Y_%m_%d_%H_%M_%S")
-    )
+    run = os.path.join(os.fspath(log_dir), "plugins", "profile", time.strftime("%Y_%m_%d_%H_%M_%S"))
     with torch.profiler.profile(activities=activities) as profiler:
         yield
     os.makedirs(run, exist_ok=True)
