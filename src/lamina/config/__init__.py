@@ -1,4 +1,9 @@
-"""`lamina.config`: global settings, as in `keras.config`."""
+"""`lamina.config`: global settings, as in `keras.config`.
+
+Beside Keras's names, lamina's own debugging switch: `enable_input_checks()` (NaN and
+infinity in the data given to `fit`, `evaluate` and `predict`; see
+`lamina.config.debugging`).
+"""
 
 from lamina.backend.config import (
     backend,
@@ -9,15 +14,47 @@ from lamina.backend.config import (
     set_floatx,
     set_image_data_format,
 )
+from lamina.config.debugging import (
+    disable_input_checks,
+    enable_input_checks,
+    is_input_checks_enabled,
+    max_epochs,
+    max_steps_per_epoch,
+    set_max_epochs,
+    set_max_steps_per_epoch,
+)
 from lamina.layers.core import enable_unsafe_deserialization
+from lamina.utils.io_utils import (
+    disable_interactive_logging,
+    enable_interactive_logging,
+    is_interactive_logging_enabled,
+)
+from lamina.utils.traceback_utils import (
+    disable_traceback_filtering,
+    enable_traceback_filtering,
+    is_traceback_filtering_enabled,
+)
 
 __all__ = [
     "backend",
+    "disable_input_checks",
+    "disable_interactive_logging",
+    "disable_traceback_filtering",
+    "enable_input_checks",
+    "enable_interactive_logging",
+    "enable_traceback_filtering",
     "enable_unsafe_deserialization",
     "epsilon",
     "floatx",
     "image_data_format",
+    "is_input_checks_enabled",
+    "is_interactive_logging_enabled",
+    "is_traceback_filtering_enabled",
+    "max_epochs",
+    "max_steps_per_epoch",
     "set_epsilon",
     "set_floatx",
     "set_image_data_format",
+    "set_max_epochs",
+    "set_max_steps_per_epoch",
 ]

@@ -32,6 +32,7 @@ from lamina.graph.operation import (
 from lamina.layers.input_spec import check_input_compatibility
 from lamina.ops import random as ops_random
 from lamina.utils import serialization
+from lamina.utils.traceback_utils import filter_traceback
 
 # Attributes that hold bookkeeping, not children to track.
 _UNTRACKED = frozenset(
@@ -597,6 +598,7 @@ class Layer(Operation, backend.layer.LayerBase):
 
         return tree.map_structure(convert, x)
 
+    @filter_traceback
     def __call__(self, *args, **kwargs):
         if len(args) == 1 and self.built and self._short_call:
             x = args[0]

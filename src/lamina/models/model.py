@@ -39,6 +39,7 @@ from lamina.models import functional_config, summary_utils
 from lamina.models.host_part import HostPrepared, host_plan
 from lamina.training.trainer import Trainer
 from lamina.utils import serialization
+from lamina.utils.traceback_utils import filter_traceback
 
 
 def _input_standing_for(tensor):
@@ -266,6 +267,7 @@ class Model(Trainer, Layer):
         }
 
     # Running -------------------------------------------------------------------------
+    @filter_traceback
     def __call__(self, *args, **kwargs):
         if self._function is not None and args and self._host_plan() is not None:
             # Host layers (strings, hashing) run in NumPy before the engine part.

@@ -1,19 +1,23 @@
 """Turning what users pass to `fit` into batches: arrays, generators, PyDataset.
 
 Arrays (and lists/dicts of arrays) are checked on the host before anything runs: equal
-sample counts, numeric dtypes. Batches come out as `(x, y, sample_weight)` with the
-structure the user gave.
+sample counts, numeric dtypes, and (with `lamina.config.enable_input_checks()`) finite
+values. A generator's or PyDataset's batches are checked as they arrive, each against the
+structure of the first one. Batches come out as `(x, y, sample_weight)` with the
+structure the user gave. `lamina.config.set_max_steps_per_epoch` caps every pass here.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from collections.abc import Iterable, Iterator
 
 import numpy as np
 
 from lamina import tree
+from lamina.config import debugging
 from lamina.utils.py_dataset import PyDataset  # noqa: F401 - re-exported for the loop
 
 
@@ -51,16 +55,91 @@ def is_text(arr) -> bool:
     )
 
 
-def refuse_text(x) -> None:
-    """Refuse text inputs for a model without layers that take strings."""
-    leaves = [x] if type(x) is np.ndarray else tree.flatten(x)
-    for leaf in leaves:
+def refuse_text(x, model=None) -> None:
+    """Refuse text inputs for a model without layers that take strings, naming the
+    model's layer that would receive them."""
+    if type(x) is np.ndarray:
+        if x.dtype.kind not in "USO":
+            return
+        named = [("x", x)]
+    else:
+        named = named_leaves(x, "x")
+    for position, (name, leaf) in enumerate(named):
         if isinstance(leaf, np.ndarray) and leaf.dtype.kind in "USO" and is_text(leaf):
+            layer = _receiving_layer(model, x, position)
+            where = (
+                f"; its layer {layer.name!r} ({type(layer).__name__}), which receives it, "
+                "computes on numbers"
+                if layer is not None
+                else ""
+            )
             raise TypeError(
-                f"x has dtype {leaf.dtype}: this model takes no strings. Start it with "
-                "Input(shape=(1,), dtype='string') and a layer that takes text "
-                "(TextVectorization, StringLookup, Hashing), or convert the data to numbers "
-                "first."
+                f"{name} has dtype {leaf.dtype} (text), but this model takes no strings{where}. "
+                "Turn the text into numbers inside the model: start it with "
+                "Input(shape=(1,), dtype='string') followed by a StringLookup or "
+                "TextVectorization layer (or Hashing); or "
+                "convert the data to numbers before passing it."
+            )
+
+
+def _receiving_layer(model, x, position: int):
+    """The first layer of `model` that takes the input at `position` of `x` (None when
+    it cannot be told)."""
+    if model is None:
+        return None
+    layers = [
+        layer for layer in getattr(model, "layers", []) if type(layer).__name__ != "InputLayer"
+    ]
+    inputs = tree.flatten(getattr(model, "inputs", None) or [])
+    target = None
+    if inputs:
+        if isinstance(x, dict):
+            key = sorted(x)[position] if position < len(x) else None
+            target = next((t for t in inputs if _input_name(t) == key), None)
+        elif position < len(inputs):
+            target = inputs[position]
+    if target is not None:
+        for layer in layers:
+            for node in getattr(layer, "_inbound_nodes", []):
+                if any(t is target for t in tree.flatten(node.input_tensors)):
+                    return layer
+    return layers[0] if layers else None
+
+
+def _input_name(tensor):
+    history = getattr(tensor, "_keras_history", None)
+    return history[0].name if history else getattr(tensor, "name", None)
+
+
+def named_leaves(struct, role: str) -> list:
+    """`(name, leaf)` for each leaf of `struct`, named as a user would index it:
+    `x`, `x[0]`, `x['image']`, `y[1]['a']`."""
+    if isinstance(struct, dict):
+        return [
+            item for key in sorted(struct) for item in named_leaves(struct[key], f"{role}[{key!r}]")
+        ]
+    if isinstance(struct, (list, tuple)):
+        return [item for i, v in enumerate(struct) for item in named_leaves(v, f"{role}[{i}]")]
+    return [(role, struct)]
+
+
+def check_finite(struct, role: str, where: str = "") -> None:
+    """With input checks on (`lamina.config.enable_input_checks()`), refuse NaN and
+    infinity in `struct`, naming the array, `where` (a batch) and the first bad value."""
+    if struct is None or not debugging.is_input_checks_enabled():
+        return
+    for name, arr in named_leaves(struct, role):
+        if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "fc":
+            continue
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            first = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(
+                f"{name}{where} holds {int(bad.sum())} non-finite value(s) (NaN or "
+                f"infinity); the first is {arr[first]} at index {first}. Input checks are on "
+                "(lamina.config.enable_input_checks()). Clean the data before training: "
+                "drop those samples, or replace the values (e.g. np.nan_to_num, or an "
+                "imputed mean)."
             )
 
 
@@ -230,6 +309,7 @@ class IterableBatches:
         self._steps = steps
         self._iterator = None
         self._peeked = _END  # an item taken by `peek`, yielded first by the next epoch
+        self._first = None  # (skeleton, description, index) of the first batch seen
         self._is_pydataset = hasattr(source, "__getitem__") and hasattr(source, "__len__")
 
     @property
@@ -247,17 +327,17 @@ class IterableBatches:
     def peek(self):
         """The first batch `(x, y, sample_weight)` without losing it (None if empty)."""
         if self._is_pydataset:
-            return unpack_batch(self.source[0]) if len(self.source) else None
+            return unpack_batch(self.source[0], _FIRST) if len(self.source) else None
         if self._peeked is _END:
             iterator = self._epoch_iterator()
             if self._steps is None and iterator is not self.source:
                 # Iterated afresh each epoch: this look costs nothing later.
                 item = next(iterator, _END)
-                return None if item is _END else unpack_batch(item)
+                return None if item is _END else unpack_batch(item, _FIRST)
             self._peeked = next(iterator, _END)
             if self._peeked is _END:
                 return None
-        return unpack_batch(self._peeked)
+        return unpack_batch(self._peeked, _FIRST)
 
     def _epoch_iterator(self):
         """What an epoch reads from: with steps_per_epoch one iterator kept across epochs
@@ -298,8 +378,24 @@ class IterableBatches:
             item = next(items, _END)
             if item is _END:
                 return
+            batch = unpack_batch(item, where=f" (in batch {count})")
+            self._check_structure(batch, count)
             count += 1
-            yield unpack_batch(item)
+            yield batch
+
+    def _check_structure(self, batch, index: int) -> None:
+        """Every batch has the structure of the first one."""
+        skeleton = _skeleton(batch)
+        if self._first is None:
+            self._first = (skeleton, describe_batch(batch), index)
+        elif skeleton != self._first[0]:
+            kind = "PyDataset" if self._is_pydataset else "generator"
+            raise ValueError(
+                f"The {kind} gave batch {index} as {describe_batch(batch)}, but batch "
+                f"{self._first[2]} as {self._first[1]} (batches counted from 0). Every batch "
+                "must have the same structure (the same inputs, targets and sample weights, "
+                f"nested the same way): fix the {kind} so that all its batches match."
+            )
 
     def on_epoch_end(self):
         if hasattr(self.source, "on_epoch_end"):
@@ -307,9 +403,44 @@ class IterableBatches:
 
 
 _END = object()
+_FIRST = " (in batch 0)"
 
 
-def unpack_batch(item):
+def describe(struct) -> str:
+    """A short picture of a nested structure of arrays, for error messages."""
+    if isinstance(struct, dict):
+        return "{" + ", ".join(f"{k!r}: {describe(struct[k])}" for k in sorted(struct)) + "}"
+    if isinstance(struct, list):
+        return "[" + ", ".join(describe(v) for v in struct) + "]"
+    if isinstance(struct, tuple):
+        return (
+            "(" + ", ".join(describe(v) for v in struct) + ("," if len(struct) == 1 else "") + ")"
+        )
+    if struct is None:
+        return "None"
+    if hasattr(struct, "shape") and hasattr(struct, "dtype"):
+        return f"array(shape={tuple(struct.shape)}, dtype={struct.dtype})"
+    return type(struct).__name__
+
+
+def describe_batch(batch) -> str:
+    """`(x=..., y=..., sample_weight=...)` for an unpacked batch, absent parts left out."""
+    parts = [
+        f"{role}={describe(part)}"
+        for role, part in zip(("x", "y", "sample_weight"), batch, strict=True)
+        if part is not None or role == "x"
+    ]
+    return "(" + ", ".join(parts) + ")"
+
+
+def _skeleton(batch):
+    """What must stay the same from batch to batch: the nesting and which parts exist."""
+    return tree.map_structure(lambda leaf: leaf is None, batch)
+
+
+def unpack_batch(item, where: str = ""):
+    """`(x, y, sample_weight)` of one batch as a generator, PyDataset or `*_on_batch`
+    call gives it, with arrays standardized and checked (`where` names the batch)."""
     if isinstance(item, list) and 1 <= len(item) <= 3:
         # As Keras 3 reads a batch: a list (what a torch DataLoader yields) is a tuple.
         item = tuple(item)
@@ -331,6 +462,8 @@ def unpack_batch(item):
     y = _standardize(y, "y")
     sw = _standardize(sw, "sample_weight")
     check_sample_counts(x, y, sw)
+    for struct, role in ((x, "x"), (y, "y"), (sw, "sample_weight")):
+        check_finite(struct, role, where)
     return x, y, sw
 
 
@@ -343,21 +476,53 @@ def is_iterable_source(x) -> bool:
 
 
 def make_batches(x, y=None, sample_weight=None, batch_size=32, shuffle=False, steps=None, role="x"):
+    """The batches of one call of `fit`, `evaluate` or `predict`, checked up front."""
     if is_iterable_source(x):
         if y is not None:
             raise ValueError(
                 "When x is a generator, iterable or PyDataset, pass targets inside it "
                 "(yield (x, y)), not as the `y` argument."
             )
-        return IterableBatches(x, steps=steps)
-    if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
+        source_steps = None
+        if steps is None and hasattr(x, "__len__"):
+            try:
+                source_steps = len(x)
+            except TypeError:
+                pass
+        return IterableBatches(x, steps=_capped_steps(steps, source_steps))
+    if batch_size is not None and (
+        isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0
+    ):
         raise ValueError(f"batch_size must be a positive int; received {batch_size!r}.")
     x = _standardize(x, role)
     y = _standardize(y, "y")
     sample_weight = _standardize(sample_weight, "sample_weight")
-    return ArrayBatches(
+    for struct, name in ((x, role), (y, "y"), (sample_weight, "sample_weight")):
+        check_finite(struct, name)
+    batches = ArrayBatches(
         x, y, sample_weight, batch_size=batch_size or 32, shuffle=shuffle, steps=steps
     )
+    capped = _capped_steps(steps, batches._full)
+    if capped != steps:
+        batches._steps = capped
+    return batches
+
+
+def _capped_steps(steps, available):
+    """`steps` capped by `lamina.config.set_max_steps_per_epoch`, with Keras's warning
+    when the cap shortens the pass (`available`: the batches there are, if known)."""
+    cap = debugging.max_steps_per_epoch()
+    if cap is None:
+        return steps
+    wanted = steps if steps is not None else available
+    if wanted is not None and wanted <= cap:
+        return steps
+    warnings.warn(
+        f"Limiting steps_per_epoch to {cap} (lamina.config.set_max_steps_per_epoch).",
+        UserWarning,
+        stacklevel=4,
+    )
+    return cap
 
 
 def split_for_validation(x, y, sample_weight, validation_split: float):

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+import warnings
 
 import numpy as np
 
 from lamina import ops, tree
+from lamina.config import debugging
 from lamina.training import data_adapter
 
 
@@ -89,3 +91,16 @@ def resolve_verbose(verbose):
     if verbose not in (0, 1, 2):
         raise ValueError(f"verbose must be 'auto', 0, 1 or 2; received {verbose!r}.")
     return verbose
+
+
+def capped_epochs(epochs):
+    """`fit`'s `epochs`, capped by `lamina.config.set_max_epochs` (with a warning)."""
+    cap = debugging.max_epochs()
+    if cap is not None and isinstance(epochs, int) and cap < epochs:
+        warnings.warn(
+            f"Limiting epochs to {cap} (lamina.config.set_max_epochs); fit asked for {epochs}.",
+            UserWarning,
+            stacklevel=4,  # the user's `fit` line (under the traceback filter's frame)
+        )
+        return cap
+    return epochs

@@ -146,7 +146,7 @@ class StepData:
     def inputs_of(self, x):
         """`x` in the order the model's graph takes its inputs."""
         if not self._host:
-            data_adapter.refuse_text(x)
+            data_adapter.refuse_text(x, self._model)
         return self._standardize(x) if self._standardize is not None else x
 
     def inputs(self, x):

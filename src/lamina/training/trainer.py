@@ -33,6 +33,7 @@ from lamina.training import epochs as loops
 from lamina.training.compile_utils import CompileLoss, CompileMetrics, flatten_outputs
 from lamina.training.generator_methods import GeneratorMethods
 from lamina.training.stateful_steps import step_api
+from lamina.utils.traceback_utils import filter_traceback
 
 
 class Trainer(step_api(), GeneratorMethods):
@@ -402,6 +403,7 @@ class Trainer(step_api(), GeneratorMethods):
         return self.predict_function
 
     # fit -----------------------------------------------------------------------------
+    @filter_traceback
     def fit(
         self,
         x=None,
@@ -427,6 +429,7 @@ class Trainer(step_api(), GeneratorMethods):
         `x`; `validation_split` takes the last fraction of the data before shuffling.
         """
         self._assert_compiled("fit")
+        epochs = loop_utils.capped_epochs(epochs)
         from lamina import callbacks as callbacks_module
 
         if x is None:
@@ -486,6 +489,7 @@ class Trainer(step_api(), GeneratorMethods):
                 distribution._check_rules_used()
 
     # evaluate ------------------------------------------------------------------------
+    @filter_traceback
     def evaluate(
         self,
         x=None,
@@ -534,6 +538,7 @@ class Trainer(step_api(), GeneratorMethods):
         )
 
     # predict -------------------------------------------------------------------------
+    @filter_traceback
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """Model outputs on `x`, computed in batches and concatenated as NumPy arrays."""
         if (
@@ -574,6 +579,7 @@ class Trainer(step_api(), GeneratorMethods):
         return result
 
     # *_on_batch ------------------------------------------------------------------------
+    @filter_traceback
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
         """One training step on one batch; returns the loss and metrics of that batch
         (the metrics restart on each call, as in Keras 3)."""
@@ -587,6 +593,7 @@ class Trainer(step_api(), GeneratorMethods):
         self._write_state(state)
         return self._format_logs(logs, return_dict)
 
+    @filter_traceback
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """Loss and metrics on one batch (the metrics restart on each call, as in Keras 3)."""
         self._assert_compiled("test_on_batch")
@@ -599,6 +606,7 @@ class Trainer(step_api(), GeneratorMethods):
         self._write_state(mv, kind="test")
         return self._format_logs(logs, return_dict)
 
+    @filter_traceback
     def predict_on_batch(self, x):
         """Model outputs on one batch, as NumPy arrays."""
         xb = data_adapter.unpack_batch((x,))[0]
