@@ -31,11 +31,13 @@ from lamina.losses.loss import (
     reduce_weighted_values,
     squeeze_or_expand_to_same_rank,
 )
+from lamina.losses.metric_learning import Circle, circle
 from lamina.losses.probabilistic import (
     BinaryCrossentropy,
     BinaryFocalCrossentropy,
     CategoricalCrossentropy,
     CategoricalFocalCrossentropy,
+    CategoricalGeneralizedCrossEntropy,
     KLDivergence,
     Poisson,
     SparseCategoricalCrossentropy,
@@ -43,6 +45,7 @@ from lamina.losses.probabilistic import (
     binary_focal_crossentropy,
     categorical_crossentropy,
     categorical_focal_crossentropy,
+    categorical_generalized_cross_entropy,
     kl_divergence,
     poisson,
     sparse_categorical_crossentropy,
@@ -63,6 +66,8 @@ from lamina.losses.regression import (
     mean_squared_error,
     mean_squared_logarithmic_error,
 )
+from lamina.losses.segmentation import Dice, Tversky, dice, tversky
+from lamina.losses.sequence import CTC, ctc
 from lamina.utils import serialization
 
 # Keras's short names (and the classic long ones) for the loss functions.
@@ -132,6 +137,16 @@ def get(identifier):
 
 
 __all__ = [
+    "CTC",
+    "CategoricalGeneralizedCrossEntropy",
+    "Circle",
+    "Dice",
+    "Tversky",
+    "categorical_generalized_cross_entropy",
+    "circle",
+    "ctc",
+    "dice",
+    "tversky",
     "BCE",
     "KLD",
     "MAE",

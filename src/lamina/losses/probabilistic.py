@@ -177,6 +177,31 @@ def poisson(y_true, y_pred):
     return ops.mean(y_pred - y_true * ops.log(y_pred + backend.epsilon()), axis=-1)
 
 
+def categorical_generalized_cross_entropy(y_true, y_pred, q):
+    """Generalized cross-entropy (Zhang & Sabuncu, 2018): `(1 - p ** q) / q`, with `p`
+    the predicted probability of the true class.
+
+    Robust to noisy labels: `q -> 0` tends to cross-entropy, `q = 1` is the mean
+    absolute error.
+
+    Args:
+        y_true: integer class labels, `(batch,)` or `(batch, 1)`.
+        y_pred: class probabilities, `(batch, num_classes)`.
+        q: the noise parameter, in `(0, 1)`.
+
+    Returns:
+        `(batch,)` losses.
+
+    >>> round(float(categorical_generalized_cross_entropy([1], [[0.75, 0.25]], 0.5)[0]), 4)
+    1.0
+    """
+    y_pred = ops.convert_to_tensor(y_pred)
+    labels = ops.cast(_sparse_targets(y_true, y_pred, -1), "int32")
+    one_hot = ops.one_hot(labels, ops.shape(y_pred)[-1], dtype=ops.dtype(y_pred))
+    p = ops.sum(y_pred * one_hot, axis=-1)
+    return (1.0 - ops.power(p, q)) / q
+
+
 class BinaryCrossentropy(LossFunctionWrapper):
     """Cross-entropy for binary (0/1) targets, one sigmoid output per label.
 
@@ -388,6 +413,49 @@ class Poisson(LossFunctionWrapper):
         super().__init__(poisson, reduction=reduction, name=name, dtype=dtype)
 
 
+class CategoricalGeneralizedCrossEntropy(LossFunctionWrapper):
+    """Generalized cross-entropy between integer labels and class probabilities.
+
+    `(1 - p ** q) / q` with `p` the probability given to the true class: between
+    cross-entropy (`q -> 0`) and mean absolute error (`q = 1`), and more robust to
+    noisy labels than cross-entropy.
+
+    Args:
+        q: the noise parameter, in `(0, 1)` (default 0.5).
+        reduction: see `Loss`.
+        name: the loss name (default `"categorical_generalized_cross_entropy"`).
+        dtype: the computation dtype.
+
+    >>> round(float(CategoricalGeneralizedCrossEntropy(q=0.5)([1], [[0.75, 0.25]])), 4)
+    1.0
+    """
+
+    def __init__(
+        self,
+        q=0.5,
+        reduction="sum_over_batch_size",
+        name="categorical_generalized_cross_entropy",
+        dtype=None,
+    ):
+        if not 0 < q < 1:
+            raise ValueError(
+                f"CategoricalGeneralizedCrossEntropy needs `q` in the open interval (0, 1); "
+                f"received q={q!r}."
+            )
+        super().__init__(
+            categorical_generalized_cross_entropy,
+            reduction=reduction,
+            name=name,
+            dtype=dtype,
+            q=q,
+        )
+        self.q = q
+
+    def call(self, y_true, y_pred):
+        # Integer labels: no rank matching against the class axis.
+        return categorical_generalized_cross_entropy(y_true, y_pred, self.q)
+
+
 for _obj in (
     binary_crossentropy,
     binary_focal_crossentropy,
@@ -396,6 +464,8 @@ for _obj in (
     sparse_categorical_crossentropy,
     kl_divergence,
     poisson,
+    categorical_generalized_cross_entropy,
+    CategoricalGeneralizedCrossEntropy,
     BinaryCrossentropy,
     BinaryFocalCrossentropy,
     CategoricalCrossentropy,
