@@ -10,6 +10,7 @@ from lamina.callbacks.monitors import EarlyStopping, ReduceLROnPlateau
 from lamina.callbacks.progbar import Progbar
 from lamina.callbacks.progbar_logger import ProgbarLogger
 from lamina.callbacks.swap_ema import SwapEMAWeights
+from lamina.callbacks.tensorboard import TensorBoard
 
 __all__ = [
     "BackupAndRestore",
@@ -25,5 +26,6 @@ __all__ = [
     "ProgbarLogger",
     "ReduceLROnPlateau",
     "SwapEMAWeights",
+    "TensorBoard",
     "TerminateOnNaN",
 ]
