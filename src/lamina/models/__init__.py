@@ -6,7 +6,7 @@ import json
 
 from lamina.models.model import Model
 from lamina.models.sequential import Sequential
-from lamina.saving import load_model
+from lamina.saving import load_model, save_model
 from lamina.utils import serialization
 
 
@@ -52,4 +52,5 @@ __all__ = [
     "load_model",
     "model_from_config",
     "model_from_json",
+    "save_model",
 ]

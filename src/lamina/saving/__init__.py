@@ -4,6 +4,7 @@ of serializable objects (as `keras.saving`)."""
 from lamina.saving import keras_ops  # noqa: F401  (registers Keras op nodes)
 from lamina.saving.keras_file import load_model, save_model
 from lamina.saving.weights_h5 import load_weights, save_weights
+from lamina.utils.object_registration import get_custom_objects
 from lamina.utils.serialization import (
     CustomObjectScope,
     custom_object_scope,
@@ -19,6 +20,7 @@ __all__ = [
     "CustomObjectScope",
     "custom_object_scope",
     "deserialize_keras_object",
+    "get_custom_objects",
     "get_registered_name",
     "get_registered_object",
     "load_model",

@@ -248,3 +248,77 @@ def any_leaf(predicate: Callable[[Any], bool], structure) -> bool:
     True
     """
     return any(predicate(leaf) for leaf in flatten(structure))
+
+
+def flatten_with_path(structure) -> list:
+    """The leaves of `structure` with their paths: `(path, leaf)` pairs, in `flatten` order.
+
+    A path is the tuple of indices (lists, tuples, namedtuples) and keys (dicts) that
+    leads from the top of `structure` to the leaf; a bare leaf has the path `()`.
+
+    >>> flatten_with_path([{"foo": 42}, (1, None)])
+    [((0, 'foo'), 42), ((1, 0), 1), ((1, 1), None)]
+    """
+    out: list = []
+    _flatten_with_path(structure, (), out)
+    return out
+
+
+def _flatten_with_path(s, path, out):
+    if is_nested(s):
+        keys = sorted(s) if isinstance(s, dict) else range(len(s))
+        for key, child in zip(keys, _children(s)):
+            _flatten_with_path(child, path + (key,), out)
+    else:
+        out.append((path, s))
+
+
+def assert_same_paths(a, b) -> None:
+    """Raise `ValueError` unless `a` and `b` have leaves at the same paths.
+
+    Unlike `assert_same_structure`, container kinds do not matter: `[0, 1]` and
+    `(2, 3)` have the same paths (`(0,)` and `(1,)`), as do two namedtuple classes
+    with as many fields.
+
+    >>> assert_same_paths([0, 1], (2, 3))
+    >>> assert_same_paths({"a": 1}, {"b": 1})
+    Traceback (most recent call last):
+        ...
+    ValueError: The two structures don't have the same paths: paths of a missing in b: [('a',)]; paths of b missing in a: [('b',)].
+    """
+    a_paths = {path for path, _ in flatten_with_path(a)}
+    b_paths = {path for path, _ in flatten_with_path(b)}
+    if a_paths != b_paths:
+        parts = []
+        if a_paths - b_paths:
+            parts.append(f"paths of a missing in b: {sorted(a_paths - b_paths, key=repr)}")
+        if b_paths - a_paths:
+            parts.append(f"paths of b missing in a: {sorted(b_paths - a_paths, key=repr)}")
+        raise ValueError(f"The two structures don't have the same paths: {'; '.join(parts)}.")
+
+
+def lists_to_tuples(structure):
+    """`structure` with every list, at any depth, turned into a tuple.
+
+    >>> lists_to_tuples({"a": [1, [2, 3]], "b": (4, [5])})
+    {'a': (1, (2, 3)), 'b': (4, (5,))}
+    """
+    return traverse(
+        lambda node: tuple(node) if isinstance(node, list) else None, structure, top_down=False
+    )
+
+
+def _is_shape(x) -> bool:
+    return isinstance(x, (list, tuple)) and all(isinstance(e, (int, type(None))) for e in x)
+
+
+def map_shape_structure(func: Callable, structure):
+    """`map_structure` for structures of shapes: a list or tuple holding only ints and
+    `None`s is a shape, passed to `func` whole, as are the other leaves.
+
+    >>> map_shape_structure(len, {"image": (None, 28, 28), "ids": [(None,), (None, 4)]})
+    {'ids': [1, 2], 'image': 3}
+    """
+    if _is_shape(structure) or not is_nested(structure):
+        return func(structure)
+    return _rebuild(structure, [map_shape_structure(func, c) for c in _children(structure)])

@@ -1,9 +1,11 @@
 """Utilities: seeding, serialization, and data helpers (`to_categorical`, `normalize`,
 `pad_sequences`)."""
 
+from lamina.utils.config import Config
 from lamina.utils.data_utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from lamina.utils.dataset_utils import split_dataset
 from lamina.utils.file_utils import get_file
+from lamina.utils.graph_utils import get_source_inputs
 from lamina.utils.image_dataset import image_dataset_from_directory
 from lamina.utils.image_utils import array_to_img, img_to_array, load_img, save_img
 from lamina.utils.io_utils import (
@@ -13,7 +15,9 @@ from lamina.utils.io_utils import (
 )
 from lamina.utils.model_visualization import model_to_dot, model_to_svg, plot_model
 from lamina.utils.numerical import normalize, to_categorical
+from lamina.utils.object_registration import get_custom_objects
 from lamina.utils.py_dataset import PyDataset
+from lamina.utils.py_dataset import PyDataset as Sequence  # Keras's older name
 from lamina.utils.random import set_random_seed
 from lamina.utils.sequence import pad_sequences
 from lamina.utils.serialization import (
@@ -61,13 +65,35 @@ __all__ = [
     "disable_interactive_logging",
     "enable_interactive_logging",
     "is_interactive_logging_enabled",
+    "Config",
+    "Progbar",
+    "Sequence",
+    "clear_session",
+    "get_custom_objects",
+    "get_source_inputs",
+    "is_keras_tensor",
+    "standardize_dtype",
 ]
+
+# Names defined in packages that import lamina.utils themselves: loaded on first use.
+_LATE = {
+    "FeatureSpace": ("lamina.utils.feature_space", "FeatureSpace"),
+    "Progbar": ("lamina.callbacks.progbar", "Progbar"),
+    "clear_session": ("lamina.backend", "clear_session"),
+    "is_keras_tensor": ("lamina.graph.keras_tensor", "is_keras_tensor"),
+    "standardize_dtype": ("lamina.backend.common.variables", "standardize_dtype"),
+}
 
 
 def __getattr__(name):
     # FeatureSpace is built from lamina.layers, which imports lamina.utils: load it late.
-    if name == "FeatureSpace":
-        from lamina.utils.feature_space import FeatureSpace
+    if name in _LATE:
+        import importlib
 
-        return FeatureSpace
+        module, attribute = _LATE[name]
+        return getattr(importlib.import_module(module), attribute)
     raise AttributeError(f"module 'lamina.utils' has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LATE))
