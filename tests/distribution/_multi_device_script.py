@@ -64,8 +64,27 @@ layout_map["dense/kernel"] = (None, "model")
 layout_map["embedding/embeddings"] = (None, "model")
 layout_map["out/kernel"] = ("model", None)
 layout_map["no_such_layer/.*"] = (None, "model")
+# Split variables are made split: no whole value is handed over to be placed.
+engine = lamina.backend.distribution
+whole_values_placed = []
+
+
+def spying(real):
+    def spy(x, layout):
+        if any(axis is not None for axis in layout.spec):
+            whole_values_placed.append(tuple(x.shape))
+        return real(x, layout)
+
+    return spy
+
+
+for name in ("distribute_variable", "distribute_tensor"):
+    setattr(engine, name, spying(getattr(engine, name)))
+fresh = make()
 with dist.ModelParallel(layout_map=layout_map).scope():
     model = make()
+    found["mp_whole_values_placed"] = list(whole_values_placed)
+    found["mp_initial_diff"] = max_diff(model, fresh)
     found["mp_specs"] = {
         "dense": str(model.get_layer("dense").kernel.value.sharding.spec),
         "embedding": str(model.get_layer("embedding").embeddings.value.sharding.spec),

@@ -53,6 +53,14 @@ def test_model_parallel_shards_dense_and_embedding_kernels(multi_device):
 
 
 @pytest.mark.engine("jax")
+def test_model_parallel_variables_are_made_split(multi_device):
+    # Each device computed its own part: no whole kernel was handed over to be split,
+    # and the values are those of the same seed on one device (seeds advanced alike).
+    assert multi_device["mp_whole_values_placed"] == []
+    assert multi_device["mp_initial_diff"] == 0.0
+
+
+@pytest.mark.engine("jax")
 def test_unmatched_rule_warns_naming_it(multi_device):
     assert len(multi_device["mp_warnings"]) == 1
     assert "'no_such_layer/.*' matched no variable" in multi_device["mp_warnings"][0]

@@ -584,6 +584,11 @@ DISTRIBUTION = declare(
     distribute_variable(x, layout)
         A new variable's value placed as `layout` says; in a job of several processes
         every process gets process 0's value (so all replicas start equal).
+    create_distributed(fn, layout)
+        Run `fn()`, which returns `(value, extras)`, so that `value` (a new variable's
+        initial value) is made directly in `layout`, each device computing its own part
+        (never whole on one device); returns `(value, extras)`, `extras` (small arrays,
+        such as advanced seed states) as ordinary arrays of this process.
     all_reduce_mean(values)
         Each tensor of `values` averaged over the processes of the job (the gradients of
         data-parallel training); as it is with one process, or where the compiled step

@@ -22,10 +22,12 @@ import contextlib
 import math
 import os
 import re
+import threading
 import warnings
 
 from lamina import backend, tree
 from lamina.backend.common.global_state import current_distribution, set_current_distribution
+from lamina.backend.common.variables import StatelessScope, relaxed
 
 
 def list_devices(device_type=None) -> list:
@@ -210,6 +212,7 @@ class Distribution:
         self._auto_shard_dataset = auto_shard_dataset
         self._num_process = backend.distribution.process_count()
         self._process_id = backend.distribution.process_index()
+        self._layout_source = threading.local()
 
     @property
     def device_mesh(self) -> DeviceMesh:
@@ -263,20 +266,72 @@ class Distribution:
             set_distribution(previous)
 
     # What the variables and the training loop ask ---------------------------------------
-    def _place_variable(self, variable) -> None:
-        """Lay `variable` out as `get_variable_layout` says, now and on every assign."""
-        layout = self.get_variable_layout(variable)
-        if layout.device_mesh is None:
-            layout.device_mesh = self._device_mesh
+    def _variable_layout(self, variable) -> TensorLayout:
+        layout = getattr(self._layout_source, "layout", None)
+        if layout is None:
+            layout = self.get_variable_layout(variable)
+            if layout.device_mesh is None:
+                layout.device_mesh = self._device_mesh
         layout.check_shape(variable.shape, f"Variable {variable.path!r}")
+        variable._layout = layout
+        return layout
+
+    @contextlib.contextmanager
+    def _layout_like(self, reference):
+        """Variables created in the block take `reference`'s layout (an optimizer's slots
+        are split as the variable they follow, whatever their own paths)."""
+        layout = getattr(reference, "_layout", None)
+        saved = getattr(self._layout_source, "layout", None)
+        self._layout_source.layout = layout
+        try:
+            yield
+        finally:
+            self._layout_source.layout = saved
+
+    def _create_variable(self, variable, make):
+        """The initial value of a new `variable` that this distribution splits, made by
+        `make()` directly in its layout: each device computes its own part, so the whole
+        value never sits on one device (an embedding table larger than one device's
+        memory can be created). Returns None for a variable kept whole on every device
+        (made, then copied to each), or on an engine that cannot split variables.
+
+        Seed generators that `make` draws from advance as they would have eagerly."""
+        layout = self._variable_layout(variable)
+        engine = backend.distribution
+        if not engine.MODEL_PARALLEL or all(axis is None for axis in layout.axes):
+            return None
+        drawn: list = []
+
+        def initial_value():
+            # Traced once by the engine: seed states read here are constants of the
+            # program, and their advanced values come back beside the variable's value.
+            with StatelessScope() as scope:
+                value = make()
+            updates = scope.updates
+            drawn[:] = [seed for seed, _ in updates]
+            return value, [new for _, new in updates]
+
         engine_layout = layout.backend_layout
+        with relaxed(), variable._eager_context():
+            value, advanced = engine.create_distributed(initial_value, engine_layout)
+            for seed, new in zip(drawn, advanced):
+                seed.assign(new)
+        variable._placement = self._placement_for(engine_layout)
+        return value
+
+    def _placement_for(self, engine_layout):
         engine = backend.distribution
 
-        def place(value, _layout=engine_layout):
-            return engine.distribute_tensor(value, _layout)
+        def place(value):
+            return engine.distribute_tensor(value, engine_layout)
 
-        variable._placement = place
-        variable._value = engine.distribute_variable(variable._value, engine_layout)
+        return place
+
+    def _place_variable(self, variable) -> None:
+        """Lay `variable` out as `get_variable_layout` says, now and on every assign."""
+        engine_layout = self._variable_layout(variable).backend_layout
+        variable._placement = self._placement_for(engine_layout)
+        variable._value = backend.distribution.distribute_variable(variable._value, engine_layout)
 
     def _step_done(self, values) -> None:
         """A step's results, as the loop receives them: the engine waits for them where

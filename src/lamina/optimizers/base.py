@@ -17,6 +17,7 @@ without 64-bit types, and Keras 3 on JAX uses int32 as well.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import numbers
 import re
@@ -197,15 +198,22 @@ class Optimizer:
         self._learning_rate.assign(ops.cast(value, self._learning_rate.dtype))
 
     def _new_variable(self, reference, suffix, make):
-        variable = backend.Variable(
-            make,
-            shape=reference.shape,
-            dtype=reference.dtype,
-            trainable=False,
-            name=f"{reference.path.replace('/', '_')}_{suffix}",
-        )
-        if reference._placement is not None:
-            # Under a distribution a slot is laid out as the variable it follows.
+        distribution = current_distribution()
+        # Under a distribution a slot is laid out (and made) as the variable it follows.
+        with (
+            distribution._layout_like(reference)
+            if distribution is not None
+            else contextlib.nullcontext()
+        ):
+            variable = backend.Variable(
+                make,
+                shape=reference.shape,
+                dtype=reference.dtype,
+                trainable=False,
+                name=f"{reference.path.replace('/', '_')}_{suffix}",
+            )
+        if reference._placement is not None and variable._placement is None:
+            # The variable was laid out under a distribution that is no longer in use.
             variable._placement = reference._placement
             variable._value = reference._placement(variable._value)
         self._variables.append(variable)

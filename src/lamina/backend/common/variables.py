@@ -303,10 +303,20 @@ class Variable:
             budget = current_budget()
             if budget is not None:
                 budget.charge(self.name, shape, dtype)
-            # Initial values are real data even when a layer is built while a function
-            # is being traced; seed updates made here must reach the real seed state.
-            with relaxed(), self._eager_context():
-                value = initializer(tuple(shape), dtype=dtype)
+            distribution = current_distribution()
+            value = None
+            if distribution is not None:
+                # A variable the distribution splits is made split (never whole first).
+                self._shape, self._dtype = tuple(int(d) for d in shape), dtype
+                value = distribution._create_variable(
+                    self, lambda: initializer(tuple(shape), dtype=dtype)
+                )
+            if value is None:
+                # Initial values are real data even when a layer is built while a
+                # function is being traced; seed updates made here must reach the real
+                # seed state.
+                with relaxed(), self._eager_context():
+                    value = initializer(tuple(shape), dtype=dtype)
         else:
             value = initializer
             if dtype is None:
@@ -323,7 +333,7 @@ class Variable:
         self.regularizer = None
         self.constraint = None
         distribution = current_distribution()
-        if distribution is not None:
+        if distribution is not None and self._placement is None:
             # Sets `_placement` and places the value (sharded, or replicated on the mesh).
             distribution._place_variable(self)
         _structure_version[0] += 1

@@ -89,6 +89,15 @@ def distribute_variable(x, layout):
     return distribute_tensor(x, layout)
 
 
+def create_distributed(fn, layout):
+    """`fn()`'s `(value, extras)`, `value` made by one program whose output sharding is
+    `layout` (XLA computes each device's part there; nothing whole is copied around)."""
+    value, extras = jax.jit(fn, out_shardings=(layout, None))()
+    # Back on this process's default device, uncommitted, as eager values are.
+    extras = [jax.device_put(np.asarray(e.addressable_data(0))) for e in extras]
+    return value, extras
+
+
 def all_reduce_mean(values):
     """As it is: a step over sharded batches already reduces its gradients (XLA)."""
     return list(values)

@@ -75,6 +75,12 @@ def distribute_variable(x, layout):
     return x
 
 
+def create_distributed(fn, layout):
+    """`fn()` as it is: on torch a layout never splits a tensor (`MODEL_PARALLEL` is False)."""
+    value, extras = fn()
+    return distribute_variable(value, layout), list(extras)
+
+
 def step_done(values, mesh):
     """Nothing to wait for: torch runs each step's collectives as it goes."""
     del values, mesh
