@@ -607,6 +607,25 @@ DISTRIBUTION = declare(
     """
 )
 
+# Exporting inference programs (`lamina.export`) ------------------------------------------
+EXPORT = declare(
+    """
+    FORMATS
+        The export formats the engine writes (`Model.export(format=...)`), its own
+        program format first.
+    write_program(fn, weights, arguments, format, filepath, output_names=None, options=None)
+        Trace `fn(values, *args)` once for inference and write it to `filepath` in
+        `format`: `weights` maps names to the tensors the program keeps (passed to `fn`
+        as the list `values`, in order), `arguments` is a tuple of positional arguments
+        as nested lists/tuples/dicts of specs (`.shape` with `None` for a size left free,
+        `.dtype`, `.name`), `output_names` names the flat outputs where the format has
+        names, `options` are the format's own options.
+    read_program(filepath, format)
+        A callable running a program the engine wrote in `format` in the format's own
+        runtime (`jax.export.deserialize`, `torch.export.load`).
+    """
+)
+
 ENGINE: dict[str, dict[str, Declaration]] = {
     "core": CORE,
     "numpy": NUMPY,
@@ -618,6 +637,7 @@ ENGINE: dict[str, dict[str, Declaration]] = {
     "layer": LAYER,
     "optimizers": OPTIMIZERS,
     "distribution": DISTRIBUTION,
+    "export": EXPORT,
 }
 
 

@@ -632,6 +632,40 @@ class Model(Trainer, Layer):
 
         backup.delete_backup(directory)
 
+    def export(
+        self, filepath, format="tf_saved_model", verbose=None, input_signature=None, **kwargs
+    ):
+        """Write the model's inference as a program people serve (see `lamina.export`).
+
+        Keras's default, a TensorFlow SavedModel, needs TensorFlow and is refused: name
+        the format. On jax lamina writes `format="stablehlo"` (a serialized
+        `jax.export` program, run with `jax.export.deserialize(data).call(x)`); on torch
+        `format="torch"` (a `.pt2` file, run with `torch.export.load(path).module()(x)`)
+        and `format="onnx"` (run with `onnxruntime.InferenceSession(path)`). The
+        program computes `model(inputs, training=False)` with the weights inside; `None`
+        sizes in the signature (the batch, by default) stay free. The model is unchanged.
+
+        Args:
+            filepath: the file to write.
+            format: `"stablehlo"` (jax), `"torch"` or `"onnx"` (torch).
+            verbose: print where the program went and its inputs (default True).
+            input_signature: the positional arguments of `model(...)`: a list of
+                `lamina.layers.InputSpec(shape=..., dtype=...)` (or KerasTensors, arrays, or
+                nested lists/dicts of these); by default the model's own inputs.
+            **kwargs: the format's options: `platforms` (stablehlo), the arguments of
+                `torch.export.export` (torch), `opset_version` (onnx).
+        """
+        from lamina.export import export_lib
+
+        export_lib.export_model(
+            self,
+            filepath,
+            format=format,
+            verbose=verbose,
+            input_signature=input_signature,
+            **kwargs,
+        )
+
     def save_weights(self, filepath, overwrite: bool = True) -> None:
         """Save the weights to a `.weights.h5` file (written atomically)."""
         import os
