@@ -127,7 +127,8 @@ def _conv_model():
     conv = layers.Conv1D(5, 2, name="conv")(inp)
     flat = layers.Flatten(name="flat")(conv)
     side = layers.Dense(4, name="side")(layers.Flatten(name="flat_in")(inp))
-    merged = layers.Concatenate(name="merge")([flat, side])
+    doubled = ops.multiply(side, 2.0)  # an op node
+    merged = layers.Concatenate(name="merge")([flat, doubled])
     model = lamina.Model(inp, layers.Dense(1, name="head")(merged), name="net")
     model.compile(optimizer="sgd", loss="mse")
     return model
@@ -192,10 +193,12 @@ def test_histograms_images_and_graph(tmp_path):
     # The graph: one node per layer, an edge per connection, with output shapes.
     graph = train.Graph()
     nodes = {n.name: n for n in graph.node}
-    assert set(nodes) == {"seq", "conv", "flat", "flat_in", "side", "merge", "head"}
+    (multiply,) = [name for name, node in nodes.items() if node.op == "multiply"]
+    assert set(nodes) == {"seq", "conv", "flat", "flat_in", "side", multiply, "merge", "head"}
     assert nodes["seq"].op == "InputLayer" and list(nodes["seq"].input) == []
     assert nodes["conv"].op == "Conv1D" and list(nodes["conv"].input) == ["seq"]
-    assert list(nodes["merge"].input) == ["flat", "side"]
+    assert list(nodes[multiply].input) == ["side"]
+    assert list(nodes["merge"].input) == ["flat", multiply]
     assert list(nodes["head"].input) == ["merge"]
     dims = nodes["conv"].attr["_output_shapes"].list.shape[0].dim
     assert [d.size for d in dims] == [-1, 5, 5]

@@ -355,9 +355,10 @@ class TensorBoard(Callback):
             for depth in sorted(by_depth, reverse=True):
                 for node in by_depth[depth]:
                     op = node.outbound_layer
+                    # A layer by its class (`Dense`), an op by its function (`add`).
+                    kind = getattr(op, "function_name", None) or type(op).__name__
                     entry = nodes.setdefault(
-                        op.name,
-                        {"op": type(op).__name__, "inputs": [], "outputs": node.output_tensors},
+                        op.name, {"op": kind, "inputs": [], "outputs": node.output_tensors}
                     )
                     for inbound in node.inbound_layers:
                         if inbound.name not in entry["inputs"]:
