@@ -18,7 +18,7 @@ import numpy as np
 
 from lamina import backend, tree
 from lamina.backend.common.global_state import current_distribution
-from lamina.training import data_adapter, loop_utils
+from lamina.training import concurrency, data_adapter, loop_utils
 
 
 def flat_logs(logs) -> dict:
@@ -66,9 +66,12 @@ class LiveState:
         """Write the held values into the variables (the next call reads them again,
         so what a callback assigned is what the next step uses)."""
         if self.values is not None:
-            values, self.values = self.values, None
-            backend.set_pending_sync(None)
-            self.model._write_state(values)
+            with concurrency.state_lock(self.model).writing():
+                if self.values is None:  # another thread wrote them meanwhile
+                    return
+                values, self.values = self.values, None
+                backend.set_pending_sync(None)
+                self.model._write_state(values)
 
 
 def fit_epochs(
@@ -248,16 +251,19 @@ def _train_chunk(fns, live, data, n, step, callback_list, resident=None):
     device), `data` says where the batches sit: `("from", starts, rows_per_batch)` or
     `("at", indices)`."""
     callback_list.on_train_batch_begin(step)
-    state = live.get()
-    if resident is None:
-        state, logs = fns["one" if n == 1 else "many"](state, _placed(data, n > 1))
-        _step_done(logs)
-    elif data[0] == "from":
-        _, starts, rows = data
-        state, logs = fns["one_from" if n == 1 else "many_from"](state, resident, starts, rows)
-    else:
-        state, logs = fns["one_at" if n == 1 else "many_at"](state, resident, data[1])
-    live.set(state)
+    # A step replaces the weights (donating or updating them in place): it waits for
+    # `predict` calls in other threads to finish with them, and they for it.
+    with concurrency.state_lock(live.model).writing():
+        state = live.get()
+        if resident is None:
+            state, logs = fns["one" if n == 1 else "many"](state, _placed(data, n > 1))
+            _step_done(logs)
+        elif data[0] == "from":
+            _, starts, rows = data
+            state, logs = fns["one_from" if n == 1 else "many_from"](state, resident, starts, rows)
+        else:
+            state, logs = fns["one_at" if n == 1 else "many_at"](state, resident, data[1])
+        live.set(state)
     step += n
     logs = flat_logs(logs)
     callback_list.on_train_batch_end(step - 1, logs)

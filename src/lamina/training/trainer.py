@@ -19,6 +19,7 @@ Around it: `compile_utils` (losses and metrics per output, the compile config),
 from __future__ import annotations
 
 import copy
+import threading
 import warnings
 
 import numpy as np
@@ -28,12 +29,22 @@ from lamina import metrics as metrics_module
 from lamina import optimizers as optimizers_module
 from lamina.backend.common.global_state import current_distribution
 from lamina.backend.common.variables import structure_version
-from lamina.training import compile_utils, data_adapter, loop_utils, programs, targets
+from lamina.training import (
+    compile_utils,
+    concurrency,
+    data_adapter,
+    loop_utils,
+    programs,
+    targets,
+)
 from lamina.training import epochs as loops
 from lamina.training.compile_utils import CompileLoss, CompileMetrics, flatten_outputs
 from lamina.training.generator_methods import GeneratorMethods
 from lamina.training.stateful_steps import step_api
 from lamina.utils.traceback_utils import filter_traceback
+
+# Writes of the state a predict step leaves (a stateful RNN's) from concurrent calls.
+_CARRY_LOCK = threading.Lock()
 
 
 class Trainer(step_api(), GeneratorMethods):
@@ -67,6 +78,8 @@ class Trainer(step_api(), GeneratorMethods):
             "_metrics_cache",
             "_layers_cache",
             "_trainable_cache",
+            "_thread_locks",
+            "_fit_thread",
         }
     )
 
@@ -324,6 +337,12 @@ class Trainer(step_api(), GeneratorMethods):
             loop_utils.unshare(
                 trainable + non_trainable + (opt_vars if kind == "train" else []) + metric_vars
             )
+        if kind == "predict":
+            live = self.__dict__.get("_live_state")
+            if live is not None and live.values is not None:
+                # `fit` holds newer weights (maybe in another thread, whose next step
+                # waits for this reader): those of its last complete step.
+                return (live.values[0], live.values[1])
         tv = [v.value for v in trainable]
         ntv = [v.value for v in non_trainable]
         if kind == "predict":
@@ -352,7 +371,8 @@ class Trainer(step_api(), GeneratorMethods):
         (a stateful RNN's states, seed states) for the next call and in the model."""
         if non_trainable is None:
             return weights
-        self._write_state(non_trainable, kind="non_trainable")
+        with _CARRY_LOCK:  # concurrent predicts: the state written is one call's
+            self._write_state(non_trainable, kind="non_trainable")
         return (weights[0], non_trainable)
 
     def _sync_state_for_callbacks(self) -> None:
@@ -457,36 +477,37 @@ class Trainer(step_api(), GeneratorMethods):
             epochs=epochs,
             steps=batches.steps,
         )
-        self.stop_training = False
-        self._resume_point = None
-        if any(hasattr(cb, "backup_dir") for cb in callback_list.callbacks):
-            # Restoring needs the optimizer and metrics built, as they are after a step.
-            loops.build_from_first_batch(self, batches)
-        distribution = current_distribution()
-        live = self.__dict__["_live_state"] = loops.LiveState(self)
-        try:
-            if distribution is not None and self.built:
-                distribution._check_rules_used()
-            return loops.fit_epochs(
-                self,
-                batches,
-                callback_list,
-                live,
-                epochs,
-                initial_epoch,
-                class_weight,
-                validation_data,
-                dict(
-                    batch_size=validation_batch_size or batch_size,
-                    steps=validation_steps,
-                    freq=validation_freq,
-                ),
-            )
-        finally:
-            live.sync()
-            self.__dict__.pop("_live_state", None)
-            if distribution is not None:
-                distribution._check_rules_used()
+        with concurrency.metrics_in_use(self, "fit"):
+            self.stop_training = False
+            self._resume_point = None
+            if any(hasattr(cb, "backup_dir") for cb in callback_list.callbacks):
+                # Restoring needs the optimizer and metrics built, as after a step.
+                loops.build_from_first_batch(self, batches)
+            distribution = current_distribution()
+            live = self.__dict__["_live_state"] = loops.LiveState(self)
+            try:
+                if distribution is not None and self.built:
+                    distribution._check_rules_used()
+                return loops.fit_epochs(
+                    self,
+                    batches,
+                    callback_list,
+                    live,
+                    epochs,
+                    initial_epoch,
+                    class_weight,
+                    validation_data,
+                    dict(
+                        batch_size=validation_batch_size or batch_size,
+                        steps=validation_steps,
+                        freq=validation_freq,
+                    ),
+                )
+            finally:
+                live.sync()
+                self.__dict__.pop("_live_state", None)
+                if distribution is not None:
+                    distribution._check_rules_used()
 
     # evaluate ------------------------------------------------------------------------
     @filter_traceback
@@ -517,10 +538,12 @@ class Trainer(step_api(), GeneratorMethods):
         else:
             callback_list = self._one_pass_callbacks(callbacks, verbose, batches)
         callback_list.on_test_begin()
-        logs, step = loops.evaluation_pass(self, batches, callback_list)
-        if step == 0:
-            raise ValueError("evaluate received no data (no batches were produced).")
-        logs = self._epoch_logs(logs)
+        # Concurrent evaluates would mix their counts in the shared metric variables.
+        with concurrency.metrics_in_use(self, "evaluate"), concurrency.state_lock(self).reading():
+            logs, step = loops.evaluation_pass(self, batches, callback_list)
+            if step == 0:
+                raise ValueError("evaluate received no data (no batches were produced).")
+            logs = self._epoch_logs(logs)
         callback_list.on_test_end(logs)
         return self._format_logs(logs, return_dict)
 
@@ -541,6 +564,18 @@ class Trainer(step_api(), GeneratorMethods):
     @filter_traceback
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """Model outputs on `x`, computed in batches and concatenated as NumPy arrays."""
+        # Safe from several threads at once, and beside `fit` in another thread: the
+        # weights are those of one complete step, held until the outputs are ready.
+        with self._predict_lock():
+            return self._predict(x, batch_size, verbose, steps, callbacks)
+
+    def _predict_lock(self):
+        """Predicts read the weights side by side; a stateful model's each carry its
+        states on from the last, so they run one at a time (as serial calls would)."""
+        lock = concurrency.state_lock(self)
+        return lock.writing() if getattr(self, "stateful", False) else lock.reading()
+
+    def _predict(self, x, batch_size, verbose, steps, callbacks):
         if (
             verbose == 0
             and not callbacks
@@ -585,37 +620,46 @@ class Trainer(step_api(), GeneratorMethods):
         (the metrics restart on each call, as in Keras 3)."""
         self._assert_compiled("train_on_batch")
         xb, yb, swb = data_adapter.unpack_batch((x, y, sample_weight))
-        self._ensure_built(xb, yb)
-        self.reset_metrics()
-        fns = self.make_train_function()
-        data = self._step_data(class_weight)(xb, yb, swb)
-        state, logs = fns["one"](self._read_state(), data)
-        self._write_state(state)
-        return self._format_logs(logs, return_dict)
+        with (
+            concurrency.metrics_in_use(self, "train_on_batch"),
+            concurrency.state_lock(self).writing(),
+        ):
+            self._ensure_built(xb, yb)
+            self.reset_metrics()
+            fns = self.make_train_function()
+            data = self._step_data(class_weight)(xb, yb, swb)
+            state, logs = fns["one"](self._read_state(), data)
+            self._write_state(state)
+            return self._format_logs(logs, return_dict)
 
     @filter_traceback
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         """Loss and metrics on one batch (the metrics restart on each call, as in Keras 3)."""
         self._assert_compiled("test_on_batch")
         xb, yb, swb = data_adapter.unpack_batch((x, y, sample_weight))
-        self._ensure_built(xb, yb)
-        self.reset_metrics()
-        fns = self.make_test_function()
-        tv, ntv, mv = self._read_state("test")
-        mv, logs = fns["one"]((tv, ntv), mv, self._step_data()(xb, yb, swb))
-        self._write_state(mv, kind="test")
-        return self._format_logs(logs, return_dict)
+        with (
+            concurrency.metrics_in_use(self, "test_on_batch"),
+            concurrency.state_lock(self).reading(),
+        ):
+            self._ensure_built(xb, yb)
+            self.reset_metrics()
+            fns = self.make_test_function()
+            tv, ntv, mv = self._read_state("test")
+            mv, logs = fns["one"]((tv, ntv), mv, self._step_data()(xb, yb, swb))
+            self._write_state(mv, kind="test")
+            return self._format_logs(logs, return_dict)
 
     @filter_traceback
     def predict_on_batch(self, x):
         """Model outputs on one batch, as NumPy arrays."""
         xb = data_adapter.unpack_batch((x,))[0]
-        self._ensure_built_for_predict(xb)
-        fns = self.predict_function or self.make_predict_function()
-        weights = self._read_state("predict")
-        out, non_trainable = fns["one"](weights, self._step_data().inputs(xb))
-        self._carry_non_trainable(weights, non_trainable)
-        return tree.map_structure(backend.convert_to_numpy, out)
+        with self._predict_lock():
+            self._ensure_built_for_predict(xb)
+            fns = self.predict_function or self.make_predict_function()
+            weights = self._read_state("predict")
+            out, non_trainable = fns["one"](weights, self._step_data().inputs(xb))
+            self._carry_non_trainable(weights, non_trainable)
+            return tree.map_structure(backend.convert_to_numpy, out)
 
     def _epoch_logs(self, logs) -> dict:
         """The logs of a finished pass, as Python floats. As in Keras, when the step's

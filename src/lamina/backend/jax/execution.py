@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import time
 
 import jax
@@ -60,6 +61,8 @@ class Program:
         self.max_signatures = int(max_signatures)
         self._log = TraceLog(name)
         self._static = tuple(static_argnums)
+        # Traces from several threads at once: the count and signatures stay whole.
+        self._lock = threading.Lock()
         if self.compiled:
             self._jitted = jax.jit(
                 self._traced, donate_argnums=donate_argnums, static_argnums=static_argnums
@@ -71,7 +74,8 @@ class Program:
         return self._log.count
 
     def _traced(self, *args):
-        self._log.record([a for i, a in enumerate(args) if i not in self._static])
+        with self._lock:
+            self._log.record([a for i, a in enumerate(args) if i not in self._static])
         with strict_trace(self.name):
             return self.fn(*args)
 
