@@ -159,6 +159,22 @@ CORE = declare(
         `x` placed on the default device.
     block_until_ready(x)
         `x`, once every computation producing it has finished.
+    associative_scan(f, elems, reverse=False, axis=0)
+        Inclusive scan of `elems` along `axis` with the associative binary `f(a, b)`.
+    custom_gradient(f)
+        A function returning `f(*args)[0]` whose gradient is given by `f(*args)[1]`,
+        called with the upstream gradient.
+    jvp(fun, primals, tangents, has_aux=False)
+        `(fun(*primals), J @ tangents)`: the forward-mode Jacobian-vector product.
+    map(f, xs)
+        `f` applied to each slice of `xs` along its leading axis, results stacked.
+    scatter(indices, values, shape)
+        Zeros of `shape` with `values` added at `indices` (rows of `k` indices).
+    scatter_update(inputs, indices, updates, reduction=None)
+        `inputs` with `updates` written (or added, max-ed, min-ed, multiplied) at
+        `indices`.
+    switch(index, branches, *operands)
+        `branches[index](*operands)`, `index` clamped to the branches.
     """
 )
 
@@ -488,6 +504,65 @@ MATH = declare(
         Vector or matrix norm of `x`.
     qr(x, mode='reduced')
         QR decomposition: `q, r` with `x = q @ r`.
+    segment_max(data, segment_ids, num_segments=None, sorted=False)
+        Maxima of the rows of `data` sharing a segment id (the lowest value when empty).
+    segment_min(data, segment_ids, num_segments=None, sorted=False)
+        Minima of the rows of `data` sharing a segment id (the highest value when empty).
+    segment_prod(data, segment_ids, num_segments=None, sorted=False)
+        Products of the rows of `data` sharing a segment id (1 when empty).
+    erfc(x)
+        Elementwise complementary error function `1 - erf(x)`, accurate for large `x`.
+    erfinv(x)
+        Elementwise inverse of the error function.
+    fft(x)
+        Discrete Fourier transform along the last axis of `x = (real, imag)`; returns
+        `(real, imag)`.
+    fft2(x)
+        2-D discrete Fourier transform over the last two axes of `x = (real, imag)`.
+    ifft2(x)
+        Inverse 2-D discrete Fourier transform over the last two axes of `(real, imag)`.
+    rfft(x, fft_length=None)
+        Fourier transform of real `x` along its last axis (`fft_length // 2 + 1`
+        frequencies); returns `(real, imag)`.
+    irfft(x, fft_length=None)
+        The real signal whose `rfft` is `x = (real, imag)` (length `fft_length`, by
+        default `2 * (n - 1)`).
+    """
+)
+
+LINALG = declare(
+    """
+    cholesky(x, upper=False)
+        Cholesky factor of symmetric positive-definite `x`: lower `L` with `x = L L^T`
+        (upper `U = L^T` when `upper`).
+    cholesky_inverse(x, upper=False)
+        The inverse of `A` from its Cholesky factor `x` (lower unless `upper`).
+    det(x)
+        Determinant of the matrices on the last two axes.
+    slogdet(x)
+        `(sign, log(abs(det(x))))`, computed stably.
+    eig(x)
+        Eigenvalues and eigenvectors of a square matrix.
+    eigh(x)
+        Eigenvalues (ascending) and eigenvectors of a symmetric (Hermitian) matrix.
+    inv(x)
+        Inverse of the matrices on the last two axes.
+    lstsq(a, b, rcond=None)
+        The `x` minimizing `norm(a @ x - b)` (least squares).
+    lu_factor(x)
+        LU factorization with partial pivoting: `(lu, pivots)` as SciPy returns them.
+    matrix_rank(x, tol=None)
+        Number of singular values above `tol` (NumPy's default tolerance when `None`).
+    pinv(x, rcond=None)
+        Moore-Penrose pseudo-inverse (singular values below `rcond` times the largest
+        are treated as zero).
+    solve(a, b)
+        The `x` with `a @ x = b` for square `a`.
+    solve_triangular(a, b, lower=False)
+        The `x` with `a @ x = b` for triangular `a` (upper unless `lower`).
+    svd(x, full_matrices=True, compute_uv=True)
+        Singular value decomposition `(u, s, vh)` with `x = u @ diag(s) @ vh` (only `s`
+        when not `compute_uv`).
     """
 )
 
@@ -631,6 +706,7 @@ ENGINE: dict[str, dict[str, Declaration]] = {
     "numpy": NUMPY,
     "nn": NN,
     "math": MATH,
+    "linalg": LINALG,
     "image": IMAGE,
     "random": RANDOM,
     "execution": EXECUTION,

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from lamina import backend, tree
 from lamina.backend import contract
 from lamina.backend.common.dtypes import result_type  # noqa: F401 (public op)
@@ -196,3 +198,89 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
     return backend.core.while_loop(
         cond, body, tree.map_structure(_read, loop_vars), maximum_iterations
     )
+
+
+def composite(fn):
+    """Make the public op for `fn`, written once from other ops (runs on every engine).
+
+    The op keeps `fn`'s name, signature and doc; with a KerasTensor argument it becomes
+    one graph node whose output spec comes from abstract evaluation of `fn`.
+    """
+    return _op(fn)
+
+
+associative_scan = declared_op("core", "associative_scan")
+jvp = declared_op("core", "jvp")
+map = declared_op("core", "map")
+scatter = declared_op("core", "scatter")
+scatter_update = declared_op("core", "scatter_update")
+switch = declared_op("core", "switch")
+
+
+def custom_gradient(f):
+    """Decorator: a function with the value of `f(*args)[0]` and the gradient `f` gives.
+
+    `f(*args)` returns `(output, grad_fn)`; `grad_fn(upstream)` (the gradient flowing
+    back into `output`) returns the gradients of `args`, one per argument (a tuple when
+    there are several).
+
+    >>> from lamina import ops
+    >>> @ops.custom_gradient
+    ... def clip_gradient(x):
+    ...     return x, lambda upstream: ops.clip(upstream, -1.0, 1.0)
+    >>> float(ops.convert_to_numpy(clip_gradient(3.0)))
+    3.0
+    """
+    op = _op(backend.core.custom_gradient(f), name=getattr(f, "__name__", "custom_gradient"))
+    functools.update_wrapper(op, f)
+    op.__module__ = getattr(f, "__module__", "lamina.ops")
+    return op
+
+
+def _dtype_range(dtype: str):
+    if dtype == "bool":
+        return None
+    if dtype == "bfloat16":
+        return -3.3895313892515355e38, 3.3895313892515355e38
+    info = np.iinfo(dtype) if "int" in dtype else np.finfo(dtype)
+    return info.min, info.max
+
+
+def saturate_cast(x, dtype):
+    """`x` cast to `dtype` with values first clipped to the range `dtype` can hold.
+
+    A plain `cast` of out-of-range values wraps around or is undefined; this one does not:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> ops.convert_to_numpy(ops.saturate_cast(np.array([-1.0, 300.0]), "uint8")).tolist()
+    [0, 255]
+    """
+    return _saturate_cast_op(x, dtype)
+
+
+def _bound_in(value, source: str, toward: float):
+    """`value` as a number of dtype `source`, moved inside the range if rounding left it."""
+    if "float" not in source or source == "bfloat16":
+        return value
+    held = np.asarray(value, source)
+    # Compared as Python numbers, which compare ints and floats exactly.
+    if (toward < 0 and held.item() > value) or (toward > 0 and held.item() < value):
+        held = np.nextafter(held, np.asarray(toward, source))
+    return held.item()
+
+
+def _saturate_cast(x, dtype):
+    dtype = backend.standardize_dtype(dtype)
+    x = backend.convert_to_tensor(x)
+    bounds, source = _dtype_range(dtype), backend.standardize_dtype(x.dtype)
+    source_bounds = _dtype_range(source)
+    if bounds is not None and source_bounds is not None:
+        # Clip only as far as the target is narrower, with bounds the source holds.
+        low = _bound_in(max(bounds[0], source_bounds[0]), source, np.inf)
+        high = _bound_in(min(bounds[1], source_bounds[1]), source, -np.inf)
+        x = backend.numpy.clip(x, low, high)
+    return backend.core.cast(x, dtype)
+
+
+_saturate_cast_op = _op(_saturate_cast, name="saturate_cast")

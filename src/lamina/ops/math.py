@@ -5,9 +5,20 @@ function, with its declared signature and doc; eager on arrays, a graph node on
 KerasTensors.
 """
 
-from lamina.ops.core import build_ops
+from lamina import backend
+from lamina.ops.core import build_ops, composite
 
 _OPS = build_ops("math")
 globals().update(_OPS)
 
-__all__ = list(_OPS)
+
+@composite
+def logdet(x):
+    """Natural logarithm of the determinant of positive-definite `x` (stacks allowed).
+
+    Computed from `slogdet`, which stays finite where `det` under- or overflows.
+    """
+    return backend.linalg.slogdet(x)[1]
+
+
+__all__ = [*_OPS, "logdet"]

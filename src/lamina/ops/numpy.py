@@ -16,3 +16,8 @@ _OPS = build_ops("numpy")
 globals().update(_OPS)
 
 __all__ = list(_OPS)
+
+from lamina.ops.core import declared_op  # noqa: E402
+
+slogdet = declared_op("linalg", "slogdet")
+__all__.append("slogdet")

@@ -220,3 +220,52 @@ def device_put(x):
 
 def block_until_ready(x):
     return jax.block_until_ready(x)
+
+
+def associative_scan(f, elems, reverse=False, axis=0):
+    return jax.lax.associative_scan(f, elems, reverse=reverse, axis=axis)
+
+
+def custom_gradient(f):
+    return jax.custom_gradient(f)
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    return jax.jvp(fun, tuple(primals), tuple(tangents), has_aux=has_aux)
+
+
+def map(f, xs):
+    return jax.lax.map(f, xs)
+
+
+_SCATTER_REDUCTIONS = ("add", "max", "min", "mul")
+
+
+def _scatter_key(indices):
+    indices = jnp.asarray(indices)
+    if indices.ndim != 2:
+        raise ValueError(
+            f"scatter: `indices` must have shape (num_updates, k), received shape {indices.shape}."
+        )
+    return tuple(jnp.moveaxis(indices, -1, 0))
+
+
+def scatter(indices, values, shape):
+    values = jnp.asarray(values)
+    return jnp.zeros(shape, values.dtype).at[_scatter_key(indices)].add(values)
+
+
+def scatter_update(inputs, indices, updates, reduction=None):
+    at = jnp.asarray(inputs).at[_scatter_key(indices)]
+    if reduction is None:
+        return at.set(updates)
+    if reduction not in _SCATTER_REDUCTIONS:
+        raise ValueError(
+            f"scatter_update: unknown reduction {reduction!r}; expected None or one of "
+            f"{list(_SCATTER_REDUCTIONS)}."
+        )
+    return getattr(at, {"mul": "multiply"}.get(reduction, reduction))(updates)
+
+
+def switch(index, branches, *operands):
+    return jax.lax.switch(index, branches, *operands)

@@ -14,6 +14,7 @@ values, constants) to `meta` so that they mix with the symbolic inputs.
 from __future__ import annotations
 
 import builtins
+import warnings
 
 import numpy as np
 import torch
@@ -589,3 +590,116 @@ def to_float(x):
     if x.is_floating_point() or x.is_complex():
         return x
     return x.to(torch.float32)
+
+
+def associative_scan(f, elems, reverse=False, axis=0):
+    """An inclusive scan in ceil(log2(n)) rounds of `f` (Hillis and Steele's scheme)."""
+    leaves = [convert_to_tensor(leaf) for leaf in tree_flatten(elems)]
+    n = int(leaves[0].shape[axis])
+    if reverse:
+        leaves = [leaf.flip(axis) for leaf in leaves]
+
+    def take(parts, start, stop):
+        return [p.narrow(axis, start, stop - start) for p in parts]
+
+    def rebuild(parts):
+        return nest.pack_sequence_as(elems, parts)
+
+    shift = 1
+    while shift < n:
+        earlier = rebuild(take(leaves, 0, n - shift))
+        later = rebuild(take(leaves, shift, n))
+        combined = [convert_to_tensor(c) for c in tree_flatten(f(earlier, later))]
+        leaves = [
+            torch.cat([p.narrow(axis, 0, shift), c], dim=axis)
+            for p, c in zip(leaves, combined, strict=True)
+        ]
+        shift *= 2
+    if reverse:
+        leaves = [leaf.flip(axis) for leaf in leaves]
+    return rebuild(leaves)
+
+
+def custom_gradient(f):
+    """`f(*args)` returns `(output, grad_fn)`; backward calls `grad_fn(*upstream)`."""
+
+    class _Function(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, *args):
+            output, grad_fn = f(*args)
+            ctx.grad_fn = grad_fn
+            return output
+
+        @staticmethod
+        def backward(ctx, *upstream):
+            grads = ctx.grad_fn(*upstream)
+            return tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
+
+    def wrapped(*args):
+        return _Function.apply(*[_unwrap(a) for a in args])
+
+    return wrapped
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    primals = tuple(convert_to_tensor(p) for p in primals)
+    tangents = tuple(convert_to_tensor(t) for t in tangents)
+    with warnings.catch_warnings():
+        # torch loads its forward-mode rules on first use through the deprecated
+        # `torch.jit.script`; the warning is torch's own, not the caller's.
+        warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", DeprecationWarning)
+        return torch.func.jvp(fun, primals, tangents, has_aux=has_aux)
+
+
+def map(f, xs):
+    """`f` applied to each slice of `xs` along its leading axis, results stacked."""
+    return vectorized_map(f, xs)
+
+
+_SCATTER_REDUCTIONS = {"add": "sum", "max": "amax", "min": "amin", "mul": "prod"}
+
+
+def _scatter_index(indices, shape):
+    indices = convert_to_tensor(indices).to(torch.int64)
+    if indices.ndim != 2:
+        raise ValueError(
+            f"scatter: `indices` must have shape (num_updates, k), received shape "
+            f"{tuple(indices.shape)}."
+        )
+    k = int(indices.shape[1])
+    # Row-major flat offsets into the first k axes; the rest travel as whole blocks.
+    strides = torch.tensor(
+        [int(np.prod(shape[i + 1 : k])) for i in range(k)], device=indices.device
+    )
+    return (indices % torch.tensor(shape[:k], device=indices.device) * strides).sum(1), k
+
+
+def scatter_update(inputs, indices, updates, reduction=None):
+    inputs = convert_to_tensor(inputs)
+    shape = tuple(inputs.shape)
+    flat_index, k = _scatter_index(indices, shape)
+    rows = inputs.reshape((-1,) + shape[k:])
+    updates = convert_to_tensor(updates).to(inputs.dtype).reshape((-1,) + shape[k:])
+    index = flat_index.reshape((-1,) + (1,) * (len(shape) - k)).expand(updates.shape)
+    if reduction is None:
+        out = rows.scatter(0, index, updates)
+    elif reduction in _SCATTER_REDUCTIONS:
+        out = rows.scatter_reduce(0, index, updates, _SCATTER_REDUCTIONS[reduction])
+    else:
+        raise ValueError(
+            f"scatter_update: unknown reduction {reduction!r}; expected None or one of "
+            f"{list(_SCATTER_REDUCTIONS)}."
+        )
+    return out.reshape(shape)
+
+
+def scatter(indices, values, shape):
+    values = convert_to_tensor(values)
+    zeros = torch.zeros(tuple(shape), dtype=values.dtype, device=values.device)
+    return scatter_update(zeros, indices, values, reduction="add")
+
+
+def switch(index, branches, *operands):
+    index = int(_unwrap(index)) if not isinstance(index, torch.Tensor) else int(index.item())
+    index = builtins.max(0, builtins.min(index, len(branches) - 1))
+    return branches[index](*operands)

@@ -60,3 +60,89 @@ def qr(x, mode="reduced"):
         raise ValueError(f"qr: unknown mode {mode!r}; expected one of {list(_QR_MODES)}.")
     q, r = torch.linalg.qr(to_float(convert_to_tensor(x)), mode=mode)
     return r if mode == "r" else (q, r)
+
+
+def _segment_reduce(data, segment_ids, num_segments, reduce, empty):
+    data = convert_to_tensor(data)
+    ids = convert_to_tensor(segment_ids).to(torch.int64)
+    if num_segments is None:
+        num_segments = int(ids.max().item()) + 1 if ids.numel() else 0
+    num_segments = int(num_segments)
+    valid = (ids >= 0) & (ids < num_segments)
+    # Rows with out-of-range ids go to an extra segment that is dropped.
+    ids = torch.where(valid, ids, num_segments)
+    shape = (num_segments + 1,) + tuple(data.shape[1:])
+    out = torch.full(shape, empty, dtype=data.dtype, device=data.device)
+    index = ids.reshape((-1,) + (1,) * (data.ndim - 1)).expand(data.shape)
+    return out.scatter_reduce(0, index, data, reduce=reduce, include_self=True)[:-1]
+
+
+def _lowest(dtype):
+    return -torch.inf if dtype.is_floating_point else torch.iinfo(dtype).min
+
+
+def _highest(dtype):
+    return torch.inf if dtype.is_floating_point else torch.iinfo(dtype).max
+
+
+def segment_max(data, segment_ids, num_segments=None, sorted=False):
+    data = convert_to_tensor(data)
+    return _segment_reduce(data, segment_ids, num_segments, "amax", _lowest(data.dtype))
+
+
+def segment_min(data, segment_ids, num_segments=None, sorted=False):
+    data = convert_to_tensor(data)
+    return _segment_reduce(data, segment_ids, num_segments, "amin", _highest(data.dtype))
+
+
+def segment_prod(data, segment_ids, num_segments=None, sorted=False):
+    return _segment_reduce(data, segment_ids, num_segments, "prod", 1)
+
+
+def erfc(x):
+    return torch.special.erfc(to_float(convert_to_tensor(x)))
+
+
+def erfinv(x):
+    return torch.special.erfinv(to_float(convert_to_tensor(x)))
+
+
+# Fourier transforms: complex values travel as `(real, imag)` pairs of float tensors.
+def _complex(x, op):
+    if not isinstance(x, (tuple, list)) or len(x) != 2:
+        raise ValueError(
+            f"{op}: expected a pair (real, imag) of float tensors, received {type(x).__name__}."
+        )
+    real, imag = convert_to_tensor(x[0]), convert_to_tensor(x[1])
+    if real.shape != imag.shape:
+        raise ValueError(
+            f"{op}: the real and imaginary parts must have one shape, received "
+            f"{tuple(real.shape)} and {tuple(imag.shape)}."
+        )
+    if not real.is_floating_point():
+        raise ValueError(f"{op}: expected float real and imaginary parts, received {real.dtype}.")
+    return torch.complex(real, imag.to(real.dtype))
+
+
+def _pair(z):
+    return z.real.contiguous(), z.imag.contiguous()
+
+
+def fft(x):
+    return _pair(torch.fft.fft(_complex(x, "fft")))
+
+
+def fft2(x):
+    return _pair(torch.fft.fft2(_complex(x, "fft2")))
+
+
+def ifft2(x):
+    return _pair(torch.fft.ifft2(_complex(x, "ifft2")))
+
+
+def rfft(x, fft_length=None):
+    return _pair(torch.fft.rfft(to_float(convert_to_tensor(x)), n=fft_length, dim=-1))
+
+
+def irfft(x, fft_length=None):
+    return torch.fft.irfft(_complex(x, "irfft"), n=fft_length, dim=-1)
