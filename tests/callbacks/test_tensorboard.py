@@ -241,8 +241,11 @@ def test_embeddings_projector_config_and_checkpoints(tmp_path):
     model.fit(x, y, epochs=2, verbose=0, callbacks=[board])
     config = (tmp_path / "projector_config.pbtxt").read_text()
     assert 'tensor_name: "words/embeddings"' in config and 'metadata_path: "words.tsv"' in config
+    assert 'tensor_path: "train/words.embeddings.tsv"' in config
     for epoch in (0, 1):
         assert (tmp_path / "train" / f"keras_embedding.ckpt-{epoch}.weights.h5").is_file()
+    table = np.loadtxt(tmp_path / "train" / "words.embeddings.tsv", delimiter="\t")
+    np.testing.assert_allclose(table, ops.convert_to_numpy(model.layers[0].embeddings), rtol=1e-7)
     with pytest.raises(ValueError, match="not Embedding layers"):
         lamina.callbacks.TensorBoard(
             tmp_path, embeddings_freq=1, embeddings_metadata={"nope": "a.tsv"}

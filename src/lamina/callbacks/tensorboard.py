@@ -194,9 +194,11 @@ class TensorBoard(Callback):
         profile_batch: the training batches to profile with the engine's profiler: an
             integer (one batch), a pair `(start, stop)` (inclusive, counted from 1
             across epochs), or 0 for none.
-        embeddings_freq: every how many epochs to save the weights for TensorBoard's
-            projector (`train/keras_embedding.ckpt-<epoch>.weights.h5`), with a
-            `projector_config.pbtxt` naming each `Embedding` layer; 0 saves none.
+        embeddings_freq: every how many epochs to save the `Embedding` layers' values for
+            TensorBoard's projector (`projector_config.pbtxt` points at a
+            `train/<layer>.embeddings.tsv` per layer, rewritten each time; the weights
+            are also saved as `train/keras_embedding.ckpt-<epoch>.weights.h5`, as
+            Keras does); 0 saves none.
         embeddings_metadata: a metadata file for every `Embedding` layer, or a dict
             from layer names to files.
 
@@ -382,7 +384,13 @@ class TensorBoard(Callback):
         for layer in model.layers:
             if not isinstance(layer, Embedding):
                 continue
-            lines += ["embeddings {", f'  tensor_name: "{layer.name}/embeddings"']
+            # `tensor_path`: TensorBoard's projector reads the values from a TSV file
+            # (it reads checkpoints only with TensorFlow installed).
+            lines += [
+                "embeddings {",
+                f'  tensor_name: "{layer.name}/embeddings"',
+                f"  tensor_path: {json.dumps(self._embeddings_file(layer))}",
+            ]
             path = metadata if isinstance(metadata, str) else None
             if remaining is not None and layer.name in remaining:
                 path = remaining.pop(layer.name)
@@ -456,11 +464,27 @@ class TensorBoard(Callback):
         if self.histogram_freq and epoch % self.histogram_freq == 0:
             self._write_weights(model, epoch)
         if self.embeddings_freq and epoch % self.embeddings_freq == 0:
-            model.save_weights(
-                os.path.join(self._train_dir, f"keras_embedding.ckpt-{epoch}.weights.h5")
-            )
+            self._write_embeddings(model, epoch)
         if "train" in self._writers:
             self._writers["train"].flush()
+
+    @staticmethod
+    def _embeddings_file(layer) -> str:
+        return f"train/{layer.name}.embeddings.tsv"  # relative to projector_config.pbtxt
+
+    def _write_embeddings(self, model, epoch: int) -> None:
+        from lamina.layers import Embedding
+
+        # As Keras does: the weights, for this epoch.
+        model.save_weights(
+            os.path.join(self._train_dir, f"keras_embedding.ckpt-{epoch}.weights.h5")
+        )
+        # The latest values of each Embedding, where projector_config.pbtxt points.
+        for layer in model.layers:
+            if isinstance(layer, Embedding):
+                table = np.asarray(ops.convert_to_numpy(layer.embeddings.value), np.float64)
+                path = os.path.join(self.log_dir, *self._embeddings_file(layer).split("/"))
+                np.savetxt(path, table.reshape(len(table), -1), delimiter="\t", fmt="%.9g")
 
     # Evaluation (also the validation inside fit) ----------------------------------------
     def on_test_batch_begin(self, batch, logs=None):
