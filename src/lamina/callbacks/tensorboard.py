@@ -484,6 +484,7 @@ class TensorBoard(Callback):
             if isinstance(layer, Embedding):
                 table = np.asarray(ops.convert_to_numpy(layer.embeddings.value), np.float64)
                 path = os.path.join(self.log_dir, *self._embeddings_file(layer).split("/"))
+                os.makedirs(os.path.dirname(path), exist_ok=True)
                 np.savetxt(path, table.reshape(len(table), -1), delimiter="\t", fmt="%.9g")
 
     # Evaluation (also the validation inside fit) ----------------------------------------
