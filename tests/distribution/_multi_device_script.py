@@ -58,6 +58,32 @@ with dist.DataParallel().scope():
         reference.evaluate([x, ids], y, batch_size=16, verbose=0),
     ]
 
+# The *_on_batch methods split their batch too, and give the one-device numbers.
+single = make()
+single_logs = [single.train_on_batch([x[:16], ids[:16]], y[:16]) for _ in range(2)]
+single_logs.append(single.test_on_batch([x[:16], ids[:16]], y[:16]))
+single_out = single.predict_on_batch([x[:16], ids[:16]])
+split_batches = []
+real_distribute_data = lamina.backend.distribution.distribute_data
+
+
+def counting(value, layout):
+    split_batches.append(tuple(value.shape))
+    return real_distribute_data(value, layout)
+
+
+lamina.backend.distribution.distribute_data = counting
+with dist.DataParallel().scope():
+    on_batch = make()
+    logs = [on_batch.train_on_batch([x[:16], ids[:16]], y[:16]) for _ in range(2)]
+    logs.append(on_batch.test_on_batch([x[:16], ids[:16]], y[:16]))
+    out = on_batch.predict_on_batch([x[:16], ids[:16]])
+lamina.backend.distribution.distribute_data = real_distribute_data
+found["on_batch_log_diff"] = float(np.abs(np.array(logs) - np.array(single_logs)).max())
+found["on_batch_weight_diff"] = max_diff(on_batch, single)
+found["on_batch_predict_diff"] = float(np.abs(out - single_out).max())
+found["on_batch_split"] = len(split_batches)
+
 mesh = dist.DeviceMesh((2, 2), ["batch", "model"])
 layout_map = dist.LayoutMap(mesh)
 layout_map["dense/kernel"] = (None, "model")

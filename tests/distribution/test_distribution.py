@@ -53,6 +53,15 @@ def test_model_parallel_shards_dense_and_embedding_kernels(multi_device):
 
 
 @pytest.mark.engine("jax")
+def test_on_batch_methods_split_the_batch_and_match_one_device(multi_device):
+    # train_on_batch x2, test_on_batch, predict_on_batch: x, ids (and y, except predict)
+    assert multi_device["on_batch_split"] == 3 * 3 + 2
+    assert multi_device["on_batch_log_diff"] < 1e-6
+    assert multi_device["on_batch_weight_diff"] < 1e-6
+    assert multi_device["on_batch_predict_diff"] < 1e-5
+
+
+@pytest.mark.engine("jax")
 def test_model_parallel_variables_are_made_split(multi_device):
     # Each device computed its own part: no whole kernel was handed over to be split,
     # and the values are those of the same seed on one device (seeds advanced alike).

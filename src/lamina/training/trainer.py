@@ -488,21 +488,22 @@ class Trainer(step_api(), GeneratorMethods):
             try:
                 if distribution is not None and self.built:
                     distribution._check_rules_used()
-                return loops.fit_epochs(
-                    self,
-                    batches,
-                    callback_list,
-                    live,
-                    epochs,
-                    initial_epoch,
-                    class_weight,
-                    validation_data,
-                    dict(
-                        batch_size=validation_batch_size or batch_size,
-                        steps=validation_steps,
-                        freq=validation_freq,
-                    ),
-                )
+                with loops.steps_finish_on_ctrl_c(live):
+                    return loops.fit_epochs(
+                        self,
+                        batches,
+                        callback_list,
+                        live,
+                        epochs,
+                        initial_epoch,
+                        class_weight,
+                        validation_data,
+                        dict(
+                            batch_size=validation_batch_size or batch_size,
+                            steps=validation_steps,
+                            freq=validation_freq,
+                        ),
+                    )
             finally:
                 live.sync()
                 self.__dict__.pop("_live_state", None)
@@ -627,8 +628,9 @@ class Trainer(step_api(), GeneratorMethods):
             self._ensure_built(xb, yb)
             self.reset_metrics()
             fns = self.make_train_function()
-            data = self._step_data(class_weight)(xb, yb, swb)
+            data = loops._placed(self._step_data(class_weight)(xb, yb, swb), False)
             state, logs = fns["one"](self._read_state(), data)
+            loops._step_done(logs)
             self._write_state(state)
             return self._format_logs(logs, return_dict)
 
@@ -645,7 +647,9 @@ class Trainer(step_api(), GeneratorMethods):
             self.reset_metrics()
             fns = self.make_test_function()
             tv, ntv, mv = self._read_state("test")
-            mv, logs = fns["one"]((tv, ntv), mv, self._step_data()(xb, yb, swb))
+            data = loops._placed(self._step_data()(xb, yb, swb), False)
+            mv, logs = fns["one"]((tv, ntv), mv, data)
+            loops._step_done(logs)
             self._write_state(mv, kind="test")
             return self._format_logs(logs, return_dict)
 
@@ -657,7 +661,9 @@ class Trainer(step_api(), GeneratorMethods):
             self._ensure_built_for_predict(xb)
             fns = self.predict_function or self.make_predict_function()
             weights = self._read_state("predict")
-            out, non_trainable = fns["one"](weights, self._step_data().inputs(xb))
+            data = loops._placed(self._step_data().inputs(xb), False)
+            out, non_trainable = fns["one"](weights, data)
+            loops._step_done(out)
             self._carry_non_trainable(weights, non_trainable)
             return tree.map_structure(backend.convert_to_numpy, out)
 
