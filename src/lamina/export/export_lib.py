@@ -290,6 +290,9 @@ class ExportArchive:
                 f"add_endpoint got unexpected keyword arguments {sorted(kwargs)} (Keras's "
                 "TensorFlow-only options such as `jax2tf_kwargs` have no meaning here)."
             )
+        owner = fn if isinstance(fn, Layer) else getattr(fn, "__self__", None)
+        if isinstance(owner, Layer):  # `fn=model` or `fn=model.call`: its layer is used
+            self.track(owner)
         if not self._tracked:
             raise ValueError(
                 "Track the layers or models the endpoint uses first: "
