@@ -30,6 +30,17 @@ def _model(kind="functional", loss="sparse_categorical_crossentropy"):
     return model
 
 
+_SHARED = []
+
+
+def _trained():
+    """One model for the tests that run steps on good batches (10 samples): its
+    programs are traced once for the whole module."""
+    if not _SHARED:
+        _SHARED.append(_model())
+    return _SHARED[0]
+
+
 def _weights(model):
     return [ops.convert_to_numpy(w).copy() for w in model.weights]
 
@@ -101,7 +112,7 @@ def test_labels_out_of_range_name_the_loss_the_largest_label_and_the_classes(ent
 
 
 def test_labels_out_of_range_in_a_generator_batch():
-    model = _model()
+    model = _trained()
 
     def batches():
         yield X, Y
@@ -116,7 +127,7 @@ def test_input_checks_are_off_by_default_as_in_keras():
     assert lamina.config.is_input_checks_enabled() is False
     x = X.copy()
     x[2, 1] = np.nan
-    _model().fit(x, Y, verbose=0)  # Keras trains on (and propagates) the NaN
+    _trained().fit(x, Y, verbose=0)  # Keras trains on (and propagates) the NaN
 
 
 @pytest.mark.parametrize("entry", ENTRIES)
@@ -154,7 +165,7 @@ def test_non_finite_targets_and_named_inputs_are_refused(input_checks):
 
 
 def test_non_finite_values_in_a_generator_name_the_batch(input_checks):
-    model = _model()
+    model = _trained()
 
     def batches():
         yield X, Y
@@ -192,7 +203,7 @@ class _CountBatches(lamina.callbacks.Callback):
 
 
 def test_batch_size_larger_than_the_data_runs_one_batch_without_warning():
-    model = _model()
+    model = _trained()
     counter = _CountBatches()
     reference = model.predict(X, batch_size=10, verbose=0)
     # filterwarnings=error: any warning would fail here.
@@ -245,7 +256,7 @@ def test_mismatched_lengths_with_validation_split_and_sample_weight():
 
 # Generators and PyDatasets whose batches change structure ------------------------------------
 def test_generator_with_inconsistent_batches_names_the_batch_and_both_structures():
-    model = _model()
+    model = _trained()
 
     def batches():
         yield X, Y
@@ -277,7 +288,7 @@ class _Shifting(utils.PyDataset):
 
 @pytest.mark.parametrize("entry", ["fit", "evaluate", "predict"])
 def test_pydataset_with_inconsistent_batches(entry):
-    model = _model()
+    model = _trained()
     with pytest.raises(ValueError) as info:
         _call(model, entry, _Shifting(), None)
     message = str(info.value)
@@ -286,7 +297,7 @@ def test_pydataset_with_inconsistent_batches(entry):
 
 
 def test_a_smaller_last_batch_is_not_an_inconsistency():
-    model = _model()
+    model = _trained()
 
     def batches():
         yield X, Y
