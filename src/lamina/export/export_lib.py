@@ -8,14 +8,17 @@ model's Python code:
 | engine | `format=` | written | run with |
 | --- | --- | --- | --- |
 | jax | `"stablehlo"` | `jax.export.Exported.serialize()` bytes | `jax.export.deserialize(data).call(x)` |
+| jax | `"onnx"` | an ONNX model (`jax2onnx`, if installed) | `onnxruntime.InferenceSession(path)` |
 | torch | `"torch"` | a `.pt2` `torch.export` program | `torch.export.load(path).module()(x)` |
 | torch | `"onnx"` | an ONNX model (`torch.onnx`, dynamo) | `onnxruntime.InferenceSession(path)` |
 
 Why these: StableHLO through `jax.export` is JAX's own portable, versioned program
 format (the input of XLA, IREE and TF Serving's XLA path) and needs no converter; on
 torch, `torch.export` is PyTorch's ahead-of-time program (Keras 3's `format="torch"`) and
-ONNX is what most serving stacks take. ONNX from JAX would need a converter
-(`jax2onnx`), which pulls in flax, orbax and tensorstore: not a dependency lamina takes.
+ONNX is what most serving stacks take. ONNX from JAX goes through the `jax2onnx`
+converter, used when it is installed: it converts lamina's programs correctly (LSTM
+included) but pulls in flax, orbax and tensorstore (~200 MB) and takes seconds per
+model, so lamina does not depend on it.
 
 A size given as `None` in the input signature (the batch, by default) stays free in the
 program: `batch` for axis 0, shared by every input. `lamina.export.load` runs any of
@@ -54,7 +57,7 @@ from lamina.utils import io_utils
 DEFAULT_ENDPOINT_NAME = "serve"
 
 # Every engine's formats, so that a format of the other engine is named as such.
-FORMATS_BY_ENGINE = {"jax": ("stablehlo",), "torch": ("torch", "onnx")}
+FORMATS_BY_ENGINE = {"jax": ("stablehlo", "onnx"), "torch": ("torch", "onnx")}
 SUFFIXES = {"stablehlo": ".stablehlo", "torch": ".pt2", "onnx": ".onnx"}
 _KERAS_ONLY = {
     "tf_saved_model": "a TensorFlow SavedModel needs TensorFlow",
@@ -475,13 +478,17 @@ def export_model(
     parent = os.path.dirname(os.path.abspath(filepath))
     os.makedirs(parent, exist_ok=True)
     # Written beside the target, then moved into place: a failed export leaves no file.
+    # ONNX is written in place: a large model's weights go to a side file named after it.
     base, suffix = os.path.splitext(filepath)
-    partial = f"{base}.partial{suffix}"
+    partial = filepath if format == "onnx" else f"{base}.partial{suffix}"
+    done = False
     try:
         archive._write_endpoint(endpoint, partial, format, kwargs)
-        os.replace(partial, filepath)
+        if partial != filepath:
+            os.replace(partial, filepath)
+        done = True
     finally:
-        if os.path.exists(partial):
+        if not done and os.path.exists(partial):
             os.remove(partial)
     if verbose is None or verbose:
         io_utils.print_msg(_summary(filepath, format, {endpoint.name: endpoint}))

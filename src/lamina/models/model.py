@@ -640,14 +640,15 @@ class Model(Trainer, Layer):
         Keras's default, a TensorFlow SavedModel, needs TensorFlow and is refused: name
         the format. On jax lamina writes `format="stablehlo"` (a serialized
         `jax.export` program, run with `jax.export.deserialize(data).call(x)`); on torch
-        `format="torch"` (a `.pt2` file, run with `torch.export.load(path).module()(x)`)
-        and `format="onnx"` (run with `onnxruntime.InferenceSession(path)`). The
+        `format="torch"` (a `.pt2` file, run with `torch.export.load(path).module()(x)`);
+        on both `format="onnx"` (run with `onnxruntime.InferenceSession(path)`; on jax
+        it needs the optional `jax2onnx` converter). The
         program computes `model(inputs, training=False)` with the weights inside; `None`
         sizes in the signature (the batch, by default) stay free. The model is unchanged.
 
         Args:
             filepath: the file to write.
-            format: `"stablehlo"` (jax), `"torch"` or `"onnx"` (torch).
+            format: `"stablehlo"` (jax), `"torch"` (torch) or `"onnx"`.
             verbose: print where the program went and its inputs (default True).
             input_signature: the positional arguments of `model(...)`: a list of
                 `lamina.layers.InputSpec(shape=..., dtype=...)` (or KerasTensors, arrays, or
