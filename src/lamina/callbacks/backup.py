@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import warnings
 
+import numpy as np
+
 from lamina.callbacks.callback import Callback
 
 
@@ -54,12 +56,20 @@ class BackupAndRestore(Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         if self.save_freq == "epoch":
-            import numpy as np
-
             self._save(epoch + 1, 0, np.random.get_state())
 
     def _save(self, epoch, step, rng_state):
-        if not self.model._write_backup(self.backup_dir, epoch, step, rng_state):
+        try:
+            written = self.model._write_backup(self.backup_dir, epoch, step, rng_state)
+        except OSError as error:  # a full disk: the previous backup is still whole
+            error.add_note(
+                f"BackupAndRestore could not write its backup in {self.backup_dir!r} "
+                f"(epoch {epoch}, step {step}); the previous backup there, if any, is "
+                "unchanged (backups replace it only once complete), so running fit again "
+                "with this callback resumes from it. Free disk space and run fit again."
+            )
+            raise
+        if not written:
             warnings.warn(
                 f"BackupAndRestore: the weights are not finite at epoch {epoch}, step {step}; "
                 "keeping the previous backup.",
@@ -67,5 +77,16 @@ class BackupAndRestore(Callback):
             )
 
     def on_train_end(self, logs=None):
-        if self.delete_checkpoint and not getattr(self.model, "_failed", False):
-            self.model._delete_backup(self.backup_dir)
+        if not self.delete_checkpoint or getattr(self.model, "_failed", False):
+            return
+        if not all(np.isfinite(w).all() for w in self.model.get_weights()):
+            # Training ended on NaN/inf weights (TerminateOnNaN's graceful stop): the
+            # backup holds the last finite ones, the only good copy left.
+            warnings.warn(
+                "BackupAndRestore: training ended with non-finite weights, so the backup "
+                f"in {self.backup_dir!r} (the last finite weights) is kept rather than "
+                "deleted; fit again with this callback to resume from it.",
+                stacklevel=2,
+            )
+            return
+        self.model._delete_backup(self.backup_dir)

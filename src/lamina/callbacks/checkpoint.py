@@ -20,6 +20,17 @@ def _format_logs(logs) -> dict:
     return out
 
 
+def _failed_write_note(who: str, path: str, epoch: int) -> str:
+    kept = (
+        "the file there from before is unchanged" if os.path.exists(path) else "no file was written"
+    )
+    return (
+        f"{who} could not write {path!r} at epoch {epoch + 1} ({kept}: saves replace "
+        "files only once complete). Training stopped here; free disk space (or fix the "
+        "path) and run fit again."
+    )
+
+
 class ModelCheckpoint(MonitorCallback):
     """Save the model (`.keras`) or its weights (`.weights.h5`) every epoch or N batches.
 
@@ -173,9 +184,13 @@ class ModelCheckpoint(MonitorCallback):
         directory = os.path.dirname(path)
         if directory:
             os.makedirs(directory, exist_ok=True)
-        if self.save_weights_only:
-            self.model.save_weights(path, overwrite=True)
-        else:
-            self.model.save(path, overwrite=True)
+        try:
+            if self.save_weights_only:
+                self.model.save_weights(path, overwrite=True)
+            else:
+                self.model.save(path, overwrite=True)
+        except OSError as error:  # a full disk, a lost mount: say what it means here
+            error.add_note(_failed_write_note("ModelCheckpoint", path, epoch))
+            raise
         if self.verbose > 0:
             print(f"\nEpoch {epoch + 1}: finished saving model to {path}")

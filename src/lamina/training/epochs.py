@@ -14,6 +14,10 @@ written back lazily: at each epoch's end, and when a callback reads `callback.mo
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
+
 import numpy as np
 
 from lamina import backend, tree
@@ -48,6 +52,8 @@ class LiveState:
     def __init__(self, model):
         self.model = model
         self.values = None
+        self.in_step = False  # a step is replacing the state (see `steps_finish_on_ctrl_c`)
+        self.interrupted = False
 
     def get(self):
         if self.values is None:
@@ -72,6 +78,32 @@ class LiveState:
                 values, self.values = self.values, None
                 backend.set_pending_sync(None)
                 self.model._write_state(values)
+
+
+@contextlib.contextmanager
+def steps_finish_on_ctrl_c(live):
+    """During `fit`: a Ctrl-C (SIGINT) that arrives while a step replaces the state
+    raises its `KeyboardInterrupt` once the step is done, so the variables hold a
+    complete step, never half of one (torch updates them one by one; on JAX the old
+    state is donated before the new one is kept). Outside steps it raises at once.
+    Only where Python's own handler is installed, in the main thread."""
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+
+    def handler(signum, frame):
+        if not live.in_step:
+            raise KeyboardInterrupt
+        live.interrupted = True
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def fit_epochs(
@@ -254,16 +286,25 @@ def _train_chunk(fns, live, data, n, step, callback_list, resident=None):
     # A step replaces the weights (donating or updating them in place): it waits for
     # `predict` calls in other threads to finish with them, and they for it.
     with concurrency.state_lock(live.model).writing():
-        state = live.get()
-        if resident is None:
-            state, logs = fns["one" if n == 1 else "many"](state, _placed(data, n > 1))
-            _step_done(logs)
-        elif data[0] == "from":
-            _, starts, rows = data
-            state, logs = fns["one_from" if n == 1 else "many_from"](state, resident, starts, rows)
-        else:
-            state, logs = fns["one_at" if n == 1 else "many_at"](state, resident, data[1])
-        live.set(state)
+        live.in_step = True
+        try:
+            state = live.get()
+            if resident is None:
+                state, logs = fns["one" if n == 1 else "many"](state, _placed(data, n > 1))
+                _step_done(logs)
+            elif data[0] == "from":
+                _, starts, rows = data
+                state, logs = fns["one_from" if n == 1 else "many_from"](
+                    state, resident, starts, rows
+                )
+            else:
+                state, logs = fns["one_at" if n == 1 else "many_at"](state, resident, data[1])
+            live.set(state)
+        finally:
+            live.in_step = False
+    if live.interrupted:
+        live.interrupted = False
+        raise KeyboardInterrupt
     step += n
     logs = flat_logs(logs)
     callback_list.on_train_batch_end(step - 1, logs)
