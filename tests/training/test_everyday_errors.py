@@ -254,6 +254,15 @@ def test_mismatched_lengths_with_validation_split_and_sample_weight():
         model.fit(X, Y, sample_weight=np.ones(4), verbose=0)
 
 
+def test_mismatched_lengths_in_a_generator_batch_name_the_batch():
+    def batches():
+        yield X, Y
+        yield X, Y[:4]
+
+    with pytest.raises(ValueError, match=r"samples \(in batch 1\); x has 10, y has 4"):
+        _trained().fit(batches(), verbose=0)
+
+
 # Generators and PyDatasets whose batches change structure ------------------------------------
 def test_generator_with_inconsistent_batches_names_the_batch_and_both_structures():
     model = _trained()

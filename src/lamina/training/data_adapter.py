@@ -173,7 +173,8 @@ def num_samples(struct) -> int:
     return len(tree.flatten(struct)[0])
 
 
-def check_sample_counts(x, y, sample_weight) -> int:
+def check_sample_counts(x, y, sample_weight, where: str = "") -> int:
+    """The number of samples, the same in every array (`where` names the batch)."""
     counts = []
     for role, struct in (("x", x), ("y", y), ("sample_weight", sample_weight)):
         if struct is None:
@@ -186,13 +187,15 @@ def check_sample_counts(x, y, sample_weight) -> int:
             items = [(role, struct)]
         for name, arr in items:
             if arr.ndim == 0:
-                raise ValueError(f"{name} is a scalar; expected an array with one row per sample.")
+                raise ValueError(
+                    f"{name}{where} is a scalar; expected an array with one row per sample."
+                )
             counts.append((name, arr.shape[0]))
     sizes = {n for _, n in counts}
     if len(sizes) > 1:
         detail = ", ".join(f"{name} has {n}" for name, n in counts)
         raise ValueError(
-            f"All inputs and targets must have the same number of samples; {detail}. "
+            f"All inputs and targets must have the same number of samples{where}; {detail}. "
             "Make sure every array has one row per sample."
         )
     return counts[0][1] if counts else 0
@@ -461,7 +464,7 @@ def unpack_batch(item, where: str = ""):
     x = _standardize(x, "x")
     y = _standardize(y, "y")
     sw = _standardize(sw, "sample_weight")
-    check_sample_counts(x, y, sw)
+    check_sample_counts(x, y, sw, where)
     for struct, role in ((x, "x"), (y, "y"), (sw, "sample_weight")):
         check_finite(struct, role, where)
     return x, y, sw
