@@ -150,6 +150,27 @@ def test_native_program_runs_in_its_runtime_like_predict(tmp_path):
         np.testing.assert_allclose(_numpy(g), e, rtol=1e-5, atol=1e-5)
 
 
+def test_a_free_time_axis_stays_free_or_is_refused_by_name(tmp_path):
+    x = lamina.Input((None, 3), name="steps")
+    model = lamina.Model(x, layers.Dense(2)(layers.LSTM(4)(x)))
+    _randomize(model, seed=6)
+    path = tmp_path / f"model{SUFFIX[NATIVE]}"
+    if ENGINE == "torch":
+        # torch's LSTM loop runs in Python, so its time axis cannot stay dynamic: the
+        # error names the input and axis instead of writing a fixed-length program.
+        with pytest.raises(ValueError, match="steps_axis1"):
+            model.export(str(path), format=NATIVE, verbose=False)
+        assert not path.exists()
+        return
+    model.export(str(path), format=NATIVE, verbose=False)
+    serve = export.load(path).serve  # a jax scan over a symbolic length
+    for steps in (2, 6):
+        data = np.random.default_rng(steps).normal(size=(3, steps, 3)).astype("float32")
+        np.testing.assert_allclose(
+            _numpy(serve(data)), model.predict(data, verbose=0), rtol=1e-5, atol=1e-5
+        )
+
+
 def test_export_archive_writes_endpoints_and_collections(tmp_path, capsys):
     x = lamina.Input((4,), name="x")
     hidden = layers.Dense(3, activation="tanh", name="hidden")(x)

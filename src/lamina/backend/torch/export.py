@@ -78,7 +78,7 @@ def _dims_maker():
     """`dims(spec)`: the `dynamic_shapes` entry of one input (`None` sizes are dynamic;
     axis 0 is the `batch` dimension every input shares)."""
     batch = torch.export.Dim("batch")
-    counter = [0]
+    taken = {"batch"}
 
     def dims(spec):
         found = {}
@@ -87,8 +87,10 @@ def _dims_maker():
                 if axis == 0:
                     found[axis] = batch
                 else:
-                    counter[0] += 1
-                    found[axis] = torch.export.Dim(f"dim_{counter[0]}")
+                    # Named after the input and axis: torch's errors name the dimension.
+                    found[axis] = torch.export.Dim(
+                        _buffer_name(f"{spec.name or 'input'}_axis{axis}", taken)
+                    )
         return found or None
 
     return dims
@@ -124,12 +126,8 @@ _CAPTURE_HINT = (
 )
 
 
-def _torch_export(fn, weights, arguments, options):
-    samples = tuple(tree.map_structure(_sample, a) for a in arguments)
-    dims = _dims_maker()
-    # The entries are dicts: packed in as leaves, not mapped (a dict reads as structure).
-    dynamic = tuple(tree.pack_sequence_as(a, [dims(s) for s in tree.flatten(a)]) for a in arguments)
-    module = _Program(fn, weights)
+def _capture(module, samples, dynamic, options):
+    """`torch.export.export` of `module`, with an error that says what to do."""
     kwargs = {"strict": False, **options}
     kwargs.setdefault("dynamic_shapes", {"args": dynamic})
     try:
@@ -156,7 +154,13 @@ def write_program(fn, weights, arguments, format, filepath, output_names=None, o
                 f"Unknown option(s) {unknown} for format='torch'; it passes "
                 f"{sorted(allowed)} to torch.export.export."
             )
-        program = _torch_export(fn, weights, arguments, options)
+        samples = tuple(tree.map_structure(_sample, a) for a in arguments)
+        dims = _dims_maker()
+        # The entries are dicts: packed in as leaves, not mapped (a dict reads as structure).
+        dynamic = tuple(
+            tree.pack_sequence_as(a, [dims(s) for s in tree.flatten(a)]) for a in arguments
+        )
+        program = _capture(_Program(fn, weights), samples, dynamic, options)
         torch.export.save(program, str(filepath))
         return
     if format != "onnx":
@@ -172,18 +176,20 @@ def write_program(fn, weights, arguments, format, filepath, output_names=None, o
     dims = _dims_maker()
     flat_dynamic = tuple(dims(s) for s in flat_specs)
     input_names = [getattr(s, "name", None) or f"input_{i}" for i, s in enumerate(flat_specs)]
-    module = _Program(fn, weights, structure=structure)
     optimize = options.pop("optimize", True)
     external_data = options.pop("external_data", None)
+    # Captured here, with the dynamic dimensions required: torch.onnx's own capture falls
+    # back to fixed sizes when a dimension cannot stay dynamic (an LSTM's time axis),
+    # giving a model that refuses every other size.
+    program = _capture(_Program(fn, weights, structure=structure), flat_samples, flat_dynamic, {})
     try:
         with _quiet():
             onnx_program = torch.onnx.export(
-                module,
+                program,
                 flat_samples,
                 dynamo=True,
                 input_names=input_names,
                 output_names=list(output_names) if output_names else None,
-                dynamic_shapes={"args": flat_dynamic},
                 optimize=optimize,
                 verbose=False,
                 opset_version=options.get("opset_version"),
