@@ -84,26 +84,28 @@ def refuse_text(x, model=None) -> None:
 
 def _receiving_layer(model, x, position: int):
     """The first layer of `model` that takes the input at `position` of `x` (None when
-    it cannot be told)."""
+    it cannot be told: a subclassed model's `call` decides)."""
     if model is None:
         return None
     layers = [
         layer for layer in getattr(model, "layers", []) if type(layer).__name__ != "InputLayer"
     ]
     inputs = tree.flatten(getattr(model, "inputs", None) or [])
+    if not inputs:
+        # A Sequential model feeds its first layer; nothing else can be told.
+        sequential = any(c.__name__ == "Sequential" for c in type(model).__mro__)
+        return layers[0] if sequential and layers else None
     target = None
-    if inputs:
-        if isinstance(x, dict):
-            key = sorted(x)[position] if position < len(x) else None
-            target = next((t for t in inputs if _input_name(t) == key), None)
-        elif position < len(inputs):
-            target = inputs[position]
-    if target is not None:
-        for layer in layers:
-            for node in getattr(layer, "_inbound_nodes", []):
-                if any(t is target for t in tree.flatten(node.input_tensors)):
-                    return layer
-    return layers[0] if layers else None
+    if isinstance(x, dict):
+        key = sorted(x)[position] if position < len(x) else None
+        target = next((t for t in inputs if _input_name(t) == key), None)
+    elif position < len(inputs):
+        target = inputs[position]
+    for layer in layers:
+        for node in getattr(layer, "_inbound_nodes", []):
+            if any(t is target for t in tree.flatten(node.input_tensors)):
+                return layer
+    return None
 
 
 def _input_name(tensor):
