@@ -64,12 +64,15 @@ class Config:
         return json.dumps(self._config)
 
     def keys(self):
+        """The setting names, as `dict.keys()`."""
         return self._config.keys()
 
     def values(self):
+        """The setting values, as `dict.values()`."""
         return self._config.values()
 
     def items(self):
+        """`(name, value)` pairs, as `dict.items()`."""
         return self._config.items()
 
     def get(self, keyname, value=None):
@@ -77,10 +80,12 @@ class Config:
         return self._config.get(keyname, value)
 
     def pop(self, *args):
+        """Remove a setting and return its value, as `dict.pop` (refused when frozen)."""
         self._check_unfrozen(repr(args[0]) if args else "a setting")
         return self._config.pop(*args)
 
     def update(self, *args, **kwargs) -> None:
+        """Set several settings at once, as `dict.update` (refused when frozen)."""
         self._check_unfrozen("settings")
         self._config.update(*args, **kwargs)
 
