@@ -26,6 +26,8 @@ from lamina.layers import InputSpec
 ENGINE = backend.backend()
 NATIVE = {"jax": "stablehlo", "torch": "torch"}[ENGINE]
 SUFFIX = {"stablehlo": ".stablehlo", "torch": ".pt2", "onnx": ".onnx"}
+# Weights are set at random after building: zeros build fast (no orthogonal draws).
+ZEROS = {"kernel_initializer": "zeros"}
 
 
 def _randomize(model, seed=0):
@@ -45,15 +47,19 @@ def _multi_io_model(lstm=True):
     """Two inputs, two outputs: Conv2D, BatchNormalization, Dropout, Dense (and an LSTM)."""
     image = lamina.Input((6, 6, 2), name="image")
     features = lamina.Input((5, 3), name="features")
-    y = layers.Conv2D(3, 3, activation="relu")(image)
+    y = layers.Conv2D(3, 3, activation="relu", **ZEROS)(image)
     y = layers.BatchNormalization()(y)
     y = layers.GlobalAveragePooling2D()(y)
     y = layers.Dropout(0.9)(y)
-    z = layers.LSTM(4)(features) if lstm else layers.Flatten()(features)
+    z = (
+        layers.LSTM(4, recurrent_initializer="zeros", **ZEROS)(features)
+        if lstm
+        else layers.Flatten()(features)
+    )
     z = layers.Dropout(0.5)(z)
     joined = layers.Concatenate()([y, z])
-    logits = layers.Dense(2, name="logits")(joined)
-    score = layers.Dense(1, activation="sigmoid", name="score")(z)
+    logits = layers.Dense(2, name="logits", **ZEROS)(joined)
+    score = layers.Dense(1, activation="sigmoid", name="score", **ZEROS)(z)
     model = lamina.Model([image, features], [logits, score])
     _randomize(model)
     return model
@@ -152,7 +158,8 @@ def test_native_program_runs_in_its_runtime_like_predict(tmp_path):
 
 def test_a_free_time_axis_stays_free_or_is_refused_by_name(tmp_path):
     x = lamina.Input((None, 3), name="steps")
-    model = lamina.Model(x, layers.Dense(2)(layers.LSTM(4)(x)))
+    lstm = layers.LSTM(4, recurrent_initializer="zeros", **ZEROS)
+    model = lamina.Model(x, layers.Dense(2, **ZEROS)(lstm(x)))
     _randomize(model, seed=6)
     path = tmp_path / f"model{SUFFIX[NATIVE]}"
     if ENGINE == "torch":
@@ -173,8 +180,8 @@ def test_a_free_time_axis_stays_free_or_is_refused_by_name(tmp_path):
 
 def test_export_archive_writes_endpoints_and_collections(tmp_path, capsys):
     x = lamina.Input((4,), name="x")
-    hidden = layers.Dense(3, activation="tanh", name="hidden")(x)
-    model = lamina.Model(x, layers.Dense(2, name="out")(hidden))
+    hidden = layers.Dense(3, activation="tanh", name="hidden", **ZEROS)(x)
+    model = lamina.Model(x, layers.Dense(2, name="out", **ZEROS)(hidden))
     _randomize(model, seed=3)
     features = lamina.Model(x, hidden)
 
@@ -227,7 +234,7 @@ def test_onnx_runs_in_onnxruntime_like_predict(tmp_path):
 # Refusals ---------------------------------------------------------------------------------
 def _small_model():
     x = lamina.Input((3,))
-    return lamina.Model(x, layers.Dense(2)(x))
+    return lamina.Model(x, layers.Dense(2, **ZEROS)(x))
 
 
 def test_formats_lamina_does_not_write_are_refused_with_what_to_use(tmp_path):
@@ -284,7 +291,7 @@ class _Counting(layers.Layer):
 
 def test_an_endpoint_that_assigns_state_is_refused(tmp_path):
     x = lamina.Input((3,))
-    model = lamina.Model(x, _Counting()(layers.Dense(2)(x)))
+    model = lamina.Model(x, _Counting()(layers.Dense(2, **ZEROS)(x)))
     with pytest.raises(ValueError, match="assigns variables"):
         model.export(str(tmp_path / f"m{SUFFIX[NATIVE]}"), format=NATIVE, verbose=False)
     assert float(_numpy(model.layers[-1].count)) == 0.0
