@@ -11,9 +11,14 @@
 from __future__ import annotations
 
 from lamina.optimizers import rules, schedules
+from lamina.optimizers.adafactor import Adafactor
 from lamina.optimizers.adam import Adam, Adamax, AdamW, Nadam
 from lamina.optimizers.base import Optimizer
+from lamina.optimizers.ftrl import Ftrl
+from lamina.optimizers.lamb import Lamb
 from lamina.optimizers.lion import Lion
+from lamina.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from lamina.optimizers.muon import Muon
 from lamina.optimizers.rmsprop import Adadelta, Adagrad, RMSprop
 from lamina.optimizers.sgd import SGD
 from lamina.utils import serialization
@@ -23,6 +28,12 @@ _NAMES = {
     cls.__name__.lower(): cls.__name__
     for cls in (Adadelta, Adagrad, Adam, Adamax, AdamW, Lion, Nadam, RMSprop, SGD)
 }
+_NAMES.update(
+    {
+        cls.__name__.lower(): cls.__name__
+        for cls in (Adafactor, Ftrl, Lamb, LossScaleOptimizer, Muon)
+    }
+)
 
 
 def serialize(optimizer) -> dict:
@@ -59,11 +70,16 @@ def get(identifier) -> Optimizer:
 __all__ = [
     "SGD",
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",
     "Adamax",
+    "Ftrl",
+    "Lamb",
     "Lion",
+    "LossScaleOptimizer",
+    "Muon",
     "Nadam",
     "Optimizer",
     "RMSprop",

@@ -22,7 +22,7 @@ import copy
 import numbers
 import re
 
-from lamina import backend, ops
+from lamina import backend, initializers, ops
 from lamina.backend.common.global_state import current_distribution
 from lamina.optimizers import rules, schedules
 from lamina.utils import serialization
@@ -33,6 +33,13 @@ class Optimizer:
 
     Subclasses give their slot names (`_slot_groups`), the rule (`_update`) and their
     hyperparameter names (`_hyperparameters`, used by `get_config`).
+
+    Keras 3's way works too: override `build(var_list)` (call `super().build(var_list)`
+    first, then make state with `add_variable_from_reference` / `add_variable`), and
+    `update_step(gradient, variable, learning_rate)`, writing with `self.assign`,
+    `assign_add` and `assign_sub`; find a variable's slots with
+    `self._get_variable_index(variable)`. Such an `update_step` runs statelessly in the
+    compiled step on every engine.
 
     Args:
         learning_rate: a float, a `LearningRateSchedule` (called with `iterations`) or
@@ -249,6 +256,113 @@ class Optimizer:
     def _slots_for(self, index: int) -> list:
         return [self._slots[name][index] for group in self._slot_groups() for name in group]
 
+    # Keras 3's custom-optimizer API --------------------------------------------------
+    def add_variable(
+        self, shape, initializer="zeros", dtype=None, aggregation="none", layout=None, name=None
+    ):
+        """Create an optimizer variable (state saved with the optimizer), as Keras does.
+
+        Args:
+            shape: its shape (fully known).
+            initializer: an initializer or its name (default `"zeros"`).
+            dtype: its dtype (default `floatx()`).
+            aggregation: accepted for Keras compatibility; lamina reduces gradients,
+                not optimizer state, across replicas.
+            layout: accepted for Keras compatibility; the variable is replicated.
+            name: its name.
+
+        Returns:
+            The new `Variable`, appended to `variables`.
+        """
+        variable = backend.Variable(
+            initializers.get(initializer),
+            shape=tuple(shape),
+            dtype=dtype or backend.floatx(),
+            trainable=False,
+            name=name or "variable",
+        )
+        self._variables.append(variable)
+        return variable
+
+    def add_variable_from_reference(self, reference_variable, name=None, initializer="zeros"):
+        """Create an optimizer variable shaped and typed like `reference_variable`,
+        named `<reference path>_<name>` as Keras names it (e.g. `dense_kernel_momentum`)."""
+        return self._new_variable(reference_variable, name or "var", initializers.get(initializer))
+
+    def add_optimizer_variables(self, trainable_variables, name, initializer="zeros"):
+        """`add_variable_from_reference` for each of `trainable_variables`.
+
+        With a list of names (and one initializer or one per name) the variables of one
+        trainable variable are made together, interleaved, as Keras makes them, and a
+        tuple of lists comes back; with one name, one list.
+        """
+        names = [name] if isinstance(name, str) else list(name)
+        inits = initializer
+        if isinstance(name, str) or not isinstance(initializer, (list, tuple)):
+            inits = [initializer] * len(names)
+        if len(inits) != len(names):
+            raise ValueError(
+                f"add_optimizer_variables received {len(names)} names {names} but "
+                f"{len(inits)} initializers; pass one initializer, or one per name."
+            )
+        made = tuple([] for _ in names)
+        for variable in trainable_variables:
+            for i, (var_name, init) in enumerate(zip(names, inits)):
+                made[i].append(self.add_variable_from_reference(variable, var_name, init))
+        return made[0] if isinstance(name, str) else made
+
+    def _get_variable_index(self, variable) -> int:
+        """The position of `variable` in the list the optimizer was built for."""
+        return self._index[id(variable)]
+
+    def assign(self, variable, value) -> None:
+        """`variable.assign(value)` (the Keras hook custom `update_step`s write through)."""
+        variable.assign(value)
+
+    def assign_add(self, variable, value) -> None:
+        """`variable.assign_add(value)`."""
+        variable.assign_add(value)
+
+    def assign_sub(self, variable, value) -> None:
+        """`variable.assign_sub(value)`."""
+        variable.assign_sub(value)
+
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        """Update one `variable` from its `gradient` (Keras 3's hook; override it).
+
+        The built-in optimizers run their pure rule here; `learning_rate` arrives cast
+        to the variable's dtype, and the step number is `iterations + 1`.
+        """
+        slots = self._slots_for(self._get_variable_index(variable))
+        step = ops.cast(self._iterations.value + 1, variable.dtype)
+        update, new_slots = self._update(
+            gradient, tuple(s.value for s in slots), learning_rate, step
+        )
+        variable.assign(rules.apply_updates(variable.value, update))
+        for slot, value in zip(slots, new_slots, strict=True):
+            slot.assign(value)
+
+    def set_weights(self, weights) -> None:
+        """Assign `weights` (arrays in the order of `variables`) to the built optimizer."""
+        if not self.built:
+            raise ValueError(
+                f"set_weights() on optimizer {self.name!r} before it is built: call "
+                "`optimizer.build(trainable_variables)` first."
+            )
+        weights = list(weights)
+        if len(weights) != len(self._variables):
+            raise ValueError(
+                f"set_weights() received {len(weights)} arrays; optimizer {self.name!r} has "
+                f"{len(self._variables)} variables."
+            )
+        for variable, weight in zip(self._variables, weights):
+            if tuple(variable.shape) != tuple(ops.shape(weight)):
+                raise ValueError(
+                    f"Optimizer variable {variable.name!r} has shape {tuple(variable.shape)}; "
+                    f"set_weights() received shape {tuple(ops.shape(weight))}."
+                )
+            variable.assign(weight)
+
     # Weight decay --------------------------------------------------------------------
     def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
         """Skip weight decay for the variables in `var_list` and for those whose name
@@ -326,7 +440,8 @@ class Optimizer:
                 f"{who}.apply received {len(grads)} gradients for "
                 f"{len(trainable_variables)} variables; pass one gradient per variable."
             )
-        self.build(trainable_variables)
+        if not self.built:
+            self.build(trainable_variables)
         unknown = [v.path for v in trainable_variables if id(v) not in self._index]
         if unknown:
             raise ValueError(
@@ -346,11 +461,7 @@ class Optimizer:
         grads = self._clip(grads)
         learning_rate = ops.cast(self.learning_rate, "float32")
         step = ops.cast(self._iterations.value + 1, "float32")
-        if self.weight_decay is not None:
-            for v in variables:
-                if self._use_weight_decay(v):
-                    lr = ops.cast(learning_rate, v.dtype)
-                    v.assign(rules.decay_weights(v.value, self.weight_decay, lr))
+        self._apply_weight_decay(variables, learning_rate)
         self._before_update(step)
         if not self._fused_step(variables, grads, learning_rate, step):
             self._generic_step(variables, grads, learning_rate, step)
@@ -360,6 +471,15 @@ class Optimizer:
             if getattr(v, "constraint", None) is not None:
                 v.assign(v.constraint(v.value))
         self._iterations.assign(self._iterations.value + 1)
+
+    def _apply_weight_decay(self, variables, learning_rate) -> None:
+        """Decoupled weight decay, `w -= w * weight_decay * lr`, before the rule."""
+        if self.weight_decay is None:
+            return
+        for v in variables:
+            if self._use_weight_decay(v):
+                lr = ops.cast(learning_rate, v.dtype)
+                v.assign(rules.decay_weights(v.value, self.weight_decay, lr))
 
     def _fused_kind(self) -> str | None:
         """The engine's fused update that computes this optimizer's rule (None: none)."""
@@ -380,6 +500,11 @@ class Optimizer:
         )
 
     def _generic_step(self, variables, grads, learning_rate, step) -> None:
+        if type(self).update_step is not Optimizer.update_step:
+            # Written the Keras way: its own `update_step` per variable.
+            for grad, v in zip(grads, variables):
+                self.update_step(grad, v, ops.cast(learning_rate, v.dtype))
+            return
         for grad, v in zip(grads, variables):
             slots = self._slots_for(self._index[id(v)])
             lr, t = ops.cast(learning_rate, v.dtype), ops.cast(step, v.dtype)
@@ -401,12 +526,14 @@ class Optimizer:
         `optimizer_variables` (values for `self.variables`, in order)."""
         if not self.built:
             raise ValueError(f"Build optimizer {self.name!r} before `stateless_apply`.")
-        own = self._trainable_variables + self._variables
+        # `variables`, not `_variables`: a wrapper (LossScaleOptimizer) adds its inner
+        # optimizer's state.
+        own = self._trainable_variables + self.variables
         values = list(trainable_variables) + list(optimizer_variables)
         if len(values) != len(own):
             raise ValueError(
                 f"stateless_apply expected {len(self._trainable_variables)} trainable and "
-                f"{len(self._variables)} optimizer values; received "
+                f"{len(self.variables)} optimizer values; received "
                 f"{len(trainable_variables)} and {len(optimizer_variables)}."
             )
         with backend.StatelessScope(zip(own, values, strict=True)) as scope:
