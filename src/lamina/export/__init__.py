@@ -2,8 +2,8 @@
 
 `Model.export(filepath, format=...)` writes one program; `ExportArchive` writes several
 named endpoints; `load` runs either in this process. The formats, and why these, are in
-`lamina.export.export_lib`'s docstring: `"stablehlo"` (jax), `"torch"` and `"onnx"`
-(torch).
+`lamina.export.export_lib`'s docstring: `"stablehlo"` (jax), `"torch"` (torch) and
+`"onnx"` (torch; jax with the optional `jax2onnx`).
 """
 
 from lamina.export.export_lib import ExportArchive, LoadedArtifact, load

@@ -348,6 +348,11 @@ class ExportArchive:
                 "input_signature)` before `write_out`."
             )
         format = check_format(format or FORMATS_BY_ENGINE[_engine()][0])
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(
+                f"write_out's `options` is a dict of the format's options in lamina; received "
+                f"{type(options).__name__} (a tf.saved_model.SaveOptions needs TensorFlow)."
+            )
         path = pathlib.Path(filepath)
         if path.exists() and not path.is_dir():
             raise ValueError(f"write_out writes a directory; {str(path)!r} is a file.")
