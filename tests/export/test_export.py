@@ -321,3 +321,18 @@ def test_subclassed_model_exports_with_its_build_shape(tmp_path):
         rtol=1e-5,
         atol=1e-6,
     )
+
+
+@pytest.mark.engine("jax")
+def test_stablehlo_lowers_for_the_platforms_asked(tmp_path):
+    from jax import export as jax_export
+
+    path = tmp_path / "model.stablehlo"
+    model = _small_model()
+    with pytest.raises(ValueError, match=r"Unknown option\(s\) \['opset_version'\]"):
+        model.export(str(path), format="stablehlo", opset_version=17)
+    model.export(str(path), format="stablehlo", verbose=False, platforms=("cpu", "cuda"))
+    exported = jax_export.deserialize(bytearray(path.read_bytes()))
+    assert exported.platforms == ("cpu", "cuda")  # served on a GPU by a CUDA jaxlib
+    (aval,) = exported.in_avals
+    assert str(aval.shape[0]) == "batch" and aval.shape[1] == 3
