@@ -32,6 +32,59 @@ def make():
     return model
 
 
+class Interrupt(Exception):
+    pass
+
+
+class StopAt(lamina.callbacks.Callback):
+    """Stops training at epoch 1, batch 1, as a crash would (every process alike)."""
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if (self.epoch, batch) == (1, 1):
+            raise Interrupt
+
+
+def fit_interrupted_then_resumed(make_model, x_part, y_part, backup_dir):
+    """The same fit, stopped mid-epoch and resumed from BackupAndRestore's backup in a
+    directory every process shares (as on one host or a shared file system)."""
+    backup = lamina.callbacks.BackupAndRestore(backup_dir, save_freq=1)
+    try:
+        make_model().fit(
+            x_part,
+            y_part,
+            batch_size=8,
+            epochs=3,
+            verbose=0,
+            shuffle=False,
+            callbacks=[backup, StopAt()],
+        )
+    except Interrupt:
+        pass
+    resumed = make_model()
+    steps = Count()
+    resumed.fit(
+        x_part,
+        y_part,
+        batch_size=8,
+        epochs=3,
+        verbose=0,
+        shuffle=False,
+        callbacks=[backup, steps],
+    )
+    resumed.steps_after_resume = steps.batches
+    return resumed
+
+
+class Count(lamina.callbacks.Callback):
+    batches = 0
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.batches += 1
+
+
 found = {}
 if rank == "single":
     model = make()
@@ -47,6 +100,12 @@ else:
     with dist.DataParallel().scope():
         model = make()
         model.fit(x[rows], y[rows], batch_size=8, epochs=3, verbose=0, shuffle=False)
+        resumed = fit_interrupted_then_resumed(make, x[rows], y[rows], os.path.join(out, "backup"))
+        np.savez(
+            os.path.join(out, f"{rank}_resumed.npz"),
+            *resumed.get_weights(),
+            steps_after_resume=resumed.steps_after_resume,
+        )
         found["loss"] = model.evaluate(x[rows], y[rows], batch_size=8, verbose=0)
         found["predictions"] = model.predict(x[rows], batch_size=8, verbose=0).tolist()
         found["rows"] = rows.tolist()

@@ -186,7 +186,10 @@ with dist.DataParallel().scope():
     except Interrupt:
         pass
     resumed = make()
-    resumed.fit([x, ids], y, batch_size=16, epochs=3, verbose=0, shuffle=True, callbacks=[backup])
+    history = resumed.fit(
+        [x, ids], y, batch_size=16, epochs=3, verbose=0, shuffle=True, callbacks=[backup]
+    )
+    found["resume_epochs_run"] = history.epoch
     found["resume_diff"] = max_diff(resumed, whole)
     found["resume_spec"] = str(resumed.get_layer("dense").kernel.value.sharding.spec)
 

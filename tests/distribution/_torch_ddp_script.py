@@ -29,6 +29,59 @@ def make(seed):
     return model
 
 
+class Interrupt(Exception):
+    pass
+
+
+class StopAt(lamina.callbacks.Callback):
+    """Stops training at epoch 1, batch 1, as a crash would (every process alike)."""
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if (self.epoch, batch) == (1, 1):
+            raise Interrupt
+
+
+def fit_interrupted_then_resumed(make_model, x_part, y_part, backup_dir):
+    """The same fit, stopped mid-epoch and resumed from BackupAndRestore's backup in a
+    directory every process shares (as on one host or a shared file system)."""
+    backup = lamina.callbacks.BackupAndRestore(backup_dir, save_freq=1)
+    try:
+        make_model().fit(
+            x_part,
+            y_part,
+            batch_size=8,
+            epochs=3,
+            verbose=0,
+            shuffle=False,
+            callbacks=[backup, StopAt()],
+        )
+    except Interrupt:
+        pass
+    resumed = make_model()
+    steps = Count()
+    resumed.fit(
+        x_part,
+        y_part,
+        batch_size=8,
+        epochs=3,
+        verbose=0,
+        shuffle=False,
+        callbacks=[backup, steps],
+    )
+    resumed.steps_after_resume = steps.batches
+    return resumed
+
+
+class Count(lamina.callbacks.Callback):
+    batches = 0
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.batches += 1
+
+
 if rank == "single":
     model = make(0)
     model.fit(x, y, batch_size=16, epochs=3, verbose=0, shuffle=False)
@@ -40,4 +93,12 @@ else:
     with dist.DataParallel().scope():
         model = make(r)  # a different seed per process: process 0's weights must win
         model.fit(x[rows], y[rows], batch_size=8, epochs=3, verbose=0, shuffle=False)
+        resumed = fit_interrupted_then_resumed(
+            lambda: make(r), x[rows], y[rows], os.path.join(out, "backup")
+        )
+        np.savez(
+            os.path.join(out, f"{rank}_resumed.npz"),
+            *resumed.get_weights(),
+            steps_after_resume=resumed.steps_after_resume,
+        )
 np.savez(os.path.join(out, f"{rank}.npz"), *model.get_weights())

@@ -93,6 +93,7 @@ def test_layout_errors_name_the_variable_and_the_axis(multi_device):
 
 @pytest.mark.engine("jax")
 def test_backup_and_restore_resumes_exactly_under_data_parallel(multi_device):
+    assert multi_device["resume_epochs_run"] == [1, 2]  # resumed inside epoch 1
     assert multi_device["resume_diff"] < 1e-6
     assert multi_device["resume_spec"] == "P(None, None)"
 
@@ -255,8 +256,13 @@ def test_two_jax_processes_joined_by_jax_distributed_equal_one_process(tmp_path)
     reference = json.loads((tmp_path / "single.json").read_text())
     for rank in ("0", "1"):
         ours = np.load(tmp_path / f"{rank}.npz")
+        resumed = np.load(tmp_path / f"{rank}_resumed.npz")  # exact resume, two processes
+        # 6 batches in all; 4 ran and were backed up before the stop (after epoch 1's
+        # batch 1), so the resumed fit runs the last 2 only.
+        assert int(resumed["steps_after_resume"]) == 2
         for key in single.files:
             np.testing.assert_allclose(ours[key], single[key], rtol=1e-5, atol=1e-6)
+            np.testing.assert_array_equal(resumed[key], ours[key])
         found = json.loads((tmp_path / f"{rank}.json").read_text())
         assert len(found["devices"]) == 2  # the job's devices, one per process
         # evaluate reduces over the whole job; predict gives each process its rows.
@@ -275,5 +281,10 @@ def test_two_torch_processes_over_gloo_equal_one_process(tmp_path):
     single = np.load(tmp_path / "single.npz")
     for rank in ("0", "1"):
         ours = np.load(tmp_path / f"{rank}.npz")
+        resumed = np.load(tmp_path / f"{rank}_resumed.npz")  # exact resume, two processes
+        # 6 batches in all; 4 ran and were backed up before the stop (after epoch 1's
+        # batch 1), so the resumed fit runs the last 2 only.
+        assert int(resumed["steps_after_resume"]) == 2
         for key in single.files:
             np.testing.assert_allclose(ours[key], single[key], rtol=1e-5, atol=1e-6)
+            np.testing.assert_array_equal(resumed[key], ours[key])
