@@ -60,7 +60,14 @@ from lamina.metrics.confusion_metrics import (
     TrueNegatives,
     TruePositives,
 )
+from lamina.metrics.correlation_metrics import (
+    ConcordanceCorrelation,
+    PearsonCorrelation,
+    concordance_correlation,
+    pearson_correlation,
+)
 from lamina.metrics.f_score_metrics import F1Score, FBetaScore
+from lamina.metrics.iou_metrics import BinaryIoU, IoU, MeanIoU, OneHotIoU, OneHotMeanIoU
 from lamina.metrics.metric import Metric
 from lamina.metrics.probabilistic_metrics import (
     BinaryCrossentropy,
@@ -83,6 +90,12 @@ from lamina.metrics.regression_metrics import (
     R2Score,
     RootMeanSquaredError,
     cosine_similarity,
+)
+from lamina.metrics.sensitivity_metrics import (
+    PrecisionAtRecall,
+    RecallAtPrecision,
+    SensitivityAtSpecificity,
+    SpecificityAtSensitivity,
 )
 from lamina.utils import serialization
 
@@ -139,6 +152,13 @@ _NAMES: dict[str, type] = dict(
         "MSLE": MeanSquaredLogarithmicError,
         "bce": BinaryCrossentropy,
         "BCE": BinaryCrossentropy,
+        "pearson_correlation": PearsonCorrelation,
+        "concordance_correlation": ConcordanceCorrelation,
+        "precision_at_recall": PrecisionAtRecall,
+        "recall_at_precision": RecallAtPrecision,
+        "sensitivity_at_specificity": SensitivityAtSpecificity,
+        "specificity_at_sensitivity": SpecificityAtSensitivity,
+        "binary_io_u": BinaryIoU,
     }
 )
 
@@ -191,32 +211,43 @@ __all__ = [
     "Accuracy",
     "BinaryAccuracy",
     "BinaryCrossentropy",
+    "BinaryIoU",
     "CategoricalAccuracy",
     "CategoricalCrossentropy",
     "CategoricalHinge",
+    "ConcordanceCorrelation",
     "CosineSimilarity",
     "F1Score",
     "FBetaScore",
     "FalseNegatives",
     "FalsePositives",
     "Hinge",
+    "IoU",
     "KLDivergence",
     "LogCoshError",
     "Mean",
     "MeanAbsoluteError",
     "MeanAbsolutePercentageError",
+    "MeanIoU",
     "MeanMetricWrapper",
     "MeanSquaredError",
     "MeanSquaredLogarithmicError",
     "Metric",
+    "OneHotIoU",
+    "OneHotMeanIoU",
+    "PearsonCorrelation",
     "Poisson",
     "Precision",
+    "PrecisionAtRecall",
     "R2Score",
     "Recall",
+    "RecallAtPrecision",
     "RootMeanSquaredError",
+    "SensitivityAtSpecificity",
     "SparseCategoricalAccuracy",
     "SparseCategoricalCrossentropy",
     "SparseTopKCategoricalAccuracy",
+    "SpecificityAtSensitivity",
     "SquaredHinge",
     "Sum",
     "TopKCategoricalAccuracy",
@@ -230,6 +261,7 @@ __all__ = [
     "categorical_crossentropy",
     "categorical_focal_crossentropy",
     "categorical_hinge",
+    "concordance_correlation",
     "cosine_similarity",
     "deserialize",
     "get",
@@ -241,6 +273,7 @@ __all__ = [
     "mean_absolute_percentage_error",
     "mean_squared_error",
     "mean_squared_logarithmic_error",
+    "pearson_correlation",
     "poisson",
     "serialize",
     "sparse_categorical_accuracy",
