@@ -483,6 +483,12 @@ NN = declare(
         N-D max pooling.
     average_pool(inputs, pool_size, strides=None, padding='valid', data_format=None)
         N-D average pooling (padding excluded from the average).
+    unfold(x, kernel_size, dilation=1, padding=0, stride=1)
+        Sliding patches of `(N, C, H, W)` images as columns `(N, C * kh * kw, L)`.
+    fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1)
+        The inverse layout of `unfold`: columns summed back into `(N, C, H, W)` images.
+    polar(abs_, angle)
+        The complex numbers with magnitude `abs_` and phase `angle`.
     """
 )
 

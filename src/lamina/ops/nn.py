@@ -2,7 +2,8 @@
 
 Built from the backend contract (`lamina.backend.contract.NN`): one op per declared
 function, with its declared signature and doc; eager on arrays, a graph node on
-KerasTensors.
+KerasTensors. The ops written once from these (normalizations, attention, ...) are in
+`nn_extra`, and the CTC ops in `ctc`; all are found here, as in `keras.ops.nn`.
 
 >>> import numpy as np
 >>> from lamina import ops
@@ -12,7 +13,22 @@ KerasTensors.
 
 from lamina.ops.core import build_ops
 
-_OPS = build_ops("nn")
+_OPS = build_ops("nn", exclude=("polar",))
 globals().update(_OPS)
 
-__all__ = list(_OPS)
+# The ops written once from the contract ops join them.
+from lamina.ops.nn_extra import *  # noqa: E402, F403
+from lamina.ops.nn_extra import __all__ as _extra_all  # noqa: E402
+
+
+def __getattr__(name):
+    # The CTC ops import this module, so they are found when asked for.
+    if name in _CTC:
+        from lamina.ops import ctc
+
+        return getattr(ctc, name)
+    raise AttributeError(f"module 'lamina.ops.nn' has no attribute {name!r}")
+
+
+_CTC = ("ctc_decode", "ctc_loss")
+__all__ = [*_OPS, *_extra_all, *_CTC]

@@ -285,3 +285,46 @@ def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=N
     ones = jnp.ones((1,) + inputs.shape[1:], inputs.dtype)
     counts = jax.lax.reduce_window(ones, zero, jax.lax.add, window, stride, padding)
     return total / counts
+
+
+def _pair(value):
+    return (int(value),) * 2 if isinstance(value, int) else tuple(int(v) for v in value)
+
+
+def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
+    x = jnp.asarray(x)
+    if x.ndim != 4:
+        raise ValueError(f"unfold: expected (N, C, H, W) input, received shape {x.shape}.")
+    pads = _pair(padding)
+    patches = jax.lax.conv_general_dilated_patches(
+        x,
+        filter_shape=_pair(kernel_size),
+        window_strides=_pair(stride),
+        padding=[(p, p) for p in pads],
+        rhs_dilation=_pair(dilation),
+        dimension_numbers=("NCHW", "OIHW", "NCHW"),
+    )
+    return patches.reshape(patches.shape[0], patches.shape[1], -1)
+
+
+def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    x = jnp.asarray(x)
+    if x.ndim != 3:
+        raise ValueError(f"fold: expected (N, C * kh * kw, L) input, received shape {x.shape}.")
+    kh, kw = _pair(kernel_size)
+    n, ckk, _ = x.shape
+    if ckk % (kh * kw):
+        raise ValueError(
+            f"fold: axis 1 of `x` ({ckk}) must be a multiple of the kernel's {kh * kw} cells."
+        )
+    image = jax.ShapeDtypeStruct((n, ckk // (kh * kw), *_pair(output_size)), x.dtype)
+    # Fold sums each patch back into place: the adjoint (transpose) of unfold.
+    transpose = jax.linear_transpose(
+        lambda img: unfold(img, kernel_size, dilation, padding, stride), image
+    )
+    return transpose(x)[0]
+
+
+def polar(abs_, angle):
+    abs_, angle = jnp.asarray(abs_), jnp.asarray(angle)
+    return jax.lax.complex(abs_ * jnp.cos(angle), abs_ * jnp.sin(angle))

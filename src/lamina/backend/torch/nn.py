@@ -416,3 +416,27 @@ def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=N
         x = x.to(torch.float32)
     out = _trim(_AVG_POOL[n](x, size, strides, pad, ceil, False), trims)
     return _restore(out, n, data_format)
+
+
+def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
+    x = convert_to_tensor(x)
+    if x.ndim != 4:
+        raise ValueError(f"unfold: expected (N, C, H, W) input, received shape {tuple(x.shape)}.")
+    return F.unfold(x, kernel_size, dilation=dilation, padding=padding, stride=stride)
+
+
+def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    x = convert_to_tensor(x)
+    if x.ndim != 3:
+        raise ValueError(
+            f"fold: expected (N, C * kh * kw, L) input, received shape {tuple(x.shape)}."
+        )
+    return F.fold(x, output_size, kernel_size, dilation=dilation, padding=padding, stride=stride)
+
+
+def polar(abs_, angle):
+    abs_ = convert_to_tensor(abs_)
+    angle = convert_to_tensor(angle)
+    if not abs_.is_floating_point():
+        abs_ = abs_.float()
+    return torch.polar(abs_, angle.to(abs_.dtype))
