@@ -100,6 +100,27 @@ def test_a_failing_worker_surfaces_the_original_exception_and_leaves_nothing(opt
     model.fit(X, Y, batch_size=4, epochs=1, verbose=0)
 
 
+@pytest.mark.parametrize(
+    "options", [dict(workers=3), dict(workers=2, use_multiprocessing=True)], ids=str
+)
+def test_workers_reading_ahead_keep_order_and_leave_no_thread_on_failure(options):
+    """`read_in_order`: how a PyDataset's workers read ahead (for the data adapter)."""
+    from lamina.utils.py_dataset import read_in_order
+
+    before = set(threading.enumerate())
+    got = []
+    with pytest.raises(FileNotFoundError, match="shard-3") as info:
+        for x, _ in read_in_order(Broken(**options), 0, 6):
+            got.append(x)
+    np.testing.assert_array_equal(np.concatenate(got), X[:6])  # batches 0-2, in order
+    frames = traceback.extract_tb(info.value.__traceback__)
+    assert any(f.name == "__getitem__" and f.filename == __file__ for f in frames)
+    reader = read_in_order(Broken(**options), 0, 3)
+    next(reader)
+    reader.close()  # a loop that stops early
+    assert [t.name for t in threading.enumerate() if t not in before] == []
+
+
 # Ctrl-C -------------------------------------------------------------------------------
 def test_keyboard_interrupt_from_a_callback_leaves_a_complete_step():
     class Interrupt(callbacks.Callback):
