@@ -2,6 +2,28 @@
 
 from lamina.layers.activations import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from lamina.layers.attention import AdditiveAttention, Attention, MultiHeadAttention
+from lamina.layers.augmentation_color import (
+    AutoContrast,
+    Equalization,
+    RandomBrightness,
+    RandomColorDegeneration,
+    RandomColorJitter,
+    RandomGaussianBlur,
+    RandomGrayscale,
+    RandomHue,
+    RandomInvert,
+    RandomPosterization,
+    RandomSaturation,
+    RandomSharpness,
+    Solarization,
+)
+from lamina.layers.augmentation_geometry import (
+    RandomCrop,
+    RandomErasing,
+    RandomPerspective,
+    RandomShear,
+)
+from lamina.layers.augmentation_mix import AugMix, CutMix, MixUp, Pipeline, RandAugment
 from lamina.layers.convolution import (
     Conv1D,
     Conv1DTranspose,
@@ -271,4 +293,26 @@ __all__ = [
     "RandomZoom",
     "Rescaling",
     "Resizing",
+    "AugMix",
+    "AutoContrast",
+    "CutMix",
+    "Equalization",
+    "MixUp",
+    "Pipeline",
+    "RandAugment",
+    "RandomBrightness",
+    "RandomColorDegeneration",
+    "RandomColorJitter",
+    "RandomCrop",
+    "RandomErasing",
+    "RandomGaussianBlur",
+    "RandomGrayscale",
+    "RandomHue",
+    "RandomInvert",
+    "RandomPerspective",
+    "RandomPosterization",
+    "RandomSaturation",
+    "RandomSharpness",
+    "RandomShear",
+    "Solarization",
 ]
