@@ -1,0 +1,30 @@
+"""Ready-made image classifiers, as `keras.applications`, that load Keras's weights.
+
+Each model function builds a functional `lamina.Model` whose layer names and order
+are Keras's, so Keras's ImageNet weight files (`weights="imagenet"`, read from the
+Keras cache `~/.keras/models` or downloaded once) and weights saved from the same
+Keras model load unchanged. Each family's module also has `preprocess_input` and
+`decode_predictions`.
+
+>>> import lamina
+>>> model = lamina.applications.ResNet50(weights=None, include_top=False, input_shape=(32, 32, 3))
+>>> model.output.shape
+(None, 1, 1, 2048)
+"""
+
+from lamina.applications import imagenet_utils, resnet, resnet50, resnet_v2
+from lamina.applications.resnet import ResNet50, ResNet101, ResNet152
+from lamina.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
+
+__all__ = [
+    "ResNet50",
+    "ResNet50V2",
+    "ResNet101",
+    "ResNet101V2",
+    "ResNet152",
+    "ResNet152V2",
+    "imagenet_utils",
+    "resnet",
+    "resnet50",
+    "resnet_v2",
+]
