@@ -23,6 +23,7 @@ from lamina.config.debugging import (
     set_max_epochs,
     set_max_steps_per_epoch,
 )
+from lamina.dtype_policies.dtype_policy import dtype_policy, set_dtype_policy
 from lamina.layers.core import enable_unsafe_deserialization
 from lamina.utils.io_utils import (
     disable_interactive_logging,
@@ -40,6 +41,7 @@ __all__ = [
     "disable_input_checks",
     "disable_interactive_logging",
     "disable_traceback_filtering",
+    "dtype_policy",
     "enable_input_checks",
     "enable_interactive_logging",
     "enable_traceback_filtering",
@@ -52,6 +54,7 @@ __all__ = [
     "is_traceback_filtering_enabled",
     "max_epochs",
     "max_steps_per_epoch",
+    "set_dtype_policy",
     "set_epsilon",
     "set_floatx",
     "set_image_data_format",

@@ -14,12 +14,15 @@ import weakref
 
 import numpy as np
 
-from lamina import backend, constraints, initializers, regularizers, tree
+from lamina import backend, constraints, dtype_policies, initializers, regularizers, tree
 from lamina.backend.common.variables import (
     Variable,
     bump_structure_version,
     current_stateless_scope,
 )
+from lamina.dtype_policies import autocast as _autocast
+from lamina.dtype_policies.dtype_policy import config_value as _policy_config
+from lamina.dtype_policies.dtype_policy import is_mixed as _is_mixed
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
 from lamina.graph.operation import (
@@ -154,7 +157,12 @@ class Layer(Operation, backend.layer.LayerBase):
 
     Args:
         trainable: whether the layer's weights are updated by training.
-        dtype: dtype of the weights and computations (default `floatx()`).
+        dtype: a dtype policy or its name: a dtype (`"float32"`) for weights and
+            computations, or `"mixed_float16"` / `"mixed_bfloat16"` for float32 weights
+            read in the 16-bit type inside `call` (default: the global policy,
+            `lamina.config.dtype_policy()`).
+        autocast: whether float inputs (and, under a mixed policy, float weights) are
+            cast to the compute dtype.
         name: a unique name; by default the snake-cased class name (`dense`, `dense_1`).
         activity_regularizer: a regularizer applied to the outputs, added to `losses`.
         input_shape: on the first layer of a `Sequential`, the input shape (no batch).
@@ -174,6 +182,7 @@ class Layer(Operation, backend.layer.LayerBase):
     # Set per instance by `__init__`; an instance made without it takes the general path.
     _short_call = False
     _own_build_step = True
+    _mixed_precision = False
 
     def __new__(cls, *args, **kwargs):
         instance = super().__new__(cls)
@@ -199,7 +208,7 @@ class Layer(Operation, backend.layer.LayerBase):
                 f"{type(self).__name__} got unexpected keyword argument(s) {sorted(unknown)}."
             )
         super().__init__(name=name)
-        self._dtype = backend.standardize_dtype(_dtype_name(dtype))
+        self.dtype_policy = dtype
         self._trainable = bool(trainable)
         self.autocast = autocast
         self.built = False
@@ -226,16 +235,34 @@ class Layer(Operation, backend.layer.LayerBase):
 
     # dtype ---------------------------------------------------------------------------
     @property
+    def dtype_policy(self):
+        """The layer's `DTypePolicy` (settable with a policy or its name)."""
+        return self._dtype_policy
+
+    @dtype_policy.setter
+    def dtype_policy(self, value) -> None:
+        policy = dtype_policies.get(_dtype_name(value))
+        self._dtype_policy = policy
+        self._dtype = policy.variable_dtype
+        self._mixed_precision = _is_mixed(policy)
+
+    @property
     def dtype(self) -> str:
-        return self._dtype
+        """The variable dtype (as in Keras 3)."""
+        return self._dtype_policy.variable_dtype
 
     @property
     def compute_dtype(self) -> str:
-        return self._dtype
+        return self._dtype_policy.compute_dtype
 
     @property
     def variable_dtype(self) -> str:
-        return self._dtype
+        return self._dtype_policy.variable_dtype
+
+    @property
+    def input_dtype(self) -> str:
+        """The dtype float inputs are cast to (the compute dtype)."""
+        return self._dtype_policy.compute_dtype
 
     # Tracking ------------------------------------------------------------------------
     def _tracked(self):
@@ -398,7 +425,9 @@ class Layer(Operation, backend.layer.LayerBase):
         dtype = backend.standardize_dtype(dtype or self.variable_dtype)
         if initializer is None:
             initializer = "glorot_uniform" if "float" in dtype else "zeros"
-        variable = backend.Variable(
+        # Under a mixed policy, float weights read in the compute dtype inside calls.
+        mixed = autocast and self._mixed_precision and "float" in dtype
+        variable = (_autocast.AutocastVariable if mixed else backend.Variable)(
             initializers.get(initializer),
             shape=shape,
             dtype=dtype,
@@ -600,6 +629,11 @@ class Layer(Operation, backend.layer.LayerBase):
 
     @filter_traceback
     def __call__(self, *args, **kwargs):
+        if self._mixed_precision or _autocast.current_scope() is not None:
+            scope = _autocast.scope_for(self)
+            if scope is not None:
+                with scope:
+                    return self.__call__(*args, **kwargs)
         if len(args) == 1 and self.built and self._short_call:
             x = args[0]
             if backend.is_tensor(x) or type(x) is np.ndarray:
@@ -757,7 +791,11 @@ class Layer(Operation, backend.layer.LayerBase):
     # Config --------------------------------------------------------------------------
     def get_config(self) -> dict:
         """The arguments that recreate this layer (without weights)."""
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        config = {
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": _policy_config(self._dtype_policy),
+        }
         if self.activity_regularizer is not None:
             config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
         return {**self._recorded_arguments("Layer"), **config}
@@ -795,12 +833,10 @@ _BASE_INITS.add(Layer.__init__)
 
 
 def _dtype_name(dtype):
-    if isinstance(dtype, dict):  # a Keras 3 DTypePolicy config
-        dtype = dtype.get("config", {}).get("name", None)
-    if dtype in ("mixed_float16", "mixed_bfloat16"):
-        raise ValueError(
-            f"dtype policy {dtype!r} is not supported yet; use a plain dtype such as 'float32'."
-        )
+    """A policy name for a serialized policy (Keras 3's `DTypePolicy` dict, Keras 2's
+    `Policy`); anything else as given."""
+    if isinstance(dtype, dict):
+        return dtype_policies.deserialize(dtype).name
     return dtype
 
 

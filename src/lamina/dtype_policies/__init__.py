@@ -1,0 +1,27 @@
+"""Dtype policies: the compute and variable dtypes of layers (mixed precision).
+
+>>> import lamina
+>>> layer = lamina.layers.Dense(2, dtype="mixed_bfloat16")
+>>> layer.dtype_policy, layer.compute_dtype, layer.variable_dtype
+(<DTypePolicy "mixed_bfloat16">, 'bfloat16', 'float32')
+"""
+
+from lamina.dtype_policies.dtype_policy import (
+    DTypePolicy,
+    FloatDTypePolicy,
+    deserialize,
+    dtype_policy,
+    get,
+    serialize,
+    set_dtype_policy,
+)
+
+__all__ = [
+    "DTypePolicy",
+    "FloatDTypePolicy",
+    "deserialize",
+    "dtype_policy",
+    "get",
+    "serialize",
+    "set_dtype_policy",
+]

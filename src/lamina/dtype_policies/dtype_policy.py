@@ -1,0 +1,224 @@
+"""`DTypePolicy`: which dtype a layer computes in and which dtype it stores weights in.
+
+A policy named after a dtype (`"float32"`, `"bfloat16"`) computes and stores in that
+dtype. `"mixed_float16"` and `"mixed_bfloat16"` compute in the 16-bit type and keep the
+weights in float32 (mixed precision): a layer reads its float weights cast to the
+compute dtype inside its call (see `lamina.dtype_policies.autocast`).
+
+The global policy (`set_dtype_policy`) is what a layer made without `dtype=` gets.
+"""
+
+from __future__ import annotations
+
+from lamina import backend
+
+_MIXED = {"mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
+# The names Keras 3 (and Keras 2's `mixed_precision.Policy`) write for a float policy.
+_CLASS_NAMES = ("DTypePolicy", "FloatDTypePolicy", "Policy")
+
+_global_policy = [None]
+
+
+class DTypePolicy:
+    """A layer's dtype policy: its compute dtype and its variable dtype.
+
+    Pass one (or its name) as a layer's `dtype=`, or set it for every new layer with
+    `lamina.config.set_dtype_policy`.
+
+    Args:
+        name: `"mixed_float16"` or `"mixed_bfloat16"` (compute in the 16-bit type, keep
+            variables in float32), or a dtype name such as `"float32"` or `"bfloat16"`
+            (both dtypes that one). Default: the global policy's name.
+
+    >>> policy = DTypePolicy("mixed_bfloat16")
+    >>> policy.compute_dtype, policy.variable_dtype
+    ('bfloat16', 'float32')
+    >>> policy
+    <DTypePolicy "mixed_bfloat16">
+    """
+
+    def __init__(self, name=None):
+        if name is None:
+            name = dtype_policy().name
+        self._name = name
+        self._compute_dtype, self._variable_dtype = _parse_name(name)
+
+    @property
+    def name(self) -> str:
+        """The policy's name, such as `"mixed_bfloat16"`."""
+        return self._name
+
+    @property
+    def compute_dtype(self) -> str:
+        """The dtype a layer computes in: its inputs are cast to it, its outputs have it."""
+        return self._compute_dtype
+
+    @property
+    def variable_dtype(self) -> str:
+        """The dtype a layer creates its weights in."""
+        return self._variable_dtype
+
+    @property
+    def quantization_mode(self):
+        """None: lamina has no quantized policies."""
+        return None
+
+    def get_config(self) -> dict:
+        return {"name": self._name}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f'<DTypePolicy "{self._name}">'
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, DTypePolicy) and other._name == self._name
+
+    def __hash__(self) -> int:
+        return hash(("DTypePolicy", self._name))
+
+
+class FloatDTypePolicy(DTypePolicy):
+    """The same as `DTypePolicy` (Keras keeps the name for older programs)."""
+
+
+def _parse_name(name) -> tuple[str, str]:
+    if not isinstance(name, str):
+        raise TypeError(
+            "A DTypePolicy name must be a string such as 'float32' or 'mixed_bfloat16'; "
+            f"received {name!r} of type {type(name).__name__}."
+        )
+    if name in _MIXED:
+        return _MIXED[name], "float32"
+    try:
+        dtype = backend.standardize_dtype(name)
+    except (ValueError, TypeError) as err:
+        raise ValueError(
+            f"Cannot make a DTypePolicy from {name!r}. Valid names are 'mixed_float16', "
+            "'mixed_bfloat16' and dtype names such as 'float32' or 'bfloat16'."
+        ) from err
+    return dtype, dtype
+
+
+def set_dtype_policy(policy) -> None:
+    """Set the policy every layer created from now on without `dtype=` gets.
+
+    Args:
+        policy: a `DTypePolicy` or its name (`"mixed_bfloat16"`, `"float32"`, ...).
+
+    >>> set_dtype_policy("mixed_bfloat16")
+    >>> dtype_policy()
+    <DTypePolicy "mixed_bfloat16">
+    >>> set_dtype_policy("float32")
+    """
+    if isinstance(policy, str):
+        policy = DTypePolicy(policy)
+    elif not isinstance(policy, DTypePolicy):
+        raise ValueError(
+            "set_dtype_policy expects a policy name (such as 'mixed_float16') or a "
+            f"DTypePolicy; received {policy!r} of type {type(policy).__name__}."
+        )
+    _global_policy[0] = policy
+
+
+def dtype_policy() -> DTypePolicy:
+    """The global policy: the one set with `set_dtype_policy`, else `floatx()`'s.
+
+    >>> dtype_policy().name
+    'float32'
+    """
+    policy = _global_policy[0]
+    if policy is None:
+        policy = DTypePolicy(backend.floatx())
+    return policy
+
+
+def serialize(policy) -> dict:
+    """The config Keras 3 writes for a policy (a layer config's `"dtype"`).
+
+    >>> serialize(DTypePolicy("mixed_float16"))["config"]
+    {'name': 'mixed_float16'}
+    """
+    if not isinstance(policy, DTypePolicy):
+        raise TypeError(
+            f"serialize expects a DTypePolicy; received {type(policy).__name__} {policy!r}."
+        )
+    return {
+        "module": "keras",
+        "class_name": "DTypePolicy",
+        "config": policy.get_config(),
+        "registered_name": None,
+    }
+
+
+def deserialize(config, custom_objects=None) -> DTypePolicy:
+    """The policy a `serialize` config (Keras 3's, or Keras 2's `Policy`) describes.
+
+    >>> deserialize({"class_name": "DTypePolicy", "config": {"name": "bfloat16"}})
+    <DTypePolicy "bfloat16">
+    """
+    if not isinstance(config, dict) or "class_name" not in config:
+        raise TypeError(
+            "deserialize expects a dict with 'class_name' and 'config' (as `serialize` "
+            f"writes); received {config!r:.200}."
+        )
+    class_name = config["class_name"]
+    custom = (custom_objects or {}).get(class_name)
+    inner = config.get("config") or {}
+    if custom is not None:
+        return custom.from_config(inner)
+    if class_name not in _CLASS_NAMES:
+        raise ValueError(
+            f"Cannot load dtype policy class {class_name!r}: lamina reads "
+            f"{list(_CLASS_NAMES)} (float and mixed policies); quantized policies and "
+            "DTypePolicyMap are not supported. Save the model with a float policy."
+        )
+    if not isinstance(inner, dict) or not isinstance(inner.get("name"), str):
+        raise ValueError(
+            f"A {class_name} config needs a string 'name' such as 'mixed_bfloat16'; "
+            f"received {inner!r:.200}."
+        )
+    cls = FloatDTypePolicy if class_name == "FloatDTypePolicy" else DTypePolicy
+    return cls(inner["name"])
+
+
+def get(identifier) -> DTypePolicy:
+    """A policy from a policy, its name, its config, a dtype, or None (the global one).
+
+    >>> get("mixed_bfloat16").compute_dtype
+    'bfloat16'
+    >>> get(None).name
+    'float32'
+    """
+    if identifier is None:
+        return dtype_policy()
+    if isinstance(identifier, DTypePolicy):
+        return identifier
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if isinstance(identifier, str):
+        return DTypePolicy(identifier)
+    try:
+        name = backend.standardize_dtype(identifier)
+    except (ValueError, TypeError) as err:
+        raise ValueError(
+            f"Cannot interpret dtype={identifier!r}: expected a dtype or policy name "
+            "(such as 'float32' or 'mixed_bfloat16'), a DTypePolicy, or a dtype object."
+        ) from err
+    return DTypePolicy(name)
+
+
+def is_mixed(policy: DTypePolicy) -> bool:
+    """Whether `policy` computes in another dtype than it stores variables in."""
+    return policy.compute_dtype != policy.variable_dtype
+
+
+def config_value(policy: DTypePolicy):
+    """What a layer config stores as its `"dtype"`: the plain dtype name for a policy
+    named after its dtype (as lamina always wrote, and Keras reads), Keras 3's
+    serialized `DTypePolicy` dict for any other (mixed) policy."""
+    if policy.name == policy.compute_dtype == policy.variable_dtype:
+        return policy.name
+    return serialize(policy)
