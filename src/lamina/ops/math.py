@@ -21,4 +21,8 @@ def logdet(x):
     return backend.linalg.slogdet(x)[1]
 
 
-__all__ = [*_OPS, "logdet"]
+# After the contract ops: the signal ops are built from them.
+from lamina.ops.signal import *  # noqa: E402, F403
+from lamina.ops.signal import __all__ as _signal_all  # noqa: E402
+
+__all__ = [*_OPS, "logdet", *_signal_all]
