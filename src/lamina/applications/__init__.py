@@ -12,18 +12,47 @@ Keras model load unchanged. Each family's module also has `preprocess_input` and
 (None, 1, 1, 2048)
 """
 
-from lamina.applications import imagenet_utils, resnet, resnet50, resnet_v2
+from lamina.applications import (
+    efficientnet,
+    imagenet_utils,
+    mobilenet_v2,
+    resnet,
+    resnet50,
+    resnet_v2,
+)
+from lamina.applications.efficientnet import (
+    EfficientNetB0,
+    EfficientNetB1,
+    EfficientNetB2,
+    EfficientNetB3,
+    EfficientNetB4,
+    EfficientNetB5,
+    EfficientNetB6,
+    EfficientNetB7,
+)
+from lamina.applications.mobilenet_v2 import MobileNetV2
 from lamina.applications.resnet import ResNet50, ResNet101, ResNet152
 from lamina.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
 
 __all__ = [
+    "EfficientNetB0",
+    "EfficientNetB1",
+    "EfficientNetB2",
+    "EfficientNetB3",
+    "EfficientNetB4",
+    "EfficientNetB5",
+    "EfficientNetB6",
+    "EfficientNetB7",
+    "MobileNetV2",
     "ResNet50",
     "ResNet50V2",
     "ResNet101",
     "ResNet101V2",
     "ResNet152",
     "ResNet152V2",
+    "efficientnet",
     "imagenet_utils",
+    "mobilenet_v2",
     "resnet",
     "resnet50",
     "resnet_v2",
