@@ -12,8 +12,9 @@ import lamina
 from lamina import Input, Model, Sequential, layers, ops
 
 RNG = np.random.default_rng(0)
-PIXELS = RNG.integers(0, 256, (1, 5, 6, 3)).astype("float32")
-BATCH = RNG.uniform(0, 255, (6, 8, 8, 3)).astype("float32")
+# One image shape for (nearly) every call: each new shape costs JAX a compile per op.
+PIXELS = RNG.integers(0, 256, (4, 8, 8, 3)).astype("float32")
+BATCH = RNG.uniform(0, 255, (4, 8, 8, 3)).astype("float32")
 
 
 def _np(x):
@@ -32,8 +33,6 @@ def keras():
 DETERMINISTIC = [
     ("AutoContrast", {}),
     ("AutoContrast", {"value_range": (0, 1)}),
-    ("Equalization", {}),
-    ("Equalization", {"bins": 32}),
     ("Solarization", {}),
     ("RandomInvert", {"factor": (1.0, 1.0)}),
     ("RandomGrayscale", {"factor": 1.0}),
@@ -52,8 +51,31 @@ def test_deterministic_layers_match_keras(keras, name, kwargs):
     np.testing.assert_allclose(got, expected, atol=1e-3)
 
 
+def _equalize(channel, bins=256):
+    """Histogram equalization of one 0-255 channel (NumPy)."""
+    index = np.clip((channel * (bins - 1) / 255).astype(int), 0, bins - 1)
+    hist = np.bincount(index.ravel(), minlength=bins)
+    if np.count_nonzero(hist) <= 1:
+        return channel
+    cdf = np.cumsum(hist)
+    cdf_min = cdf[np.nonzero(cdf)[0][0]]
+    table = np.clip(np.round((cdf - cdf_min) * 255 / (cdf[-1] - cdf_min)), 0, 255)
+    return table[index]
+
+
+@pytest.mark.parametrize("bins", [256, 32])
+def test_equalization_against_numpy(bins):
+    got = _np(layers.Equalization(bins=bins)(PIXELS))
+    for image, out in zip(PIXELS, got, strict=True):
+        for c in range(3):
+            np.testing.assert_allclose(out[..., c], _equalize(image[..., c], bins), atol=1e-3)
+    assert np.array_equal(_np(layers.Equalization()(PIXELS, training=False)), PIXELS)
+    flat = np.full((4, 8, 8, 3), 7.0, "float32")  # a single value is left as it is
+    np.testing.assert_array_equal(_np(layers.Equalization()(flat)), flat)
+
+
 def test_color_layers_against_numpy():
-    x = PIXELS[0]
+    x = PIXELS
     gray = x @ np.array([0.2989, 0.5870, 0.1140], "float32")
     np.testing.assert_allclose(
         _np(layers.RandomGrayscale(1.0)(x)), np.repeat(gray[..., None], 3, -1), rtol=1e-5
@@ -61,7 +83,7 @@ def test_color_layers_against_numpy():
     np.testing.assert_array_equal(_np(layers.RandomInvert((1.0, 1.0))(x)), 255 - x)
     np.testing.assert_array_equal(_np(layers.RandomPosterization((2, 2))(x)), x // 64 * 64)
     auto = _np(layers.AutoContrast()(x))
-    low, high = x.min(axis=(0, 1)), x.max(axis=(0, 1))
+    low, high = x.min(axis=(1, 2), keepdims=True), x.max(axis=(1, 2), keepdims=True)
     np.testing.assert_allclose(auto, (x - low) * 255 / (high - low), atol=1e-3)
     # Solarization with a threshold of 128 and no addition.
     solar = _np(layers.Solarization(threshold_factor=(128 / 255, 128 / 255))(x))
@@ -70,54 +92,54 @@ def test_color_layers_against_numpy():
     np.testing.assert_allclose(_np(layers.RandomHue((0.0, 0.0))(x)), x, atol=1e-2)
     flat = _np(layers.RandomSaturation((0.0, 0.0))(x))
     np.testing.assert_allclose(flat, np.repeat(x.max(-1, keepdims=True), 3, -1), atol=1e-2)
-    # A hue turn of exactly 1/4 (factor 0.5, sign random) against colorsys.
+    # A hue turn of exactly 1/4 (factor 0.5, random sign per image) against colorsys.
     turned = _np(layers.RandomHue((0.5, 0.5), seed=3)(x))
-    for sign in (1, -1):
-        expected = np.array(
-            [
-                colorsys.hsv_to_rgb(
-                    (colorsys.rgb_to_hsv(*p)[0] + sign * 0.25) % 1, *colorsys.rgb_to_hsv(*p)[1:]
-                )
-                for p in x.reshape(-1, 3) / 255.0
-            ]
-        ).reshape(x.shape)
-        if np.allclose(turned, expected * 255, atol=0.05):
-            break
-    else:
-        raise AssertionError("RandomHue(0.5) did not turn the hue by a quarter")
+    signs = set()
+    for image, got in zip(x, turned, strict=True):
+        hsv = [colorsys.rgb_to_hsv(*p) for p in image.reshape(-1, 3) / 255.0]
+        for sign in (1, -1):
+            rgb = [colorsys.hsv_to_rgb((h + sign * 0.25) % 1, s, v) for h, s, v in hsv]
+            if np.allclose(got, np.reshape(rgb, image.shape) * 255, atol=0.05):
+                signs.add(sign)
+                break
+        else:
+            raise AssertionError("RandomHue(0.5) did not turn the hue by a quarter")
 
 
 def test_random_crop_cuts_a_window_and_resizes_at_inference():
-    x = RNG.uniform(0, 1, (3, 7, 9, 2)).astype("float32")
+    x = BATCH
     layer = layers.RandomCrop(4, 5, seed=2)
     starts = set()
     for _ in range(6):
         out = _np(layer(x))
-        assert out.shape == (3, 4, 5, 2)
+        assert out.shape == (4, 4, 5, 3)
         hits = [
             (i, j)
-            for i in range(7 - 4 + 1)
-            for j in range(9 - 5 + 1)
+            for i in range(8 - 4 + 1)
+            for j in range(8 - 5 + 1)
             if np.array_equal(out, x[:, i : i + 4, j : j + 5])
         ]
         assert len(hits) == 1
         starts.add(hits[0])
     assert len(starts) > 1
-    # Inference: the largest centered window of aspect 4:5 (7x8), resized to 4x5.
+    # Inference: the largest centered window of aspect 4:5 (6x8), resized to 4x5.
     inferred = _np(layer(x, training=False))
     expected = _np(layers.Resizing(4, 5, crop_to_aspect_ratio=True)(x))
     np.testing.assert_allclose(inferred, expected, atol=1e-5)
     # Too small for the window: resized even in training; channels first works.
     small = _np(layers.RandomCrop(10, 10)(x))
-    assert small.shape == (3, 10, 10, 2)
-    cf = _np(layers.RandomCrop(4, 5, data_format="channels_first")(np.moveaxis(x, -1, 1)))
-    assert cf.shape == (3, 2, 4, 5)
+    assert small.shape == (4, 10, 10, 3)
+    cf = layers.RandomCrop(4, 5, seed=2, data_format="channels_first")(np.moveaxis(x, -1, 1))
+    np.testing.assert_array_equal(
+        np.moveaxis(_np(cf), 1, -1), _np(layers.RandomCrop(4, 5, seed=2)(x))
+    )
     assert layers.RandomCrop(4, 5).compute_output_shape((None, 7, 9, 2)) == (None, 4, 5, 2)
 
 
 def test_brightness_offsets_lie_in_the_factor_range():
-    flat = np.full((64, 2, 2, 3), 100.0, "float32")
-    out = _np(layers.RandomBrightness((-0.2, 0.3), seed=1)(flat))
+    flat = np.full((4, 8, 8, 3), 100.0, "float32")
+    layer = layers.RandomBrightness((-0.2, 0.3), seed=1)
+    out = np.concatenate([_np(layer(flat)) for _ in range(8)])
     delta = out[:, 0, 0, 0] - 100.0
     assert np.all(out == out[:, :1, :1, :1])  # one offset per image, all channels
     assert delta.min() >= -0.2 * 255 - 1e-3 and delta.max() <= 0.3 * 255 + 1e-3
@@ -127,8 +149,8 @@ def test_brightness_offsets_lie_in_the_factor_range():
 
 
 def test_mixup_is_a_convex_combination_with_matching_labels():
-    n = 8
-    images = RNG.uniform(0, 1, (n, 3, 3, 1)).astype("float32")
+    n = 4
+    images = BATCH / 255
     labels = np.eye(n, dtype="float32")
     out = layers.MixUp(alpha=0.8, seed=4)({"images": images, "labels": labels})
     mixed, soft = _np(out["images"]), _np(out["labels"])
@@ -148,12 +170,12 @@ def test_mixup_is_a_convex_combination_with_matching_labels():
 
 
 def test_cutmix_pastes_a_box_and_mixes_labels_by_area():
-    n = 6
-    images = np.stack([np.full((8, 8, 1), float(k)) for k in range(n)]).astype("float32")
+    n = 4
+    images = np.stack([np.full((8, 8, 3), float(k)) for k in range(n)]).astype("float32")
     out = layers.CutMix(seed=5)({"images": images, "labels": np.eye(n)})
     mixed, soft = _np(out["images"]), _np(out["labels"])
     for i in range(n):
-        values, counts = np.unique(mixed[i], return_counts=True)
+        values, counts = np.unique(mixed[i, ..., 0], return_counts=True)
         share = dict(zip(values.astype(int), counts / 64.0, strict=True))
         for k, fraction in share.items():
             assert abs(soft[i, k] - fraction) < 1e-5 or k == i
@@ -165,7 +187,7 @@ def test_cutmix_pastes_a_box_and_mixes_labels_by_area():
 
 
 def test_geometry_layers():
-    x = BATCH[:2]
+    x = BATCH
     erased = _np(layers.RandomErasing((1.0, 1.0), fill_value=-1.0, seed=0)(x))
     for image in erased:
         rows, cols = np.nonzero(image[..., 0] == -1.0)
@@ -221,7 +243,7 @@ RANDOM = [
 @pytest.mark.parametrize("make", RANDOM, ids=lambda make: type(make()).__name__)
 def test_identity_at_inference_seeded_and_config_round_trip(make):
     layer = make()
-    x = BATCH[:4]
+    x = BATCH
     inferred = _np(layer(x, training=False))
     if isinstance(layer, layers.RandomCrop):
         assert inferred.shape == (4, 6, 6, 3)
@@ -256,7 +278,7 @@ def test_saved_model_with_augmentation_loads(tmp_path):
 
 
 def test_augmentation_trains_in_compiled_fit():
-    x = RNG.uniform(0, 255, (16, 8, 8, 3)).astype("float32")
+    x = np.concatenate([BATCH] * 4)
     y = RNG.integers(0, 2, 16)
     lamina.utils.set_random_seed(3)
     model = Sequential(

@@ -115,18 +115,15 @@ def sample_gamma(shape, alpha: float, seed, tries: int = 12):
     a = alpha + 1.0 if boost else alpha
     d = a - 1.0 / 3.0
     c = 1.0 / (9.0 * d) ** 0.5
-    result = ops.zeros(shape)
-    done = ops.zeros(shape, dtype="bool")
-    for _ in range(tries):
-        x = ops_random.normal(shape, seed=seed)
-        u = ops_random.uniform(shape, seed=seed)
-        v = (1.0 + c * x) ** 3
-        safe_v = ops.where(v > 0, v, ops.ones_like(v))
-        accept = (v > 0) & (ops.log(u) < 0.5 * x * x + d - d * safe_v + d * ops.log(safe_v))
-        take = accept & ~done
-        result = ops.where(take, d * safe_v, result)
-        done = done | accept
-    result = ops.where(done, result, ops.full(shape, d))
+    shape = tuple(shape)
+    x = ops_random.normal((tries,) + shape, seed=seed)
+    u = ops_random.uniform((tries,) + shape, seed=seed)
+    v = (1.0 + c * x) ** 3
+    safe_v = ops.where(v > 0, v, ops.ones_like(v))
+    accept = (v > 0) & (ops.log(u) < 0.5 * x * x + d - d * safe_v + d * ops.log(safe_v))
+    first = ops.argmax(ops.cast(accept, "int32"), axis=0)  # the first accepted proposal
+    picked = ops.take_along_axis(d * safe_v, ops.expand_dims(first, 0), axis=0)[0]
+    result = ops.where(ops.any(accept, axis=0), picked, ops.full(shape, d))
     if boost:
         u = ops_random.uniform(shape, minval=1e-12, maxval=1.0, seed=seed)
         result = result * u ** (1.0 / alpha)
