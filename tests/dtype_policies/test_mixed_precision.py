@@ -205,3 +205,40 @@ def test_keras_written_file_with_policies_loads(keras, tmp_path):
         "float32",
     ]
     np.testing.assert_allclose(_np(loaded(x)), expected, rtol=2e-2, atol=2e-2)
+
+
+class _Scale(layers.Layer):
+    """Records the dtypes its weight and input have inside `call`."""
+
+    seen: list = []
+
+    def build(self, input_shape):
+        self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones")
+        self.counts = self.add_weight(shape=(), initializer="zeros", autocast=False)
+
+    def call(self, x):
+        _Scale.seen.append(
+            tuple(lamina.backend.standardize_dtype(t.dtype) for t in (self.w.value, x))
+            + (lamina.backend.standardize_dtype(self.counts.value.dtype),)
+        )
+        return x * self.w
+
+
+def test_weights_read_in_compute_dtype_inside_calls_only():
+    inputs = lamina.Input((3,))
+    hidden = layers.Dense(3, dtype="mixed_bfloat16")(inputs)
+    outputs = layers.Dense(2, dtype="float32")(_Scale(dtype="mixed_bfloat16")(hidden))
+    model = lamina.Model(inputs, outputs)
+    expected = ("bfloat16", "bfloat16", "float32")  # autocast=False weights stay float32
+    _Scale.seen.clear()
+    model(np.ones((2, 3), "float32"))
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(np.ones((4, 3), "float32"), np.ones((4, 2), "float32"), epochs=1, verbose=0)
+    assert _Scale.seen and set(_Scale.seen) == {expected}
+    assert {w.dtype for w in model.weights} == {"float32"}
+    # A layer built as float32 and switched to a mixed policy casts its weights too.
+    dense = layers.Dense(2)
+    dense(np.ones((1, 3), "float32"))
+    dense.dtype_policy = "mixed_bfloat16"
+    assert lamina.backend.standardize_dtype(dense(np.ones((1, 3), "float32")).dtype) == "bfloat16"
+    assert dense.kernel.dtype == "float32"

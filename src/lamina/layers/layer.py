@@ -245,6 +245,15 @@ class Layer(Operation, backend.layer.LayerBase):
         self._dtype_policy = policy
         self._dtype = policy.variable_dtype
         self._mixed_precision = _is_mixed(policy)
+        if self._mixed_precision:
+            # Weights made before the policy turned mixed read in the compute dtype too.
+            for v in self.__dict__.get("_own_variables", ()):
+                if (
+                    type(v) is backend.Variable
+                    and v.__dict__.get("_autocast")
+                    and _is_float(v.dtype)
+                ):
+                    v.__class__ = _autocast.AutocastVariable
 
     @property
     def dtype(self) -> str:
@@ -435,6 +444,7 @@ class Layer(Operation, backend.layer.LayerBase):
             name=name or "variable",
             path=f"{self.name}/{name or 'variable'}",
         )
+        variable._autocast = bool(autocast)
         variable.regularizer = regularizers.get(regularizer)
         variable.constraint = constraints.get(constraint)
         self._own_variables.append(variable)
