@@ -220,6 +220,34 @@ def test_a_nan_loss_stops_cleanly_and_the_backup_keeps_the_last_finite_weights(
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
 
 
+@pytest.mark.parametrize("double_checkpoint", [True, False])
+def test_a_backup_damaged_on_disk_falls_back_to_the_previous_one(tmp_path, double_checkpoint):
+    backup_dir = tmp_path / "backup"
+
+    def backup():  # Keras's positional order: backup_dir, save_freq, double_checkpoint
+        return callbacks.BackupAndRestore(backup_dir, 1, double_checkpoint, False)
+
+    # Stopped after 4 steps: the latest backup holds step 4, the previous one step 3.
+    _model().fit(X[:8], Y[:8], batch_size=2, shuffle=False, verbose=0, callbacks=[backup()])
+    latest = backup_dir / "backup.h5"
+    latest.write_bytes(b"\0" * 64)  # damaged on disk
+    restored = {}
+
+    class Look(callbacks.Callback):
+        def on_train_begin(self, logs=None):
+            restored["weights"] = self.model.get_weights()
+
+    run = dict(batch_size=2, shuffle=False, verbose=0, callbacks=[backup(), Look()])
+    if not double_checkpoint:
+        with pytest.raises(OSError):
+            _model().fit(X, Y, **run)
+        return
+    with pytest.warns(UserWarning, match="resuming from the previous one"):
+        _model().fit(X, Y, **run)
+    for got, want in zip(restored["weights"], _after_steps(3), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
 # A full disk --------------------------------------------------------------------------
 def _disk_full_on_h5_datasets(monkeypatch, after):
     """HDF5 writes fail with ENOSPC once `after` datasets were written (as on a full disk)."""

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import os
+import shutil
 import warnings
 
 import numpy as np
 
 from lamina.callbacks.callback import Callback
+
+# With `double_checkpoint`, the backup before the latest, in this subdirectory.
+PREVIOUS = "previous"
+
+
+def _finite(model) -> bool:
+    return all(np.isfinite(w).all() for w in model.get_weights())
 
 
 class BackupAndRestore(Callback):
@@ -20,15 +28,22 @@ class BackupAndRestore(Callback):
     or `PyDataset` the resumed run skips the batches the interrupted epoch had trained,
     so the data must come in the same order when started again (arrays are redrawn in
     the recorded order). Metrics continue from the backup mid-epoch and start afresh at
-    an epoch's start.
+    an epoch's start. Each backup replaces the last only once it is completely written,
+    so a crash or a full disk while writing leaves the previous one whole; a training
+    that ends on non-finite weights keeps its backup (the last finite weights).
 
     Args:
         backup_dir: directory for the backup file (one per run).
         save_freq: `"epoch"` or an int: back up every that many batches.
+        double_checkpoint: also keep the backup before the latest (in
+            `backup_dir/previous/`), restored when the latest cannot be read (a file
+            damaged on disk). Takes twice the space.
         delete_checkpoint: delete the backup when training finishes normally.
     """
 
-    def __init__(self, backup_dir, save_freq="epoch", delete_checkpoint=True):
+    def __init__(
+        self, backup_dir, save_freq="epoch", double_checkpoint=False, delete_checkpoint=True
+    ):
         super().__init__()
         if save_freq != "epoch" and not (isinstance(save_freq, int) and save_freq > 0):
             raise ValueError(
@@ -36,13 +51,26 @@ class BackupAndRestore(Callback):
             )
         self.backup_dir = os.fspath(backup_dir)
         self.save_freq = save_freq
+        self.double_checkpoint = bool(double_checkpoint)
         self.delete_checkpoint = delete_checkpoint
         self._batches = 0
         self._epoch = 0
 
     def on_train_begin(self, logs=None):
         self._batches = 0
-        self.model._restore_backup(self.backup_dir)
+        previous = os.path.join(self.backup_dir, PREVIOUS)
+        try:
+            self.model._restore_backup(self.backup_dir)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            if not (self.double_checkpoint and os.path.isdir(previous)):
+                raise
+            warnings.warn(
+                f"BackupAndRestore: the latest backup in {self.backup_dir!r} cannot be "
+                f"read ({type(error).__name__}: {error}); resuming from the previous one "
+                "(double_checkpoint=True).",
+                stacklevel=2,
+            )
+            self.model._restore_backup(previous)
 
     def on_epoch_begin(self, epoch, logs=None):
         self._epoch = epoch
@@ -58,8 +86,33 @@ class BackupAndRestore(Callback):
         if self.save_freq == "epoch":
             self._save(epoch + 1, 0, np.random.get_state())
 
+    def _keep_previous(self) -> None:
+        """Copy the current backup's files into `previous/`, each replaced only once
+        completely copied."""
+        if not os.path.isdir(self.backup_dir):
+            return
+        names = [
+            name
+            for name in os.listdir(self.backup_dir)
+            if not name.startswith(".") and os.path.isfile(os.path.join(self.backup_dir, name))
+        ]
+        if not names:
+            return
+        previous = os.path.join(self.backup_dir, PREVIOUS)
+        os.makedirs(previous, exist_ok=True)
+        for name in names:
+            tmp = os.path.join(previous, f".copying-{name}")
+            try:
+                shutil.copyfile(os.path.join(self.backup_dir, name), tmp)
+                os.replace(tmp, os.path.join(previous, name))
+            finally:
+                if os.path.exists(tmp):
+                    os.remove(tmp)
+
     def _save(self, epoch, step, rng_state):
         try:
+            if self.double_checkpoint and _finite(self.model):
+                self._keep_previous()
             written = self.model._write_backup(self.backup_dir, epoch, step, rng_state)
         except OSError as error:  # a full disk: the previous backup is still whole
             error.add_note(
@@ -79,7 +132,7 @@ class BackupAndRestore(Callback):
     def on_train_end(self, logs=None):
         if not self.delete_checkpoint or getattr(self.model, "_failed", False):
             return
-        if not all(np.isfinite(w).all() for w in self.model.get_weights()):
+        if not _finite(self.model):
             # Training ended on NaN/inf weights (TerminateOnNaN's graceful stop): the
             # backup holds the last finite ones, the only good copy left.
             warnings.warn(
@@ -89,4 +142,7 @@ class BackupAndRestore(Callback):
                 stacklevel=2,
             )
             return
+        previous = os.path.join(self.backup_dir, PREVIOUS)
+        if os.path.isdir(previous):
+            self.model._delete_backup(previous)
         self.model._delete_backup(self.backup_dir)
