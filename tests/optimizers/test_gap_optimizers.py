@@ -87,6 +87,7 @@ CASES = [
         "Muon",
         {"learning_rate": 0.02, "nesterov": False, "rms_rate": None, "exclude_layers": ["bias"]},
     ),
+    ("ScheduleFreeAdamW", {"learning_rate": 0.05, "warmup_steps": 2, "weight_decay": 0.01}),
 ]
 
 
@@ -95,6 +96,8 @@ CASES = [
 )
 def test_steps_match_keras(name, kwargs):
     ours, opt = _run_lamina(getattr(optimizers, name)(**kwargs))
+    if name in NUMPY_REFS:
+        _check_numpy_formula(name, ours)
     theirs, ref = _run_keras(getattr(keras.optimizers, name)(**kwargs))
     for step, (a, b) in enumerate(zip(ours, theirs)):
         for n, x, y in zip(SHAPES, a, b):
@@ -145,27 +148,22 @@ def ref_lamb(w, g, state, lr, t, b1=0.9, b2=0.999, eps=1e-7):
     return w - ratio * lr * update
 
 
-def test_ftrl_and_lamb_match_numpy_formulas():
-    kwargs = dict(lr=0.2, power=-0.3, l1=0.05, l2=0.1, shrink=0.02, beta=0.3)
-    ours, _ = _run_lamina(
-        optimizers.Ftrl(
-            0.2,
-            learning_rate_power=-0.3,
-            l1_regularization_strength=0.05,
-            l2_regularization_strength=0.1,
-            l2_shrinkage_regularization_strength=0.02,
-            beta=0.3,
-        )
-    )
-    lamb, _ = _run_lamina(optimizers.Lamb(0.05))
+NUMPY_REFS = {
+    "Ftrl": lambda w, g, state, k: ref_ftrl(
+        w, g, state, lr=0.2, power=-0.3, l1=0.05, l2=0.1, shrink=0.02, beta=0.3
+    ),
+    # Decoupled weight decay first, then the LAMB step.
+    "Lamb": lambda w, g, state, k: ref_lamb(w - w * 0.01 * 0.05, g, state, 0.05, k + 1),
+}
+
+
+def _check_numpy_formula(name, ours):
+    """The cases of `CASES` with a short published formula, in float64."""
     for i, n in enumerate(SHAPES):
         w, state = W0[n].astype("float64"), {}
-        w_lamb, state_lamb = W0[n].astype("float64"), {}
         for k in range(STEPS):
-            w = ref_ftrl(w, GRADS[k][n].astype("float64"), state, **kwargs)
-            w_lamb = ref_lamb(w_lamb, GRADS[k][n].astype("float64"), state_lamb, 0.05, k + 1)
+            w = NUMPY_REFS[name](w, GRADS[k][n].astype("float64"), state, k)
             np.testing.assert_allclose(ours[k][i], w, rtol=1e-5, atol=1e-6)
-            np.testing.assert_allclose(lamb[k][i], w_lamb, rtol=1e-5, atol=1e-6)
 
 
 def test_muon_orthogonalizes_matrices_and_uses_adamw_elsewhere():
@@ -291,14 +289,17 @@ def test_a_keras_style_custom_optimizer_matches_numpy():
     assert float(ops.convert_to_numpy(opt.variables[-1].value)) == 6.0  # 2 variables x 3 steps
 
 
+# (optimizer factory, whether to round-trip a `.keras` file: for the unusual state).
+# Ftrl and Lamb step through the same `update_step` machinery as these (compiled, as
+# `test_steps_match_keras` runs them on JAX); a fit each would only add compile time.
 FIT_OPTIMIZERS = [
-    lambda: optimizers.Adafactor(0.1),
-    lambda: optimizers.Ftrl(0.5),
-    lambda: optimizers.Lamb(0.05),
-    lambda: optimizers.Muon(0.05),
-    lambda: _MomentumSGD(0.05, 0.5),
+    (lambda: optimizers.Adafactor(0.1), True),
+    (lambda: optimizers.Muon(0.05), False),
+    (lambda: _MomentumSGD(0.05, 0.5), True),
+    (lambda: _multi(optimizers), True),
     pytest.param(
         lambda: optimizers.LossScaleOptimizer(optimizers.Adam(0.05), initial_scale=1024.0),
+        True,
         marks=pytest.mark.xfail(
             backend.backend() == "jax",
             reason="the JAX train step calls `scale_loss` outside a scope holding the "
@@ -309,8 +310,12 @@ FIT_OPTIMIZERS = [
 ]
 
 
-@pytest.mark.parametrize("make", FIT_OPTIMIZERS, ids=lambda m: type(m()).__name__)
-def test_fit_trains_and_reloads(make, tmp_path):
+@pytest.mark.parametrize(
+    ("make", "reload"),
+    FIT_OPTIMIZERS,
+    ids=["Adafactor", "Muon", "custom", "MultiOptimizer", "LossScaleOptimizer"],
+)
+def test_fit_trains_and_reloads(make, reload, tmp_path):
     x = RNG.standard_normal((32, 4)).astype("float32")
     y = x @ RNG.standard_normal((4, 2)).astype("float32")
     lamina.utils.set_random_seed(0)
@@ -319,6 +324,8 @@ def test_fit_trains_and_reloads(make, tmp_path):
     history = model.fit(x, y, epochs=3, batch_size=8, verbose=0)
     losses = history.history["loss"]
     assert losses[-1] < losses[0] and np.isfinite(losses[-1])
+    if not reload:
+        return
     model.save(tmp_path / "m.keras")
     loaded = lamina.saving.load_model(
         tmp_path / "m.keras", custom_objects={"_MomentumSGD": _MomentumSGD}
@@ -326,6 +333,39 @@ def test_fit_trains_and_reloads(make, tmp_path):
     assert type(loaded.optimizer) is type(model.optimizer)
     for a, b in zip(loaded.optimizer.variables, model.optimizer.variables):
         np.testing.assert_array_equal(ops.convert_to_numpy(a.value), ops.convert_to_numpy(b.value))
+
+
+def _multi(module):
+    # Adam for the kernel (the default), SGD with momentum for the bias (a pattern).
+    opt_map = module.OptimizerMap(module.Adam(0.05), {"bi.*": module.SGD(0.1, momentum=0.5)})
+    return module.MultiOptimizer(opt_map)
+
+
+def test_multi_optimizer_matches_keras_and_round_trips():
+    ours, opt = _run_lamina(_multi(optimizers))
+    theirs, ref = _run_keras(_multi(keras.optimizers))
+    for a, b in zip(ours, theirs):
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
+    assert [v.name for v in opt.variables] == [v.name for v in ref.variables]
+    assert [type(o).__name__ for o in opt.optimizers] == ["SGD", "Adam"]
+    config = optimizers.serialize(opt)
+    again = optimizers.deserialize(config)
+    assert isinstance(again, optimizers.MultiOptimizer)
+    assert optimizers.serialize(again) == config
+    # Keras reads ours and we read Keras's.
+    assert type(keras.optimizers.deserialize(config)).__name__ == "MultiOptimizer"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        keras_config = keras.optimizers.serialize(ref)
+    theirs_again = optimizers.deserialize(keras_config)
+    assert [type(o).__name__ for o in theirs_again.optimizers] == ["SGD", "Adam"]
+    with pytest.raises(AttributeError, match="inner optimizers"):
+        _ = opt.learning_rate
+    with pytest.raises(ValueError, match="cannot be a LossScaleOptimizer"):
+        optimizers.OptimizerMap(
+            optimizers.Adam(), {"x": optimizers.LossScaleOptimizer(optimizers.SGD())}
+        )
 
 
 def test_errors_name_the_argument():

@@ -18,8 +18,10 @@ from lamina.optimizers.ftrl import Ftrl
 from lamina.optimizers.lamb import Lamb
 from lamina.optimizers.lion import Lion
 from lamina.optimizers.loss_scale_optimizer import LossScaleOptimizer
+from lamina.optimizers.multi_optimizer import MultiOptimizer, OptimizerMap
 from lamina.optimizers.muon import Muon
 from lamina.optimizers.rmsprop import Adadelta, Adagrad, RMSprop
+from lamina.optimizers.schedule_free_adamw import ScheduleFreeAdamW
 from lamina.optimizers.sgd import SGD
 from lamina.utils import serialization
 
@@ -31,7 +33,15 @@ _NAMES = {
 _NAMES.update(
     {
         cls.__name__.lower(): cls.__name__
-        for cls in (Adafactor, Ftrl, Lamb, LossScaleOptimizer, Muon)
+        for cls in (
+            Adafactor,
+            Ftrl,
+            Lamb,
+            LossScaleOptimizer,
+            MultiOptimizer,
+            Muon,
+            ScheduleFreeAdamW,
+        )
     }
 )
 
@@ -79,10 +89,13 @@ __all__ = [
     "Lamb",
     "Lion",
     "LossScaleOptimizer",
+    "MultiOptimizer",
     "Muon",
     "Nadam",
     "Optimizer",
+    "OptimizerMap",
     "RMSprop",
+    "ScheduleFreeAdamW",
     "deserialize",
     "get",
     "rules",
