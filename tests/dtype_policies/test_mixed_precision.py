@@ -242,3 +242,18 @@ def test_weights_read_in_compute_dtype_inside_calls_only():
     dense.dtype_policy = "mixed_bfloat16"
     assert lamina.backend.standardize_dtype(dense(np.ones((1, 3), "float32")).dtype) == "bfloat16"
     assert dense.kernel.dtype == "float32"
+
+
+def test_mixed_model_passes_unrounded_inputs_to_its_float32_layers():
+    # As Keras 3's Functional: the model does not round its inputs to bfloat16; each of
+    # its layers casts its own, so a float32 layer sees the data as given.
+    mixed_precision.set_global_policy("mixed_bfloat16")
+    inputs = lamina.Input((3,))
+    exact = layers.Dense(1, dtype="float32", kernel_initializer="ones", use_bias=False)
+    rounded = layers.Dense(1, kernel_initializer="ones", use_bias=False)
+    model = lamina.Model(inputs, [exact(inputs), rounded(inputs)])
+    assert model.dtype_policy.name == "mixed_bfloat16"
+    x = np.array([[1.001, 1.002, 1.003]], "float32")
+    a, b = (_np(t) for t in model(x))
+    np.testing.assert_allclose(a, x.sum(keepdims=True), rtol=1e-6)
+    assert b[0, 0] == 3.0  # each 1.00x rounds to 1.0 in bfloat16

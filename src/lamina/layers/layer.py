@@ -620,19 +620,31 @@ class Layer(Operation, backend.layer.LayerBase):
         return previous_mask
 
     # Calling -------------------------------------------------------------------------
+    def _inputs_dtype(self) -> str:
+        """The dtype float inputs are cast to: the compute dtype, except in a graph model
+        under a mixed policy, which passes its inputs on in the variable dtype (as Keras's
+        Functional does): each of its layers casts its own, so a float32 layer in it gets
+        the data unrounded."""
+        policy = self._dtype_policy
+        if self._mixed_precision and self.__dict__.get("_function") is not None:
+            return policy.variable_dtype
+        return policy.compute_dtype
+
     def _convert_inputs(self, x):
+        dtype = self._inputs_dtype()
+
         def convert(v):
             if isinstance(v, Variable):
                 v = v.value
             if backend.is_tensor(v):
-                if self.autocast and _is_float(v.dtype) and str(v.dtype) != self.compute_dtype:
-                    return backend.core.cast(v, self.compute_dtype)
+                if self.autocast and _is_float(v.dtype) and str(v.dtype) != dtype:
+                    return backend.core.cast(v, dtype)
                 return v
             if v is None or isinstance(v, (str, bool)):
                 return v
             t = backend.convert_to_tensor(v)
-            if self.autocast and _is_float(t.dtype) and str(t.dtype) != self.compute_dtype:
-                t = backend.core.cast(t, self.compute_dtype)
+            if self.autocast and _is_float(t.dtype) and str(t.dtype) != dtype:
+                t = backend.core.cast(t, dtype)
             return t
 
         return tree.map_structure(convert, x)
@@ -699,7 +711,7 @@ class Layer(Operation, backend.layer.LayerBase):
         that hold no tensors: the same steps as the general path, without its tree
         walks (the eager engine pays for them on every call)."""
         if self.autocast:
-            compute_dtype = self.compute_dtype
+            compute_dtype = self._inputs_dtype()
             key = (x.dtype, compute_dtype)
             cast = _AUTOCASTS.get(key)
             if cast is None:
