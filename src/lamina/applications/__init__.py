@@ -13,12 +13,20 @@ Keras model load unchanged. Each family's module also has `preprocess_input` and
 """
 
 from lamina.applications import (
+    densenet,
     efficientnet,
     imagenet_utils,
     mobilenet_v2,
     resnet,
     resnet50,
     resnet_v2,
+    vgg16,
+    xception,
+)
+from lamina.applications.densenet import (
+    DenseNet121,
+    DenseNet169,
+    DenseNet201,
 )
 from lamina.applications.efficientnet import (
     EfficientNetB0,
@@ -30,11 +38,30 @@ from lamina.applications.efficientnet import (
     EfficientNetB6,
     EfficientNetB7,
 )
-from lamina.applications.mobilenet_v2 import MobileNetV2
-from lamina.applications.resnet import ResNet50, ResNet101, ResNet152
-from lamina.applications.resnet_v2 import ResNet50V2, ResNet101V2, ResNet152V2
+from lamina.applications.mobilenet_v2 import (
+    MobileNetV2,
+)
+from lamina.applications.resnet import (
+    ResNet50,
+    ResNet101,
+    ResNet152,
+)
+from lamina.applications.resnet_v2 import (
+    ResNet50V2,
+    ResNet101V2,
+    ResNet152V2,
+)
+from lamina.applications.vgg16 import (
+    VGG16,
+)
+from lamina.applications.xception import (
+    Xception,
+)
 
 __all__ = [
+    "DenseNet121",
+    "DenseNet169",
+    "DenseNet201",
     "EfficientNetB0",
     "EfficientNetB1",
     "EfficientNetB2",
@@ -44,16 +71,21 @@ __all__ = [
     "EfficientNetB6",
     "EfficientNetB7",
     "MobileNetV2",
-    "ResNet50",
-    "ResNet50V2",
     "ResNet101",
     "ResNet101V2",
     "ResNet152",
     "ResNet152V2",
+    "ResNet50",
+    "ResNet50V2",
+    "VGG16",
+    "Xception",
+    "densenet",
     "efficientnet",
     "imagenet_utils",
     "mobilenet_v2",
     "resnet",
     "resnet50",
     "resnet_v2",
+    "vgg16",
+    "xception",
 ]
