@@ -895,3 +895,81 @@ def test_functions_run_on_the_meta_device():
             if (r.shape, r.dtype) != (s.shape, s.dtype) or not s.is_meta:
                 failures.append(f"{name}: {s.shape} {s.dtype}, expected {r.shape} {r.dtype}")
     assert not failures, "\n".join(failures)
+
+
+# The rarer functions (numpy_extra.py of each engine) -------------------------------------
+_I = Tensor(np.array([[12, 18, 7, 0], [5, 9, 16, 3]], "int32"))
+_J = Tensor(np.array([[1, 2, 0, 3], [4, 1, 1, 2]], "int32"))
+_U8 = Tensor(np.array([3, 250, 17], "uint8"))
+_F = Tensor(_data("float32", shape=(2, 4)))
+_G = Tensor(_data("float32", shape=(2, 4)))
+_NAN = Tensor(np.array([[1.0, np.nan, 3.0, -2.0], [np.nan, 0.5, 4.0, 1.0]], "float32"))
+_V = Tensor(_data("float32", shape=(5,)))
+_RARER = [
+    *[(n, (_I, _J), {}) for n in ("bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "lcm")],
+    *[(n, (_I, _J), {}) for n in ("bitwise_left_shift", "bitwise_right_shift")],
+    ("bitwise_and", (_U8, 5), {}),
+    ("bitwise_invert", (_I,), {}),
+    ("bitwise_invert", (Tensor(np.array([True, False])),), {}),
+    ("fmod", (_I, Tensor(np.array(5, "int32"))), {}),
+    ("fmod", (_F, _G), {}),
+    ("hypot", (_F, _G), {}),
+    ("hypot", (_I, _J), {}),
+    ("nextafter", (_F, _G), {}),
+    ("i0", (_F,), {}),
+    ("i0", (_I,), {}),
+    ("signbit", (Tensor(np.array([-0.0, 0.0, -1.0, 2.0], "float32")),), {}),
+    ("trunc", (_F,), {}),
+    ("trunc", (_I,), {}),
+    ("isin", (_I, Tensor(np.array([0, 7, 9], "int32"))), {}),
+    ("isin", (_I, Tensor(np.array([0, 7], "int32"))), {"invert": True}),
+    *[(n, (_F,), {}) for n in ("real", "imag", "conj", "angle")],
+    ("angle", (_I,), {}),
+    ("quantile", (_F, 0.3), {}),
+    ("quantile", (_F, Tensor(np.array([0.2, 0.9], "float32"))), {"axis": 1, "keepdims": True}),
+    *[
+        ("quantile", (_F, 0.4), {"axis": 0, "method": m})
+        for m in ("lower", "higher", "midpoint", "nearest")
+    ],
+    ("nanquantile", (_NAN, 0.5), {"axis": 1}),
+    ("median", (_F,), {"axis": 1}),
+    ("median", (_I,), {}),
+    ("nanmedian", (_NAN,), {"axis": 0, "keepdims": True}),
+    ("nonzero", (_I,), {}),
+    ("unique", (_I,), {}),
+    (
+        "unique",
+        (Tensor(np.array([3, 1, 3, 2, 1], "int32")),),
+        {"return_index": True, "return_inverse": True, "return_counts": True},
+    ),
+    ("unique", (_I,), {"size": 10, "fill_value": -1}),
+    ("histogram", (_V,), {"bins": 4}),
+    ("histogram", (_V,), {"bins": 3, "range": (-1.0, 1.0)}),
+    *[
+        ("correlate", (_V, Tensor(np.array([1.0, -2.0, 0.5], "float32"))), {"mode": m})
+        for m in ("valid", "same", "full")
+    ],
+    ("correlate", (Tensor(np.array([1.0, -2.0], "float32")), _V), {"mode": "full"}),
+    ("view", (_F, "int32"), {}),
+    ("view", (_I, "float32"), {}),
+]
+
+
+@pytest.mark.parametrize(
+    "name, args, kwargs", _RARER, ids=[f"{c[0]}-{i}" for i, c in enumerate(_RARER)]
+)
+def test_rarer_functions_match(name, args, kwargs):
+    compare(name, *args, **kwargs)
+
+
+def test_argpartition_and_vectorize_on_torch():
+    x = _data("float32", shape=(3, 5))
+    idx = tnp.argpartition(core.convert_to_tensor(x), 2).numpy()
+    parted = np.take_along_axis(x, idx, axis=-1)
+    assert (parted[:, :2] <= parted[:, 2:3]).all() and (parted[:, 3:] >= parted[:, 2:3]).all()
+    add = tnp.vectorize(lambda a, b: a + 2 * b)
+    got = add(core.convert_to_tensor(x[:, :1]), core.convert_to_tensor(x[0]))
+    np.testing.assert_allclose(_numpy(got), x[:, :1] + 2 * x[0], rtol=1e-6)
+
+
+COVERED.update([c[0] for c in _RARER] + ["argpartition", "vectorize"])

@@ -426,6 +426,67 @@ NUMPY = declare(
         The number of dimensions of `x`.
     get_item(x, key)
         `x[key]`.
+    bitwise_and(x, y)
+        Elementwise bitwise AND of integer (or bool) tensors.
+    bitwise_or(x, y)
+        Elementwise bitwise OR of integer (or bool) tensors.
+    bitwise_xor(x, y)
+        Elementwise bitwise XOR of integer (or bool) tensors.
+    bitwise_invert(x)
+        Elementwise bitwise NOT (logical NOT for bool).
+    bitwise_left_shift(x, y)
+        Elementwise `x << y`.
+    bitwise_right_shift(x, y)
+        Elementwise `x >> y`.
+    gcd(x1, x2)
+        Elementwise greatest common divisor of integers.
+    lcm(x1, x2)
+        Elementwise least common multiple of integers.
+    fmod(x1, x2)
+        Elementwise remainder of `x1 / x2` with the sign of `x1` (C's `fmod`).
+    hypot(x1, x2)
+        Elementwise `sqrt(x1 ** 2 + x2 ** 2)`, without overflow.
+    nextafter(x1, x2)
+        The next representable float after `x1` toward `x2`.
+    i0(x)
+        Modified Bessel function of the first kind, order 0.
+    signbit(x)
+        Whether the sign bit is set (True for -0.0 and negative numbers).
+    trunc(x)
+        Elementwise rounding toward zero.
+    isin(x1, x2, assume_unique=False, invert=False)
+        Whether each element of `x1` is in `x2` (not in it, with `invert`).
+    real(x)
+        The real part of `x`.
+    imag(x)
+        The imaginary part of `x` (zeros for real tensors).
+    conj(x)
+        The complex conjugate of `x`.
+    angle(x)
+        The argument (phase angle) of each complex element; 0 or pi for reals.
+    quantile(x, q, axis=None, method='linear', keepdims=False)
+        The `q`-th quantiles of `x` along `axis` (`q` in `[0, 1]`).
+    nanquantile(x, q, axis=None, method='linear', keepdims=False)
+        `quantile` ignoring NaNs.
+    median(x, axis=None, keepdims=False)
+        Median of `x` along `axis`.
+    nanmedian(x, axis=None, keepdims=False)
+        Median of `x` along `axis`, ignoring NaNs.
+    nonzero(x)
+        The indices of the non-zero elements, one tensor per axis.
+    unique(x, sorted=True, return_index=False, return_inverse=False, return_counts=False, axis=None, size=None, fill_value=None)
+        The sorted unique elements of `x` (and first indices, inverse, counts); `size`
+        pads or truncates to a static length.
+    argpartition(x, kth, axis=-1)
+        Indices that partition `x` along `axis` around its `kth` smallest element.
+    histogram(x, bins=10, range=None)
+        Counts (as floats) of 1-D `x` in `bins` equal bins over `range`, and the bin edges.
+    correlate(x1, x2, mode='valid')
+        Cross-correlation of two 1-D sequences.
+    view(x, dtype=None)
+        The bits of `x` reinterpreted as `dtype`.
+    vectorize(pyfunc, excluded=None, signature=None)
+        `pyfunc` made to apply elementwise (or over core dimensions) with broadcasting.
     """
 )
 
@@ -530,6 +591,10 @@ MATH = declare(
     rfft(x, fft_length=None)
         Fourier transform of real `x` along its last axis (`fft_length // 2 + 1`
         frequencies); returns `(real, imag)`.
+    view_as_complex(x)
+        Complex numbers from the pairs on the last axis (length 2) of real `x`.
+    view_as_real(x)
+        Complex `x` as real pairs on a new last axis.
     irfft(x, fft_length=None)
         The real signal whose `rfft` is `x = (real, imag)` (length `fft_length`, by
         default `2 * (n - 1)`).

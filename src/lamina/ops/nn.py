@@ -32,3 +32,7 @@ def __getattr__(name):
 
 _CTC = ("ctc_decode", "ctc_loss")
 __all__ = [*_OPS, *_extra_all, *_CTC]
+
+
+def __dir__():
+    return sorted([*globals(), *_CTC])

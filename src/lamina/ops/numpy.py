@@ -12,7 +12,7 @@ KerasTensors.
 
 from lamina.ops.core import build_ops
 
-_OPS = build_ops("numpy")
+_OPS = build_ops("numpy", exclude=("vectorize",))
 globals().update(_OPS)
 
 __all__ = list(_OPS)
@@ -21,3 +21,9 @@ from lamina.ops.core import declared_op  # noqa: E402
 
 slogdet = declared_op("linalg", "slogdet")
 __all__.append("slogdet")
+
+# The long tail written once from the ops above.
+from lamina.ops.numpy_extra import *  # noqa: E402, F403
+from lamina.ops.numpy_extra import __all__ as _extra_all  # noqa: E402
+
+__all__.extend(_extra_all)

@@ -99,3 +99,6 @@ def rfft(x, fft_length=None):
 
 def irfft(x, fft_length=None):
     return jnp.fft.irfft(_complex(x, "irfft"), n=fft_length, axis=-1)
+
+
+from lamina.backend.jax.numpy_extra import view_as_complex, view_as_real  # noqa: E402, F401

@@ -555,3 +555,38 @@ def get_item(x, key):
 
 def _unused():  # keeps `builtins` referenced for names shadowed above
     return builtins.max
+
+
+# The rarer functions live in their own module; they are part of this one's contract.
+from lamina.backend.jax.numpy_extra import (  # noqa: E402, F401
+    angle,
+    argpartition,
+    bitwise_and,
+    bitwise_invert,
+    bitwise_left_shift,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    conj,
+    correlate,
+    fmod,
+    gcd,
+    histogram,
+    hypot,
+    i0,
+    imag,
+    isin,
+    lcm,
+    median,
+    nanmedian,
+    nanquantile,
+    nextafter,
+    nonzero,
+    quantile,
+    real,
+    signbit,
+    trunc,
+    unique,
+    vectorize,
+    view,
+)

@@ -297,9 +297,9 @@ def meshgrid(*x, indexing="xy"):
         axis = i
         if indexing == "xy" and len(vectors) > 1 and i < 2:
             axis = 1 - i
-        view = [1] * len(vectors)
-        view[axis] = -1
-        grids.append(v.reshape(view).expand(shape))
+        view_shape = [1] * len(vectors)
+        view_shape[axis] = -1
+        grids.append(v.reshape(view_shape).expand(shape))
     return grids
 
 
@@ -1163,3 +1163,38 @@ def _key_rank(k):
     if hasattr(k, "dtype") and str(k.dtype) == "bool":
         return k.ndim
     return 1
+
+
+# The rarer functions live in their own module; they are part of this one's contract.
+from lamina.backend.torch.numpy_extra import (  # noqa: E402, F401
+    angle,
+    argpartition,
+    bitwise_and,
+    bitwise_invert,
+    bitwise_left_shift,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    conj,
+    correlate,
+    fmod,
+    gcd,
+    histogram,
+    hypot,
+    i0,
+    imag,
+    isin,
+    lcm,
+    median,
+    nanmedian,
+    nanquantile,
+    nextafter,
+    nonzero,
+    quantile,
+    real,
+    signbit,
+    trunc,
+    unique,
+    vectorize,
+    view,
+)
