@@ -116,6 +116,14 @@ def test_mean_iou_and_iou_match_numpy_and_keras():
     np.testing.assert_allclose(first, iou[present].mean(), rtol=1e-5)
 
 
+def test_metric_add_variable_takes_keras_arguments():
+    m = metrics.Metric(name="custom")
+    total = m.add_variable((2,), "zeros", "float32", "sum", "total")  # Keras's positions
+    count = m.add_weight((), name="count")
+    assert [v.name for v in m.variables] == ["total", "count"]
+    assert total.shape == (2,) and float(_np(count.value)) == 0.0
+
+
 def test_integer_counts_warn_about_float_weights():
     m = metrics.MeanIoU(C)
     with pytest.warns(UserWarning, match="fractional weights are truncated"):

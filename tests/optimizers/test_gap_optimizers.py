@@ -375,4 +375,24 @@ def test_errors_name_the_argument():
         optimizers.Ftrl(l1_regularization_strength=-1)
     with pytest.raises(TypeError, match="wraps an optimizer instance"):
         optimizers.LossScaleOptimizer("adam")
+    # Keras 3 warns about the Keras 2 `decay` argument and ignores it.
+    with pytest.warns(UserWarning, match="`decay` is no longer supported"):
+        opt = optimizers.Adam(0.01, decay=1e-4)
+    assert "decay" not in opt.get_config()
+
+
+def test_save_and_load_own_variables():
+    _, opt = _run_lamina(optimizers.Lamb(0.05), steps=1)
+    store = {}
+    opt.save_own_variables(store)
+    assert sorted(store, key=int) == [str(i) for i in range(len(opt.variables))]
+    fresh = optimizers.Lamb(0.05)
+    fresh.build([lamina.Variable(W0[n], name=n) for n in SHAPES])
+    fresh.load_own_variables(store)
+    for a, b in zip(fresh.variables, opt.variables):
+        np.testing.assert_array_equal(ops.convert_to_numpy(a.value), ops.convert_to_numpy(b.value))
+    with pytest.warns(UserWarning, match="Build it first"):
+        optimizers.Lamb().load_own_variables(store)
+    with pytest.raises(ValueError, match="set_weights.*received 1 arrays"):
+        fresh.set_weights([np.zeros(())])
     assert backend.floatx() == "float32"

@@ -70,7 +70,7 @@ class Metric:
         """The state variables, in creation order."""
         return list(self._variables)
 
-    def add_variable(self, shape, initializer="zeros", dtype=None, name=None):
+    def add_variable(self, shape, initializer="zeros", dtype=None, aggregation="sum", name=None):
         """Create a non-trainable state variable.
 
         Args:
@@ -78,6 +78,9 @@ class Metric:
             initializer: `"zeros"`, `"ones"`, a callable `(shape, dtype) -> array`, or a
                 value broadcast to `shape`.
             dtype: the dtype (default: the metric's dtype).
+            aggregation: accepted for Keras compatibility (how replicas combine the
+                variable in Keras's distributed loops); lamina's state is not replicated
+                per device, so it has no effect.
             name: a short name such as `"total"`.
         """
         initializer = _initializer(initializer)
@@ -93,6 +96,10 @@ class Metric:
         self._variables.append(variable)
         self._initializers.append(initializer)
         return variable
+
+    def add_weight(self, shape=(), initializer=None, dtype=None, name=None):
+        """Keras's older name for `add_variable` (zeros when no initializer is given)."""
+        return self.add_variable(shape, initializer or "zeros", dtype=dtype, name=name)
 
     def build(self, y_true_shape, y_pred_shape) -> None:
         """Create data-dependent variables; a no-op for metrics with fixed-shape state."""

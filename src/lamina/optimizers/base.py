@@ -21,6 +21,7 @@ import contextlib
 import copy
 import numbers
 import re
+import warnings
 
 from lamina import backend, initializers, ops
 from lamina.backend.common.global_state import current_distribution
@@ -77,6 +78,14 @@ class Optimizer:
         **kwargs,
     ):
         who = type(self).__name__
+        if kwargs.pop("decay", None) is not None:
+            # Keras 3 accepts and ignores the Keras 2 argument, with this warning.
+            warnings.warn(
+                f"{who}: the argument `decay` is no longer supported and is ignored; use a "
+                "LearningRateSchedule (e.g. optimizers.schedules.InverseTimeDecay) as the "
+                "learning rate instead.",
+                stacklevel=2,
+            )
         if kwargs:
             raise TypeError(
                 f"{who} got unexpected keyword argument(s) {sorted(kwargs)}. Valid base "
@@ -362,6 +371,29 @@ class Optimizer:
                     f"set_weights() received shape {tuple(ops.shape(weight))}."
                 )
             variable.assign(weight)
+
+    def save_own_variables(self, store) -> None:
+        """Write the state into `store` (a dict-like), keyed `"0"`, `"1"`, ... in the
+        order of `variables`, as Keras's `.weights.h5` files hold it."""
+        for i, variable in enumerate(self.variables):
+            store[str(i)] = variable.numpy()
+
+    def load_own_variables(self, store) -> None:
+        """Read the state `save_own_variables` wrote. A store with another number of
+        variables is skipped with a warning, as Keras does (e.g. an unbuilt optimizer)."""
+        variables = self.variables
+        if len(store.keys()) != len(variables):
+            hint = (
+                " Build it first: `optimizer.build(trainable_variables)`." if not self.built else ""
+            )
+            warnings.warn(
+                f"Skipping the state of optimizer {self.name!r}: it has {len(variables)} "
+                f"variables and the store holds {len(store.keys())}.{hint}",
+                stacklevel=2,
+            )
+            return
+        for i, variable in enumerate(variables):
+            variable.assign(store[str(i)])
 
     # Weight decay --------------------------------------------------------------------
     def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
