@@ -111,10 +111,12 @@ def metrics_in_use(model, what: str):
             "other threads during `fit`: it sees the weights of a complete step."
         )
     with lock:
-        if what == "fit":
-            model.__dict__["_fit_thread"] = threading.get_ident()
+        if what != "fit":
+            yield
+            return
+        model.__dict__["_fit_thread"] = threading.get_ident()
         try:
             yield
         finally:
-            if what == "fit":
+            if fitting is None:  # the outermost fit of this thread
                 model.__dict__.pop("_fit_thread", None)
