@@ -17,7 +17,12 @@ import threading
 
 from lamina import backend
 
-_state = threading.local()
+
+class _State(threading.local):
+    scope = None  # a class default: reading it never raises (cheap on every layer call)
+
+
+_state = _State()
 
 
 class AutocastScope:
@@ -48,7 +53,7 @@ class AutocastScope:
         return value
 
     def __enter__(self):
-        self._outer = getattr(_state, "scope", None)
+        self._outer = _state.scope
         _state.scope = self
         return self
 
@@ -59,7 +64,7 @@ class AutocastScope:
 
 def current_scope() -> AutocastScope | None:
     """The innermost open `AutocastScope`, or None."""
-    return getattr(_state, "scope", None)
+    return _state.scope
 
 
 def scope_for(layer) -> AutocastScope | None:
@@ -87,7 +92,7 @@ class AutocastVariable(backend.Variable):
     @property
     def value(self):
         value = super().value
-        scope = getattr(_state, "scope", None)
+        scope = _state.scope
         if scope is not None and scope.dtype is not None:
             return scope.maybe_cast(value)
         return value
