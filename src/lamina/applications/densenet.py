@@ -100,6 +100,24 @@ def DenseNet(
         require_flatten=include_top,
         weights=weights,
     )
+    path = weights
+    if weights == "imagenet":
+        known = _WEIGHTS.get(tuple(blocks))
+        if known is None:
+            raise ValueError(
+                f"No ImageNet weights exist for a DenseNet with blocks={list(blocks)}; "
+                f"Keras has them for {[list(b) for b in _WEIGHTS]}. Use weights=None."
+            )
+        stem, top_hash, notop_hash = known
+        suffix = "" if include_top else "_notop"
+        file_name = f"{stem}_weights_tf_dim_ordering_tf_kernels{suffix}.h5"
+        path = imagenet_utils.weights_path(
+            weights,
+            file_name,
+            BASE_WEIGHTS_PATH + file_name,
+            top_hash if include_top else notop_hash,
+            name,
+        )
     img_input = imagenet_utils.make_input(input_tensor, input_shape)
 
     x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)))(img_input)
@@ -118,24 +136,7 @@ def DenseNet(
         x, include_top, pooling, classes, classifier_activation, weights, ("avg_pool", "max_pool")
     )
     model = Model(imagenet_utils.model_inputs(input_tensor, img_input), x, name=name)
-
-    if weights == "imagenet":
-        known = _WEIGHTS.get(tuple(blocks))
-        if known is None:
-            raise ValueError(
-                f"No ImageNet weights exist for a DenseNet with blocks={list(blocks)}; "
-                f"Keras has them for {[list(b) for b in _WEIGHTS]}. Use weights=None."
-            )
-        stem, top_hash, notop_hash = known
-        file_name = f"{stem}_weights_tf_dim_ordering_tf_kernels{'' if include_top else '_notop'}.h5"
-        return imagenet_utils.load_weights(
-            model,
-            weights,
-            file_name,
-            BASE_WEIGHTS_PATH + file_name,
-            top_hash if include_top else notop_hash,
-        )
-    return imagenet_utils.load_weights(model, weights)
+    return imagenet_utils.finish(model, path)
 
 
 _ARGS_DOC = """

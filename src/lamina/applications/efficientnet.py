@@ -183,6 +183,17 @@ def EfficientNet(
         require_flatten=include_top,
         weights=weights,
     )
+    file_name = name + ("" if include_top else "_notop") + ".h5"
+    hashes = WEIGHTS_HASHES.get(weights_name)
+    if weights == "imagenet" and hashes is None:
+        raise ValueError(f"No ImageNet weights are known for {name!r}. Use weights=None.")
+    path = imagenet_utils.weights_path(
+        weights,
+        file_name,
+        BASE_WEIGHTS_PATH + file_name,
+        hashes and hashes[0 if include_top else 1],
+        name,
+    )
     img_input = imagenet_utils.make_input(input_tensor, input_shape)
     bn_axis = imagenet_utils.channel_axis()
 
@@ -266,15 +277,7 @@ def EfficientNet(
             x, False, pooling, classes, classifier_activation, weights, ("avg_pool", "max_pool")
         )
     model = Model(imagenet_utils.model_inputs(input_tensor, img_input), x, name=name)
-
-    if weights == "imagenet":
-        index = 0 if include_top else 1
-        file_name = name + ("" if include_top else "_notop") + ".h5"
-        return imagenet_utils.load_weights(
-            model, weights, file_name, BASE_WEIGHTS_PATH + file_name,
-            WEIGHTS_HASHES[weights_name][index],
-        )  # fmt: skip
-    return imagenet_utils.load_weights(model, weights)
+    return imagenet_utils.finish(model, path)
 
 
 _ARGS_DOC = """

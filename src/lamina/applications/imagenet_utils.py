@@ -299,25 +299,31 @@ def top_or_pooling(x, include_top, pooling, classes, classifier_activation, weig
     return x
 
 
-def load_weights(model, weights, file_name=None, origin=None, file_hash=None):
-    """Load `weights` into `model`: Keras's ImageNet file through the cache, or a path.
+def weights_path(weights, file_name=None, origin=None, file_hash=None, model_name="model"):
+    """The weights file to load after building: None, the given path, or Keras's file.
 
-    For `weights="imagenet"` the file `file_name` is looked up in the `models` cache
-    folder (Keras's `~/.keras/models`, so a file Keras downloaded is used) and fetched
-    from `origin` when missing.
+    Called before the model is built, so that a missing ImageNet file fails at once
+    rather than after a long build. For `weights="imagenet"` the file `file_name` is
+    looked up in the `models` cache folder (Keras's `~/.keras/models`, or
+    `$KERAS_HOME/models`, so a file Keras downloaded is used) and fetched from `origin`
+    when missing, checked against `file_hash` when one is known.
     """
-    if weights == "imagenet":
-        try:
-            path = get_file(file_name, origin, cache_subdir="models", file_hash=file_hash)
-        except Exception as error:  # the cause (no network, bad hash) stays chained
-            raise RuntimeError(
-                f"Could not get the ImageNet weights {file_name!r} for model {model.name!r}: "
-                f"it is not in the Keras cache (~/.keras/models, or $KERAS_HOME/models) and "
-                f"downloading it from {origin} failed ({type(error).__name__}: {error}). "
-                "Copy the file into that folder, pass weights=<path to the file>, or "
-                "weights=None for random initialization."
-            ) from error
+    if weights != "imagenet":
+        return weights
+    try:
+        return get_file(file_name, origin, cache_subdir="models", file_hash=file_hash)
+    except Exception as error:  # the cause (no network, bad hash) stays chained
+        raise RuntimeError(
+            f"Could not get the ImageNet weights {file_name!r} for {model_name}: the file is "
+            "not in the Keras cache (~/.keras/models, or $KERAS_HOME/models) and fetching it "
+            f"from {origin} failed ({type(error).__name__}: {error}). Copy the file into "
+            "that folder, pass weights=<path to the file>, or weights=None for random "
+            "initialization."
+        ) from error
+
+
+def finish(model, path):
+    """Load the weights file `path` (from `weights_path`) into `model`, if any."""
+    if path is not None:
         model.load_weights(path)
-    elif weights is not None:
-        model.load_weights(weights)
     return model

@@ -157,6 +157,12 @@ def MobileNetV2(
                 f"{_SIZES}; the ImageNet weights for 224x224 inputs are loaded.",
                 stacklevel=2,
             )
+    suffix = "" if include_top else "_no_top"
+    file_name = f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{float(alpha)}_{rows}{suffix}.h5"
+    # Keras publishes no hashes for these files.
+    path = imagenet_utils.weights_path(
+        weights, file_name, BASE_WEIGHT_PATH + file_name, None, "MobileNetV2"
+    )
     img_input = imagenet_utils.make_input(input_tensor, input_shape)
 
     x = layers.Conv2D(
@@ -183,14 +189,7 @@ def MobileNetV2(
     if name is None:
         name = f"mobilenetv2_{alpha:0.2f}_{rows}"
     model = Model(imagenet_utils.model_inputs(input_tensor, img_input), x, name=name)
-
-    if weights == "imagenet":
-        suffix = "" if include_top else "_no_top"
-        file_name = (
-            f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{float(alpha)}_{rows}{suffix}.h5"
-        )
-        return imagenet_utils.load_weights(model, weights, file_name, BASE_WEIGHT_PATH + file_name)
-    return imagenet_utils.load_weights(model, weights)
+    return imagenet_utils.finish(model, path)
 
 
 def preprocess_input(x, data_format=None):

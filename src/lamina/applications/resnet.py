@@ -69,6 +69,18 @@ def ResNet(
         require_flatten=include_top,
         weights=weights,
     )
+    suffix = "" if include_top else "_notop"
+    file_name = f"{weights_name}_weights_tf_dim_ordering_tf_kernels{suffix}.h5"
+    hashes = WEIGHTS_HASHES.get(weights_name)
+    if weights == "imagenet" and hashes is None:
+        raise ValueError(f"No ImageNet weights are known for {name!r}. Use weights=None.")
+    path = imagenet_utils.weights_path(
+        weights,
+        file_name,
+        BASE_WEIGHTS_PATH + file_name,
+        hashes and hashes[0 if include_top else 1],
+        name,
+    )
     img_input = imagenet_utils.make_input(input_tensor, input_shape)
 
     x = layers.ZeroPadding2D(padding=((3, 3), (3, 3)), name="conv1_pad")(img_input)
@@ -86,15 +98,7 @@ def ResNet(
         x, include_top, pooling, classes, classifier_activation, weights, ("avg_pool", "max_pool")
     )
     model = Model(imagenet_utils.model_inputs(input_tensor, img_input), x, name=name)
-
-    if weights == "imagenet" and weights_name in WEIGHTS_HASHES:
-        suffix = "" if include_top else "_notop"
-        file_name = f"{weights_name}_weights_tf_dim_ordering_tf_kernels{suffix}.h5"
-        file_hash = WEIGHTS_HASHES[weights_name][0 if include_top else 1]
-        return imagenet_utils.load_weights(
-            model, weights, file_name, BASE_WEIGHTS_PATH + file_name, file_hash
-        )
-    return imagenet_utils.load_weights(model, weights)
+    return imagenet_utils.finish(model, path)
 
 
 def residual_block_v1(x, filters, kernel_size=3, stride=1, conv_shortcut=True, name=None):

@@ -12,9 +12,13 @@ from lamina import backend, layers
 from lamina.applications import imagenet_utils
 from lamina.models import Model
 
-_BASE = "https://storage.googleapis.com/tensorflow/keras-applications/vgg16/"
-WEIGHTS_PATH = _BASE + "vgg16_weights_tf_dim_ordering_tf_kernels.h5"
-WEIGHTS_PATH_NO_TOP = _BASE + "vgg16_weights_tf_dim_ordering_tf_kernels_notop.h5"
+BASE_WEIGHTS_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/vgg16/"
+FILE_NAMES = (
+    "vgg16_weights_tf_dim_ordering_tf_kernels.h5",
+    "vgg16_weights_tf_dim_ordering_tf_kernels_notop.h5",
+)
+WEIGHTS_PATH = BASE_WEIGHTS_PATH + FILE_NAMES[0]
+WEIGHTS_PATH_NO_TOP = BASE_WEIGHTS_PATH + FILE_NAMES[1]
 _HASHES = ("64373286793e3c8b2b4e3219cbf3544b", "6d6bbae143d832006294945121d1f1fc")
 
 # (filters, convolutions) of the five blocks.
@@ -60,6 +64,10 @@ def VGG16(
         require_flatten=include_top,
         weights=weights,
     )
+    which = 0 if include_top else 1
+    path = imagenet_utils.weights_path(
+        weights, FILE_NAMES[which], BASE_WEIGHTS_PATH + FILE_NAMES[which], _HASHES[which], name
+    )
     img_input = imagenet_utils.make_input(input_tensor, input_shape)
     x = img_input
     for block, (filters, convs) in enumerate(_BLOCKS, start=1):
@@ -79,12 +87,7 @@ def VGG16(
             x, False, pooling, classes, classifier_activation, weights, (None, None)
         )
     model = Model(imagenet_utils.model_inputs(input_tensor, img_input), x, name=name)
-    if weights == "imagenet":
-        origin = WEIGHTS_PATH if include_top else WEIGHTS_PATH_NO_TOP
-        return imagenet_utils.load_weights(
-            model, weights, origin.rsplit("/", 1)[1], origin, _HASHES[0 if include_top else 1]
-        )
-    return imagenet_utils.load_weights(model, weights)
+    return imagenet_utils.finish(model, path)
 
 
 def preprocess_input(x, data_format=None):

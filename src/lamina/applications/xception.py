@@ -13,9 +13,13 @@ from lamina import backend, layers
 from lamina.applications import imagenet_utils
 from lamina.models import Model
 
-_BASE = "https://storage.googleapis.com/tensorflow/keras-applications/xception/"
-WEIGHTS_PATH = _BASE + "xception_weights_tf_dim_ordering_tf_kernels.h5"
-WEIGHTS_PATH_NO_TOP = _BASE + "xception_weights_tf_dim_ordering_tf_kernels_notop.h5"
+BASE_WEIGHTS_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/xception/"
+FILE_NAMES = (
+    "xception_weights_tf_dim_ordering_tf_kernels.h5",
+    "xception_weights_tf_dim_ordering_tf_kernels_notop.h5",
+)
+WEIGHTS_PATH = BASE_WEIGHTS_PATH + FILE_NAMES[0]
+WEIGHTS_PATH_NO_TOP = BASE_WEIGHTS_PATH + FILE_NAMES[1]
 _HASHES = ("0a58e3b7378bc2990ea3b43d5981f1f6", "b0042744bf5b25fce3cb969f33bebb97")
 
 
@@ -79,6 +83,10 @@ def Xception(
         require_flatten=include_top,
         weights=weights,
     )
+    which = 0 if include_top else 1
+    path = imagenet_utils.weights_path(
+        weights, FILE_NAMES[which], BASE_WEIGHTS_PATH + FILE_NAMES[which], _HASHES[which], name
+    )
     img_input = imagenet_utils.make_input(input_tensor, input_shape)
     axis = imagenet_utils.channel_axis()
 
@@ -116,12 +124,7 @@ def Xception(
             x, False, pooling, classes, classifier_activation, weights, (None, None)
         )
     model = Model(imagenet_utils.model_inputs(input_tensor, img_input), x, name=name)
-    if weights == "imagenet":
-        origin = WEIGHTS_PATH if include_top else WEIGHTS_PATH_NO_TOP
-        return imagenet_utils.load_weights(
-            model, weights, origin.rsplit("/", 1)[1], origin, _HASHES[0 if include_top else 1]
-        )
-    return imagenet_utils.load_weights(model, weights)
+    return imagenet_utils.finish(model, path)
 
 
 def preprocess_input(x, data_format=None):

@@ -1,0 +1,201 @@
+"""lamina.applications against Keras 3: same layer names, Keras-saved weights load, same predictions.
+
+Each architecture is built in Keras 3 (JAX backend, weights=None, seeded), its
+constant-initialized variables (batch-norm statistics, biases, normalization) are
+perturbed so that every variable matters, its weights are saved with
+`save_weights("x.weights.h5")`, and lamina's architecture loads that file and must give
+Keras's predictions on a random batch. The models are big for CI, so the inputs are
+the smallest each allows (32x32, 71x71 for Xception; `alpha=0.35` for MobileNetV2),
+and only a seeded sample of the seven architectures runs by default (one per run,
+chosen by the day of the year so that CI covers all seven each week; choose another
+with `LAMINA_APPLICATIONS_SEED=<int>`, an index modulo 7). `LAMINA_SLOW_TESTS=1` runs all seven.
+
+No test touches the network: `weights="imagenet"` is checked with a file placed in a
+temporary Keras cache (`KERAS_HOME`) and with a missing file whose origin is an absent
+`file://` URL; the ImageNet class index is a tiny fake JSON in the same cache.
+"""
+
+import datetime
+import hashlib
+import json
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+keras = pytest.importorskip("keras")
+
+import lamina  # noqa: E402
+from lamina import applications  # noqa: E402
+from lamina.applications import imagenet_utils  # noqa: E402
+
+# name -> (lamina module, constructor kwargs shared by Keras and lamina)
+ARCHITECTURES = {
+    "ResNet50": ("resnet50", dict(include_top=False, input_shape=(32, 32, 3))),
+    "ResNet50V2": (
+        "resnet_v2",
+        dict(input_shape=(32, 32, 3), classes=3, classifier_activation=None),
+    ),
+    "MobileNetV2": (
+        "mobilenet_v2",
+        dict(input_shape=(32, 32, 3), alpha=0.35, classes=3, classifier_activation=None),
+    ),
+    "EfficientNetB0": (
+        "efficientnet",
+        dict(include_top=False, pooling="avg", input_shape=(32, 32, 3)),
+    ),
+    "VGG16": ("vgg16", dict(include_top=False, pooling="max", input_shape=(32, 32, 3))),
+    "DenseNet121": ("densenet", dict(include_top=False, pooling="avg", input_shape=(32, 32, 3))),
+    "Xception": ("xception", dict(include_top=False, input_shape=(71, 71, 3))),
+}
+
+
+def _sample():
+    names = list(ARCHITECTURES)
+    if os.environ.get("LAMINA_SLOW_TESTS") == "1":
+        return names
+    seed = os.environ.get("LAMINA_APPLICATIONS_SEED")
+    day = datetime.date.today().timetuple().tm_yday if seed is None else int(seed)
+    return [names[day % len(names)]]
+
+
+def _keras_reference(name, kwargs, path):
+    """Build `name` in Keras, perturb its constant variables, save weights; return (x, y)."""
+    keras.utils.set_random_seed(0)
+    model = getattr(keras.applications, name)(weights=None, **kwargs)
+    rng = np.random.default_rng(0)
+    for variable in model.weights:
+        value = np.asarray(variable.numpy())
+        if value.size and np.all(value == value.flat[0]):  # gamma, beta, means, variances, biases
+            variable.assign(value + rng.uniform(-0.1, 0.1, value.shape).astype(value.dtype))
+    model.save_weights(path)
+    scale = 255.0 if name == "EfficientNetB0" else 1.0  # EfficientNet rescales inside
+    x = (rng.uniform(0, 1, (2,) + tuple(model.input.shape[1:])) * scale).astype("float32")
+    return model, x, np.asarray(model(x, training=False))
+
+
+@pytest.mark.parametrize("name", _sample())
+def test_keras_weights_load_and_predict_the_same(name, tmp_path):
+    module, kwargs = ARCHITECTURES[name]
+    path = str(tmp_path / "x.weights.h5")
+    keras_model, x, expected = _keras_reference(name, kwargs, path)
+    model = getattr(getattr(applications, module), name)(weights=path, **kwargs)
+    assert [layer.name for layer in model.layers] == [layer.name for layer in keras_model.layers]
+    assert model.name == keras_model.name
+    got = lamina.ops.convert_to_numpy(model(x))
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4 * np.abs(expected).max())
+
+
+@pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
+@pytest.mark.parametrize(
+    "module, mode",
+    [("resnet50", "caffe"), ("resnet_v2", "tf"), ("densenet", "torch"), ("vgg16", "caffe")],
+)
+def test_preprocess_input_matches_keras(module, mode, data_format):
+    rng = np.random.default_rng(1)
+    shape = (2, 4, 5, 3) if data_format == "channels_last" else (2, 3, 4, 5)
+    images = rng.uniform(0, 255, shape).astype("float32")
+    expected = getattr(keras.applications, module).preprocess_input(
+        images.copy(), data_format=data_format
+    )
+    ours = getattr(applications, module)
+    np.testing.assert_allclose(
+        ours.preprocess_input(images.copy(), data_format=data_format),
+        expected,
+        rtol=1e-6,
+        atol=1e-6,
+    )
+    tensor = ours.preprocess_input(lamina.ops.convert_to_tensor(images), data_format=data_format)
+    np.testing.assert_allclose(lamina.ops.convert_to_numpy(tensor), expected, rtol=1e-5, atol=1e-5)
+    # One image (3D) too.
+    single = ours.preprocess_input(images[0].copy(), data_format=data_format)
+    np.testing.assert_allclose(single, expected[0], rtol=1e-6, atol=1e-6)
+    # Integer arrays are converted to floats, not wrapped around.
+    as_int = ours.preprocess_input(images.astype("uint8"), data_format=data_format)
+    assert as_int.dtype == np.float32
+
+
+def test_preprocess_input_refuses_unknown_mode_and_format():
+    images = np.zeros((1, 2, 2, 3), "float32")
+    with pytest.raises(ValueError, match="mode='bgr'"):
+        imagenet_utils.preprocess_input(images, mode="bgr")
+    with pytest.raises(ValueError, match="data_format='nhwc'"):
+        imagenet_utils.preprocess_input(images, data_format="nhwc")
+    assert applications.efficientnet.preprocess_input(images) is images
+
+
+@pytest.fixture
+def keras_cache(tmp_path, monkeypatch):
+    """An empty Keras cache; every origin points at an absent `file://` URL."""
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path / "keras_home"))
+    monkeypatch.delenv("LAMINA_HOME", raising=False)
+    models = tmp_path / "keras_home" / "models"
+    models.mkdir(parents=True)
+    monkeypatch.setattr(imagenet_utils, "CLASS_INDEX", None)
+    monkeypatch.setattr(
+        imagenet_utils, "CLASS_INDEX_PATH", (tmp_path / "absent" / "index.json").as_uri()
+    )
+    return models
+
+
+def _md5(path):
+    return hashlib.md5(path.read_bytes()).hexdigest()
+
+
+def test_decode_predictions_reads_the_class_index_from_the_cache(keras_cache, monkeypatch):
+    index = {str(i): [f"n{i:08d}", f"class_{i}"] for i in range(1000)}
+    target = keras_cache / "imagenet_class_index.json"
+    target.write_text(json.dumps(index))
+    monkeypatch.setattr(imagenet_utils, "CLASS_INDEX_HASH", _md5(target))
+    preds = np.random.default_rng(2).uniform(size=(2, 1000)).astype("float32")
+    decoded = applications.resnet50.decode_predictions(preds, top=3)
+    for row, scores in zip(decoded, preds):
+        best = np.argsort(-scores)[:3]
+        assert [entry[:2] for entry in row] == [tuple(index[str(i)]) for i in best]
+        np.testing.assert_allclose([entry[2] for entry in row], scores[best])
+    tensor = lamina.ops.convert_to_tensor(preds)
+    assert applications.vgg16.decode_predictions(tensor, top=1)[0][0][0] == decoded[0][0][0]
+    with pytest.raises(ValueError, match=r"\(samples, 1000\).*\(2, 10\)"):
+        imagenet_utils.decode_predictions(preds[:, :10])
+
+
+def test_decode_predictions_without_the_file_or_network_fails_clearly(keras_cache):
+    with pytest.raises(Exception, match="imagenet_class_index|index.json"):
+        imagenet_utils.decode_predictions(np.zeros((1, 1000), "float32"))
+
+
+def test_imagenet_weights_missing_offline_fail_before_building(keras_cache, monkeypatch, tmp_path):
+    monkeypatch.setattr(
+        applications.resnet, "BASE_WEIGHTS_PATH", (tmp_path / "absent").as_uri() + "/"
+    )
+    with pytest.raises(
+        RuntimeError, match=r"resnet50_weights_tf_dim_ordering_tf_kernels_notop\.h5"
+    ):
+        applications.ResNet50(include_top=False, input_shape=(32, 32, 3))
+
+
+def test_imagenet_weights_found_in_the_keras_cache_are_used(keras_cache, tmp_path):
+    # A file Keras downloaded (here: a stand-in with its hash) is used without fetching;
+    # the origin is absent, so any download attempt would fail.
+    cached = keras_cache / applications.vgg16.FILE_NAMES[1]
+    cached.write_bytes(b"stand-in for Keras's file")
+    origin = (tmp_path / "absent.h5").as_uri()
+    found = imagenet_utils.weights_path("imagenet", cached.name, origin, _md5(cached), "vgg16")
+    assert os.path.samefile(found, cached)
+    assert imagenet_utils.weights_path(None) is None
+    assert imagenet_utils.weights_path(str(cached)) == str(cached)
+
+
+def test_arguments_keras_refuses_are_refused_clearly(tmp_path):
+    with pytest.raises(ValueError, match="classes=10"):
+        applications.ResNet50(weights="imagenet", classes=10)
+    with pytest.raises(ValueError, match="weights='nope'"):
+        applications.VGG16(weights="nope")
+    with pytest.raises(ValueError, match="at least 71x71"):
+        applications.Xception(weights=None, include_top=False, input_shape=(32, 32, 3))
+    with pytest.raises(ValueError, match="static `input_shape`|fixed"):
+        applications.VGG16(weights=None, input_shape=(None, None, 3))
+    with pytest.raises(ValueError, match="alpha=0.2"):
+        applications.MobileNetV2(weights="imagenet", alpha=0.2, include_top=False)
