@@ -6,10 +6,15 @@ Keras cache `~/.keras/models` or downloaded once) and weights saved from the sam
 Keras model load unchanged. Each family's module also has `preprocess_input` and
 `decode_predictions`.
 
+>>> import numpy as np
 >>> import lamina
->>> model = lamina.applications.ResNet50(weights=None, include_top=False, input_shape=(32, 32, 3))
->>> model.output.shape
-(None, 1, 1, 2048)
+>>> images = np.full((1, 2, 2, 3), 255.0)
+>>> lamina.applications.resnet_v2.preprocess_input(images).max()
+np.float64(1.0)
+
+Building one takes a line (`weights=None` for random initialization; a small input
+is allowed without the top): `lamina.applications.ResNet50(weights=None,
+include_top=False, input_shape=(32, 32, 3))`.
 """
 
 from lamina.applications import (
