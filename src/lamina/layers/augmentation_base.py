@@ -79,7 +79,7 @@ def grayscale(images):
     return ops.sum(images * weights, axis=-1, keepdims=True)
 
 
-def rgb_to_hsv(images):
+def _rgb_to_hsv(images):
     """Channels-last RGB in [0, 1] to HSV in [0, 1] (hue as a fraction of a turn)."""
     r, g, b = images[..., 0], images[..., 1], images[..., 2]
     value = ops.max(images, axis=-1)
@@ -97,7 +97,7 @@ def rgb_to_hsv(images):
     return ops.stack([hue, saturation, value], axis=-1)
 
 
-def hsv_to_rgb(images):
+def _hsv_to_rgb(images):
     """Channels-last HSV in [0, 1] back to RGB in [0, 1]."""
     hue, saturation, value = images[..., 0], images[..., 1], images[..., 2]
     channels = []
@@ -108,16 +108,28 @@ def hsv_to_rgb(images):
     return ops.stack(channels, axis=-1)
 
 
+# Pure helpers compiled as one program where the engine compiles (JAX): an eager call
+# then costs one compilation per shape instead of one per inner op.
+rgb_to_hsv = backend.jit(_rgb_to_hsv)
+hsv_to_rgb = backend.jit(_hsv_to_rgb)
+
+
 def sample_gamma(shape, alpha: float, seed, tries: int = 12):
     """Gamma(alpha, 1) draws by Marsaglia and Tsang's method, vectorized with a fixed
     number of proposals (each accepted with probability > 0.95)."""
+    shape = tuple(shape)
+    x = ops_random.normal((tries,) + shape, seed=seed)
+    u = ops_random.uniform((tries,) + shape, seed=seed)
+    boost = ops_random.uniform(shape, minval=1e-12, maxval=1.0, seed=seed)
+    return _gamma_program(x, u, boost, float(alpha))
+
+
+def _gamma_from_draws(x, u, boost_draw, alpha):
     boost = alpha < 1.0
     a = alpha + 1.0 if boost else alpha
     d = a - 1.0 / 3.0
     c = 1.0 / (9.0 * d) ** 0.5
-    shape = tuple(shape)
-    x = ops_random.normal((tries,) + shape, seed=seed)
-    u = ops_random.uniform((tries,) + shape, seed=seed)
+    shape = tuple(x.shape[1:])
     v = (1.0 + c * x) ** 3
     safe_v = ops.where(v > 0, v, ops.ones_like(v))
     accept = (v > 0) & (ops.log(u) < 0.5 * x * x + d - d * safe_v + d * ops.log(safe_v))
@@ -125,9 +137,11 @@ def sample_gamma(shape, alpha: float, seed, tries: int = 12):
     picked = ops.take_along_axis(d * safe_v, ops.expand_dims(first, 0), axis=0)[0]
     result = ops.where(ops.any(accept, axis=0), picked, ops.full(shape, d))
     if boost:
-        u = ops_random.uniform(shape, minval=1e-12, maxval=1.0, seed=seed)
-        result = result * u ** (1.0 / alpha)
+        result = result * boost_draw ** (1.0 / alpha)
     return result
+
+
+_gamma_program = backend.jit(_gamma_from_draws, static_argnums=(3,))
 
 
 def sample_beta(shape, alpha: float, beta: float, seed):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from lamina import ops
+from lamina import backend, ops
 from lamina.layers.augmentation_base import (
     BaseAugmentation,
     check_value_range,
@@ -429,27 +429,34 @@ class Equalization(_ValueRangeAugmentation):
         self.bins = bins
 
     def augment_images(self, images):
-        pixels = rescale(images, self.value_range, (0, 255))
-        index = ops.cast(ops.clip(pixels * (self.bins - 1) / 255.0, 0, self.bins - 1), "int32")
-        one_hot = ops.one_hot(index, self.bins, dtype="float32")  # (n, h, w, c, bins)
-        hist = ops.sum(one_hot, axis=(1, 2))  # (n, c, bins)
-        cdf = ops.cumsum(hist, axis=-1)
-        cdf_min = ops.min(ops.where(cdf > 0, cdf, ops.full(cdf.shape, math.inf)), axis=-1)
-        total = cdf[..., -1]
-        denominator = ops.where(total - cdf_min > 0, total - cdf_min, ops.ones_like(total))
-        table = ops.clip(
-            ops.round((cdf - cdf_min[..., None]) * 255.0 / denominator[..., None]), 0, 255
-        )
-        mapped = ops.sum(one_hot * table[:, None, None, :, :], axis=-1)
-        nonzero = ops.sum(ops.cast(hist > 0, "float32"), axis=-1)  # (n, c)
-        keep = (nonzero <= 1)[:, None, None, :]
-        out = ops.where(keep, pixels, ops.cast(mapped, pixels.dtype))
-        return rescale(out, (0, 255), self.value_range)
+        return _equalize_program(images, self.bins, *self.value_range)
 
     def get_config(self):
         config = super().get_config()
         config.pop("seed")
         return {**config, "bins": self.bins}
+
+
+def _equalize(images, bins, low, high):
+    pixels = rescale(images, (low, high), (0, 255))
+    n, height, width, channels = pixels.shape
+    index = ops.cast(ops.clip(pixels * (bins - 1) / 255.0, 0, bins - 1), "int32")
+    hist = ops.sum(ops.one_hot(index, bins, dtype="float32"), axis=(1, 2))  # (n, c, bins)
+    cdf = ops.cumsum(hist, axis=-1)
+    cdf_min = ops.min(ops.where(cdf > 0, cdf, ops.full(cdf.shape, math.inf)), axis=-1)
+    total = cdf[..., -1]
+    denominator = ops.where(total - cdf_min > 0, total - cdf_min, ops.ones_like(total))
+    table = ops.clip(ops.round((cdf - cdf_min[..., None]) * 255.0 / denominator[..., None]), 0, 255)
+    flat = ops.transpose(ops.reshape(index, (n, height * width, channels)), (0, 2, 1))
+    mapped = ops.take_along_axis(table, flat, axis=-1)  # (n, c, h * w)
+    mapped = ops.reshape(ops.transpose(mapped, (0, 2, 1)), (n, height, width, channels))
+    nonzero = ops.sum(ops.cast(hist > 0, "float32"), axis=-1)  # (n, c)
+    keep = (nonzero <= 1)[:, None, None, :]
+    out = ops.where(keep, pixels, ops.cast(mapped, pixels.dtype))
+    return rescale(out, (0, 255), (low, high))
+
+
+_equalize_program = backend.jit(_equalize, static_argnums=(1, 2, 3))
 
 
 def _gaussian_kernel(size: int, sigma):

@@ -7,7 +7,7 @@ See `augmentation_base` for the input forms (batch, single image, or
 
 from __future__ import annotations
 
-from lamina import ops
+from lamina import backend, ops
 from lamina.layers.augmentation_base import (
     BaseAugmentation,
     check_value_range,
@@ -253,7 +253,7 @@ class RandomShear(_Resampling):
         return {**super().get_config(), "x_factor": self.x_factor, "y_factor": self.y_factor}
 
 
-def _homography(source, target):
+def _solve_homography(source, target):
     """The 8 projective coefficients mapping `target` corner points onto `source`
     (both `(n, 4, 2)` as x, y): output pixel `p` samples the input at `H p`."""
     rows = []
@@ -268,6 +268,9 @@ def _homography(source, target):
     matrix = ops.stack(rows, axis=1)  # (n, 8, 8)
     vector = ops.stack(rhs, axis=1)[..., None]  # (n, 8, 1)
     return ops.squeeze(ops.solve(matrix, vector), -1)
+
+
+_homography = backend.jit(_solve_homography)
 
 
 @register

@@ -139,9 +139,9 @@ class CutMix(BaseAugmentation):
 def _select(candidates, choice):
     """Per image, the output of candidate `choice[i]` (all candidates were computed)."""
     stacked = ops.stack(candidates, axis=0)  # (k, n, h, w, c)
-    one_hot = ops.one_hot(choice, len(candidates), dtype=stacked.dtype)  # (n, k)
-    weights = ops.reshape(ops.transpose(one_hot), (len(candidates), -1, 1, 1, 1))
-    return ops.sum(stacked * weights, axis=0)
+    index = ops.reshape(choice, (1, -1, 1, 1, 1))
+    index = ops.broadcast_to(ops.cast(index, "int32"), (1,) + tuple(stacked.shape[1:]))
+    return ops.take_along_axis(stacked, index, axis=0)[0]
 
 
 def _policy_layers(value_range, magnitude, interpolation, seed, color_ops=True):
