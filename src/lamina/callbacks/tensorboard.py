@@ -37,6 +37,7 @@ import numpy as np
 
 from lamina import backend, ops
 from lamina.callbacks.callback import Callback
+from lamina.layers import Embedding
 
 _INSTALL_HINT = (
     "callbacks.TensorBoard writes its event files with tensorboardX, which is not "
@@ -376,8 +377,6 @@ class TensorBoard(Callback):
         return graph
 
     def _write_projector_config(self, model) -> None:
-        from lamina.layers import Embedding
-
         metadata = self.embeddings_metadata
         remaining = dict(metadata) if isinstance(metadata, dict) else None
         lines = []
@@ -473,8 +472,6 @@ class TensorBoard(Callback):
         return f"train/{layer.name}.embeddings.tsv"  # relative to projector_config.pbtxt
 
     def _write_embeddings(self, model, epoch: int) -> None:
-        from lamina.layers import Embedding
-
         # As Keras does: the weights, for this epoch.
         model.save_weights(
             os.path.join(self._train_dir, f"keras_embedding.ckpt-{epoch}.weights.h5")
