@@ -37,6 +37,7 @@ from lamina import (
     wrappers,
 )
 from lamina.backend import Variable
+from lamina.dtype_policies import DTypePolicy, FloatDTypePolicy
 from lamina.layers import Input, InputLayer, Layer
 from lamina.models import Model, Sequential
 from lamina.ops import random
@@ -44,6 +45,8 @@ from lamina.ops import random
 __version__ = "0.1.0"
 
 __all__ = [
+    "DTypePolicy",
+    "FloatDTypePolicy",
     "Input",
     "InputLayer",
     "Layer",
