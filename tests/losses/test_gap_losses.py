@@ -184,13 +184,10 @@ def test_config_matches_keras_and_round_trips(cls, kwargs):
     assert losses.get(theirs.name) is getattr(losses, theirs.name)
 
 
-def test_a_model_compiled_with_a_new_loss_trains_and_reloads(tmp_path):
-    x = RNG.uniform(size=(16, 6)).astype("float32")
-    y = (x > 0.5).astype("float32")
+def test_a_model_compiled_with_a_new_loss_saves_it_in_a_keras_file(tmp_path):
+    # (It trains in tests/metrics/test_gap_metrics.py, which fits with Dice.)
     model = lamina.Sequential([lamina.Input((6,)), lamina.layers.Dense(6, activation="sigmoid")])
-    model.compile(optimizer=lamina.optimizers.Adam(0.05), loss=losses.Dice(axis=(1,)))
-    history = model.fit(x, y, epochs=4, batch_size=8, verbose=0)
-    assert history.history["loss"][-1] < history.history["loss"][0]
+    model.compile(optimizer="adam", loss=losses.Dice(axis=(1,)))
     model.save(tmp_path / "dice.keras")
     loaded = lamina.saving.load_model(tmp_path / "dice.keras")
     loss_config = loaded._compile_config()["loss"]
