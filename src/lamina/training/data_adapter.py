@@ -18,6 +18,7 @@ import numpy as np
 
 from lamina import tree
 from lamina.config import debugging
+from lamina.utils import py_dataset
 from lamina.utils.py_dataset import PyDataset  # noqa: F401 - re-exported for the loop
 
 
@@ -358,8 +359,9 @@ class IterableBatches:
             stop = len(self.source)
             if self._steps is not None:
                 stop = min(stop, self._steps)
-            for i in range(start, stop):
-                yield self.source[i]
+            # Read ahead on the dataset's workers (if any), in index order; closing this
+            # generator stops them.
+            yield from py_dataset.read_in_order(self.source, start, stop)
             return
         # (no `yield from` below: closing this generator must not close the user's)
         iterator = self._epoch_iterator()
