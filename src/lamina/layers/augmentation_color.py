@@ -148,6 +148,18 @@ class RandomInvert(_ProbabilityAugmentation):
         return self.value_range[1] - images
 
 
+def _turn_hue(images, sign, size, low, high):
+    shift = ops.where(sign > 0.5, -1.0, 1.0) * size * 0.5
+    hsv = rgb_to_hsv(rescale(images, (low, high), (0, 1)))
+    hue = hsv[..., 0] + shift
+    hue = hue - ops.floor(hue)
+    rgb = hsv_to_rgb(ops.stack([hue, hsv[..., 1], hsv[..., 2]], axis=-1))
+    return rescale(ops.clip(rgb, 0.0, 1.0), (0, 1), (low, high))
+
+
+_hue_program = backend.jit(_turn_hue, static_argnums=(3, 4))
+
+
 @register
 class RandomHue(_ValueRangeAugmentation):
     """Rotates the hue of each image by a random amount while training.
@@ -169,13 +181,9 @@ class RandomHue(_ValueRangeAugmentation):
     def augment_images(self, images):
         _check_rgb(self, images)
         n = images.shape[0]
-        sign = ops.where(per_image(self, n, rank=3) > 0.5, -1.0, 1.0)
-        shift = sign * per_image(self, n, *self._range, rank=3) * 0.5
-        hsv = rgb_to_hsv(rescale(images, self.value_range, (0, 1)))
-        hue = hsv[..., 0] + shift
-        hue = hue - ops.floor(hue)
-        rgb = hsv_to_rgb(ops.stack([hue, hsv[..., 1], hsv[..., 2]], axis=-1))
-        return rescale(ops.clip(rgb, 0.0, 1.0), (0, 1), self.value_range)
+        sign = per_image(self, n, rank=3)
+        size = per_image(self, n, *self._range, rank=3)
+        return _hue_program(images, sign, size, *self.value_range)
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor}
@@ -465,6 +473,15 @@ def _gaussian_kernel(size: int, sigma):
     return weights / ops.sum(weights)
 
 
+def _blur(images, sigmas, kernel_size):
+    ky = _gaussian_kernel(kernel_size, sigmas[0])
+    kx = _gaussian_kernel(kernel_size, sigmas[1])
+    return _depthwise(images, ky[:, None] * kx[None, :])
+
+
+_blur_program = backend.jit(_blur, static_argnums=(2,))
+
+
 @register
 class RandomGaussianBlur(_ProbabilityAugmentation):
     """Blurs each image with a Gaussian kernel, with a random probability, while training.
@@ -500,9 +517,7 @@ class RandomGaussianBlur(_ProbabilityAugmentation):
 
     def transform(self, images):
         sigmas = ops_random.uniform((2,), *self._sigma, seed=self.seed_generator) + 1e-6
-        ky = _gaussian_kernel(self.kernel_size, sigmas[0])
-        kx = _gaussian_kernel(self.kernel_size, sigmas[1])
-        return self.clip(_depthwise(images, ky[:, None] * kx[None, :]))
+        return self.clip(_blur_program(images, sigmas, self.kernel_size))
 
     def get_config(self):
         return {**super().get_config(), "kernel_size": self.kernel_size, "sigma": self.sigma}

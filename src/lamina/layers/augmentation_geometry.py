@@ -138,26 +138,15 @@ class RandomErasing(BaseAugmentation):
         self.value_range = check_value_range(self.who, value_range)
 
     def augment_images(self, images):
-        n, height, width, _ = images.shape
-        sides = ops.sqrt(ops_random.uniform((n, 2), *self._scale, seed=self.seed_generator))
-
-        def bounds(length, ratio):
-            size = ratio * length
-            start = ops_random.uniform((n,), seed=self.seed_generator) * (length - size)
-            return start[:, None, None, None], (start + size)[:, None, None, None]
-
-        x0, x1 = bounds(width, sides[:, 0])
-        y0, y1 = bounds(height, sides[:, 1])
-        rows = ops.reshape(ops.arange(height, dtype=images.dtype), (1, height, 1, 1))
-        cols = ops.reshape(ops.arange(width, dtype=images.dtype), (1, 1, width, 1))
-        inside = (cols >= x0) & (cols < x1) & (rows >= y0) & (rows < y1)
-        probability = per_image(self, n, *self._range)
-        apply = per_image(self, n) < probability
+        n = images.shape[0]
+        sides = ops_random.uniform((n, 2), *self._scale, seed=self.seed_generator)
+        starts = ops_random.uniform((n, 2), seed=self.seed_generator)
+        apply = per_image(self, n) < per_image(self, n, *self._range)
         if self.fill_value is None:
             fill = ops_random.normal(images.shape, seed=self.seed_generator) * self.value_range[1]
         else:
             fill = ops.full(images.shape, float(self.fill_value))
-        return ops.where(inside & apply, ops.cast(fill, images.dtype), images)
+        return _erase_program(images, sides, starts, apply, ops.cast(fill, images.dtype))
 
     def get_config(self):
         return {
@@ -167,6 +156,28 @@ class RandomErasing(BaseAugmentation):
             "fill_value": self.fill_value,
             "value_range": list(self.value_range),
         }
+
+
+def _erase(images, sides, starts, apply, fill):
+    """Fill a box per image: sides `sqrt(sides)` of the image, placed at `starts`."""
+    _, height, width, _ = images.shape
+    sides = ops.sqrt(sides)
+
+    def bounds(length, ratio, start):
+        size = ratio * length
+        first = start * (length - size)
+        return first[:, None, None, None], (first + size)[:, None, None, None]
+
+    x0, x1 = bounds(width, sides[:, 0], starts[:, 0])
+    y0, y1 = bounds(height, sides[:, 1], starts[:, 1])
+    rows = ops.reshape(ops.arange(height, dtype=images.dtype), (1, height, 1, 1))
+    cols = ops.reshape(ops.arange(width, dtype=images.dtype), (1, 1, width, 1))
+    inside = (cols >= x0) & (cols < x1) & (rows >= y0) & (rows < y1)
+    return ops.where(inside & apply, fill, images)
+
+
+# Compiled as one program where the engine compiles (JAX), as the other helpers here.
+_erase_program = backend.jit(_erase)
 
 
 class _Resampling(BaseAugmentation):
@@ -270,7 +281,16 @@ def _solve_homography(source, target):
     return ops.squeeze(ops.solve(matrix, vector), -1)
 
 
-_homography = backend.jit(_solve_homography)
+def _perspective(moves, w, h, scale):
+    """The transform that moves the corners of a `w x h` image by `moves * scale` of its
+    half sides."""
+    corners = ops.convert_to_tensor([[0.0, 0.0], [w, 0.0], [0.0, h], [w, h]])
+    corners = ops.broadcast_to(corners[None], tuple(moves.shape))
+    half = ops.convert_to_tensor([w / 2.0, h / 2.0])
+    return _solve_homography(corners, corners + moves * scale * half)
+
+
+_perspective_program = backend.jit(_perspective, static_argnums=(1, 2, 3))
 
 
 @register
@@ -310,13 +330,8 @@ class RandomPerspective(_Resampling):
 
     def augment_images(self, images):
         n, height, width, _ = images.shape
-        w, h = float(width - 1), float(height - 1)
-        corners = ops.convert_to_tensor([[0.0, 0.0], [w, 0.0], [0.0, h], [w, h]])
-        corners = ops.broadcast_to(corners[None], (n, 4, 2))
-        half = ops.convert_to_tensor([w / 2.0, h / 2.0])
         moves = ops_random.uniform((n, 4, 2), -0.5, 0.5, seed=self.seed_generator)
-        moved = corners + moves * self.scale * half
-        transform = _homography(corners, moved)
+        transform = _perspective_program(moves, float(width - 1), float(height - 1), self.scale)
         warped = self.resample(images, transform)
         apply = per_image(self, n) < per_image(self, n, *self._range)
         return ops.where(apply, warped, images)

@@ -8,7 +8,7 @@ same proportions. See `augmentation_base` for the input forms and the training r
 
 from __future__ import annotations
 
-from lamina import ops
+from lamina import backend, ops
 from lamina.layers.augmentation_base import (
     BaseAugmentation,
     check_value_range,
@@ -72,14 +72,47 @@ class MixUp(BaseAugmentation):
         n = images.shape[0]
         weight = sample_beta((n,), self.alpha, self.alpha, self.seed_generator)
         order = _permutation(self, n)
-        w = ops.cast(ops.reshape(weight, (n, 1, 1, 1)), images.dtype)
-        mixed = w * images + (1.0 - w) * ops.take(images, order, axis=0)
+        mixed = _mixup_program(images, weight, order)
         if labels is not None:
             labels = _mix_labels(labels, weight, order)
         return mixed, labels
 
     def get_config(self):
         return {**super().get_config(), "alpha": self.alpha}
+
+
+def _cutmix(images, weight, center_y, center_x, order):
+    """Paste a box of sides `sqrt(1 - weight)` around each center from image `order[i]`;
+    also returns the share of each image kept."""
+    n, height, width, _ = images.shape
+    ratio = ops.sqrt(1.0 - weight)
+    cut_h = ops.cast(ratio * height, "int32")
+    cut_w = ops.cast(ratio * width, "int32")
+    center_y, center_x = ops.cast(center_y, "int32"), ops.cast(center_x, "int32")
+    y0 = ops.clip(center_y - cut_h // 2, 0, height)
+    y1 = ops.clip(center_y + cut_h // 2, 0, height)
+    x0 = ops.clip(center_x - cut_w // 2, 0, width)
+    x1 = ops.clip(center_x + cut_w // 2, 0, width)
+    rows = ops.reshape(ops.arange(height, dtype="int32"), (1, height, 1, 1))
+    cols = ops.reshape(ops.arange(width, dtype="int32"), (1, 1, width, 1))
+
+    def edge(v):
+        return ops.reshape(v, (n, 1, 1, 1))
+
+    inside = (rows >= edge(y0)) & (rows < edge(y1)) & (cols >= edge(x0)) & (cols < edge(x1))
+    mixed = ops.where(inside, ops.take(images, order, axis=0), images)
+    area = ops.cast((y1 - y0) * (x1 - x0), "float32")
+    return mixed, 1.0 - area / float(height * width)
+
+
+def _mixup(images, weight, order):
+    w = ops.cast(ops.reshape(weight, (-1, 1, 1, 1)), images.dtype)
+    return w * images + (1.0 - w) * ops.take(images, order, axis=0)
+
+
+# Compiled as one program each where the engine compiles (JAX).
+_cutmix_program = backend.jit(_cutmix)
+_mixup_program = backend.jit(_mixup)
 
 
 @register
@@ -109,27 +142,12 @@ class CutMix(BaseAugmentation):
     def augment(self, images, labels, training):
         n, height, width, _ = images.shape
         weight = sample_beta((n,), self._alpha, self._alpha, self.seed_generator)
-        ratio = ops.sqrt(1.0 - weight)
-        cut_h = ops.cast(ratio * height, "int32")
-        cut_w = ops.cast(ratio * width, "int32")
         center_y = ops_random.randint((n,), 0, height, seed=self.seed_generator)
         center_x = ops_random.randint((n,), 0, width, seed=self.seed_generator)
-        y0 = ops.clip(center_y - cut_h // 2, 0, height)
-        y1 = ops.clip(center_y + cut_h // 2, 0, height)
-        x0 = ops.clip(center_x - cut_w // 2, 0, width)
-        x1 = ops.clip(center_x + cut_w // 2, 0, width)
-        rows = ops.reshape(ops.arange(height), (1, height, 1, 1))
-        cols = ops.reshape(ops.arange(width), (1, 1, width, 1))
-
-        def edge(v):
-            return ops.reshape(v, (n, 1, 1, 1))
-
-        inside = (rows >= edge(y0)) & (rows < edge(y1)) & (cols >= edge(x0)) & (cols < edge(x1))
         order = _permutation(self, n)
-        mixed = ops.where(inside, ops.take(images, order, axis=0), images)
+        mixed, kept = _cutmix_program(images, weight, center_y, center_x, order)
         if labels is not None:
-            area = ops.cast((y1 - y0) * (x1 - x0), "float32")
-            labels = _mix_labels(labels, 1.0 - area / float(height * width), order)
+            labels = _mix_labels(labels, kept, order)
         return mixed, labels
 
     def get_config(self):
