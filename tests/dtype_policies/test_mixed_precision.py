@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -15,6 +16,10 @@ import pytest
 
 import lamina
 from lamina import dtype_policies, layers, mixed_precision, ops
+
+# The global policy as set (None: unset, following `floatx()`), restored after each test
+# so that later tests still see layers follow `set_floatx`.
+_GLOBAL = sys.modules["lamina.dtype_policies.dtype_policy"]._global_policy
 
 NAMES = ["float32", "mixed_float16", "mixed_bfloat16", "bfloat16", "float16"]
 
@@ -27,8 +32,9 @@ def keras():
 
 @pytest.fixture(autouse=True)
 def _restore_global_policy():
+    saved = _GLOBAL[0]
     yield
-    lamina.config.set_dtype_policy("float32")
+    _GLOBAL[0] = saved
 
 
 def _np(x):
@@ -127,6 +133,7 @@ def _digits():
 
 def _mlp(policy):
     lamina.utils.set_random_seed(1)
+    saved = _GLOBAL[0]
     lamina.config.set_dtype_policy(policy)
     model = lamina.Sequential(
         [
@@ -136,7 +143,7 @@ def _mlp(policy):
             layers.Activation("softmax", dtype="float32"),
         ]
     )
-    lamina.config.set_dtype_policy("float32")
+    _GLOBAL[0] = saved
     model.compile(
         optimizer=lamina.optimizers.Adam(0.01),
         loss="sparse_categorical_crossentropy",
@@ -257,3 +264,13 @@ def test_mixed_model_passes_unrounded_inputs_to_its_float32_layers():
     a, b = (_np(t) for t in model(x))
     np.testing.assert_allclose(a, x.sum(keepdims=True), rtol=1e-6)
     assert b[0, 0] == 3.0  # each 1.00x rounds to 1.0 in bfloat16
+
+
+def test_unset_global_policy_follows_floatx():
+    _GLOBAL[0] = None
+    lamina.config.set_floatx("float64")
+    try:
+        assert lamina.config.dtype_policy().name == "float64"
+        assert layers.Dense(2).dtype_policy.compute_dtype == "float64"
+    finally:
+        lamina.config.set_floatx("float32")
