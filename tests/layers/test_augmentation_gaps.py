@@ -313,3 +313,46 @@ def test_augmentation_errors():
         layers.RandomCrop(2, 2)(np.ones((4, 4)))
     with pytest.raises(ValueError, match="every entry must be a layer"):
         layers.Pipeline([np.mean])
+
+
+KERAS_CONFIG_CASES = {
+    "RandomCrop": {"height": 3, "width": 4},
+    "RandomBrightness": {"factor": 0.2},
+    "RandomGrayscale": {},
+    "RandomInvert": {},
+    "RandomHue": {"factor": 0.3},
+    "RandomSaturation": {"factor": 0.3},
+    "RandomColorDegeneration": {"factor": 0.3},
+    "RandomSharpness": {"factor": 0.3},
+    "RandomPosterization": {"factor": 4},
+    "Solarization": {"addition_factor": 0.2, "threshold_factor": 0.5},
+    "AutoContrast": {},
+    "Equalization": {},
+    "RandomErasing": {},
+    "RandomGaussianBlur": {},
+    "RandomShear": {"x_factor": 0.2, "y_factor": 0.1},
+    "RandomPerspective": {},
+    "MixUp": {},
+    "CutMix": {},
+    "RandomColorJitter": {"brightness_factor": 0.2, "hue_factor": 0.1},
+    "RandAugment": {},
+    "AugMix": {},
+}
+
+
+def test_keras_configs_build_the_same_layers(keras):
+    # Configs written by Keras 3 (as in a Keras-saved .keras file) build lamina's layers.
+    for name, kwargs in KERAS_CONFIG_CASES.items():
+        config = getattr(keras.layers, name)(**kwargs).get_config()
+        config.pop("dtype")
+        layer = getattr(layers, name).from_config(config)
+        assert type(layer).__name__ == name
+    config = keras.layers.Pipeline([keras.layers.RandomCrop(2, 2)]).get_config()
+    for entry in config["layers"]:
+        entry["config"].pop("dtype")
+    assert (
+        lamina.utils.deserialize_keras_object({"class_name": "Pipeline", "config": config})
+        .layers[0]
+        .height
+        == 2
+    )

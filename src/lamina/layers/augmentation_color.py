@@ -194,12 +194,12 @@ class RandomSaturation(_ValueRangeAugmentation):
     """Scales the saturation of each image by a random amount while training.
 
     With `s` drawn from the factor range, the HSV saturation is multiplied by
-    `s / (1 - s)`: `s = 0.5` leaves the image as is, `0` makes it gray, values near 1
-    saturate it fully.
+    `s / (1 - s)`: `s = 0.5` leaves the image as is, `s <= 0` makes it gray, values near
+    1 saturate it fully.
 
     Args:
-        factor: `f` draws `s` in `[0, f]` (clipped at 0); a pair gives the range, in
-            `[0, 1]`.
+        factor: `f` draws `s` in `[-f, f]` (as Keras does); a pair gives the range, in
+            `[-1, 1]`: `(0.5, 0.5)` is the identity.
         value_range: the range of the pixel values, `(0, 255)` by default.
         seed: an int for reproducible draws.
     """
@@ -207,14 +207,14 @@ class RandomSaturation(_ValueRangeAugmentation):
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
         super().__init__(value_range=value_range, seed=seed, data_format=data_format, **kwargs)
         self.factor = factor
-        self._range = factor_range(self.who, "factor", factor, 0.0, 1.0)
+        self._range = factor_range(self.who, "factor", factor, -1.0, 1.0)
 
     def augment_images(self, images):
         _check_rgb(self, images)
         s = per_image(self, images.shape[0], *self._range, rank=3)
         scale = s / (1.0 - s + 1e-7)
         hsv = rgb_to_hsv(ops.clip(rescale(images, self.value_range, (0, 1)), 0.0, 1.0))
-        saturation = ops.clip(hsv[..., 1] * scale, 0.0, 1.0)
+        saturation = ops.clip(hsv[..., 1] * ops.maximum(scale, 0.0), 0.0, 1.0)
         rgb = hsv_to_rgb(ops.stack([hsv[..., 0], saturation, hsv[..., 2]], axis=-1))
         return rescale(rgb, (0, 1), self.value_range)
 
@@ -474,8 +474,8 @@ def _gaussian_kernel(size: int, sigma):
 
 
 def _blur(images, sigmas, kernel_size):
-    ky = _gaussian_kernel(kernel_size, sigmas[0])
-    kx = _gaussian_kernel(kernel_size, sigmas[1])
+    ky = _gaussian_kernel(kernel_size[0], sigmas[0])
+    kx = _gaussian_kernel(kernel_size[1], sigmas[1])
     return _depthwise(images, ky[:, None] * kx[None, :])
 
 
@@ -489,7 +489,8 @@ class RandomGaussianBlur(_ProbabilityAugmentation):
     Args:
         factor: the probability of blurring, drawn per image in `[0, f]` (or a range);
             `(1, 1)` always blurs.
-        kernel_size: the odd size of the square kernel (3 by default).
+        kernel_size: the odd size of the kernel (3 by default), or a pair
+            `(height, width)`.
         sigma: the standard deviation: `s` draws it in `[0, s]` once per call (a pair
             gives the range); 1.0 by default.
         value_range: the range of the pixel values, `(0, 255)` by default.
@@ -507,20 +508,25 @@ class RandomGaussianBlur(_ProbabilityAugmentation):
         **kwargs,
     ):
         super().__init__(factor, value_range, seed, data_format, **kwargs)
-        if not isinstance(kernel_size, int) or kernel_size < 1 or kernel_size % 2 == 0:
+        sizes = kernel_size if isinstance(kernel_size, (list, tuple)) else (kernel_size,) * 2
+        if len(sizes) != 2 or not all(isinstance(k, int) and k >= 1 and k % 2 for k in sizes):
             raise ValueError(
-                f"{self.who}: kernel_size must be an odd positive int; received {kernel_size!r}."
+                f"{self.who}: kernel_size must be an odd positive int or a pair of them; "
+                f"received {kernel_size!r}."
             )
         self.kernel_size = kernel_size
+        self._kernel = tuple(sizes)
         self.sigma = sigma
         self._sigma = factor_range(self.who, "sigma", sigma, 0.0, math.inf)
 
     def transform(self, images):
         sigmas = ops_random.uniform((2,), *self._sigma, seed=self.seed_generator) + 1e-6
-        return self.clip(_blur_program(images, sigmas, self.kernel_size))
+        return self.clip(_blur_program(images, sigmas, self._kernel))
 
     def get_config(self):
-        return {**super().get_config(), "kernel_size": self.kernel_size, "sigma": self.sigma}
+        kernel = self.kernel_size
+        kernel = list(kernel) if isinstance(kernel, (list, tuple)) else kernel
+        return {**super().get_config(), "kernel_size": kernel, "sigma": self.sigma}
 
 
 @register

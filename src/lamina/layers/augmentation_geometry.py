@@ -225,7 +225,7 @@ class RandomShear(_Resampling):
     ranges and a shared random sign.
 
     Args:
-        x_factor: `f` draws `s_x` in `[0, f]`; a pair gives the range; in `[0, 1]`.
+        x_factor: `f` draws `s_x` in `[-f, f]`; a pair gives the range; in `[-1, 1]`.
         y_factor: the same for `s_y`.
         interpolation: `"bilinear"` (default) or `"nearest"`.
         fill_mode: `"reflect"` (default), `"wrap"`, `"constant"`, `"nearest"` or
@@ -248,8 +248,8 @@ class RandomShear(_Resampling):
         super().__init__(interpolation, fill_mode, fill_value, data_format, seed, **kwargs)
         self.x_factor = x_factor
         self.y_factor = y_factor
-        self._x = factor_range(self.who, "x_factor", x_factor, 0.0, 1.0)
-        self._y = factor_range(self.who, "y_factor", y_factor, 0.0, 1.0)
+        self._x = factor_range(self.who, "x_factor", x_factor, -1.0, 1.0)
+        self._y = factor_range(self.who, "y_factor", y_factor, -1.0, 1.0)
 
     def augment_images(self, images):
         n = images.shape[0]
