@@ -131,12 +131,15 @@ def _is_history(x) -> bool:
         and isinstance(x[0], str)
         and isinstance(x[1], int)
         and isinstance(x[2], int)
+        and not isinstance(x[1], bool)
+        and not isinstance(x[2], bool)
     )
 
 
 def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
     """Rebuild a functional model: create every layer, then replay its calls in order."""
     serialization.config_depth(config)
+    _check_layout(config)
     created: dict[str, object] = {}
     pending: dict[str, list] = {}
     order: list[str] = []
@@ -144,7 +147,7 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
     node_map: dict[tuple[str, int], int] = {}
 
     for layer_data in config["layers"]:
-        name = layer_data.get("name") or layer_data["config"]["name"]
+        name = _entry_name(layer_data)
         if layer_data.get("module") == _OPS_MODULE:
             function_name = layer_data["class_name"]
             if function_name not in ops.__all__ and function_name != "get_item":
@@ -203,7 +206,14 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
     def ready(x) -> bool:
         if isinstance(x, dict):
             if x.get("class_name") == "__keras_tensor__":
-                lname, nidx, _ = x["config"]["keras_history"]
+                config = x.get("config")
+                history = config.get("keras_history") if isinstance(config, dict) else None
+                if not _is_history(history) or min(history[1:]) < 0:
+                    raise ValueError(
+                        "a tensor's 'keras_history' must be [layer name, node index, tensor "
+                        f"index]; found {history!r}"
+                    )
+                lname, nidx, _ = history
                 if lname not in created:
                     raise ValueError(f"Config refers to unknown layer {lname!r}.")
                 return _has_node(lname, nidx)
@@ -227,20 +237,31 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
             layer = created[name]
             while pending[name]:
                 node_data = pending[name][0]
-                if isinstance(node_data, list):  # Keras 2 style list of histories
-                    node_data = {
-                        "args": [[h[:3] for h in node_data]]
-                        if len(node_data) > 1
-                        else [node_data[0][:3]],
-                        "kwargs": (node_data[0][3] if len(node_data[0]) > 3 else {}),
-                    }
-                if not ready(node_data):
-                    break
-                args = resolve(node_data.get("args", []))
-                call_kwargs = resolve(node_data.get("kwargs", {}))
-                if isinstance(args, dict):
-                    args = [args]
-                layer(*args, **call_kwargs)
+                where = f"layer {name!r}, inbound node {layer._lamina_made['count']}"
+                try:
+                    if isinstance(node_data, list):  # Keras 2 style list of histories
+                        node_data = _keras2_node(node_data)
+                    if not isinstance(node_data, dict):
+                        raise ValueError(
+                            f"expected a {{'args', 'kwargs'}} object, found "
+                            f"{type(node_data).__name__}"
+                        )
+                    if not ready(node_data):
+                        break
+                    args = resolve(node_data.get("args", []))
+                    call_kwargs = resolve(node_data.get("kwargs", {}))
+                    if isinstance(args, dict):
+                        args = [args]
+                    if not isinstance(args, (list, tuple)) or not isinstance(call_kwargs, dict):
+                        raise ValueError(
+                            "'args' must be a list and 'kwargs' an object; found "
+                            f"{type(args).__name__} and {type(call_kwargs).__name__}"
+                        )
+                    if not all(isinstance(k, str) for k in call_kwargs):
+                        raise ValueError("'kwargs' keys must be strings")
+                    layer(*args, **call_kwargs)
+                except serialization.CONFIG_ERRORS as err:
+                    raise serialization.config_error(err, where) from err
                 made = layer._lamina_made
                 if not isinstance(layer, _OpFactory):
                     node_map[(name, made["count"])] = len(layer._inbound_nodes) - 1
@@ -262,14 +283,71 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
             raise ValueError(f"Config input/output refers to unknown layer {lname!r}.")
         return _tensor(lname, nidx - 1 if _has_builtin_node(created[lname]) else nidx, tidx)
 
-    inputs = _map_histories(out_tensor, config["input_layers"])
-    outputs = _map_histories(out_tensor, config["output_layers"])
+    try:
+        inputs = _map_histories(out_tensor, config["input_layers"])
+    except serialization.CONFIG_ERRORS as err:
+        raise serialization.config_error(err, "'input_layers'") from err
+    try:
+        outputs = _map_histories(out_tensor, config["output_layers"])
+    except serialization.CONFIG_ERRORS as err:
+        raise serialization.config_error(err, "'output_layers'") from err
     model_kwargs = {"name": config.get("name")}
     if config.get("trainable") is False:
         model_kwargs["trainable"] = False
     # By keyword, as Keras does: `Model.__init__` takes them so, and a subclass's own
     # __init__ names them so whatever order its parameters come in.
     return cls(inputs=inputs, outputs=outputs, **model_kwargs)
+
+
+def _keras2_node(node_data: list) -> dict:
+    """A Keras 2 inbound node (a list of `[name, node, tensor, kwargs?]`) as a dict."""
+    if not node_data or not all(isinstance(h, list) and len(h) >= 3 for h in node_data):
+        raise ValueError(
+            f"a Keras 2 inbound node must be a list of [layer name, node index, tensor index, "
+            f"kwargs?] lists; found {node_data!r:.200}"
+        )
+    kwargs = node_data[0][3] if len(node_data[0]) > 3 else {}
+    return {
+        "args": [[h[:3] for h in node_data]] if len(node_data) > 1 else [node_data[0][:3]],
+        "kwargs": kwargs if isinstance(kwargs, dict) else {},
+    }
+
+
+def _entry_name(entry) -> str:
+    name = entry.get("name") or entry["config"]["name"]
+    return name
+
+
+def _check_layout(config) -> None:
+    """Refuse a functional config whose layout is not Keras's, naming the JSON path."""
+    if not isinstance(config, dict):
+        raise ValueError(
+            f"A functional model config must be an object; found {type(config).__name__}."
+        )
+    for key in ("layers", "input_layers", "output_layers"):
+        if key not in config:
+            raise ValueError(f"The functional model config has no {key!r}.")
+    if not isinstance(config["layers"], list):
+        raise ValueError(
+            f"'layers' of the functional model config must be a list; found "
+            f"{type(config['layers']).__name__}."
+        )
+    seen = set()
+    for i, entry in enumerate(config["layers"]):
+        where = f"'layers'[{i}]"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where} must be an object; found {type(entry).__name__}.")
+        if not isinstance(entry.get("class_name"), str):
+            raise ValueError(f"{where} has no 'class_name' string.")
+        inner = entry.get("config")
+        name = entry.get("name") or (inner.get("name") if isinstance(inner, dict) else None)
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"{where} ({entry['class_name']}) has no 'name' string.")
+        if name in seen:
+            raise ValueError(f"{where}: two layers are named {name!r}; names must be unique.")
+        seen.add(name)
+        if not isinstance(entry.get("inbound_nodes", []), list):
+            raise ValueError(f"{where} {name!r}: 'inbound_nodes' must be a list.")
 
 
 def _map_histories(fn, struct):

@@ -20,9 +20,11 @@ from __future__ import annotations
 import datetime
 import io
 import json
+import lzma
 import os
 import tempfile
 import zipfile
+import zlib
 
 from lamina.saving import weights_h5
 from lamina.saving.atomic import atomic_write
@@ -187,17 +189,51 @@ def _check_zip(zf: zipfile.ZipFile, filepath) -> None:
                 f"{info.file_size / max(info.compress_size, 1):.0f}:1 (limit {MAX_COMPRESSION_RATIO}:1); "
                 "it looks like a zip bomb."
             )
+    names = zf.namelist()
+    duplicated = sorted({name for name in names if names.count(name) > 1})
+    if duplicated:
+        raise ValueError(
+            f"Refusing to load {filepath!r}: zip entry {duplicated[0]!r} appears more than "
+            "once, so which copy is meant is ambiguous; the file is damaged or was altered."
+        )
     for required in (CONFIG, WEIGHTS):
-        if required not in zf.namelist():
+        if required not in names:
             raise ValueError(f"{filepath!r} is not a .keras file: it has no {required}.")
 
 
-def _read_bounded(zf, name, limit):
-    with zf.open(name) as f:
-        data = f.read(limit + 1)
+# What reading a damaged zip entry raises: a bad CRC or header (BadZipFile), a broken
+# deflate/bzip2/lzma stream (zlib.error, OSError, LZMAError, EOFError), an unknown
+# compression method (NotImplementedError).
+ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    lzma.LZMAError,
+    OSError,
+    EOFError,
+    NotImplementedError,
+    RuntimeError,
+    OverflowError,
+)
+
+
+def _read_bounded(zf, name, limit, filepath=None):
+    try:
+        with zf.open(name) as f:
+            data = f.read(limit + 1)
+    except ZIP_ERRORS as err:
+        where = f"{filepath!r}" if filepath is not None else "the file"
+        raise ValueError(
+            f"Cannot load {where}: zip entry {name!r} cannot be read, the file is damaged "
+            f"({type(err).__name__}: {err})."
+        ) from err
     if len(data) > limit:
         raise ValueError(f"Entry {name!r} is larger than {limit} bytes; refusing to load it.")
     return data
+
+
+def _part_error(filepath, part: str, err: BaseException) -> Exception:
+    """`err` as one exception naming the file and the part of it being read."""
+    return serialization.config_error(err, f"Cannot load {filepath!r}: {part}")
 
 
 def _parse_config(data: bytes, filepath):
@@ -270,10 +306,16 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
     filepath = os.fspath(filepath)
     if not zipfile.is_zipfile(filepath):
         raise ValueError(f"{filepath!r} is not a .keras (zip) file.")
-    with zipfile.ZipFile(filepath) as zf:
+    try:
+        zf = zipfile.ZipFile(filepath)
+    except ZIP_ERRORS + (ValueError,) as err:
+        raise ValueError(
+            f"Cannot load {filepath!r}: its zip directory is damaged ({type(err).__name__}: {err})."
+        ) from err
+    with zf:
         _check_zip(zf, filepath)
-        config = _parse_config(_read_bounded(zf, CONFIG, MAX_CONFIG_BYTES), filepath)
-        weights = _read_bounded(zf, WEIGHTS, MAX_ENTRY_BYTES)
+        config = _parse_config(_read_bounded(zf, CONFIG, MAX_CONFIG_BYTES, filepath), filepath)
+        weights = _read_bounded(zf, WEIGHTS, MAX_ENTRY_BYTES, filepath)
         model = _build_and_fill(zf, filepath, config, weights, custom_objects, compile, safe_mode)
     return model
 
@@ -283,32 +325,41 @@ def _build_and_fill(zf, filepath, config, weights, custom_objects, compile, safe
     assets loaded."""
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
-    serialization.config_depth(config)
     compile_config = config.pop("compile_config", None)
     # An honest file stores every variable the model and its optimizer create, so what
     # loading may allocate is bounded by the weights' size (twice it, plus room for
     # metrics and seeds): a config asking for more is refused before it allocates.
     budget = serialization.build_budget(
         2 * len(weights) + LOAD_SLACK_BYTES,
-        f"Refusing to load {filepath!r}",
-        f"Its weights take {len(weights):,} bytes, so its config asks for far more than "
+        "building its model",
+        f"The weights take {len(weights):,} bytes, so the config asks for far more than "
         "the file holds: the file is damaged or was altered.",
     )
     with budget:
-        model = serialization.deserialize_keras_object(
-            config,
-            "layers",
-            custom_objects=custom_objects,
-            printable_module_name="model",
-            safe_mode=safe_mode,
-        )
-        build_config = config.get("build_config")
-        if build_config and not model.built:
-            model.build_from_config(build_config)
+        try:
+            serialization.config_depth(config)
+            model = serialization.deserialize_keras_object(
+                config,
+                "layers",
+                custom_objects=custom_objects,
+                printable_module_name="model",
+                safe_mode=safe_mode,
+            )
+            build_config = config.get("build_config")
+            if build_config and not model.built:
+                model.build_from_config(build_config)
+        except serialization.CONFIG_ERRORS as err:
+            raise _part_error(filepath, CONFIG, err) from err
         if compile and compile_config:
             _check_compile_names(compile_config, custom_objects, filepath)
-            model._compile_from_config(compile_config, custom_objects)
-        with h5py.File(io.BytesIO(weights), "r") as f:
-            weights_h5.read_model(f, model, restore_optimizer=bool(compile and compile_config))
+            try:
+                model._compile_from_config(compile_config, custom_objects)
+            except serialization.CONFIG_ERRORS as err:
+                raise _part_error(filepath, f"{CONFIG}, compile_config", err) from err
+        try:
+            with h5py.File(io.BytesIO(weights), "r") as f:
+                weights_h5.read_model(f, model, restore_optimizer=bool(compile and compile_config))
+        except weights_h5.H5_ERRORS as err:
+            raise _part_error(filepath, WEIGHTS, err) from err
     _read_assets(zf, model, filepath)
     return model

@@ -525,7 +525,8 @@ def _mark_keras_op(entry) -> None:
     inner = entry.get("config")
     class_name = entry.get("class_name")
     if (
-        class_name in KERAS_OPS
+        isinstance(class_name, str)
+        and class_name in KERAS_OPS
         and isinstance(inner, dict)
         and "trainable" not in inner
         and "dtype" not in inner
@@ -555,12 +556,12 @@ def _owns_first_node(entry) -> bool:
 def _shift_nested_nodes(layers: list) -> None:
     """Keras 2's list-form inbound nodes count a nested model's own node: its first call
     is node 1. lamina counts only calls, so those references move down by one."""
-    nested = {
+    names = [
         entry.get("name") or entry["config"].get("name")
         for entry in layers
         if _owns_first_node(entry) and isinstance(entry["config"], dict)
-    }
-    nested.discard(None)
+    ]
+    nested = {name for name in names if isinstance(name, str)}
     if not nested:
         return
     for entry in layers:
@@ -570,6 +571,7 @@ def _shift_nested_nodes(layers: list) -> None:
                 if (
                     isinstance(source, list)
                     and len(source) >= 3
+                    and isinstance(source[0], str)
                     and source[0] in nested
                     and isinstance(source[1], int)
                     and source[1] >= 1

@@ -16,6 +16,7 @@ import numpy as np
 
 from lamina.backend.common.global_state import to_snake_case
 from lamina.saving.atomic import atomic_write
+from lamina.utils import serialization
 
 
 def _own(layer) -> list:
@@ -103,6 +104,21 @@ def write_model(f, model) -> None:
             group.create_dataset(str(i), data=v.numpy())
 
 
+# What h5py and NumPy raise on a damaged or altered weights file: bad bytes in an
+# object header or B-tree (OSError, KeyError, RuntimeError), data that is not numbers
+# (ValueError, TypeError), and the odd IndexError/OverflowError from corrupt sizes.
+H5_ERRORS = (
+    ValueError,
+    TypeError,
+    OSError,
+    KeyError,
+    RuntimeError,
+    IndexError,
+    OverflowError,
+    AttributeError,
+    UnicodeError,
+)
+
 MAX_H5_DEPTH = 64  # Keras nests a few levels per nested model; 64 is far beyond real files.
 MAX_H5_OBJECTS = 1_000_000
 
@@ -147,12 +163,16 @@ def check_safe(f) -> None:
 
 def read_model(f, model, restore_optimizer: bool = False) -> None:
     """Load weights from open file `f` into `model` (all shapes checked before assigning)."""
+    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
     check_safe(f)
     assignments: list = []
     _read(f, model, model.name, assignments)
     optimizer = getattr(model, "optimizer", None)
     if restore_optimizer and optimizer is not None and "optimizer" in f:
-        stored = f["optimizer"]["vars"]
+        stored = f["optimizer"].get("vars") if isinstance(f["optimizer"], h5py.Group) else None
+        if not isinstance(stored, h5py.Group):
+            raise ValueError("Entry optimizer/vars is missing or not a group of weights.")
         base = 1 + (optimizer._learning_rate is not None)
         if not optimizer.built and len(stored) != base:
             optimizer.build(model.trainable_variables)
@@ -167,13 +187,15 @@ def read_model(f, model, restore_optimizer: bool = False) -> None:
                 f"{len(variables)}."
             )
         for i, v in enumerate(variables):
-            data = stored[str(i)]
+            data = stored.get(str(i))
+            if not isinstance(data, h5py.Dataset):
+                raise ValueError(f"Entry optimizer/vars/{i} is missing or not a dataset.")
             if tuple(data.shape) != tuple(v.shape):
                 raise ValueError(
                     f"Optimizer variable {v.name!r} has shape {tuple(v.shape)}, the file holds "
-                    f"{tuple(data.shape)}."
+                    f"{tuple(data.shape)} (entry optimizer/vars/{i})."
                 )
-            assignments.append((v, np.asarray(data)))
+            assignments.append((v, _numbers(data, f"optimizer/vars/{i}")))
     for variable, value in assignments:
         variable.assign(value)
 
@@ -197,6 +219,8 @@ def _read(group, obj, path, assignments):
     is_seed = isinstance(obj, SeedGenerator)
     own = [obj.state] if is_seed else _own(obj)
     stored = group.get("vars")
+    if stored is not None and not isinstance(stored, h5py.Group):
+        raise ValueError(f"Entry {path}/vars is not a group of weights.")
     count = len(stored) if stored is not None else 0
     if count != len(own):
         if is_seed:
@@ -206,7 +230,12 @@ def _read(group, obj, path, assignments):
             "The file was saved from a different architecture."
         )
     for i, v in enumerate(own):
-        dataset = stored[str(i)]
+        dataset = stored.get(str(i))
+        if dataset is None:
+            raise ValueError(
+                f"Entry {path}/vars holds {count} item(s) but no {str(i)!r}: its weights are "
+                "not numbered 0, 1, ... as written."
+            )
         if not isinstance(dataset, h5py.Dataset) or dataset.external or dataset.is_virtual:
             raise ValueError(
                 f"Entry {path}/vars/{i} is not an internal dataset; refusing to load it."
@@ -214,13 +243,15 @@ def _read(group, obj, path, assignments):
         if tuple(dataset.shape) != tuple(v.shape):
             raise ValueError(
                 f"Weight {v.path!r} has shape {tuple(v.shape)}, but the file holds shape "
-                f"{tuple(dataset.shape)} for it."
+                f"{tuple(dataset.shape)} for it (entry {path}/vars/{i})."
             )
-        assignments.append((v, np.asarray(dataset)))
+        assignments.append((v, _numbers(dataset, f"{path}/vars/{i}")))
     if is_seed:
         return
     for child_path, child in _children(obj):
         sub = group.get(child_path)
+        if sub is not None and not isinstance(sub, h5py.Group):
+            raise ValueError(f"Entry {path}/{child_path} is not a group; the file is damaged.")
         if sub is None:
             if isinstance(child, SeedGenerator):
                 continue
@@ -233,14 +264,36 @@ def _read(group, obj, path, assignments):
         _read(sub, child, f"{path}/{child_path}", assignments)
 
 
+def _numbers(dataset, where: str):
+    """The values of `dataset`, refused unless they are numbers (or booleans)."""
+    if dataset.dtype.kind not in "fiub":
+        raise ValueError(f"Entry {where} holds {dataset.dtype} data, not numbers.")
+    return np.asarray(dataset)
+
+
 def load_weights(model, filepath) -> None:
-    """Load weights saved by `save_weights` into `model` (all shapes checked first)."""
+    """Load weights saved by `save_weights` into `model` (all shapes checked first).
+
+    A damaged or mismatched file raises one ValueError naming the file and the entry.
+    """
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
     from lamina.saving import legacy_h5
 
     filepath = os.fspath(filepath)
-    with h5py.File(filepath, "r") as f:
+    if not os.path.isfile(filepath):
+        raise FileNotFoundError(f"No such weights file: {filepath!r}.")
+    try:
+        f = h5py.File(filepath, "r")
+    except (OSError, ValueError) as err:
+        raise ValueError(
+            f"Cannot load weights from {filepath!r}: it is not a readable HDF5 file "
+            f"({type(err).__name__}: {err})."
+        ) from err
+    with f:
         if legacy_h5.is_legacy_weights(f):  # Keras 2 `save_weights("w.h5")`, whole `.h5`
             return legacy_h5.load_weights(f, model, filepath)
-        read_model(f, model)
+        try:
+            read_model(f, model)
+        except H5_ERRORS as err:
+            raise serialization.config_error(err, f"Cannot load weights from {filepath!r}") from err

@@ -263,6 +263,9 @@ SIZE_KEYS = frozenset(
     }
 )  # fmt: skip
 MAX_DIMENSION = 2**31 - 1
+# Keys where -1 is meaningful ("infer this size": Reshape's target_shape) or harmless
+# (the shape keys).
+NEGATIVE_ONE_KEYS = frozenset({"target_shape", "shape", "batch_shape", "input_shape"})
 
 # The most bytes of variables that building a model from a config (model_from_json,
 # model_from_config, Model.from_config, layers.deserialize) may allocate. Loading a
@@ -296,6 +299,10 @@ def check_sizes(config, who: str) -> None:
             if isinstance(value, (list, tuple)):
                 stack.extend(value)
             elif isinstance(value, int) and not isinstance(value, bool):
+                if value < -1 or (value == -1 and key not in NEGATIVE_ONE_KEYS):
+                    raise ValueError(
+                        f"{who} config sets {key}={config[key]!r:.100}; sizes cannot be negative."
+                    )
                 if abs(value) > MAX_DIMENSION:
                     raise ValueError(
                         f"{who} config sets {key}={config[key]!r}; lamina refuses sizes above "
@@ -338,11 +345,18 @@ def deserialize_keras_object(
     class_name = config["class_name"]
     if not isinstance(class_name, str):
         raise TypeError(
-            f"Cannot deserialize {printable_module_name}: 'class_name' must be a string; "
-            f"received {type(class_name).__name__} {class_name!r}."
+            f"Cannot deserialize the {printable_module_name} config: its 'class_name' must be a "
+            f"string; received {type(class_name).__name__} {class_name!r:.100}."
         )
     inner = config.get("config", {})
     module = config.get("module")
+    for key in ("module", "registered_name"):
+        if config.get(key) is not None and not isinstance(config[key], str):
+            raise TypeError(
+                f"Cannot deserialize the {printable_module_name} config of {class_name!r}: its "
+                f"{key!r} must be a string or null; received {type(config[key]).__name__} "
+                f"{config[key]!r:.100}."
+            )
     if _is_keras_op_module(module):
         # An op node of a Keras functional graph: resolved only in the Keras-op registry.
         factory = _KERAS_OPS.get(class_name)
@@ -354,10 +368,21 @@ def deserialize_keras_object(
             )
         return factory(class_name, module, inner)
     if class_name == "function":
+        if not isinstance(inner, str):
+            raise TypeError(
+                f"Cannot deserialize the {printable_module_name} config of a function: its "
+                f"'config' must be the function's registered name; received "
+                f"{type(inner).__name__} {inner!r:.100}."
+            )
         obj = get_registered_object(inner, custom_objects, category)
         if obj is None:
             raise ValueError(f"Unknown function {inner!r} for {printable_module_name}.")
         return obj
+    if category == "layers" and not isinstance(inner, (dict, list)):
+        raise TypeError(
+            f"Cannot deserialize the {printable_module_name} config of {class_name!r}: its "
+            f"'config' must be an object; received {type(inner).__name__} {inner!r:.100}."
+        )
     if category == "layers":
         who = f"{class_name} {inner.get('name')!r}" if isinstance(inner, dict) else class_name
         check_sizes(inner, who)
@@ -376,9 +401,60 @@ def deserialize_keras_object(
     if not isinstance(cls, type):
         return cls
     if category == "layers":
-        with build_budget():
-            return _from_config(cls, inner, custom_objects, kwargs)
+        name = inner.get("name") if isinstance(inner, dict) else None
+        where = (
+            f"{printable_module_name} {name!r} ({class_name})"
+            if name
+            else (f"{printable_module_name} {class_name}")
+        )
+        try:
+            with build_budget():
+                return _from_config(cls, inner, custom_objects, kwargs)
+        except CONFIG_ERRORS as err:
+            raise config_error(err, where) from err
     return _from_config(cls, inner, custom_objects, kwargs)
+
+
+# What building an object from a damaged config may raise, besides ValueError and
+# TypeError: a missing key, a value of the wrong type reaching an attribute or an index,
+# an absurd number reaching arithmetic. Each is turned into one ValueError naming the
+# layer (see `config_error`); MemoryError and KeyboardInterrupt pass through.
+CONFIG_ERRORS = (
+    ValueError,
+    TypeError,
+    KeyError,
+    AttributeError,
+    IndexError,
+    OverflowError,
+    ZeroDivisionError,
+    RecursionError,
+    RuntimeError,
+    ArithmeticError,
+    AssertionError,
+)
+
+
+def config_error(err: BaseException, where: str) -> Exception:
+    """`err` as an exception whose message starts with `where` (the part being read).
+
+    A TypeError stays a TypeError; everything else becomes a ValueError, its original
+    type named in the message (`KeyError: 'units'`). Nested layers prefix their own
+    names, so the message reads like a path: `model 'm' (Functional): layer 'dense'
+    (Dense): ...`.
+
+    >>> str(config_error(KeyError("units"), "layer 'dense' (Dense)"))
+    "layer 'dense' (Dense): missing key 'units' (KeyError)"
+    """
+    if isinstance(err, RecursionError):
+        detail = "the config is nested or linked too deeply to build (RecursionError)"
+    elif isinstance(err, KeyError):
+        detail = f"missing key {err} (KeyError)"
+    elif type(err) in (ValueError, TypeError):
+        detail = str(err)
+    else:
+        detail = f"{err} ({type(err).__name__})"
+    cls = TypeError if type(err) is TypeError else ValueError
+    return cls(f"{where}: {detail}")
 
 
 def _from_config(cls, inner, custom_objects, kwargs):
