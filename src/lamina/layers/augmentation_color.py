@@ -189,6 +189,17 @@ class RandomHue(_ValueRangeAugmentation):
         return {**super().get_config(), "factor": self.factor}
 
 
+def _saturate(images, s, low, high):
+    scale = ops.maximum(s / (1.0 - s + 1e-7), 0.0)
+    hsv = rgb_to_hsv(ops.clip(rescale(images, (low, high), (0, 1)), 0.0, 1.0))
+    saturation = ops.clip(hsv[..., 1] * scale, 0.0, 1.0)
+    rgb = hsv_to_rgb(ops.stack([hsv[..., 0], saturation, hsv[..., 2]], axis=-1))
+    return rescale(rgb, (0, 1), (low, high))
+
+
+_saturation_program = backend.jit(_saturate, static_argnums=(2, 3))
+
+
 @register
 class RandomSaturation(_ValueRangeAugmentation):
     """Scales the saturation of each image by a random amount while training.
@@ -212,11 +223,7 @@ class RandomSaturation(_ValueRangeAugmentation):
     def augment_images(self, images):
         _check_rgb(self, images)
         s = per_image(self, images.shape[0], *self._range, rank=3)
-        scale = s / (1.0 - s + 1e-7)
-        hsv = rgb_to_hsv(ops.clip(rescale(images, self.value_range, (0, 1)), 0.0, 1.0))
-        saturation = ops.clip(hsv[..., 1] * ops.maximum(scale, 0.0), 0.0, 1.0)
-        rgb = hsv_to_rgb(ops.stack([hsv[..., 0], saturation, hsv[..., 2]], axis=-1))
-        return rescale(rgb, (0, 1), self.value_range)
+        return _saturation_program(images, s, *self.value_range)
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor}
@@ -260,6 +267,16 @@ def _depthwise(images, kernel2d):
     )
 
 
+def _sharpen(images, f):
+    a, b = 1.0 / 13.0, 5.0 / 13.0
+    kernel = ops.convert_to_tensor([[a, a, a], [a, b, a], [a, a, a]], dtype=images.dtype)
+    smooth = _depthwise(images, kernel)
+    return images + (1.0 - 2.0 * f) * (smooth - images)
+
+
+_sharpen_program = backend.jit(_sharpen)
+
+
 @register
 class RandomSharpness(_ValueRangeAugmentation):
     """Sharpens or blurs each image by a random amount while training.
@@ -280,21 +297,21 @@ class RandomSharpness(_ValueRangeAugmentation):
         self._range = factor_range(self.who, "factor", factor, 0.0, 1.0)
 
     def augment_images(self, images):
-        a, b = 1.0 / 13.0, 5.0 / 13.0
-        kernel = ops.convert_to_tensor([[a, a, a], [a, b, a], [a, a, a]], dtype=images.dtype)
-        smooth = _depthwise(images, kernel)
-        f = per_image(self, images.shape[0], *self._range) * 2.0
-        return self.clip(images + (1.0 - f) * (smooth - images))
+        f = per_image(self, images.shape[0], *self._range)
+        return self.clip(_sharpen_program(images, f))
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor}
 
 
-def _posterize(images, bits, value_range):
-    """Keep the top `bits` bits of each 8-bit value (images in `value_range`)."""
-    pixels = ops.floor(ops.clip(rescale(images, value_range, (0, 255)), 0.0, 255.0))
+def _posterize(images, bits, low, high):
+    """Keep the top `bits` bits of each 8-bit value (images in `(low, high)`)."""
+    pixels = ops.floor(ops.clip(rescale(images, (low, high), (0, 255)), 0.0, 255.0))
     step = 2.0 ** (8.0 - bits)
-    return rescale(ops.floor(pixels / step) * step, (0, 255), value_range)
+    return rescale(ops.floor(pixels / step) * step, (0, 255), (low, high))
+
+
+_posterize_program = backend.jit(_posterize, static_argnums=(2, 3))
 
 
 @register
@@ -331,7 +348,7 @@ class RandomPosterization(_ValueRangeAugmentation):
         else:
             draw = ops_random.randint((n, 1, 1, 1), lower, upper, seed=self.seed_generator)
             bits = ops.cast(draw, "float32")
-        return _posterize(images, ops.cast(bits, images.dtype), self.value_range)
+        return _posterize_program(images, ops.cast(bits, images.dtype), *self.value_range)
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor}

@@ -37,10 +37,13 @@ def _permutation(layer, batch_size):
     return ops_random.shuffle(ops.arange(batch_size), seed=layer.seed_generator)
 
 
-def _mix_labels(labels, weight, order):
+def _mix_labels_once(labels, weight, order):
     labels = ops.cast(labels, "float32")
     weight = ops.reshape(weight, (-1,) + (1,) * (len(labels.shape) - 1))
     return weight * labels + (1.0 - weight) * ops.take(labels, order, axis=0)
+
+
+_mix_labels = backend.jit(_mix_labels_once)
 
 
 @register
