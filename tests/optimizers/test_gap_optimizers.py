@@ -297,15 +297,9 @@ FIT_OPTIMIZERS = [
     (lambda: optimizers.Adafactor(0.1), True),
     (lambda: _MomentumSGD(0.05, 0.5), True),
     (lambda: _multi(optimizers), True),
-    pytest.param(
+    (
         lambda: optimizers.LossScaleOptimizer(optimizers.Adam(0.05), initial_scale=1024.0),
         True,
-        marks=pytest.mark.xfail(
-            backend.backend() == "jax",
-            reason="the JAX train step calls `scale_loss` outside a scope holding the "
-            "optimizer's variables (training/steps.py), so `dynamic_scale` cannot be read",
-            strict=True,
-        ),
     ),
 ]
 

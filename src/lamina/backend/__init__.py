@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import gc
 import pkgutil
 
 from lamina.backend.common.dtypes import result_type
@@ -170,9 +171,17 @@ def __dir__() -> list:
     return sorted(set(globals()) | set(_classic().__all__))
 
 
-def clear_session() -> None:
-    """Reset automatic layer names (`dense`, `dense_1`, ...) and the global seed state."""
+def clear_session(free_memory: bool = True) -> None:
+    """Reset automatic layer names (`dense`, `dense_1`, ...) and the global seed state.
+
+    Args:
+        free_memory: also run Python's garbage collector (as Keras does), so that models
+            deleted before the call, which sit in reference cycles, release their
+            weights now rather than whenever the collector next runs.
+    """
     _reset_session()
+    if free_memory:
+        gc.collect()
 
 
 def function(inputs, outputs, updates=None, name=None):
@@ -214,6 +223,7 @@ __all__ = [
     "distribution",
     "epsilon",
     "execution",
+    "export",
     "floatx",
     "fori_loop",
     "function",

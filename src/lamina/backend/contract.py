@@ -886,8 +886,9 @@ COMMON: dict[str, dict[str, Declaration]] = {
         """
         function(inputs, outputs, updates=None, name=None)
             The classic `K.function`: a callable from input values to output values.
-        clear_session()
-            Reset automatic layer names and the global seed state.
+        clear_session(free_memory=True)
+            Reset automatic layer names and the global seed state (and the reset hooks'
+            state); with `free_memory`, run Python's garbage collector too.
         """
     ),
 }

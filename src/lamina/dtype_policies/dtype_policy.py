@@ -11,6 +11,7 @@ The global policy (`set_dtype_policy`) is what a layer made without `dtype=` get
 from __future__ import annotations
 
 from lamina import backend
+from lamina.backend.common.global_state import register_reset_hook
 
 _MIXED = {"mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
 # The names Keras 3 (and Keras 2's `mixed_precision.Policy`) write for a float policy.
@@ -121,6 +122,14 @@ def set_dtype_policy(policy) -> None:
             f"DTypePolicy; received {policy!r} of type {type(policy).__name__}."
         )
     _global_policy[0] = policy
+
+
+def _reset_global_policy() -> None:
+    _global_policy[0] = None
+
+
+# `clear_session()` forgets the global policy, as in Keras.
+register_reset_hook(_reset_global_policy)
 
 
 def dtype_policy() -> DTypePolicy:

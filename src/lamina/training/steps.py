@@ -202,22 +202,24 @@ class StepAPI:
         trainable, non_trainable, optimizer_values, metrics_values = state
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         optimizer = self.optimizer
+        own = list(optimizer.variables)
+        own_values = list(optimizer_values)[: len(own)]
 
         def loss_fn(trainable):
             loss, aux = self._loss_and_updates(
                 trainable, non_trainable, metrics_values, x, y, sample_weight, True
             )
-            # Differentiated scaled (`loss_scale_factor`; `apply` unscales), logged as is.
-            return optimizer.scale_loss(loss), (loss, aux)
+            # Differentiated scaled (`loss_scale_factor`, or a LossScaleOptimizer's dynamic
+            # scale, one of its variables); `apply` unscales. Logged as is.
+            with backend.StatelessScope(list(zip(own, own_values))):
+                scaled = optimizer.scale_loss(loss)
+            return scaled, (loss, aux)
 
         (_, (loss, aux)), grads = backend.value_and_grad(loss_fn, has_aux=True)(list(trainable))
         y_pred, non_trainable, metrics_values, (per_output, masks) = aux
         # The masks of this step's outputs, for `compute_metrics` (outside the gradient).
         self.__dict__["_step_output_masks"] = (y_pred, masks)
-        own = list(optimizer.variables)
-        trainable, own_values = optimizer.stateless_apply(
-            list(optimizer_values)[: len(own)], grads, trainable
-        )
+        trainable, own_values = optimizer.stateless_apply(own_values, grads, trainable)
         optimizer_values = list(own_values) + list(optimizer_values)[len(own) :]
         with self._metrics_scope(metrics_values) as scope:
             self._update_loss_trackers(loss, per_output, _batch_size(x))
