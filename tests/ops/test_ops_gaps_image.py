@@ -85,13 +85,23 @@ IMAGE = {
 }
 
 
+# Gradients are checked for the engine primitives and the compositions whose gradient
+# needs care (masked, normalized, stable forms); the rest differentiate through these.
+GRADIENT_CASES = {
+    "extract_patches",
+    "gaussian_blur",
+    "hsv_to_rgb",
+    "ssim",
+}
+
+
 @pytest.mark.parametrize("name", sorted(IMAGE))
 def test_image_matches_keras(name):
     f, inputs, grad = IMAGE[name]
     check(
         f,
         *inputs,
-        grad=grad,
+        grad=grad and name in GRADIENT_CASES,
         rtol=1e-4,
         atol=1e-5,
         batch=name not in ("ssim", "perspective_transform"),

@@ -48,10 +48,29 @@ LINALG = {
 }
 
 
+# Gradients are checked for the engine primitives and the compositions whose gradient
+# needs care (masked, normalized, stable forms); the rest differentiate through these.
+GRADIENT_CASES = {
+    "associative_scan_reverse_axis",
+    "cholesky",
+    "cholesky_inverse",
+    "eigh_values",
+    "erfinv",
+    "inv",
+    "irfft",
+    "logdet",
+    "rfft",
+    "scatter",
+    "scatter_update",
+    "solve_triangular",
+    "svd_values",
+}
+
+
 @pytest.mark.parametrize("name", sorted(LINALG))
 def test_linalg_matches_keras(name):
     f, inputs, grad = LINALG[name]
-    check(f, *inputs, grad=grad, rtol=1e-4, atol=1e-5, batch=False)
+    check(f, *inputs, grad=grad and name in GRADIENT_CASES, rtol=1e-4, atol=1e-5, batch=False)
 
 
 def test_linalg_against_scipy():
@@ -98,7 +117,7 @@ MATH = {
 @pytest.mark.parametrize("name", sorted(MATH))
 def test_math_matches_keras(name):
     f, inputs, grad = MATH[name]
-    check(f, *inputs, grad=grad, rtol=1e-4, atol=1e-4)
+    check(f, *inputs, grad=grad and name in GRADIENT_CASES, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("reduction", ["max", "min", "prod"])
@@ -176,7 +195,7 @@ CORE = {
 @pytest.mark.parametrize("name", sorted(CORE))
 def test_core_matches_keras(name):
     f, inputs, grad = CORE[name]
-    check(f, *inputs, grad=grad, batch=not name.startswith("scatter"))
+    check(f, *inputs, grad=grad and name in GRADIENT_CASES, batch=not name.startswith("scatter"))
 
 
 def test_custom_gradient_replaces_the_gradient():

@@ -119,13 +119,29 @@ NN = {
 }
 
 
+# Gradients are checked for the engine primitives and the compositions whose gradient
+# needs care (masked, normalized, stable forms); the rest differentiate through these.
+GRADIENT_CASES = {
+    "adaptive_max_pool",
+    "binary_crossentropy_logits",
+    "categorical_crossentropy",
+    "dot_product_attention",
+    "fold",
+    "layer_normalization_axes",
+    "normalize",
+    "rms_normalization",
+    "sparse_plus",
+    "unfold",
+}
+
+
 @pytest.mark.parametrize("name", sorted(NN))
 def test_nn_matches_keras(name):
     f, inputs, grad = NN[name]
     # Cases whose other arguments fix the batch size are traced with it known.
     fixed = ("glu", "psnr", "fold", "adaptive", "binary", "categorical", "dot_product")
     batch = not name.startswith(fixed)
-    check(f, *inputs, grad=grad, rtol=1e-4, atol=1e-5, batch=batch)
+    check(f, *inputs, grad=grad and name in GRADIENT_CASES, rtol=1e-4, atol=1e-5, batch=batch)
 
 
 def test_against_numpy_formulas():

@@ -217,10 +217,24 @@ NUMPY = {
 }
 
 
+# Gradients are checked for the engine primitives and the compositions whose gradient
+# needs care (masked, normalized, stable forms); the rest differentiate through these.
+GRADIENT_CASES = {
+    "cbrt",
+    "corrcoef",
+    "hypot",
+    "logaddexp2",
+    "median",
+    "rot90",
+    "sinc",
+    "trapezoid",
+}
+
+
 @pytest.mark.parametrize("name", sorted(NUMPY))
 def test_numpy_matches_keras(name):
     f, inputs, grad, symbolic = NUMPY[name]
-    check(f, *inputs, grad=grad, rtol=1e-5, atol=1e-5, symbolic=symbolic)
+    check(f, *inputs, grad=grad and name in GRADIENT_CASES, rtol=1e-5, atol=1e-5, symbolic=symbolic)
 
 
 def test_argpartition_partitions():
