@@ -551,6 +551,7 @@ def run_case(engine, mutant, case_dir, weights_model, x, predict=True, bound=20.
     naming the part), "unnamed" (ValueError/TypeError naming no part), "other" (any
     other exception), "hang" (past `bound` seconds) or "litter" (files left behind).
     """
+    import faulthandler
     import os
     import signal
     import tempfile
@@ -569,6 +570,9 @@ def run_case(engine, mutant, case_dir, weights_model, x, predict=True, bound=20.
     old_tempdir, tempfile.tempdir = tempfile.tempdir, private_tmp
     old_handler = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, bound)
+    # A loop inside C code (libhdf5) never sees the timer: past three bounds the process
+    # prints where it is stuck and exits, rather than hang the test run forever.
+    faulthandler.dump_traceback_later(3 * bound, exit=True)
     stage = "load"
     start = time.perf_counter()
     try:
@@ -598,6 +602,7 @@ def run_case(engine, mutant, case_dir, weights_model, x, predict=True, bound=20.
     except Exception as err:  # noqa: BLE001 - classifying what escaped is the point
         outcome, detail = "other", f"{stage}: {type(err).__name__}: {str(err)[:300]}"
     finally:
+        faulthandler.cancel_dump_traceback_later()
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old_handler)
         tempfile.tempdir = old_tempdir

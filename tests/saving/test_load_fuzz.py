@@ -12,8 +12,8 @@ entry, the HDF5 entry, the layer, the JSON key). Nothing else may escape (OSErro
 KeyError, AttributeError, RecursionError...), no case may run past its time bound, and
 no file may be left next to the target or in the temporary folder.
 
-A CI run tries 30 cases per engine and source (240 in all, ~6 s), the same seeded ones
-each time; `LAMINA_FUZZ_CASES=N` tries N per engine and source, and
+A CI run tries 25 cases per engine and source (200 in all, ~7 s of CPU), the same
+seeded ones each time; `LAMINA_FUZZ_CASES=N` tries N per engine and source, and
 `LAMINA_FUZZ_SEED=S` starts from another seed.
 
 Largest local run (JAX engine, seeds 0-1,999 per engine and source, 16,000 mutants,
@@ -24,6 +24,7 @@ Below the fuzz cases, each escape the fuzzing found is pinned by its exact mutan
 
 from __future__ import annotations
 
+import faulthandler
 import io
 import json
 import os
@@ -41,9 +42,11 @@ import lamina
 os.environ.setdefault("KERAS_BACKEND", "jax")
 keras = pytest.importorskip("keras")
 
-CASES = int(os.environ.get("LAMINA_FUZZ_CASES", "30"))
+CASES = int(os.environ.get("LAMINA_FUZZ_CASES", "25"))
 SEED = int(os.environ.get("LAMINA_FUZZ_SEED", "0"))
-PREDICTS = 1 if "LAMINA_FUZZ_CASES" not in os.environ else 10**9  # predicts per engine
+# In CI, the first mutant that loads in each group of Keras-written files is run with
+# `predict` (each compiles a new model: ~0.4 s); with LAMINA_FUZZ_CASES, every one.
+FULL = "LAMINA_FUZZ_CASES" in os.environ
 BOUND_S = 20.0  # per case; a real load of these files takes ~0.1 s
 ENGINES = ("keras", "weights", "h5", "json")
 SUFFIX = {"keras": ".keras", "weights": ".weights.h5", "h5": ".h5", "json": ".json"}
@@ -119,6 +122,7 @@ def test_fuzz_load(engine, source, sources, weights_model, tmp_path):
     original = sources[(source, engine)]
     x = _inputs()
     counts, escapes, predicts = {}, [], 0
+    allowed = 10**9 if FULL else int(source == "keras")
     for seed in range(SEED, SEED + CASES):
         mutant, what = fm.MUTATORS[engine](original, random.Random(seed))
         outcome, detail = fm.run_case(
@@ -127,7 +131,7 @@ def test_fuzz_load(engine, source, sources, weights_model, tmp_path):
             str(tmp_path / str(seed)),
             weights_model,
             x,
-            predict=predicts < PREDICTS,
+            predict=predicts < allowed,
             bound=BOUND_S,
         )
         predicts += outcome == "loaded"
@@ -359,3 +363,21 @@ def test_legacy_h5_class_name_not_a_string(sources, tmp_path):
         ValueError, match=r"m\.h5': its model_config: .*'layers'\[7\] has no 'class_name'"
     ):
         _load(tmp_path, _h5(sources[("keras", "h5")], edit), "m.h5")
+
+
+def test_legacy_h5_damaged_global_heap(sources, tmp_path):
+    # was: libhdf5 looping forever inside C (no signal reaches it) when reading the
+    # model_config attribute of a file with 256 zeroed bytes in its global heap
+    data = bytearray(sources[("keras", "h5")])
+    start = data.index(b"GCOL")
+    data[start + 16 : start + 32] = bytes(16)  # the first object: index 0, size 0
+    faulthandler.dump_traceback_later(120, exit=True)  # were it to loop again
+    try:
+        with pytest.raises(ValueError, match=r"m\.h5': its HDF5 data: .*global heap .* damaged"):
+            _load(tmp_path, bytes(data), "m.h5")
+        path = tmp_path / "m.weights.h5"
+        path.write_bytes(bytes(data))
+        with pytest.raises(ValueError, match=r"m\.weights\.h5'.*global heap .* damaged"):
+            lamina.saving.load_weights(build(lamina), str(path))
+    finally:
+        faulthandler.cancel_dump_traceback_later()

@@ -357,6 +357,7 @@ def _build_and_fill(zf, filepath, config, weights, custom_objects, compile, safe
             except serialization.CONFIG_ERRORS as err:
                 raise _part_error(filepath, f"{CONFIG}, compile_config", err) from err
         try:
+            weights_h5.check_global_heaps(weights, "the file")
             with h5py.File(io.BytesIO(weights), "r") as f:
                 weights_h5.read_model(f, model, restore_optimizer=bool(compile and compile_config))
         except weights_h5.H5_ERRORS as err:

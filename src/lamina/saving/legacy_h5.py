@@ -376,6 +376,10 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
     if not os.path.exists(filepath):
         raise FileNotFoundError(f"No such file: {filepath!r}.")
     try:
+        weights_h5.check_file_heaps(filepath, "its HDF5 data")
+    except ValueError as err:
+        reader.fail("its HDF5 data", str(err).split(": ", 1)[1], err)
+    try:
         f = h5py.File(filepath, "r")
     except (OSError, ValueError) as err:
         reader.fail("the file", f"it is not a readable HDF5 file ({err}).", err)

@@ -119,6 +119,48 @@ H5_ERRORS = (
     UnicodeError,
 )
 
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+def check_global_heaps(data, where: str) -> None:
+    """Refuse an HDF5 file whose global heap would send libhdf5 into an endless loop.
+
+    Variable-length strings (the JSON attributes of a legacy `.h5` file) live in
+    "global heap collections". libhdf5 (2.0) walks a collection's objects by their
+    sizes, and an object with index 0 and size 0 (zeroed bytes, say) makes it step by
+    nothing forever, inside C code where no signal or timeout reaches it. This walks
+    each collection the same way first, on the raw bytes (`bytes` or an `mmap`), and
+    raises a ValueError naming `where` instead.
+    """
+    lengths = None
+    for offset in (0, 512, 1024, 2048):
+        if data[offset : offset + 8] == HDF5_SIGNATURE:
+            version = data[offset + 8]
+            lengths = data[offset + 14] if version in (0, 1) else data[offset + 10]
+            break
+    if lengths not in (2, 4, 8):
+        return  # not HDF5, or sizes libhdf5 refuses by itself
+    header = 8 + lengths  # signature, version, reserved, collection size
+    object_header = 8 + lengths  # index, reference count, reserved, object size
+    start = data.find(b"GCOL")
+    while start >= 0:
+        if data[start + 4] == 1:
+            size = int.from_bytes(data[start + 8 : start + 8 + lengths], "little")
+            end = min(start + size, len(data))
+            p = start + header
+            while p + object_header <= end:
+                index = int.from_bytes(data[p : p + 2], "little")
+                length = int.from_bytes(data[p + 8 : p + 8 + lengths], "little")
+                step = object_header + ((length + 7) & ~7) if index else length
+                if step == 0:
+                    raise ValueError(
+                        f"{where}: its HDF5 global heap at byte {start} is damaged (an "
+                        f"empty free-space record at byte {p}); the file cannot be read."
+                    )
+                p += step
+        start = data.find(b"GCOL", start + 4)
+
+
 MAX_H5_DEPTH = 64  # Keras nests a few levels per nested model; 64 is far beyond real files.
 MAX_H5_OBJECTS = 1_000_000
 
@@ -264,6 +306,17 @@ def _read(group, obj, path, assignments):
         _read(sub, child, f"{path}/{child_path}", assignments)
 
 
+def check_file_heaps(filepath, where: str) -> None:
+    """`check_global_heaps` on the file at `filepath`, mapped rather than read."""
+    import mmap
+
+    with open(filepath, "rb") as f:
+        if os.fstat(f.fileno()).st_size == 0:
+            return
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            check_global_heaps(data, where)
+
+
 def _numbers(dataset, where: str):
     """The values of `dataset`, refused unless they are numbers (or booleans)."""
     if dataset.dtype.kind not in "fiub":
@@ -283,6 +336,7 @@ def load_weights(model, filepath) -> None:
     filepath = os.fspath(filepath)
     if not os.path.isfile(filepath):
         raise FileNotFoundError(f"No such weights file: {filepath!r}.")
+    check_file_heaps(filepath, f"Cannot load weights from {filepath!r}")
     try:
         f = h5py.File(filepath, "r")
     except (OSError, ValueError) as err:
