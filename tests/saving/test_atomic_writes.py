@@ -63,9 +63,10 @@ def test_model_save_failing_halfway(tmp_path, monkeypatch):
     before = path.read_bytes()
     model.fit(X, Y, epochs=1, verbose=0)
     _crash_zip_at_weights(monkeypatch)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(OSError, match="disk full") as info:
         model.save(path)
     _assert_intact(path, before)
+    assert "the file there from before is unchanged" in "\n".join(info.value.__notes__)
 
 
 def test_save_weights_failing_halfway(tmp_path, monkeypatch):
@@ -75,9 +76,10 @@ def test_save_weights_failing_halfway(tmp_path, monkeypatch):
     before = path.read_bytes()
     model.fit(X, Y, epochs=1, verbose=0)
     _crash_h5_after(monkeypatch, 2)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(OSError, match="disk full") as info:
         model.save_weights(path)
     _assert_intact(path, before)
+    assert "the file there from before is unchanged" in "\n".join(info.value.__notes__)
 
 
 def test_backup_failing_halfway(tmp_path, monkeypatch):

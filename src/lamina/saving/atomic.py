@@ -54,8 +54,15 @@ def atomic_write(filepath):
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
         os.replace(tmp, filepath)
-    except BaseException:
+    except BaseException as error:
         with contextlib.suppress(OSError):
             os.remove(tmp)
+        if isinstance(error, OSError) and os.path.exists(filepath):
+            error.add_note(
+                f"Writing {filepath!r} did not finish; the file there from before is "
+                "unchanged (it is replaced only by a complete file)."
+            )
+        elif isinstance(error, OSError):
+            error.add_note(f"Writing {filepath!r} did not finish; no file was left there.")
         raise
     _fsync_directory(directory)
