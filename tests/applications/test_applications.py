@@ -109,8 +109,24 @@ def _layer_names(model):
     return names
 
 
+@pytest.fixture
+def placeholder_initial_values(monkeypatch):
+    """Lamina's random initial values, which the loaded file overwrites, become zeros.
+
+    On JAX each variable shape costs one compilation of the random generator (about
+    0.6 s of CPU each, tens per model); the architecture and the loading are what this
+    test checks, and a variable the file missed would still show as a mismatch.
+    """
+
+    def zeros(shape, low_or_mean=None, high_or_stddev=None, dtype=None, seed=None):
+        return lamina.ops.convert_to_tensor(np.zeros(tuple(shape), dtype or "float32"))
+
+    for name in ("uniform", "normal", "truncated_normal"):
+        monkeypatch.setattr(lamina.ops.random, name, zeros)
+
+
 @pytest.mark.parametrize("name", _sample())
-def test_keras_weights_load_and_predict_the_same(name, tmp_path):
+def test_keras_weights_load_and_predict_the_same(name, tmp_path, placeholder_initial_values):
     module, kwargs = ARCHITECTURES[name]
     path = str(tmp_path / "x.weights.h5")
     keras_model, x, expected = _keras_reference(name, kwargs, path)
