@@ -129,7 +129,7 @@ def _reference_steps(x, y, batch_size):
     return seen
 
 
-def test_predict_beside_fit_sees_the_weights_of_one_complete_step():
+def test_predict_and_call_beside_fit_see_the_weights_of_one_complete_step():
     rng = np.random.default_rng(7)
     x = rng.normal(size=(64, 4)).astype("float32")
     y = rng.normal(size=(64, 3)).astype("float32")
@@ -156,8 +156,9 @@ def test_predict_beside_fit_sees_the_weights_of_one_complete_step():
     trainer = threading.Thread(target=train)
     trainer.start()
     started.wait(30)
-    while not done.is_set() or len(outputs) < 3:
+    while not done.is_set() or len(outputs) < 6:
         outputs.append(model.predict(probe, verbose=0))
+        outputs.append(ops.convert_to_numpy(model(probe)))  # the compiled call path too
     trainer.join(60)
     for out in outputs:
         # Within float tolerance of the output under the weights of some step.

@@ -37,6 +37,7 @@ from lamina.layers.layer import (
 )
 from lamina.models import functional_config, summary_utils
 from lamina.models.host_part import HostPrepared, host_plan
+from lamina.training import concurrency
 from lamina.training.trainer import Trainer
 from lamina.utils import serialization
 from lamina.utils.traceback_utils import filter_traceback
@@ -321,11 +322,20 @@ class Model(Trainer, Layer):
         if entry is None:
             entry = self.__dict__["_call_entry"] = self._compile_call(self.variables)
         variables, program, assigned_vars, all_layers = entry
-        # Outside any stateless scope (checked by the caller) a variable's value is `_value`.
-        outputs, losses, assigned = program([v._value for v in variables], inputs)
+        # A predict's reader lock: a train step in another thread waits for this call,
+        # which reads the weights of one complete step. A call that assigns variables
+        # (RNN states, seed states) runs alone, as serial calls would.
+        lock = concurrency.state_lock(self)
+        if assigned_vars:
+            with lock.writing():
+                outputs, losses = self._run_call(program, variables, assigned_vars, inputs)
+        else:
+            reader = lock.acquire_read()
+            try:
+                outputs, losses = self._run_call(program, variables, assigned_vars, inputs)
+            finally:
+                lock.release_read(reader)
         self.__dict__.pop("_last_output_masks", None)  # tracing values, not for later
-        for variable, value in zip(assigned_vars, assigned, strict=True):
-            variable._value = value
         for layer in all_layers:  # `_clear_losses` without walking the layers again
             if layer._losses:
                 layer._losses = []
@@ -333,6 +343,30 @@ class Model(Trainer, Layer):
         if self._losses:
             _hold_losses(self)
         return outputs
+
+    def _run_call(self, program, variables, assigned_vars, inputs):
+        """Run the call program (the caller holds the weights lock); write back what it
+        assigned. Returns `(outputs, losses)`."""
+        live = self.__dict__.get("_live_state")
+        live = live.values if live is not None else None
+        outputs, losses, assigned = program(self._call_values(variables, live), inputs)
+        if live is not None:
+            # `fit` donates these buffers at its next step: be done with them first.
+            backend_core.block_until_ready((outputs, losses, assigned))
+        for variable, value in zip(assigned_vars, assigned, strict=True):
+            variable._value = value
+        return outputs, losses
+
+    def _call_values(self, variables, live) -> list:
+        """The values `model(x)` computes with: outside any stateless scope (checked by
+        the caller) each variable's `_value`, except while `fit` holds newer weights
+        (`live`: those of its last complete step, perhaps in another thread)."""
+        if live is None:
+            return [v._value for v in variables]
+        trainable, non_trainable = self._state_variables()[:2]
+        values = list(live[0]) + list(live[1])
+        held = {id(v): x for v, x in zip(trainable + non_trainable, values)}
+        return [held.get(id(v), v._value) for v in variables]
 
     def _flatten_layers(self, include_self: bool = True, recursive: bool = True) -> list[Layer]:
         if self._function is None or not (include_self and recursive):
