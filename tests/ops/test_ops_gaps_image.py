@@ -6,7 +6,7 @@ import colorsys
 
 import numpy as np
 import pytest
-from gaps_harness import check, rand
+from gaps_harness import case, check, groups, rand
 
 from lamina import ops
 
@@ -95,17 +95,19 @@ GRADIENT_CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(IMAGE))
-def test_image_matches_keras(name):
-    f, inputs, grad = IMAGE[name]
-    check(
-        f,
-        *inputs,
-        grad=grad and name in GRADIENT_CASES,
-        rtol=1e-4,
-        atol=1e-5,
-        batch=name not in ("ssim", "perspective_transform"),
-    )
+@pytest.mark.parametrize("names", groups(IMAGE))
+def test_image_matches_keras(names):
+    for name in names:
+        with case(name):
+            f, inputs, grad = IMAGE[name]
+            check(
+                f,
+                *inputs,
+                grad=grad and name in GRADIENT_CASES,
+                rtol=1e-4,
+                atol=1e-5,
+                batch=name not in ("ssim", "perspective_transform"),
+            )
 
 
 def test_extract_patches_layout_against_numpy():

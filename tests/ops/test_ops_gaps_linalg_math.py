@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 import scipy.special
-from gaps_harness import check, rand, spd
+from gaps_harness import case, check, groups, rand, spd
 
 from lamina import ops
 
@@ -67,10 +67,14 @@ GRADIENT_CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(LINALG))
-def test_linalg_matches_keras(name):
-    f, inputs, grad = LINALG[name]
-    check(f, *inputs, grad=grad and name in GRADIENT_CASES, rtol=1e-4, atol=1e-5, batch=False)
+@pytest.mark.parametrize("names", groups(LINALG))
+def test_linalg_matches_keras(names):
+    for name in names:
+        with case(name):
+            f, inputs, grad = LINALG[name]
+            check(
+                f, *inputs, grad=grad and name in GRADIENT_CASES, rtol=1e-4, atol=1e-5, batch=False
+            )
 
 
 def test_linalg_against_scipy():
@@ -114,10 +118,12 @@ MATH = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(MATH))
-def test_math_matches_keras(name):
-    f, inputs, grad = MATH[name]
-    check(f, *inputs, grad=grad and name in GRADIENT_CASES, rtol=1e-4, atol=1e-4)
+@pytest.mark.parametrize("names", groups(MATH))
+def test_math_matches_keras(names):
+    for name in names:
+        with case(name):
+            f, inputs, grad = MATH[name]
+            check(f, *inputs, grad=grad and name in GRADIENT_CASES, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("reduction", ["max", "min", "prod"])
@@ -192,10 +198,17 @@ CORE = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CORE))
-def test_core_matches_keras(name):
-    f, inputs, grad = CORE[name]
-    check(f, *inputs, grad=grad and name in GRADIENT_CASES, batch=not name.startswith("scatter"))
+@pytest.mark.parametrize("names", groups(CORE))
+def test_core_matches_keras(names):
+    for name in names:
+        with case(name):
+            f, inputs, grad = CORE[name]
+            check(
+                f,
+                *inputs,
+                grad=grad and name in GRADIENT_CASES,
+                batch=not name.startswith("scatter"),
+            )
 
 
 def test_custom_gradient_replaces_the_gradient():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gaps_harness import check, rand
+from gaps_harness import case, check, groups, rand
 
 from lamina import ops
 
@@ -135,13 +135,17 @@ GRADIENT_CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(NN))
-def test_nn_matches_keras(name):
-    f, inputs, grad = NN[name]
-    # Cases whose other arguments fix the batch size are traced with it known.
-    fixed = ("glu", "psnr", "fold", "adaptive", "binary", "categorical", "dot_product")
-    batch = not name.startswith(fixed)
-    check(f, *inputs, grad=grad and name in GRADIENT_CASES, rtol=1e-4, atol=1e-5, batch=batch)
+@pytest.mark.parametrize("names", groups(NN))
+def test_nn_matches_keras(names):
+    for name in names:
+        with case(name):
+            f, inputs, grad = NN[name]
+            # Cases whose other arguments fix the batch size are traced with it known.
+            fixed = ("glu", "psnr", "fold", "adaptive", "binary", "categorical", "dot_product")
+            batch = not name.startswith(fixed)
+            check(
+                f, *inputs, grad=grad and name in GRADIENT_CASES, rtol=1e-4, atol=1e-5, batch=batch
+            )
 
 
 def test_against_numpy_formulas():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gaps_harness import check, rand
+from gaps_harness import case, check, groups, rand
 
 from lamina import ops
 
@@ -231,10 +231,19 @@ GRADIENT_CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(NUMPY))
-def test_numpy_matches_keras(name):
-    f, inputs, grad, symbolic = NUMPY[name]
-    check(f, *inputs, grad=grad and name in GRADIENT_CASES, rtol=1e-5, atol=1e-5, symbolic=symbolic)
+@pytest.mark.parametrize("names", groups(NUMPY))
+def test_numpy_matches_keras(names):
+    for name in names:
+        with case(name):
+            f, inputs, grad, symbolic = NUMPY[name]
+            check(
+                f,
+                *inputs,
+                grad=grad and name in GRADIENT_CASES,
+                rtol=1e-5,
+                atol=1e-5,
+                symbolic=symbolic,
+            )
 
 
 def test_argpartition_partitions():
