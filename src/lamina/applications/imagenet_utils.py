@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from lamina import activations, backend, layers, ops
+from lamina.graph.keras_tensor import is_keras_tensor
 from lamina.utils import get_file, get_source_inputs
 
 CLASS_INDEX = None
@@ -95,7 +96,7 @@ def _preprocess_numpy(x, data_format, mode):
 
 
 def _preprocess_tensor(x, data_format, mode):
-    x = ops.convert_to_tensor(x) if not backend.is_keras_tensor(x) else x
+    x = ops.convert_to_tensor(x) if not is_keras_tensor(x) else x
     if mode == "tf":
         return x / 127.5 - 1.0
     ndim = len(x.shape)
@@ -246,7 +247,7 @@ def make_input(input_tensor, input_shape):
     """The image input: a new `Input`, or the caller's `input_tensor`."""
     if input_tensor is None:
         return layers.Input(shape=input_shape)
-    if backend.is_keras_tensor(input_tensor):
+    if is_keras_tensor(input_tensor):
         return input_tensor
     return layers.Input(tensor=input_tensor, shape=input_shape)
 

@@ -12,6 +12,7 @@ import warnings
 
 from lamina import backend, layers
 from lamina.applications import imagenet_utils
+from lamina.graph.keras_tensor import is_keras_tensor
 from lamina.models import Model
 
 BASE_WEIGHT_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/mobilenet_v2/"
@@ -80,7 +81,7 @@ def _default_size(input_shape, input_tensor):
     """224, or the input's square size when it is one of the sizes Keras has weights for."""
     if input_shape is not None:
         shape = tuple(input_shape)
-    elif input_tensor is not None and backend.is_keras_tensor(input_tensor):
+    elif input_tensor is not None and is_keras_tensor(input_tensor):
         shape = tuple(input_tensor.shape[1:])
     else:
         return 224
@@ -124,7 +125,7 @@ def MobileNetV2(
     """
     imagenet_utils.check_weights_and_classes(weights, include_top, classes)
     if input_shape is not None and input_tensor is not None:
-        if not backend.is_keras_tensor(input_tensor):
+        if not is_keras_tensor(input_tensor):
             raise ValueError(
                 "MobileNetV2: `input_tensor` must be a symbolic tensor (from lamina.Input). "
                 f"Received: {type(input_tensor).__name__}"
