@@ -65,29 +65,31 @@ def check(
     f, *inputs, grad=False, rtol=1e-5, atol=1e-5, symbolic=True, dtype=True, ref=None, batch=True
 ):
     """`f(lamina.ops, *inputs)` against `f(keras.ops, *inputs)` (or `ref(*inputs)`)."""
-    got = None
-    if all(isinstance(x, np.ndarray) for x in inputs):
-        # Compiled on JAX (one XLA compile instead of one per primitive; the eager path
-        # calls the same engine functions); torch's `jit` runs eagerly.
+    got = want = None
+    arrays = all(isinstance(x, np.ndarray) for x in inputs)
+    if arrays:
+        # Compiled: one XLA compile instead of one per primitive in eager mode (the eager
+        # path calls the same engine functions); on JAX lamina's and Keras's computations
+        # share one compile. Outputs whose shapes depend on values run eagerly.
         try:
-            got = _numpy(backend.jit(lambda *xs: f(ops, *xs))(*inputs))
+            if backend.backend() == "jax" and ref is None:
+                both = jax.jit(lambda *xs: (f(ops, *xs), f(keras.ops, *xs)))(*inputs)
+                got, want = _numpy(both[0]), _keras_numpy(both[1])
+            else:
+                got = _numpy(backend.jit(lambda *xs: f(ops, *xs))(*inputs))
         except jax.errors.ConcretizationTypeError:
-            pass  # an output shape that depends on values: eager only
+            pass
     if got is None:
         got = _numpy(f(ops, *inputs))
     if ref is not None:
         want = ref(*inputs)
-    else:
-        want = None
-        if all(isinstance(x, np.ndarray) for x in inputs):
-            # Compiled: one XLA compile instead of one per primitive in eager mode (ops
-            # whose output shape depends on values cannot be, and run eagerly).
-            try:
-                want = _keras_numpy(jax.jit(lambda *xs: f(keras.ops, *xs))(*inputs))
-            except jax.errors.ConcretizationTypeError:
-                pass
-        if want is None:
-            want = _keras_numpy(f(keras.ops, *inputs))
+    if want is None and arrays:
+        try:
+            want = _keras_numpy(jax.jit(lambda *xs: f(keras.ops, *xs))(*inputs))
+        except jax.errors.ConcretizationTypeError:
+            pass
+    if want is None:
+        want = _keras_numpy(f(keras.ops, *inputs))
     _close(got, want, rtol, atol, "value")
     if dtype and ref is None:
         for g, w in zip(tree.flatten(got), tree.flatten(want), strict=True):
@@ -95,7 +97,7 @@ def check(
     if symbolic:
         check_symbolic(f, inputs, got, batch)
     if grad:
-        check_grad(f, inputs, rtol=max(rtol, 1e-4), atol=max(atol, 1e-4))
+        check_grad(f, inputs, got, rtol=max(rtol, 1e-4), atol=max(atol, 1e-4))
     return got
 
 
@@ -114,10 +116,9 @@ def check_symbolic(f, inputs, eager, batch=True):
         assert s.dtype == e.dtype.name, f"symbolic dtype {s.dtype}, eager {e.dtype}"
 
 
-def check_grad(f, inputs, rtol=1e-4, atol=1e-4):
+def check_grad(f, inputs, out, rtol=1e-4, atol=1e-4):
     """Gradient of `sum(w * f(x))` with respect to the first input, against JAX."""
     x0, rest = inputs[0], inputs[1:]
-    out = _numpy(f(ops, *inputs))
     weights = [RNG.uniform(0.5, 1.5, np.shape(o)).astype("float32") for o in tree.flatten(out)]
 
     def lamina_loss(x):
@@ -128,9 +129,14 @@ def check_grad(f, inputs, rtol=1e-4, atol=1e-4):
         outs = tree.flatten(f(keras.ops, x, *rest))
         return sum(jnp.sum(o * w) for o, w in zip(outs, weights, strict=True))
 
-    # Compiled once each: cheaper than differentiating op by op in eager mode.
-    _, got = backend.jit(backend.value_and_grad(lamina_loss))(ops.convert_to_tensor(x0))
-    want = jax.jit(jax.grad(keras_loss))(jnp.asarray(x0))
+    # Compiled (on JAX both in one program): cheaper than differentiating op by op.
+    if backend.backend() == "jax":
+        got, want = jax.jit(lambda x: (jax.grad(lamina_loss)(x), jax.grad(keras_loss)(x)))(
+            jnp.asarray(x0)
+        )
+    else:
+        _, got = backend.value_and_grad(lamina_loss)(ops.convert_to_tensor(x0))
+        want = jax.jit(jax.grad(keras_loss))(jnp.asarray(x0))
     _close(_numpy(got), np.asarray(want), rtol, atol, "gradient")
 
 
