@@ -211,3 +211,29 @@ def test_input_spec_dtype_error_names_the_layer():
         ValueError, match=r"Dense 'strict' expected input of dtype int32, received dtype float32"
     ):
         layer(Input((3,)))
+
+
+def test_lambda_over_a_list_of_inputs_with_output_shape():
+    # A siamese distance: Lambda over [a, b] with a tuple or callable output_shape.
+    a, b = Input((4,)), Input((4,))
+    dist = layers.Lambda(
+        lambda t: ops.sum(ops.abs(t[0] - t[1]), axis=1, keepdims=True), output_shape=(1,)
+    )([a, b])
+    prod = layers.Lambda(lambda t: t[0] * t[1], output_shape=lambda s: s[0])([a, b])
+    assert dist.shape == (None, 1) and prod.shape == (None, 4)
+    model = Model([a, b], [dist, prod])
+    x = np.arange(8, dtype="float32").reshape(2, 4)
+    y = np.ones((2, 4), "float32")
+    d, p = model.predict([x, y], verbose=0)
+    np.testing.assert_allclose(d, np.abs(x - y).sum(1, keepdims=True))
+    np.testing.assert_allclose(p, x * y)
+    revived = Model.from_config(model.get_config(), safe_mode=False)
+    d2, p2 = revived.predict([x, y], verbose=0)
+    np.testing.assert_allclose(d2, d)
+    np.testing.assert_allclose(p2, p)
+
+
+def test_compute_output_shape_takes_a_list_of_shapes():
+    assert layers.Concatenate().compute_output_shape([(None, 3), (None, 4)]) == (None, 7)
+    assert layers.Add().compute_output_shape([[None, 3], [None, 3]]) == (None, 3)
+    assert layers.Dense(5).compute_output_shape((None, 2, 3)) == (None, 2, 5)

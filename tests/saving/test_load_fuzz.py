@@ -381,3 +381,15 @@ def test_legacy_h5_damaged_global_heap(sources, tmp_path):
             lamina.saving.load_weights(build(lamina), str(path))
     finally:
         faulthandler.cancel_dump_traceback_later()
+
+
+def test_call_kwargs_the_layer_does_not_take(sources, tmp_path):
+    # was: loaded, then every predict raised TypeError "Dense.call() got an unexpected
+    # keyword argument 'a'"
+    def edit(f):
+        config = json.loads(f.attrs["model_config"])
+        _layer(config, "out")["inbound_nodes"] = [[["concat", 0, 0, {"a": 1}]]]
+        f.attrs["model_config"] = json.dumps(config).encode()
+
+    with pytest.raises(ValueError, match=r"layer 'out', inbound node 0: its 'kwargs' name \['a'\]"):
+        _load(tmp_path, _h5(sources[("lamina", "h5")], edit), "m.h5")

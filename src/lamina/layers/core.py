@@ -6,9 +6,9 @@ import base64
 import marshal
 import types
 
-from lamina import activations, constraints, initializers, ops, regularizers
+from lamina import activations, constraints, initializers, ops, regularizers, tree
 from lamina.layers.input_spec import InputSpec
-from lamina.layers.layer import Layer
+from lamina.layers.layer import Layer, _shapes_to_specs, _tuplify
 from lamina.ops import random as ops_random
 from lamina.utils import serialization
 
@@ -351,29 +351,36 @@ class Lambda(Layer):
     def compute_output_spec(self, *args, **kwargs):
         if self._output_shape is None:
             return super().compute_output_spec(*args, **kwargs)
-        from lamina.layers.layer import _shapes_to_specs
-
+        # The input may be a list or dict of tensors (e.g. a siamese distance).
+        input_shape = tree.map_structure(lambda x: x.shape, args[0])
         shape = self._output_shape
         if callable(shape):
-            shape = shape(args[0].shape)
+            shape = shape(input_shape)
         else:
-            shape = (args[0].shape[0],) + tuple(shape)
-        return _shapes_to_specs(tuple(shape), self.compute_dtype)
+            # A tuple leaves out the batch: it is the first input's (Keras).
+            batch = tree.flatten(input_shape)[0]
+            shape = tree.map_shape_structure(lambda s: (batch, *s), _tuplify(shape))
+        return _shapes_to_specs(_tuplify(shape), self.compute_dtype)
 
     def get_config(self):
         config = super().get_config()
         config["function"] = _serialize_function(self.function)
         config["arguments"] = self.arguments
-        if self._output_shape is not None and not callable(self._output_shape):
-            config["output_shape"] = list(self._output_shape)
+        if callable(self._output_shape):
+            config["output_shape"] = _serialize_function(self._output_shape)
+        elif self._output_shape is not None:
+            config["output_shape"] = self._output_shape
         return config
 
     @classmethod
     def from_config(cls, config, custom_objects=None, safe_mode=None):
         config = dict(config)
         config["function"] = _deserialize_function(config["function"], custom_objects, safe_mode)
-        if config.get("output_shape") is not None:
-            config["output_shape"] = tuple(config["output_shape"])
+        output_shape = config.get("output_shape")
+        if isinstance(output_shape, dict) and "class_name" in output_shape:
+            config["output_shape"] = _deserialize_function(output_shape, custom_objects, safe_mode)
+        elif output_shape is not None:
+            config["output_shape"] = _tuplify(output_shape)
         config.pop("output_shape_type", None)
         return super().from_config(config)
 

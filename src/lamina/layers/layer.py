@@ -601,7 +601,7 @@ class Layer(Operation, backend.layer.LayerBase):
     # Shapes and masks ----------------------------------------------------------------
     def compute_output_shape(self, input_shape):
         """The output shape for `input_shape`; by default found by abstract evaluation."""
-        spec = tree.map_structure(
+        spec = tree.map_shape_structure(
             lambda s: KerasTensor(s, self.compute_dtype), _tuplify(input_shape)
         )
         out = self.compute_output_spec(spec)

@@ -259,6 +259,7 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
                         )
                     if not all(isinstance(k, str) for k in call_kwargs):
                         raise ValueError("'kwargs' keys must be strings")
+                    _check_call_kwargs(layer, call_kwargs)
                     layer(*args, **call_kwargs)
                 except serialization.CONFIG_ERRORS as err:
                     raise serialization.config_error(err, where) from err
@@ -297,6 +298,29 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
     # By keyword, as Keras does: `Model.__init__` takes them so, and a subclass's own
     # __init__ names them so whatever order its parameters come in.
     return cls(inputs=inputs, outputs=outputs, **model_kwargs)
+
+
+def _check_call_kwargs(layer, call_kwargs: dict) -> None:
+    """Refuse call arguments the layer's `call` does not take (a symbolic call may not
+    notice; the first real call would fail with a TypeError)."""
+    import inspect
+
+    call = getattr(layer, "call", None)
+    if call is None or not call_kwargs:
+        return
+    try:
+        parameters = inspect.signature(call).parameters.values()
+    except (TypeError, ValueError):
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return
+    known = {p.name for p in parameters} | {"training", "mask"}
+    unknown = sorted(set(call_kwargs) - known)
+    if unknown:
+        raise ValueError(
+            f"its 'kwargs' name {unknown}, which {type(layer).__name__}.call does not take "
+            f"(it takes {sorted(known)})"
+        )
 
 
 def _keras2_node(node_data: list) -> dict:

@@ -265,7 +265,7 @@ SIZE_KEYS = frozenset(
 MAX_DIMENSION = 2**31 - 1
 # Keys where -1 is meaningful ("infer this size": Reshape's target_shape) or harmless
 # (the shape keys).
-NEGATIVE_ONE_KEYS = frozenset({"target_shape", "shape", "batch_shape", "input_shape"})
+NEGATIVE_ONE_KEYS = frozenset({"target_shape", "shape", "batch_shape", "input_shape", "groups"})
 
 # The most bytes of variables that building a model from a config (model_from_json,
 # model_from_config, Model.from_config, layers.deserialize) may allocate. Loading a
