@@ -125,6 +125,24 @@ def test_depths_and_layer_order():
     assert sorted(model.nodes_by_depth) == [0, 1, 2, 3]
 
 
+def test_classic_private_depth_maps_are_the_public_ones():
+    # Programs written against classic Keras read model._nodes_by_depth and
+    # model._layers_by_depth (e.g. to walk a graph from its outputs).
+    x = Input((4,), name="in")
+    y = layers.Dense(2, name="out")(layers.Dense(3, name="hidden")(x))
+    model = Model(x, y)
+    assert model._nodes_by_depth is model.nodes_by_depth
+    assert model._layers_by_depth is model.layers_by_depth
+    assert [lyr.name for lyr in model._layers_by_depth[0]] == ["out"]
+    outputs = [node.operation.name for node in model._nodes_by_depth[0]]
+    assert outputs == ["out"]
+    seq = lamina.Sequential([layers.Input((4,)), layers.Dense(3, name="d1")])
+    before = seq._layers_by_depth
+    seq.add(layers.Dense(2, name="d2"))
+    assert seq._layers_by_depth is not before
+    assert [lyr.name for lyr in seq._layers_by_depth[0]] == ["d2"]
+
+
 def test_shared_embedding_inputs_sit_at_equal_depth():
     a, b = Input((5,), dtype="int32", name="a"), Input((5,), dtype="int32", name="b")
     emb = layers.Embedding(10, 4, name="emb")

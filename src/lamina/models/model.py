@@ -258,14 +258,34 @@ class Model(Trainer, Layer):
 
     @property
     def nodes_by_depth(self):
+        """`{depth: [Node, ...]}` of the graph; depth 0 holds the output nodes."""
         return self._function.nodes_by_depth
 
     @property
     def layers_by_depth(self):
-        return {
-            d: [op for op in ops if isinstance(op, Layer)]
-            for d, ops in self._function.operations_by_depth.items()
-        }
+        """`{depth: [Layer, ...]}` of the graph; depth 0 holds the output layers.
+
+        The same dict on every read, as long as the graph is the same."""
+        function = self._function
+        cached = self.__dict__.get("_layers_by_depth_cache")
+        if cached is None or cached[0] is not function:
+            by_depth = {
+                d: [op for op in ops if isinstance(op, Layer)]
+                for d, ops in function.operations_by_depth.items()
+            }
+            cached = (function, by_depth)
+            self.__dict__["_layers_by_depth_cache"] = cached
+        return cached[1]
+
+    # Classic Keras's private names for the two maps: programs written against the
+    # classic engine read them. They are the same objects as the public ones.
+    @property
+    def _nodes_by_depth(self):
+        return self.nodes_by_depth
+
+    @property
+    def _layers_by_depth(self):
+        return self.layers_by_depth
 
     # Running -------------------------------------------------------------------------
     @filter_traceback
