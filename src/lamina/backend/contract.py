@@ -666,6 +666,12 @@ RANDOM = declare(
         Zero each element with probability `rate`, scaling the rest by `1 / (1 - rate)`.
     shuffle(x, axis=0, seed=None)
         A random permutation of `x` along `axis`.
+    gamma(shape, alpha, dtype=None, seed=None)
+        Samples from a Gamma distribution with concentration `alpha` and rate 1.
+    binomial(shape, counts, probabilities, dtype=None, seed=None)
+        Numbers of successes in `counts` trials of success probability `probabilities`.
+    beta(shape, alpha, beta, dtype=None, seed=None)
+        Samples from a Beta distribution with parameters `alpha` and `beta`.
     """
 )
 

@@ -129,11 +129,93 @@ def shuffle(x, axis=0, seed=None):
     return backend.random.shuffle(x, axis, seed=draw_seed(seed))
 
 
+def _float_dtype(dtype, name):
+    """`dtype` (floatx when None), refused unless it is a floating type, as Keras does."""
+    dtype = backend.standardize_dtype(dtype) if dtype is not None else backend.floatx()
+    if "float" not in dtype:
+        raise ValueError(
+            f"lamina.random.{name}: dtype must be a floating type (float16, bfloat16, "
+            f"float32, float64); received dtype={dtype!r}. Cast the samples afterwards if "
+            "you need integers."
+        )
+    return dtype
+
+
+def gamma(shape, alpha, dtype=None, seed=None):
+    """Samples from a Gamma distribution with concentration `alpha` (and rate 1).
+
+    Args:
+        shape: the shape of the samples.
+        alpha: the concentration, a float or an array broadcastable to `shape`.
+        dtype: a floating dtype (default `floatx()`).
+        seed: an int, a `SeedGenerator` or None (see the module docstring).
+
+    Returns:
+        A tensor of `shape`; its mean is `alpha` and its variance `alpha`.
+
+    >>> from lamina import ops
+    >>> x = ops.convert_to_numpy(gamma((2000,), alpha=3.0, seed=1))
+    >>> bool(abs(x.mean() - 3.0) < 0.2)
+    True
+    """
+    dtype = _float_dtype(dtype, "gamma")
+    return backend.random.gamma(tuple(shape), alpha, dtype, seed=draw_seed(seed))
+
+
+def binomial(shape, counts, probabilities, dtype=None, seed=None):
+    """Numbers of successes in `counts` independent trials of success chance `probabilities`.
+
+    Args:
+        shape: the shape of the samples.
+        counts: the number of trials, a number or an array broadcastable to `shape`.
+        probabilities: the success probability of one trial, a float or an array
+            broadcastable to `shape`.
+        dtype: a floating dtype (default `floatx()`); the values are whole numbers.
+        seed: an int, a `SeedGenerator` or None (see the module docstring).
+
+    Returns:
+        A tensor of `shape`; its mean is `counts * probabilities` and its variance
+        `counts * probabilities * (1 - probabilities)`.
+
+    >>> from lamina import ops
+    >>> x = ops.convert_to_numpy(binomial((3,), counts=5, probabilities=1.0, seed=1))
+    >>> x.tolist()
+    [5.0, 5.0, 5.0]
+    """
+    dtype = _float_dtype(dtype, "binomial")
+    return backend.random.binomial(tuple(shape), counts, probabilities, dtype, seed=draw_seed(seed))
+
+
+def beta(shape, alpha, beta, dtype=None, seed=None):
+    """Samples from a Beta distribution on `[0, 1]` with parameters `alpha` and `beta`.
+
+    Args:
+        shape: the shape of the samples.
+        alpha: the first parameter, a float or an array broadcastable to `shape`.
+        beta: the second parameter, a float or an array broadcastable to `shape`.
+        dtype: a floating dtype (default `floatx()`).
+        seed: an int, a `SeedGenerator` or None (see the module docstring).
+
+    Returns:
+        A tensor of `shape`; its mean is `alpha / (alpha + beta)`.
+
+    >>> from lamina import ops
+    >>> x = ops.convert_to_numpy(beta((2000,), alpha=2.0, beta=6.0, seed=1))
+    >>> bool(abs(x.mean() - 0.25) < 0.02)
+    True
+    """
+    dtype = _float_dtype(dtype, "beta")
+    return backend.random.beta(tuple(shape), alpha, beta, dtype, seed=draw_seed(seed))
+
+
 __all__ = [
     "SeedGenerator",
+    "beta",
+    "binomial",
     "categorical",
     "draw_seed",
     "dropout",
+    "gamma",
     "global_seed_generator",
     "normal",
     "randint",

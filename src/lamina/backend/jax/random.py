@@ -70,3 +70,23 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
 
 def shuffle(x, axis=0, seed=None):
     return jax.random.permutation(_key(seed), x, axis=axis, independent=False)
+
+
+def gamma(shape, alpha, dtype=None, seed=None):
+    return jax.random.gamma(_key(seed), jnp.asarray(alpha), shape=tuple(shape), dtype=_float(dtype))
+
+
+def binomial(shape, counts, probabilities, dtype=None, seed=None):
+    return jax.random.binomial(
+        _key(seed),
+        jnp.asarray(counts),
+        jnp.asarray(probabilities),
+        shape=tuple(shape),
+        dtype=_float(dtype),
+    )
+
+
+def beta(shape, alpha, beta, dtype=None, seed=None):
+    return jax.random.beta(
+        _key(seed), jnp.asarray(alpha), jnp.asarray(beta), shape=tuple(shape), dtype=_float(dtype)
+    )

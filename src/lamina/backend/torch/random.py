@@ -160,3 +160,42 @@ def shuffle(x, axis=0, seed=None):
 
     perm = _draw(draw, (n,), torch.int64, seed)
     return torch.index_select(x, axis, perm)
+
+
+def _parameter(value, shape, device, work):
+    """A distribution parameter broadcast to the sample shape, in the working dtype."""
+    value = convert_to_tensor(value).to(device=device, dtype=work)
+    return torch.broadcast_to(value, shape)
+
+
+def gamma(shape, alpha, dtype=None, seed=None):
+    dtype = _float(dtype)
+
+    def draw(shape, generator, device, work):
+        return torch._standard_gamma(_parameter(alpha, shape, device, work), generator=generator)
+
+    return _draw(draw, shape, dtype, seed)
+
+
+def binomial(shape, counts, probabilities, dtype=None, seed=None):
+    dtype = _float(dtype)
+
+    def draw(shape, generator, device, work):
+        # torch.binomial samples in float; float64 keeps large counts exact.
+        n = _parameter(counts, shape, device, torch.float64)
+        p = _parameter(probabilities, shape, device, torch.float64)
+        return torch.binomial(n, p, generator=generator).to(work)
+
+    return _draw(draw, shape, dtype, seed)
+
+
+def beta(shape, alpha, beta, dtype=None, seed=None):
+    dtype = _float(dtype)
+
+    def draw(shape, generator, device, work):
+        # X / (X + Y) with X ~ Gamma(alpha), Y ~ Gamma(beta) is Beta(alpha, beta).
+        x = torch._standard_gamma(_parameter(alpha, shape, device, work), generator=generator)
+        y = torch._standard_gamma(_parameter(beta, shape, device, work), generator=generator)
+        return x / (x + y).clamp_min(torch.finfo(work).tiny)
+
+    return _draw(draw, shape, dtype, seed)
