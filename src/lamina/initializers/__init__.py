@@ -42,6 +42,7 @@ from lamina.initializers.random_initializers import (
     VarianceScaling,
     compute_fans,
 )
+from lamina.initializers.stft import STFT, STFTInitializer
 from lamina.utils import serialization
 
 _CLASSES = (
@@ -82,6 +83,7 @@ _NAMES.update(
         "zero": Zeros,
     }
 )
+_NAMES.update({"STFT": STFT, "STFTInitializer": STFT, "stft": STFT})
 for _name, _cls in _NAMES.items():
     serialization.register_builtin("initializers", _cls, name=_name)
 
@@ -91,6 +93,7 @@ glorot_normal, glorot_uniform = GlorotNormal, GlorotUniform
 he_normal, he_uniform, lecun_normal, lecun_uniform = HeNormal, HeUniform, LecunNormal, LecunUniform
 random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
 variance_scaling, OrthogonalInitializer = VarianceScaling, Orthogonal
+stft = STFT
 
 
 def serialize(initializer: Initializer | None) -> dict | None:
@@ -184,6 +187,8 @@ __all__ = [
     "RandomInitializer",
     "RandomNormal",
     "RandomUniform",
+    "STFT",
+    "STFTInitializer",
     "TruncatedNormal",
     "VarianceScaling",
     "Zeros",
@@ -203,6 +208,7 @@ __all__ = [
     "random_normal",
     "random_uniform",
     "serialize",
+    "stft",
     "truncated_normal",
     "variance_scaling",
     "zeros",
