@@ -42,6 +42,7 @@ from lamina.ops.nn import *  # noqa: F403
 from lamina.ops.nn import __all__ as _nn_all
 from lamina.ops.numpy import *  # noqa: F403
 from lamina.ops.numpy import __all__ as _numpy_all
+from lamina.ops.rearrange import rearrange
 
 __all__ = [
     "associative_scan",
@@ -60,6 +61,7 @@ __all__ = [
     "linalg",
     "map",
     "random",
+    "rearrange",
     "result_type",
     "saturate_cast",
     "scan",
