@@ -1,6 +1,14 @@
 """`lamina.layers`: the Layer base and the concrete layers, one family per module."""
 
 from lamina.layers.activations import ELU, LeakyReLU, PReLU, ReLU, Softmax
+from lamina.layers.adaptive_pooling import (
+    AdaptiveAveragePooling1D,
+    AdaptiveAveragePooling2D,
+    AdaptiveAveragePooling3D,
+    AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D,
+    AdaptiveMaxPooling3D,
+)
 from lamina.layers.attention import AdditiveAttention, Attention, MultiHeadAttention
 from lamina.layers.augmentation_color import (
     AutoContrast,
@@ -157,8 +165,12 @@ from lamina.layers.reshaping_nd import (
     ZeroPadding2D,
     ZeroPadding3D,
 )
+from lamina.layers.reversible_embedding import ReversibleEmbedding
+from lamina.layers.serialization_api import deserialize, serialize
+from lamina.layers.spectral_normalization import SpectralNormalization
 from lamina.layers.string_lookup import StringLookup
 from lamina.layers.text_vectorization import TextVectorization
+from lamina.layers.wrapper_base import Wrapper
 from lamina.layers.wrappers import Bidirectional, TimeDistributed
 
 __all__ = [
@@ -315,4 +327,15 @@ __all__ = [
     "RandomSharpness",
     "RandomShear",
     "Solarization",
+    "AdaptiveAveragePooling1D",
+    "AdaptiveAveragePooling2D",
+    "AdaptiveAveragePooling3D",
+    "AdaptiveMaxPooling1D",
+    "AdaptiveMaxPooling2D",
+    "AdaptiveMaxPooling3D",
+    "ReversibleEmbedding",
+    "SpectralNormalization",
+    "Wrapper",
+    "deserialize",
+    "serialize",
 ]
