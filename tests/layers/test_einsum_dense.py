@@ -292,7 +292,7 @@ def test_fit_lowers_the_loss():
         ({"equation": "ab,bc->ac", "output_shape": (0,)}, ValueError, "output_shape"),
         ({"equation": "ab,bc->ac", "output_shape": 3, "bias_axes": "x"}, ValueError, "bias_axes"),
         ({"equation": "ab,bc->ac", "output_shape": 3, "bias_axes": "cc"}, ValueError, "distinct"),
-        ({"equation": "ab,bc->ac", "output_shape": 3, "lora_rank": 4}, ValueError, "lora_rank=4"),
+        ({"equation": "ab,bc->ac", "output_shape": 3, "lora_rank": 0}, ValueError, "lora_rank=0"),
         (
             {"equation": "ab,bc->ac", "output_shape": 3, "quantization_config": {"mode": "int8"}},
             ValueError,
@@ -326,8 +326,11 @@ def test_wrong_input_after_build_names_the_layer():
     layer(_rand(2, 3, 5))
     with pytest.raises(ValueError, match="proj"):
         layer(_rand(2, 3, 6))
-    with pytest.raises(NotImplementedError, match="LoRA"):
-        layer.enable_lora(2)
+    constrained = layers.EinsumDense(
+        "ab,bc->ac", 2, name="proj2", kernel_constraint="non_neg", lora_rank=2
+    )
+    with pytest.raises(ValueError, match="proj2.*kernel_constraint"):
+        constrained.build((1, 2))
 
 
 def test_gradients_match_numpy():

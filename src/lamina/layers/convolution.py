@@ -10,6 +10,7 @@ from __future__ import annotations
 from lamina import activations, backend, constraints, initializers, ops, regularizers
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
+from lamina.layers.lora import LoRAMixin, lora_weight_property
 from lamina.utils import serialization
 
 
@@ -45,10 +46,12 @@ def _conv_output_length(length, kernel_size, stride, padding, dilation):
     return (length + stride - 1) // stride  # "same" and "causal"
 
 
-class BaseConv(Layer):
+class BaseConv(LoRAMixin, Layer):
     """The shared base of the convolution layers, parameterized by `rank` (1, 2 or 3).
 
-    Subclasses set `rank`; `BaseConv` itself computes a plain (grouped) convolution.
+    Subclasses set `rank`; `BaseConv` itself computes a plain (grouped) convolution,
+    with LoRA (`lora_rank=`, `enable_lora`) as in Keras; the transposed, depthwise and
+    separable variants have no LoRA.
     Input shape: `(batch, *spatial, channels)` for `"channels_last"`, or
     `(batch, channels, *spatial)` for `"channels_first"`.
     """
@@ -76,8 +79,11 @@ class BaseConv(Layer):
         activity_regularizer=None,
         kernel_constraint=None,
         bias_constraint=None,
+        lora_rank=None,
+        lora_alpha=None,
         **kwargs,
     ):
+        self._init_lora(lora_rank, lora_alpha, dtype=kwargs.get("dtype"))
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         who = self._who
         rank = self.rank
@@ -122,6 +128,8 @@ class BaseConv(Layer):
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
         self.input_spec = InputSpec(ndim=rank + 2)
+
+    kernel = lora_weight_property("kernel")
 
     @property
     def _who(self) -> str:
@@ -217,6 +225,7 @@ class BaseConv(Layer):
         self._make_bias(self.filters)
         self.input_spec = InputSpec(ndim=self.rank + 2, axes={self._channel_axis: channels})
         self.built = True
+        self._build_lora()
 
     def call(self, inputs):
         x = ops.conv(
@@ -257,6 +266,7 @@ class BaseConv(Layer):
             "kernel_initializer": initializers.serialize(self.kernel_initializer),
             "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
             "kernel_constraint": constraints.serialize(self.kernel_constraint),
+            **self._lora_config(),
         }
 
 
@@ -264,6 +274,7 @@ class BaseConvTranspose(BaseConv):
     """The base of the transposed convolutions; kernel `(*kernel_size, filters, channels)`."""
 
     _causal_ok = False
+    _lora_supported = False
 
     def __init__(
         self,
@@ -376,6 +387,7 @@ class BaseDepthwiseConv(BaseConv):
     """The base of the depthwise convolutions; kernel `(*kernel_size, channels, multiplier)`."""
 
     _requires_filters = False
+    _lora_supported = False
 
     def __init__(
         self,
@@ -578,8 +590,8 @@ class Conv1D(BaseConv):
     Args:
         filters, kernel_size, strides, padding, data_format, dilation_rate, groups,
         activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-        bias_regularizer, activity_regularizer, kernel_constraint, bias_constraint: see
-        `Conv2D`; `padding` may also be `"causal"`.
+        bias_regularizer, activity_regularizer, kernel_constraint, bias_constraint,
+        lora_rank, lora_alpha: see `Conv2D`; `padding` may also be `"causal"`.
 
     Kernel shape: `(kernel_size, channels // groups, filters)`.
 
@@ -609,6 +621,10 @@ class Conv2D(BaseConv):
         kernel_initializer, bias_initializer: initializers.
         kernel_regularizer, bias_regularizer, activity_regularizer: regularizers.
         kernel_constraint, bias_constraint: constraints.
+        lora_rank: if set, LoRA is enabled when the layer is built: the kernel is frozen
+            and a trainable low-rank update of this rank is learned instead (see
+            `enable_lora`).
+        lora_alpha: scales the LoRA update by `lora_alpha / lora_rank` (default: the rank).
 
     Kernel shape: `(*kernel_size, channels // groups, filters)`.
 

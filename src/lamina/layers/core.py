@@ -9,6 +9,7 @@ import types
 from lamina import activations, constraints, initializers, ops, regularizers, tree
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer, _shapes_to_specs, _tuplify
+from lamina.layers.lora import LoRAMixin, lora_weight_property
 from lamina.ops import random as ops_random
 from lamina.utils import serialization
 
@@ -26,7 +27,7 @@ def _register(cls):
 
 
 @_register
-class Dense(Layer):
+class Dense(LoRAMixin, Layer):
     """A densely connected layer: `activation(inputs @ kernel + bias)`.
 
     Args:
@@ -36,6 +37,12 @@ class Dense(Layer):
         kernel_initializer, bias_initializer: initializers (objects or names).
         kernel_regularizer, bias_regularizer, activity_regularizer: regularizers.
         kernel_constraint, bias_constraint: constraints applied after each update.
+        lora_rank: if set, LoRA is enabled when the layer is built: the kernel is frozen
+            and a trainable low-rank update of this rank is learned instead (see
+            `enable_lora`).
+        lora_alpha: scales the LoRA update by `lora_alpha / lora_rank` (default: the rank).
+        quantization_config: Keras's quantization options; lamina does not quantize yet,
+            so only None is accepted.
 
     Input shape: `(batch, ..., input_dim)`. Output shape: `(batch, ..., units)`.
 
@@ -59,8 +66,12 @@ class Dense(Layer):
         activity_regularizer=None,
         kernel_constraint=None,
         bias_constraint=None,
+        lora_rank=None,
+        lora_alpha=None,
+        quantization_config=None,
         **kwargs,
     ):
+        self._init_lora(lora_rank, lora_alpha, quantization_config, kwargs.get("dtype"))
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
             raise ValueError(f"Dense expects `units` to be a positive int; received {units!r}.")
@@ -75,6 +86,8 @@ class Dense(Layer):
         self.bias_constraint = constraints.get(bias_constraint)
         self.input_spec = InputSpec(min_ndim=2)
         self.supports_masking = True
+
+    kernel = lora_weight_property("kernel")
 
     def build(self, input_shape):
         input_dim = input_shape[-1]
@@ -101,6 +114,7 @@ class Dense(Layer):
             )
         self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim})
         self.built = True
+        self._build_lora()
 
     def call(self, inputs):
         x = ops.matmul(inputs, self.kernel)
@@ -123,6 +137,8 @@ class Dense(Layer):
             "bias_regularizer": regularizers.serialize(self.bias_regularizer),
             "kernel_constraint": constraints.serialize(self.kernel_constraint),
             "bias_constraint": constraints.serialize(self.bias_constraint),
+            "quantization_config": None,
+            **self._lora_config(),
         }
 
 
@@ -212,7 +228,7 @@ class Dropout(Layer):
 
 
 @_register
-class Embedding(Layer):
+class Embedding(LoRAMixin, Layer):
     """Turns non-negative integer indices into dense vectors of size `output_dim`.
 
     Args:
@@ -221,6 +237,14 @@ class Embedding(Layer):
         embeddings_initializer, embeddings_regularizer, embeddings_constraint: for the
             `(input_dim, output_dim)` table.
         mask_zero: treat index 0 as padding and emit a mask that later layers respect.
+        weights: optional initial table (an `(input_dim, output_dim)` array, or a list
+            holding it); the layer is built at once with it.
+        lora_rank: if set, LoRA is enabled when the layer is built: the table is frozen
+            and a trainable low-rank update of this rank is learned instead (see
+            `enable_lora`; its weights are `lora_embeddings_a` and `lora_embeddings_b`).
+        lora_alpha: scales the LoRA update by `lora_alpha / lora_rank` (default: the rank).
+        quantization_config: Keras's quantization options; lamina does not quantize yet,
+            so only None is accepted.
 
     Input shape: `(batch, ...)` integers. Output shape: `(batch, ..., output_dim)`.
 
@@ -240,9 +264,14 @@ class Embedding(Layer):
         embeddings_regularizer=None,
         embeddings_constraint=None,
         mask_zero: bool = False,
+        weights=None,
+        lora_rank=None,
+        lora_alpha=None,
+        quantization_config=None,
         **kwargs,
     ):
         kwargs.pop("input_length", None)
+        self._init_lora(lora_rank, lora_alpha, quantization_config, kwargs.get("dtype"))
         super().__init__(**kwargs)
         self.input_dim = int(input_dim)
         self.output_dim = int(output_dim)
@@ -252,6 +281,14 @@ class Embedding(Layer):
         self.mask_zero = mask_zero
         self.supports_masking = mask_zero
         self.autocast = False
+        if weights is not None:
+            self.build()
+            if not (isinstance(weights, list) and len(weights) == 1):
+                weights = [weights]
+            self.set_weights(weights)
+
+    _lora_weight = "embeddings"
+    embeddings = lora_weight_property("embeddings")
 
     def build(self, input_shape=None):
         self.embeddings = self.add_weight(
@@ -262,6 +299,7 @@ class Embedding(Layer):
             name="embeddings",
         )
         self.built = True
+        self._build_lora()
 
     def call(self, inputs):
         if "int" not in str(inputs.dtype):
@@ -285,6 +323,8 @@ class Embedding(Layer):
             "embeddings_regularizer": regularizers.serialize(self.embeddings_regularizer),
             "embeddings_constraint": constraints.serialize(self.embeddings_constraint),
             "mask_zero": self.mask_zero,
+            "quantization_config": None,
+            **self._lora_config(),
         }
 
 

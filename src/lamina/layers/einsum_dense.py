@@ -9,6 +9,7 @@ from lamina import activations, constraints, initializers, ops, regularizers
 from lamina.initializers.random_initializers import VarianceScaling
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
+from lamina.layers.lora import NO_QUANTIZATION, LoRAMixin, lora_weight_property
 from lamina.utils import serialization
 
 _EQUATION_FORMS = (
@@ -181,7 +182,7 @@ class _Analysis:
 
 
 @_register
-class EinsumDense(Layer):
+class EinsumDense(LoRAMixin, Layer):
     """A dense layer computing `activation(einsum(equation, inputs, kernel) + bias)`.
 
     Use it where a `Dense` is too narrow: projecting to several output axes at once
@@ -204,8 +205,12 @@ class EinsumDense(Layer):
             are output axes as fan-out and the others as fan-in, as in Keras.
         kernel_regularizer, bias_regularizer, activity_regularizer: regularizers.
         kernel_constraint, bias_constraint: constraints applied after each update.
-        lora_rank, lora_alpha, quantization_config, gptq_unpacked_column_size: Keras's
-            LoRA and quantization options, not supported by lamina: they must be None.
+        lora_rank: if set, LoRA is enabled when the layer is built: the kernel is frozen
+            and a trainable low-rank update of this rank is learned instead (see
+            `enable_lora`).
+        lora_alpha: scales the LoRA update by `lora_alpha / lora_rank` (default: the rank).
+        gptq_unpacked_column_size, quantization_config: Keras's quantization options;
+            lamina does not quantize yet, so they must be None.
 
     Input shape: one axis per input letter (plus any number for the ellipsis).
     Output shape: the output letters' sizes, with the ellipsis axes in place.
@@ -228,7 +233,6 @@ class EinsumDense(Layer):
         bias_initializer="zeros",
         kernel_regularizer=None,
         bias_regularizer=None,
-        activity_regularizer=None,
         kernel_constraint=None,
         bias_constraint=None,
         lora_rank=None,
@@ -237,21 +241,14 @@ class EinsumDense(Layer):
         quantization_config=None,
         **kwargs,
     ):
-        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        for arg, value in (
-            ("lora_rank", lora_rank),
-            ("lora_alpha", lora_alpha),
-            ("gptq_unpacked_column_size", gptq_unpacked_column_size),
-            ("quantization_config", quantization_config),
-        ):
-            if value is not None:
-                raise ValueError(
-                    f"EinsumDense does not support Keras's LoRA or quantization options in "
-                    f"lamina; received {arg}={value!r}. Leave `{arg}` as None (a LoRA "
-                    "fine-tune can be written as two extra EinsumDense layers)."
-                )
-        # Keras's LoRA state, for code that reads it: never enabled here.
-        self.lora_rank, self.lora_alpha, self.lora_enabled = None, None, False
+        self._init_lora(lora_rank, lora_alpha, quantization_config, kwargs.get("dtype"))
+        if gptq_unpacked_column_size is not None:
+            raise ValueError(
+                "EinsumDense received gptq_unpacked_column_size="
+                f"{gptq_unpacked_column_size!r} (a GPTQ quantization option). {NO_QUANTIZATION}"
+            )
+        # `activity_regularizer` comes by keyword, as in Keras's signature.
+        super().__init__(**kwargs)
         self._parsed = _parse_equation(equation)
         self.equation = equation
         self.partial_output_shape = _normalize_output_shape(output_shape)
@@ -289,7 +286,7 @@ class EinsumDense(Layer):
             kernel_initializer = copy.copy(kernel_initializer)
             kernel_initializer.input_axes = input_axes
             kernel_initializer.output_axes = output_axes
-        self.kernel = self.add_weight(
+        self._kernel = self.add_weight(
             shape=kernel_shape,
             initializer=kernel_initializer,
             regularizer=self.kernel_regularizer,
@@ -315,6 +312,9 @@ class EinsumDense(Layer):
         }
         self.input_spec = InputSpec(ndim=len(analysis.input_shape), axes=axes)
         self.built = True
+        self._build_lora()
+
+    kernel = lora_weight_property("kernel")
 
     def call(self, inputs):
         x = ops.einsum(self.equation, inputs, self.kernel)
@@ -324,18 +324,6 @@ class EinsumDense(Layer):
 
     def compute_output_shape(self, input_shape):
         return _Analysis(self, input_shape).output_shape
-
-    def enable_lora(self, rank, *args, **kwargs):
-        raise NotImplementedError(
-            f"EinsumDense {self.name!r}: LoRA (enable_lora(rank={rank!r})) is not supported "
-            "in lamina."
-        )
-
-    def quantize(self, mode=None, *args, **kwargs):
-        raise NotImplementedError(
-            f"EinsumDense {self.name!r}: quantization (quantize(mode={mode!r})) is not "
-            "supported in lamina."
-        )
 
     def get_config(self):
         return {
@@ -352,4 +340,5 @@ class EinsumDense(Layer):
             "kernel_constraint": constraints.serialize(self.kernel_constraint),
             "bias_constraint": constraints.serialize(self.bias_constraint),
             "quantization_config": None,
+            **self._lora_config(),
         }

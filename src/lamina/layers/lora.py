@@ -1,0 +1,349 @@
+"""LoRA (low-rank adaptation) for the layers that have it in Keras 3.
+
+`Dense`, `EinsumDense`, `Embedding` and `Conv1D`/`Conv2D`/`Conv3D` take `lora_rank=` and
+`lora_alpha=` and have `enable_lora(rank)`. Enabling LoRA freezes the layer's base weight
+`W` and adds two trainable float32 factors: `a` of shape `W.shape[:-1] + (rank,)` and `b`
+of shape `(rank, W.shape[-1])`. The layer then computes with
+
+    W + (lora_alpha / rank) * (a @ b)
+
+which starts equal to `W` (`b` starts at zero), so fine-tuning trains only
+`rank * (fan_in + fan_out)` numbers per layer.
+
+The mix-in here holds that logic once; each layer names its base weight (`kernel` or
+`embeddings`) and reads the effective value through `lora_weight_property`. Files store
+what Keras stores: the merged weight in the base weight's place and no LoRA factors, so a
+LoRA model's weights load into the plain model and the other way round; loading into a
+LoRA layer resets its factors to zero.
+
+lamina does not quantize layers yet: `quantization_config`, `quantize()` and the
+quantized dtype policies are refused with a message that says so.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from lamina import backend, initializers, ops
+from lamina.backend.common.variables import bump_structure_version
+
+NO_QUANTIZATION = (
+    "lamina does not quantize layers yet (Keras's int8/int4/float8/GPTQ/AWQ modes); "
+    "keep the layer in floating point (leave `quantization_config=None` and use a float "
+    "or mixed dtype policy such as 'float32' or 'mixed_bfloat16')."
+)
+# Keras's quantized policies are named "<mode>_from_<source policy>" (or "gptq/..." ...).
+_QUANTIZED_PREFIXES = ("int8", "float8", "int4", "gptq", "awq")
+_QUANTIZED_POLICY_CLASSES = (
+    "QuantizedDTypePolicy",
+    "QuantizedFloat8DTypePolicy",
+    "GPTQDTypePolicy",
+    "AWQDTypePolicy",
+)
+_LORA_CONFIG_KEYS = ("lora_rank", "lora_alpha", "quantization_config")
+
+
+def refuse_quantization(who: str, quantization_config=None, dtype=None) -> None:
+    """Raise a ValueError when a layer is asked to quantize (not supported yet).
+
+    Args:
+        who: the layer's class name, for the message.
+        quantization_config: Keras's `quantization_config` argument; only None is taken.
+        dtype: the layer's `dtype` argument; a quantized policy (`"int8_from_float32"`,
+            a `QuantizedDTypePolicy` config) is refused.
+    """
+    if quantization_config is not None:
+        raise ValueError(
+            f"{who} received quantization_config={quantization_config!r}. {NO_QUANTIZATION}"
+        )
+    if isinstance(dtype, dict):
+        quantized = dtype.get("class_name") in _QUANTIZED_POLICY_CLASSES
+        name = (dtype.get("config") or {}).get("name")
+    elif isinstance(dtype, str):
+        quantized, name = False, dtype
+    else:
+        quantized = getattr(dtype, "quantization_mode", None) is not None
+        name = getattr(dtype, "name", None)
+    if isinstance(name, str) and name.startswith(_QUANTIZED_PREFIXES):
+        quantized = quantized or "_from_" in name or "/" in name
+    if quantized:
+        raise ValueError(
+            f"{who} received dtype={name or dtype!r}, a quantized dtype policy. {NO_QUANTIZATION}"
+        )
+
+
+def _check_rank(who: str, argument: str, value, allow_none: bool = True):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+        raise ValueError(
+            f"{who} expects `{argument}` to be a positive int (the LoRA rank)"
+            f"{' or None' if allow_none else ''}; received {argument}={value!r}."
+        )
+    return int(value)
+
+
+def _check_alpha(who: str, value):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or value <= 0:
+        raise ValueError(
+            f"{who} expects `lora_alpha` to be a positive number (the LoRA delta is scaled "
+            f"by lora_alpha / lora_rank) or None (alpha = rank); received "
+            f"lora_alpha={value!r}."
+        )
+    return value
+
+
+def lora_weight_property(name: str) -> property:
+    """A property `name` reading the weight the layer computes with.
+
+    Before `enable_lora` it is the base variable (stored as `_<name>`); after, the base
+    plus the scaled low-rank product, in the layer's compute dtype. Assigning to it sets
+    the base variable (as `build` does).
+    """
+
+    def get(self):
+        if not self.built:
+            raise AttributeError(
+                f"{type(self).__name__} {self.name!r} is not built yet, so it has no "
+                f"`{name}`: call it on data or call `build(input_shape)` first."
+            )
+        return self._lora_merged()
+
+    def assign_base(self, value):
+        self.__dict__[f"_{name}"] = value
+
+    doc = (
+        f"The {name} the layer computes with: the base `{name}` variable, plus "
+        f"`(lora_alpha / lora_rank) * (lora_{name}_a @ lora_{name}_b)` once LoRA is enabled."
+    )
+    return property(get, assign_base, doc=doc)
+
+
+class _MergedWeight:
+    """What a LoRA layer's weights file holds in its base weight's place (as Keras):
+    the merged value when saving; loading sets the base and zeroes the LoRA factors."""
+
+    def __init__(self, layer):
+        self.layer = layer
+        self.base = layer._lora_base
+
+    @property
+    def shape(self):
+        return self.base.shape
+
+    @property
+    def dtype(self):
+        return self.base.dtype
+
+    @property
+    def path(self):
+        return self.base.path
+
+    @property
+    def name(self):
+        return self.base.name
+
+    def numpy(self):
+        return ops.convert_to_numpy(ops.cast(self.layer._lora_merged(), self.base.dtype))
+
+    def assign(self, value):
+        self.base.assign(value)
+        for factor in self.layer._lora_factors:
+            factor.assign(ops.zeros(factor.shape, factor.dtype))
+
+
+class LoRAMixin:
+    """LoRA for a layer whose base weight is named by `_lora_weight` (`"kernel"`).
+
+    The layer calls `_init_lora(...)` first thing in its `__init__` (before
+    `Layer.__init__`, so a quantized `dtype` is refused with the reason), stores its base
+    weight as `_<weight>` (through `lora_weight_property`), calls `_build_lora()` at the
+    end of `build`, and adds `_lora_config()` to its config. A subclass that sets
+    `_lora_supported = False` refuses LoRA (Keras's transposed and depthwise
+    convolutions have none).
+    """
+
+    _lora_weight = "kernel"
+    _lora_supported = True
+    lora_rank = None
+    lora_alpha = None
+    lora_enabled = False
+
+    # Construction and config -----------------------------------------------------------
+    def _init_lora(self, lora_rank=None, lora_alpha=None, quantization_config=None, dtype=None):
+        who = type(self).__name__
+        refuse_quantization(who, quantization_config, dtype)
+        if not self._lora_supported and (lora_rank is not None or lora_alpha is not None):
+            given = (("lora_rank", lora_rank), ("lora_alpha", lora_alpha))
+            given = [k for k, v in given if v is not None]
+            raise TypeError(
+                f"{who} got unexpected keyword argument(s) {given}: LoRA exists only on "
+                "Dense, EinsumDense, Embedding and Conv1D/2D/3D (as in Keras)."
+            )
+        self.lora_rank = _check_rank(who, "lora_rank", lora_rank)
+        alpha = _check_alpha(who, lora_alpha)
+        self.lora_alpha = alpha if alpha is not None else self.lora_rank
+        self.lora_enabled = False
+        self.quantization_config = None
+
+    def _build_lora(self) -> None:
+        if self.built and self.lora_rank and not self.lora_enabled:
+            self.enable_lora(self.lora_rank, lora_alpha=self.lora_alpha)
+
+    def _lora_config(self) -> dict:
+        """`lora_rank`/`lora_alpha` for the config, only when LoRA is set (as Keras)."""
+        if not self.lora_rank:
+            return {}
+        return {"lora_rank": self.lora_rank, "lora_alpha": self.lora_alpha}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """Create the layer from `get_config()` output (LoRA arguments included)."""
+        config = dict(config)
+        lora = {k: config.pop(k) for k in _LORA_CONFIG_KEYS if k in config}
+        layer = super().from_config(config)
+        layer._init_lora(
+            lora.get("lora_rank"), lora.get("lora_alpha"), lora.get("quantization_config")
+        )
+        layer._build_lora()
+        return layer
+
+    # LoRA ------------------------------------------------------------------------------
+    def enable_lora(
+        self,
+        rank: int,
+        lora_alpha=None,
+        a_initializer="he_uniform",
+        b_initializer="zeros",
+    ) -> None:
+        """Freeze the base weight and train a low-rank update to it instead.
+
+        Adds trainable float32 weights `lora_<weight>_a` (shape `W.shape[:-1] +
+        (rank,)`) and `lora_<weight>_b` (shape `(rank, W.shape[-1])`); the layer then
+        computes with `W + (lora_alpha / rank) * (a @ b)`. Call it once, on a built
+        layer without a constraint on its base weight.
+
+        Args:
+            rank: the rank of the update (a positive int).
+            lora_alpha: scale numerator (default: `rank`, a scale of 1).
+            a_initializer: initializer of the `a` factor.
+            b_initializer: initializer of the `b` factor (zeros: the layer starts
+                unchanged).
+
+        >>> import numpy as np
+        >>> from lamina import layers
+        >>> layer = layers.Dense(3, name="d")
+        >>> layer.build((None, 4))
+        >>> layer.enable_lora(2)
+        >>> [w.path for w in layer.trainable_weights]
+        ['d/bias', 'd/lora_kernel_a', 'd/lora_kernel_b']
+        """
+        who = f"{type(self).__name__} {self.name!r}"
+        weight = self._lora_weight
+        if not self._lora_supported:
+            raise NotImplementedError(
+                f"{who}: LoRA is not available on {type(self).__name__} (as in Keras, it "
+                "exists on Dense, EinsumDense, Embedding and Conv1D/2D/3D)."
+            )
+        if getattr(self, f"{weight}_constraint", None) is not None:
+            raise ValueError(
+                f"{who}: LoRA cannot be enabled on a layer with a `{weight}_constraint` "
+                f"(the constraint would act on the frozen {weight}, not on the trained "
+                f"update). Create the layer without `{weight}_constraint`."
+            )
+        if not self.built:
+            raise ValueError(
+                f"{who}: cannot enable LoRA on a layer that is not built yet; call it on "
+                "data or call `build(input_shape)` first (or pass `lora_rank=` to the "
+                "constructor, which enables LoRA when the layer is built)."
+            )
+        if self.lora_enabled:
+            raise ValueError(
+                f"{who}: LoRA is already enabled (rank {self.lora_rank}); it can be enabled "
+                "only once per layer."
+            )
+        rank = _check_rank(who, "rank", rank, allow_none=False)
+        alpha = _check_alpha(who, lora_alpha)
+        base = self._lora_base
+        regularizer = getattr(self, f"{weight}_regularizer", None)
+        # float32 factors, as Keras: a low-precision update under- or overflows.
+        a = self.add_weight(
+            shape=tuple(base.shape[:-1]) + (rank,),
+            initializer=initializers.get(a_initializer),
+            dtype="float32",
+            regularizer=regularizer,
+            name=f"lora_{weight}_a",
+        )
+        b = self.add_weight(
+            shape=(rank, base.shape[-1]),
+            initializer=initializers.get(b_initializer),
+            dtype="float32",
+            regularizer=regularizer,
+            name=f"lora_{weight}_b",
+        )
+        setattr(self, f"lora_{weight}_a", a)
+        setattr(self, f"lora_{weight}_b", b)
+        base.trainable = False
+        self.lora_enabled = True
+        self.lora_rank = rank
+        self.lora_alpha = alpha if alpha is not None else rank
+        # Models cache their variable lists by structure version; trainability changed.
+        bump_structure_version()
+
+    @property
+    def _lora_base(self):
+        base = self.__dict__.get(f"_{self._lora_weight}")
+        if base is None:  # e.g. a separable convolution: two kernels, none called this
+            raise AttributeError(
+                f"{type(self).__name__} {self.name!r} has no `{self._lora_weight}`."
+            )
+        return base
+
+    @property
+    def _lora_factors(self) -> tuple:
+        weight = self._lora_weight
+        return self.__dict__[f"lora_{weight}_a"], self.__dict__[f"lora_{weight}_b"]
+
+    def _lora_merged(self):
+        base = self._lora_base
+        if not self.lora_enabled:
+            return base
+        a, b = self._lora_factors
+        delta = ops.multiply(ops.matmul(a, b), self.lora_alpha / self.lora_rank)
+        return ops.cast(ops.add(base, delta), self.compute_dtype)
+
+    # Weights order and files -----------------------------------------------------------
+    def _own_weights(self) -> list:
+        # Keras lists the frozen base weight where it was made (first), not after the
+        # trainable ones: `get_weights()` orders agree with Keras's.
+        if not self.lora_enabled:
+            return super()._own_weights()
+        return [x for x in self._tracked() if isinstance(x, backend.Variable)]
+
+    def _saved_variables(self) -> list:
+        """The values a weights file holds for this layer, in order: the merged base
+        weight in the base's place and no LoRA factors (Keras's layout)."""
+        if not self.lora_enabled:
+            return self._own_weights()
+        factors = {id(f) for f in self._lora_factors}
+        base = self._lora_base
+        return [
+            _MergedWeight(self) if v is base else v
+            for v in self._own_weights()
+            if id(v) not in factors
+        ]
+
+    # Quantization (not supported) -----------------------------------------------------
+    @property
+    def quantization_mode(self):
+        """None: lamina does not quantize layers yet."""
+        return None
+
+    def quantize(self, mode=None, type_check=True, config=None):
+        """Refused: lamina does not quantize layers yet (Keras's `quantize(mode)`)."""
+        raise NotImplementedError(
+            f"{type(self).__name__} {self.name!r}: quantize(mode={mode!r}) is not "
+            f"supported. {NO_QUANTIZATION}"
+        )
