@@ -168,6 +168,7 @@ from lamina.layers.reshaping_nd import (
 from lamina.layers.reversible_embedding import ReversibleEmbedding
 from lamina.layers.serialization_api import deserialize, serialize
 from lamina.layers.spectral_normalization import SpectralNormalization
+from lamina.layers.spectrogram import MelSpectrogram, STFTSpectrogram
 from lamina.layers.string_lookup import StringLookup
 from lamina.layers.text_vectorization import TextVectorization
 from lamina.layers.wrapper_base import Wrapper
@@ -297,6 +298,8 @@ __all__ = [
     "TextVectorization",
     "Hashing",
     "HashedCrossing",
+    "MelSpectrogram",
+    "STFTSpectrogram",
     "Normalization",
     "RandomContrast",
     "RandomFlip",
