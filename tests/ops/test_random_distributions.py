@@ -108,11 +108,3 @@ def test_seeds(draw):
     # Integer dtypes are refused, as Keras documents (floating types only).
     with pytest.raises(ValueError, match="floating"):
         draw(1, "int32")
-
-
-def test_dtype_on_request():
-    x = lrandom.binomial(
-        (4,), counts=[12.0, 4.0, 1.0, 2.0], probabilities=0.5, dtype="float16", seed=1
-    )
-    assert ops.dtype(x) == "float16"
-    assert tuple(x.shape) == (4,)
