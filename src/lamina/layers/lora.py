@@ -203,7 +203,7 @@ class LoRAMixin:
         """Create the layer from `get_config()` output (LoRA arguments included)."""
         config = dict(config)
         lora = {k: config.pop(k) for k in _LORA_CONFIG_KEYS if k in config}
-        layer = super().from_config(config)
+        layer = super().from_config(config, custom_objects=custom_objects)
         layer._init_lora(
             lora.get("lora_rank"), lora.get("lora_alpha"), lora.get("quantization_config")
         )
