@@ -52,6 +52,7 @@ from lamina.layers.convolution import (
     SeparableConvolution1D,
     SeparableConvolution2D,
 )
+from lamina.layers.convolutional_recurrent import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
 from lamina.layers.core import (
     Activation,
     Dense,
@@ -330,6 +331,9 @@ __all__ = [
     "RandomSharpness",
     "RandomShear",
     "Solarization",
+    "ConvLSTM1D",
+    "ConvLSTM2D",
+    "ConvLSTM3D",
     "AdaptiveAveragePooling1D",
     "AdaptiveAveragePooling2D",
     "AdaptiveAveragePooling3D",
