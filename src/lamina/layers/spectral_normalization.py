@@ -93,27 +93,25 @@ class SpectralNormalization(Wrapper):
 
     def call(self, inputs, training=False):
         if training:
-            kernel, vector_u = self.kernel.value, self.vector_u.value
-            # An all-zero kernel has no direction to estimate: leave both unchanged.
-            new_vector_u, new_kernel = ops.cond(
-                ops.all(ops.equal(kernel, 0)),
-                lambda: (vector_u, kernel),
-                self.normalized_weights,
-            )
-            self.vector_u.assign(new_vector_u)
-            self.kernel.assign(new_kernel)
+            kernel = self.kernel.value
+            vector_u, sigma = self._power_iteration(kernel)
+            # An all-zero kernel has no direction to estimate: both stay unchanged (as
+            # Keras's `cond`). `where` rather than `cond` keeps eager calls from compiling
+            # a conditional each time; dividing by 1 keeps the untaken branch finite.
+            all_zero = ops.all(ops.equal(kernel, 0))
+            sigma = ops.where(all_zero, ops.ones_like(sigma), sigma)
+            vector_u = ops.where(all_zero, self.vector_u.value, vector_u)
+            self.vector_u.assign(ops.cast(vector_u, self.vector_u.dtype))
+            self.kernel.assign(ops.cast(ops.divide(kernel, sigma), self.kernel.dtype))
         output = self.layer(inputs)
         if "float" in str(inputs.dtype):
             output = ops.cast(output, inputs.dtype)
         return output
 
-    def normalized_weights(self):
-        """`(new vector_u, kernel / sigma)` after `power_iterations` power-iteration steps.
-
-        The estimates of the singular vectors are held constant for the gradient, so
-        training differentiates `kernel / sigma` through the kernel only.
-        """
-        kernel = self.kernel.value
+    def _power_iteration(self, kernel):
+        """`(vector_u, sigma)`: the refined left vector and the singular value estimate,
+        both held constant for the gradient (training differentiates `kernel / sigma`
+        through the kernel only)."""
         weights = ops.reshape(kernel, (-1, self.kernel_shape[-1]))
         vector_u = self.vector_u.value
         for _ in range(self.power_iterations):
@@ -122,10 +120,16 @@ class SpectralNormalization(Wrapper):
         vector_u = ops.stop_gradient(vector_u)
         vector_v = ops.stop_gradient(vector_v)
         sigma = ops.matmul(ops.matmul(vector_v, weights), ops.transpose(vector_u))
-        new_kernel = ops.reshape(ops.divide(kernel, sigma), self.kernel_shape)
+        return vector_u, sigma
+
+    def normalized_weights(self):
+        """`(new vector_u, kernel / sigma)` after `power_iterations` power-iteration steps
+        (what a training call writes into the variables, for a nonzero kernel)."""
+        kernel = self.kernel.value
+        vector_u, sigma = self._power_iteration(kernel)
         return (
             ops.cast(vector_u, self.vector_u.dtype),
-            ops.cast(new_kernel, self.kernel.dtype),
+            ops.cast(ops.divide(kernel, sigma), self.kernel.dtype),
         )
 
     def compute_output_shape(self, input_shape):
