@@ -3,6 +3,7 @@ against Keras 3 (weights copied across), weight names and order as Keras saves t
 configs, `.keras` files both ways, fit, and the errors; plus `layers.serialize` /
 `layers.deserialize`."""
 
+import inspect
 import json
 import os
 
@@ -120,6 +121,23 @@ def test_matches_keras_with_copied_weights():
 
 def test_config_matches_keras_and_round_trips():
     keras = _keras()
+    # The names of this task have Keras's signatures (parameter names and defaults).
+    for name in [
+        "AdaptiveAveragePooling1D",
+        "AdaptiveMaxPooling3D",
+        "ReversibleEmbedding",
+        "SpectralNormalization",
+        "Wrapper",
+        "serialize",
+        "deserialize",
+    ]:
+        ours, theirs = getattr(layers, name), getattr(keras.layers, name)
+        expected = [(p.name, p.default) for p in inspect.signature(theirs).parameters.values()]
+        got = [(p.name, p.default) for p in inspect.signature(ours).parameters.values()]
+        assert got == expected, name
+    for name in ("ReversibleEmbedding", "SpectralNormalization"):
+        theirs = inspect.signature(getattr(keras.layers, name).call)
+        assert str(inspect.signature(getattr(layers, name).call)) == str(theirs), name
     theirs = keras.layers.SpectralNormalization(keras.layers.Dense(3, name="d"), 2, name="sn")
     theirs.build((None, 4))
     keras_config = json.loads(json.dumps(keras.layers.serialize(theirs)))
