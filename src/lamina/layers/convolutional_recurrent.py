@@ -231,8 +231,10 @@ class ConvLSTMCell(DropoutRNNCell, Layer):
     # Keras draws one mask per gate. The masks are shaped from the known step and state
     # shapes, so `RNN` may ask for them with any tensor that has the batch size first.
     def _masks(self, batch, shape, rate):
-        ones = ops.ones((batch,) + tuple(shape), dtype=self.compute_dtype)
-        return [ops_random.dropout(ones, rate, seed=self.seed_generator) for _ in range(_GATES)]
+        # One draw for the four masks: each draw is a separate random program to compile.
+        ones = ops.ones((_GATES, batch) + tuple(shape), dtype=self.compute_dtype)
+        masks = ops_random.dropout(ones, rate, seed=self.seed_generator)
+        return [masks[g] for g in range(_GATES)]
 
     def get_dropout_mask(self, step_input):
         if self._dropout_mask is None and 0.0 < self.dropout < 1.0:
@@ -260,16 +262,15 @@ class ConvLSTMCell(DropoutRNNCell, Layer):
         )
 
     def _gate_parts(self, x, kernel, masks, strides, padding, dilation_rate):
-        """The four gates' convolutions of `x`: one convolution with the whole kernel,
-        or one per gate when each gate sees its own dropout mask."""
-        if masks is None:
-            out = self._conv(x, kernel, strides, padding, dilation_rate)
-            return ops.split(out, _GATES, axis=self._channel_axis)
-        kernels = ops.split(kernel, _GATES, axis=-1)
-        return [
-            self._conv(ops.multiply(x, m), k, strides, padding, dilation_rate)
-            for m, k in zip(masks, kernels, strict=True)
-        ]
+        """The four gates' convolutions of `x`, as one convolution with the whole kernel.
+
+        When each gate sees its own dropout mask, the four masked copies of `x` are
+        stacked along the channels and convolved as four groups: group g pairs copy g
+        with gate g's slice of the kernel (one convolution rather than four)."""
+        if masks is not None:
+            x = ops.concatenate([ops.multiply(x, m) for m in masks], axis=self._channel_axis)
+        out = self._conv(x, kernel, strides, padding, dilation_rate)
+        return ops.split(out, _GATES, axis=self._channel_axis)
 
     def call(self, inputs, states, training=False):
         h_tm1, c_tm1 = states[0], states[1]
