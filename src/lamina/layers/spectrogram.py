@@ -30,11 +30,16 @@ def _register(cls):
     return cls
 
 
+def _window_argument(window):
+    """A window as given, or the values of a window Keras serialized as an array."""
+    if isinstance(window, dict) and window.get("class_name") == "__numpy__":
+        return list(window["config"]["value"])
+    return window
+
+
 def _plain_window(window):
     """A window as a config value: names stay, arrays become lists."""
     if window is None or isinstance(window, (str, list, tuple)):
-        return window
-    if isinstance(window, dict):
         return window
     return np.asarray(ops.convert_to_numpy(ops.convert_to_tensor(window))).tolist()
 
@@ -105,6 +110,7 @@ class STFTSpectrogram(Layer):
         **kwargs,
     ):
         where = "STFTSpectrogram"
+        window = _window_argument(window)
         if not isinstance(frame_length, int) or frame_length < 1:
             raise ValueError(
                 f"{where}: frame_length must be a positive integer; received {frame_length!r}."
@@ -339,6 +345,7 @@ class MelSpectrogram(Layer):
         **kwargs,
     ):
         sequence_length = sequence_length or fft_length
+        window = _window_argument(window)
         if fft_length < sequence_length:
             raise ValueError(
                 f"MelSpectrogram: fft_length ({fft_length}) must be at least sequence_length "
