@@ -4,6 +4,7 @@ stateful runs, configs and `.keras` files in both directions.
 Each run of a recurrent layer compiles its time loop, so the tests keep to few calls,
 one input shape where they can, and run Keras's reference compiled (`jax.jit`)."""
 
+import inspect
 import os
 
 import numpy as np
@@ -210,6 +211,17 @@ def test_config_round_trip_and_keras_config(keras):
     assert {k: v for k, v in rebuilt.get_config().items() if k != "name"} == {
         k: v for k, v in config.items() if k != "name"
     }
+
+
+@pytest.mark.parametrize("name", ["ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"])
+def test_signature_matches_keras(keras, name):
+    # Keras's arguments, in Keras's order (so positional calls agree), with its defaults.
+    def params(cls):
+        found = inspect.signature(cls.__init__).parameters.values()
+        return [(p.name, p.default) for p in found if p.kind == p.POSITIONAL_OR_KEYWORD]
+
+    theirs = params(getattr(keras.layers, name))
+    assert params(getattr(layers, name))[: len(theirs)] == theirs
 
 
 @KERAS_ARRAY_WARNING
