@@ -283,3 +283,5 @@ def test_bad_arguments_and_inputs_name_what_was_received():
         layer(x, initial_state=[np.zeros((2, 4, 4, 2), "float32")] * 2)
     with pytest.raises(ValueError, match="2 states"):
         layer(x, initial_state=[np.zeros((2, 5, 5, 2), "float32")])
+    with pytest.raises(ValueError, match=r"\(None, None, 5, 5, 2\), received .*6, 6, 2"):
+        layer(np.zeros((2, 3, 6, 6, 2), "float32"))  # the states are sized for 5 x 5

@@ -473,8 +473,11 @@ class _ConvLSTM(RNN):
     def build(self, input_shape):
         if isinstance(input_shape, list) and input_shape and isinstance(input_shape[0], tuple):
             input_shape = input_shape[0]
-        self._check_input_shape(input_shape)
-        super().build(input_shape)
+        shape = self._check_input_shape(input_shape)
+        super().build(shape)
+        # The states' feature maps are sized by the first input: later inputs must match
+        # it in every axis but the batch and the time.
+        self.input_spec = InputSpec(shape=(None, None) + shape[2:])
 
     def _state_shape(self, batch):
         return (batch,) + tuple(self.cell.state_shape)
