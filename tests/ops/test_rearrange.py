@@ -86,3 +86,17 @@ def test_bad_patterns_are_explained():
     for pattern, lengths, message in BAD_PATTERNS:
         with pytest.raises(ValueError, match=message):
             ops.rearrange(X, pattern, **lengths)
+
+
+def test_gradient_is_the_inverse_rearrangement():
+    # d/dx sum(rearrange(x) * w) is w moved back to x's layout: for space-to-depth,
+    # the NumPy inverse of the forward reshape/transpose.
+    upstream = np.random.default_rng(0).standard_normal((2, 2, 3, 12)).astype("float32")
+    want = upstream.reshape(2, 2, 3, 3, 2, 2).transpose(0, 1, 4, 2, 5, 3).reshape(X.shape)
+
+    def loss(x):
+        y = ops.rearrange(x, "b (h h1) (w w1) c -> b h w (c h1 w1)", h1=2, w1=2)
+        return ops.sum(ops.multiply(y, upstream))
+
+    _, grad = lamina.backend.value_and_grad(loss)(ops.convert_to_tensor(X))
+    np.testing.assert_allclose(ops.convert_to_numpy(grad), want, atol=1e-6)
