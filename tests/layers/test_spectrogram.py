@@ -262,3 +262,24 @@ def test_mel_config_symbolic_and_errors():
     assert outputs.shape == (None, 10, 13)
     with pytest.raises(ValueError, match="fft_length"):
         layers.MelSpectrogram(fft_length=32, sequence_length=64)
+
+
+# Keras's own saving converts its Variables with `np.array(v)`, which NumPy 2 warns about.
+@pytest.mark.filterwarnings(
+    "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning"
+)
+def test_keras_files_load_both_ways(tmp_path):
+    inputs = keras.Input((20, 2))
+    outputs = keras.layers.STFTSpectrogram(mode="log", **STFT_KW)(inputs)
+    theirs = keras.Model(inputs, outputs)
+    # Trained kernels differ from the initial ones: the file's weights must be used.
+    for kernel in theirs.layers[1].weights:
+        kernel.assign(1.5 * keras.ops.convert_to_numpy(kernel.value))
+    theirs.save(tmp_path / "keras.keras")
+    ours = lamina.saving.load_model(tmp_path / "keras.keras")
+    x = SIGNAL[:, :20, :2]
+    want = keras.ops.convert_to_numpy(theirs(x))
+    np.testing.assert_allclose(_np(ours(x)), want, atol=1e-4)
+    ours.save(tmp_path / "lamina.keras")
+    again = keras.saving.load_model(tmp_path / "lamina.keras")
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(again(x)), want, atol=1e-4)
