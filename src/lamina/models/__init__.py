@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from lamina.models.cloning import clone_model
 from lamina.models.model import Model
 from lamina.models.sequential import Sequential
 from lamina.saving import load_model, save_model
@@ -36,12 +37,6 @@ def model_from_json(json_string: str, custom_objects: dict | None = None):
         ) from None
     except json.JSONDecodeError as err:
         raise ValueError(f"model_from_json received text that is not valid JSON: {err}") from err
-    return model_from_config(config, custom_objects=custom_objects)
-
-
-def clone_model(model, input_tensors=None, custom_objects=None):
-    """A new model with the same architecture and freshly initialized weights."""
-    config = serialization.serialize_keras_object(model, "layers")
     return model_from_config(config, custom_objects=custom_objects)
 
 

@@ -168,6 +168,16 @@ class Trainer(step_api(), GeneratorMethods):
     def _compile_from_config(self, config: dict, custom_objects=None) -> None:
         compile_utils.compile_from_config(self, config, custom_objects)
 
+    def get_compile_config(self) -> dict | None:
+        """What `compile` was given, as a JSON-able dict (Keras's name); None before
+        `compile`. `compile_from_config` takes it back."""
+        return self._compile_config() if self.compiled else None
+
+    def compile_from_config(self, config: dict) -> None:
+        """Compile with a dict from `get_compile_config` (Keras's name), as loading a
+        `.keras` file does."""
+        self._compile_from_config(config)
+
     def _assert_compiled(self, what: str):
         if not self.compiled:
             raise RuntimeError(f"You must call `compile(optimizer, loss, ...)` before `{what}`.")
