@@ -208,6 +208,20 @@ def test_stateful_and_reset_states():
         layers.GRU(2).reset_states()
 
 
+def test_stateful_fit_carries_states_between_batches():
+    # was, on torch: "a variable needed for gradient computation has been modified by an
+    # inplace operation" (the step read the live state tensors, then assigned them)
+    x = _rand(4, 3, 2)
+    model = Model(inp := Input(batch_shape=(2, 3, 2)), layers.LSTM(3, stateful=True)(inp))
+    model.compile(optimizer="sgd", loss="mse")
+    history = model.fit(
+        x, np.zeros((4, 3), "float32"), batch_size=2, epochs=2, shuffle=False, verbose=0
+    )
+    assert np.all(np.isfinite(history.history["loss"]))
+    state = ops.convert_to_numpy(model.layers[-1].states[0])
+    assert state.shape == (2, 3) and np.any(state != 0)
+
+
 def test_initial_state_and_errors():
     x = _rand(2, 4, 3)
     layer = layers.LSTM(2, return_state=True)

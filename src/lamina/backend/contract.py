@@ -113,7 +113,7 @@ CORE = declare(
     """
     SUPPORTS_SPARSE_TENSORS
         Whether the engine has sparse tensors (`sparse=True` arguments are refused if not).
-    Variable(initializer, shape=None, dtype=None, trainable=True, name=None, path=None)
+    Variable(initializer, shape=None, dtype=None, trainable=True, name=None, path=None, *, autocast=True, aggregation='none', synchronization='auto')
         A mutable tensor holding model state (weights, counters, seeds).
     convert_to_tensor(x, dtype=None)
         Convert an array-like (or Variable) to an engine tensor, optionally cast to `dtype`.
@@ -818,7 +818,7 @@ COMMON: dict[str, dict[str, Declaration]] = {
     ),
     "common.variables": declare(
         """
-        Variable(initializer, shape=None, dtype=None, trainable=True, name=None, path=None)
+        Variable(initializer, shape=None, dtype=None, trainable=True, name=None, path=None, *, autocast=True, aggregation='none', synchronization='auto')
             The engine-independent base of every engine's Variable.
         StatelessScope(state_mapping=(), collect_losses=False)
             A scope mapping Variables to values: reads come from it, assigns are recorded.

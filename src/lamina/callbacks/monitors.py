@@ -199,7 +199,25 @@ class ReduceLROnPlateau(MonitorCallback):
         min_delta: float = 1e-4,
         cooldown: int = 0,
         min_lr: float = 0.0,
+        **kwargs,
     ):
+        if "epsilon" in kwargs:  # Keras 2's name for min_delta
+            warnings.warn(
+                "ReduceLROnPlateau's `epsilon` is Keras 2's name for `min_delta`; using it "
+                "as min_delta. Pass `min_delta=` instead.",
+                UserWarning,
+                stacklevel=2,
+            )
+            min_delta = kwargs.pop("epsilon")
+        if kwargs:
+            # Keras 3 takes and ignores any other keyword (Keras 2 code passes
+            # `baseline`, which only EarlyStopping uses); say so rather than stay silent.
+            warnings.warn(
+                f"ReduceLROnPlateau ignores {sorted(kwargs)}, as Keras does: it has no such "
+                "settings (`baseline` belongs to EarlyStopping). Remove them.",
+                UserWarning,
+                stacklevel=2,
+            )
         if factor >= 1.0:
             raise ValueError(
                 f"ReduceLROnPlateau factor must be < 1 (it multiplies the learning rate); "

@@ -154,6 +154,8 @@ def sample_beta(shape, alpha: float, beta: float, seed):
 class BaseAugmentation(Layer):
     """Shared body: input forms, inference identity, layout, seeding and config."""
 
+    _takes_bounding_box_format = True
+
     applies_at_inference = False  # the deterministic layers that always act say True
 
     def __init__(self, seed=None, data_format=None, **kwargs):

@@ -89,6 +89,8 @@ def _as_batch(images):
 class _RandomAffine(Layer):
     """Shared body of the augmentations that resample through an affine transform."""
 
+    _takes_bounding_box_format = True
+
     def __init__(
         self,
         fill_mode="reflect",
@@ -325,6 +327,8 @@ class RandomFlip(Layer):
     [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
     """
 
+    _takes_bounding_box_format = True
+
     _MODES = ("horizontal", "vertical", "horizontal_and_vertical")
 
     def __init__(self, mode="horizontal_and_vertical", seed=None, data_format=None, **kwargs):
@@ -378,6 +382,8 @@ class RandomContrast(Layer):
     >>> RandomContrast(0.5, seed=1)(np.full((2, 4, 4, 3), 100.0)).shape
     (2, 4, 4, 3)
     """
+
+    _takes_bounding_box_format = True
 
     def __init__(self, factor, value_range=(0, 255), seed=None, data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -469,6 +475,8 @@ class Resizing(Layer):
     >>> Resizing(2, 3)(np.ones((1, 4, 6, 3))).shape
     (1, 2, 3, 3)
     """
+
+    _takes_bounding_box_format = True
 
     def __init__(
         self,
@@ -574,6 +582,8 @@ class CenterCrop(Layer):
     >>> np.asarray(CenterCrop(2, 2)(images))[0, :, :, 0].tolist()
     [[5.0, 6.0], [9.0, 10.0]]
     """
+
+    _takes_bounding_box_format = True
 
     def __init__(self, height: int, width: int, data_format=None, **kwargs):
         super().__init__(**kwargs)

@@ -18,6 +18,8 @@ class InputLayer(Layer):
         dtype: dtype of the input (default `floatx()`).
         batch_shape: full shape including the batch dimension (instead of `shape`).
         input_tensor: an existing KerasTensor to wrap instead of creating one.
+        ragged: Keras's ragged-input flag. lamina has no ragged tensors: only
+            `None`/`False` are accepted.
         name: the layer's (and its tensor's) name.
     """
 
@@ -31,8 +33,10 @@ class InputLayer(Layer):
         input_tensor=None,
         optional=False,
         name=None,
+        ragged=None,
         **kwargs,
     ):
+        _refuse_ragged(ragged)
         if "input_shape" in kwargs and shape is None:
             shape = kwargs.pop("input_shape")
         if "batch_input_shape" in kwargs and batch_shape is None:
@@ -81,8 +85,20 @@ class InputLayer(Layer):
             "batch_shape": list(self._batch_shape),
             "dtype": self.dtype,
             "sparse": self.sparse,
+            "ragged": False,
             "name": self.name,
         }
+
+
+def _refuse_ragged(ragged) -> None:
+    if ragged:
+        raise ValueError(
+            f"Input received ragged={ragged!r}, but lamina has no ragged tensors (Keras "
+            "supports them on TensorFlow only). Pad the sequences to one length "
+            "(`lamina.utils.pad_sequences`) and use `mask_zero=True` in the Embedding or a "
+            "`Masking` layer, or bucket them by length with a `PyDataset`; then leave "
+            "`ragged` unset."
+        )
 
 
 def Input(
@@ -94,6 +110,7 @@ def Input(
     name=None,
     tensor=None,
     optional=False,
+    ragged=None,
 ) -> KerasTensor:
     """A symbolic input tensor: the start of a functional model.
 
@@ -103,11 +120,16 @@ def Input(
         dtype: dtype of the data it stands for (default `floatx()`).
         batch_shape: full shape including the batch dimension (instead of `shape`).
         name: a name, unique in the model.
+        tensor: an existing KerasTensor to start from instead of a new one.
+        optional: whether the input may be `None` when the model is called.
+        ragged: Keras's ragged-input flag; lamina has no ragged tensors, so only
+            `None`/`False` are accepted (`True` raises, saying what to do instead).
 
     >>> x = Input(shape=(32,), name="features")
     >>> x.shape, x._keras_history.tensor_index
     ((None, 32), 0)
     """
+    _refuse_ragged(ragged)
     layer = InputLayer(
         shape=shape,
         batch_size=batch_size,

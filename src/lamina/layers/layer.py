@@ -64,6 +64,18 @@ _BASE_INIT_KWARGS = frozenset(
 )
 
 
+def _refuse_bounding_boxes(who: str, bounding_box_format) -> None:
+    """Keras's image preprocessing layers take `bounding_box_format` to transform boxes
+    given with the images; lamina's transform images (and labels) only."""
+    if bounding_box_format is not None:
+        raise ValueError(
+            f"{who} received bounding_box_format={bounding_box_format!r}, but lamina's image "
+            "layers transform images (and labels, in a dict) only, not bounding boxes or "
+            "segmentation masks. Leave `bounding_box_format` unset, and transform boxes "
+            "yourself (or apply only photometric layers to images with boxes)."
+        )
+
+
 # Layers whose `_losses` may be non-empty: a top-level call clears its layers' losses,
 # and when no layer may hold any it skips walking them. `add_loss` registers a layer; so
 # does `Layer.__new__` until `__init__` runs, because a copied or unpickled layer gets
@@ -183,6 +195,8 @@ class Layer(Operation, backend.layer.LayerBase):
     _short_call = False
     _own_build_step = True
     _mixed_precision = False
+    # Image preprocessing layers take Keras's `bounding_box_format` (None only).
+    _takes_bounding_box_format = False
 
     def __new__(cls, *args, **kwargs):
         instance = super().__new__(cls)
@@ -202,6 +216,8 @@ class Layer(Operation, backend.layer.LayerBase):
         name: str | None = None,
         **kwargs,
     ):
+        if "bounding_box_format" in kwargs and self._takes_bounding_box_format:
+            _refuse_bounding_boxes(type(self).__name__, kwargs.pop("bounding_box_format"))
         unknown = set(kwargs) - _BASE_INIT_KWARGS
         if unknown:
             raise TypeError(
@@ -419,6 +435,8 @@ class Layer(Operation, backend.layer.LayerBase):
         constraint=None,
         name: str | None = None,
         autocast: bool = True,
+        aggregation: str | None = "none",
+        overwrite_with_gradient: bool = False,
     ) -> Variable:
         """Create a weight of this layer, tracked in `weights`.
 
@@ -429,6 +447,13 @@ class Layer(Operation, backend.layer.LayerBase):
             trainable: whether training updates it.
             regularizer: adds `regularizer(weight)` to `losses`.
             constraint: applied to the weight after each optimizer update.
+            name: the weight's name (its path is `"<layer name>/<name>"`).
+            autocast: whether it reads in the compute dtype under a mixed policy.
+            aggregation: Keras's distributed reduction name, recorded on the variable
+                (see `lamina.Variable`).
+            overwrite_with_gradient: when True, the optimizer sets the weight to its
+                gradient instead of applying its rule (Keras's float8 scaling factors
+                are kept this way); weight decay, clipping and loss scaling skip it.
         """
         shape = tuple(int(d) for d in (shape or ()))
         dtype = backend.standardize_dtype(dtype or self.variable_dtype)
@@ -443,8 +468,10 @@ class Layer(Operation, backend.layer.LayerBase):
             trainable=trainable,
             name=name or "variable",
             path=f"{self.name}/{name or 'variable'}",
+            autocast=autocast,
+            aggregation=aggregation,
         )
-        variable._autocast = bool(autocast)
+        variable.overwrite_with_gradient = bool(overwrite_with_gradient)
         variable.regularizer = regularizers.get(regularizer)
         variable.constraint = constraints.get(constraint)
         self._own_variables.append(variable)

@@ -47,8 +47,11 @@ class BasePooling(Layer):
     rank = None
     pool_mode = None  # "max" or "average"
 
-    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, **kwargs):
-        super().__init__(**kwargs)
+    def __init__(
+        self, pool_size=2, strides=None, padding="valid", data_format=None, name=None, **kwargs
+    ):
+        # `name` is the fifth positional argument, as in Keras.
+        super().__init__(name=name, **kwargs)
         who = type(self).__name__
         self.pool_size = _normalize_tuple(pool_size, self.rank, "pool_size", who)
         self.strides = (

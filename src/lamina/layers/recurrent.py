@@ -345,8 +345,12 @@ class LSTMCell(_CellBase):
         seed=None,
         **kwargs,
     ):
-        kwargs.pop("implementation", None)
+        implementation = _implementation(kwargs.pop("implementation", 2), type(self).__name__)
         super().__init__(**kwargs)
+        # Keras's 1 (small matrix products, one dropout mask per gate) or 2 (one product
+        # per step, the default): the same outputs; lamina computes every step the
+        # second way, and draws one dropout mask shared by the gates.
+        self.implementation = implementation
         self._init_common(
             units,
             activation,
@@ -453,8 +457,12 @@ class GRUCell(_CellBase):
         seed=None,
         **kwargs,
     ):
-        kwargs.pop("implementation", None)
+        implementation = _implementation(kwargs.pop("implementation", 2), type(self).__name__)
         super().__init__(**kwargs)
+        # Keras's 1 (small matrix products, one dropout mask per gate) or 2 (one product
+        # per step, the default): the same outputs; lamina computes every step the
+        # second way, and draws one dropout mask shared by the gates.
+        self.implementation = implementation
         self._init_common(
             units,
             activation,
@@ -850,7 +858,9 @@ class RNN(Layer):
                 self._make_state_variables(batch_size)
             variables = self._states.variables if self._states is not None else None
             if variables is not None and tuple(variables[0].shape)[0] == batch_size:
-                states = [v.value for v in variables]
+                # Copies: the states are assigned below, and on torch an in-place write
+                # to a tensor the backward pass still needs fails.
+                states = [ops.copy(v.value) for v in variables]
                 use_state_vars = True
             else:
                 states = _initial_state(self.cell, batch_size, self.compute_dtype)
@@ -982,6 +992,14 @@ class RNN(Layer):
         return super().from_config(config)
 
 
+def _implementation(value, who: str) -> int:
+    if value not in (1, 2):
+        raise ValueError(
+            f"{who} expects `implementation` to be 1 or 2 (Keras's modes); received {value!r}."
+        )
+    return int(value)
+
+
 class _StateHolder:
     """Holds the state variables of a stateful RNN outside the weight tracking."""
 
@@ -996,6 +1014,8 @@ class _SingleCellRNN(RNN):
 
     def __init__(self, cell_kwargs, rnn_kwargs, activity_regularizer=None, **kwargs):
         kwargs.pop("use_cudnn", None)
+        if "implementation" in kwargs:  # Keras 2 code (LSTM/GRU); the cell checks it
+            cell_kwargs = {**cell_kwargs, "implementation": kwargs.pop("implementation")}
         base = {k: kwargs.pop(k) for k in ("dtype", "trainable") if k in kwargs}
         cell = self._cell_class(**cell_kwargs, **base)
         super().__init__(

@@ -655,10 +655,25 @@ class Model(Trainer, Layer):
                 )
         return cls(**config)
 
-    def save(self, filepath, overwrite: bool = True) -> None:
+    def save(self, filepath, overwrite: bool = True, zipped=None, **kwargs) -> None:
         """Save the whole model to a `.keras` file: architecture, weights, compile state
-        and optimizer variables (written atomically)."""
-        saving.save_model(self, filepath, overwrite=overwrite)
+        and optimizer variables (written atomically).
+
+        Args:
+            filepath: a path ending in `.keras` (or `.h5` for the legacy format).
+            overwrite: replace an existing file (else `FileExistsError`).
+            zipped: Keras's choice between a zip archive (the default, and what lamina
+                writes) and an unzipped folder, which lamina does not write: only
+                `None`/`True` are accepted.
+            **kwargs: the legacy `.h5` format's `include_optimizer`.
+        """
+        if zipped is not None and not zipped:
+            raise ValueError(
+                f"Model.save received zipped={zipped!r}; lamina writes `.keras` files as zip "
+                "archives only (Keras's default). Leave `zipped` unset, and unzip the file "
+                "yourself if you need its parts (config.json, model.weights.h5)."
+            )
+        saving.save_model(self, filepath, overwrite=overwrite, **kwargs)
 
     # Backups for BackupAndRestore (kept here: callbacks reach saving through the model).
     def _write_backup(self, directory, epoch, step, rng_state) -> bool:
@@ -721,17 +736,44 @@ class Model(Trainer, Layer):
             **kwargs,
         )
 
-    def save_weights(self, filepath, overwrite: bool = True) -> None:
-        """Save the weights to a `.weights.h5` file (written atomically)."""
+    def save_weights(self, filepath, overwrite: bool = True, max_shard_size=None) -> None:
+        """Save the weights to a `.weights.h5` file (written atomically).
+
+        Args:
+            filepath: a path ending in `.weights.h5`.
+            overwrite: replace an existing file (else `FileExistsError`).
+            max_shard_size: Keras's size limit for splitting the weights over several
+                files; lamina writes one file, so only `None` is accepted.
+        """
         import os
 
+        if max_shard_size is not None:
+            raise ValueError(
+                f"Model.save_weights received max_shard_size={max_shard_size!r}; lamina "
+                "writes all the weights to one `.weights.h5` file and does not shard "
+                "them. Leave `max_shard_size` unset."
+            )
         if not overwrite and os.path.exists(filepath):
             raise FileExistsError(f"{filepath!r} exists and overwrite=False.")
         saving.save_weights(self, filepath)
 
-    def load_weights(self, filepath) -> None:
-        """Load weights from a `.weights.h5` file written by `save_weights`."""
-        saving.load_weights(self, filepath)
+    def load_weights(self, filepath, skip_mismatch: bool = False, **kwargs) -> None:
+        """Load weights from a `.weights.h5` file written by `save_weights` (or a
+        legacy Keras `.h5` weights file).
+
+        Args:
+            filepath: the weights file.
+            skip_mismatch: leave a layer's weights as they are when the file's count or
+                shapes differ from the layer's (each skipped layer is named in a
+                warning), instead of raising.
+        """
+        if kwargs:
+            raise TypeError(
+                f"Model.load_weights got unexpected keyword argument(s) {sorted(kwargs)}; "
+                "it takes `filepath` and `skip_mismatch` (Keras 2's `by_name` loading is "
+                "not supported: weights are matched by the model's structure)."
+            )
+        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
 
     def to_json(self, **kwargs) -> str:
         """The model's architecture as a JSON string (`models.model_from_json` reads it)."""

@@ -488,6 +488,8 @@ class Optimizer:
         distribution = current_distribution()
         if distribution is not None:
             grads = distribution._reduce_gradients(grads)
+        if any(getattr(v, "overwrite_with_gradient", False) for v in variables):
+            grads, variables = self._overwrite_with_gradients(grads, variables)
         if self.loss_scale_factor is not None:
             grads = [g / self.loss_scale_factor for g in grads]
         grads = self._clip(grads)
@@ -503,6 +505,19 @@ class Optimizer:
             if getattr(v, "constraint", None) is not None:
                 v.assign(v.constraint(v.value))
         self._iterations.assign(self._iterations.value + 1)
+
+    @staticmethod
+    def _overwrite_with_gradients(grads, variables):
+        """Set each `overwrite_with_gradient` variable to its gradient (as Keras does,
+        before loss-scale division and clipping) and leave it out of the update."""
+        kept_grads, kept_variables = [], []
+        for grad, v in zip(grads, variables):
+            if getattr(v, "overwrite_with_gradient", False):
+                v.assign(grad)
+            else:
+                kept_grads.append(grad)
+                kept_variables.append(v)
+        return kept_grads, kept_variables
 
     def _apply_weight_decay(self, variables, learning_rate) -> None:
         """Decoupled weight decay, `w -= w * weight_decay * lr`, before the rule."""

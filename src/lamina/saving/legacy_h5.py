@@ -583,11 +583,12 @@ def _shift_nested_nodes(layers: list) -> None:
                     source[1] -= 1
 
 
-def read_model_weights(group, model, reader, where: str) -> list:
+def read_model_weights(group, model, reader, where: str, skip_mismatch: bool = False) -> list:
     """`(variable, value)` pairs for `model` from a `model_weights`-style group.
 
     Layers with weights are matched by position (Keras's topological loading); every
-    count, shape and dtype is checked before any value is read.
+    count, shape and dtype is checked before any value is read. With `skip_mismatch`, a
+    layer whose weight count or shapes differ is left as it is, with a warning.
     """
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
@@ -618,6 +619,15 @@ def read_model_weights(group, model, reader, where: str) -> list:
     for (name, sub, weight_names), layer in zip(saved, layers):
         variables = _legacy_weights(layer)
         part = f"layer group {where}/{name}"
+        if skip_mismatch and _legacy_mismatch(sub, weight_names, variables):
+            warnings.warn(
+                f"Skipping the weights of layer {layer.name!r} ({type(layer).__name__}): the "
+                f"file's {part} holds {_legacy_shapes(sub, weight_names)}, the layer has "
+                f"{[tuple(v.shape) for v in variables]} (skip_mismatch=True).",
+                UserWarning,
+                stacklevel=2,
+            )
+            continue
         if len(weight_names) != len(variables):
             reader.fail(
                 part,
@@ -630,6 +640,17 @@ def read_model_weights(group, model, reader, where: str) -> list:
                 (variable, _dataset_value(dataset, variable, f"{part}/{weight_name}", reader))
             )
     return assignments
+
+
+def _legacy_shapes(sub, weight_names) -> list:
+    return [tuple(getattr(sub.get(n), "shape", ()) or ()) for n in weight_names]
+
+
+def _legacy_mismatch(sub, weight_names, variables) -> bool:
+    if len(weight_names) != len(variables):
+        return True
+    shapes = _legacy_shapes(sub, weight_names)
+    return any(shape != tuple(v.shape) for shape, v in zip(shapes, variables))
 
 
 def _dataset_value(dataset, variable, part, reader):
@@ -865,7 +886,7 @@ def is_legacy_weights(f) -> bool:
         )
 
 
-def load_weights(f, model, filepath) -> None:
+def load_weights(f, model, filepath, skip_mismatch: bool = False) -> None:
     """Load the weights of legacy file `f` (open) into `model`, matched by topology.
 
     Every count and shape is checked before any weight is assigned; a mismatch is one
@@ -878,7 +899,7 @@ def load_weights(f, model, filepath) -> None:
         except ValueError as err:
             reader.fail("its HDF5 structure", str(err), err)
         group, where = (f["model_weights"], "model_weights") if "model_weights" in f else (f, "/")
-        assignments = read_model_weights(group, model, reader, where)
+        assignments = read_model_weights(group, model, reader, where, skip_mismatch)
     except (OSError, KeyError, RuntimeError, IndexError, OverflowError, UnicodeError) as err:
         reader.fail("its HDF5 data", f"it is damaged ({type(err).__name__}: {err}).", err)
     for variable, value in assignments:

@@ -11,6 +11,7 @@ so a failed save leaves any previous file intact.
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 
@@ -20,7 +21,10 @@ from lamina.utils import serialization
 
 
 def _own(layer) -> list:
-    return layer._own_weights()
+    # What a file holds for a layer: its weights, or what the layer files instead (a LoRA
+    # layer files its merged kernel and no LoRA factors, as Keras does).
+    saved = getattr(layer, "_saved_variables", None)
+    return saved() if saved is not None else layer._own_weights()
 
 
 def _class_key(obj) -> str:
@@ -203,13 +207,17 @@ def check_safe(f) -> None:
                 )
 
 
-def read_model(f, model, restore_optimizer: bool = False) -> None:
-    """Load weights from open file `f` into `model` (all shapes checked before assigning)."""
+def read_model(f, model, restore_optimizer: bool = False, skip_mismatch: bool = False) -> None:
+    """Load weights from open file `f` into `model` (all shapes checked before assigning).
+
+    With `skip_mismatch`, a layer whose weight count or shapes differ from the file's
+    (or that the file lacks) keeps its weights, with a warning naming it.
+    """
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
     check_safe(f)
     assignments: list = []
-    _read(f, model, model.name, assignments)
+    _read(f, model, model.name, assignments, skip_mismatch)
     optimizer = getattr(model, "optimizer", None)
     if restore_optimizer and optimizer is not None and "optimizer" in f:
         stored = f["optimizer"].get("vars") if isinstance(f["optimizer"], h5py.Group) else None
@@ -253,7 +261,16 @@ def save_weights(model, filepath) -> None:
         _write(f, model)
 
 
-def _read(group, obj, path, assignments):
+def _skip(path, obj, why) -> None:
+    warnings.warn(
+        f"Skipping the weights of {type(obj).__name__} {getattr(obj, 'name', path)!r} "
+        f"({path}): {why} (skip_mismatch=True); it keeps its current weights.",
+        UserWarning,
+        stacklevel=4,
+    )
+
+
+def _read(group, obj, path, assignments, skip_mismatch=False):
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
     from lamina.ops.random import SeedGenerator
@@ -264,13 +281,26 @@ def _read(group, obj, path, assignments):
     if stored is not None and not isinstance(stored, h5py.Group):
         raise ValueError(f"Entry {path}/vars is not a group of weights.")
     count = len(stored) if stored is not None else 0
-    if count != len(own):
-        if is_seed:
-            return  # a file without seed state: keep the current one
+    mismatch = count != len(own)
+    if mismatch and is_seed:
+        return  # a file without seed state: keep the current one
+    if mismatch and skip_mismatch:
+        _skip(path, obj, f"it has {len(own)} weight(s), the file holds {count}")
+        own = []
+    elif mismatch:
         raise ValueError(
             f"Layer {path!r} has {len(own)} weight(s) but the file holds {count} for it. "
             "The file was saved from a different architecture."
         )
+    if skip_mismatch and own:
+        shapes = [tuple(getattr(stored.get(str(i)), "shape", ()) or ()) for i in range(count)]
+        if any(shape != tuple(v.shape) for shape, v in zip(shapes, own)):
+            _skip(
+                path,
+                obj,
+                f"its weights have shapes {[tuple(v.shape) for v in own]}, the file's {shapes}",
+            )
+            own = []
     for i, v in enumerate(own):
         dataset = stored.get(str(i))
         if dataset is None:
@@ -297,13 +327,16 @@ def _read(group, obj, path, assignments):
         if sub is None:
             if isinstance(child, SeedGenerator):
                 continue
+            if (_own(child) or _children(child)) and skip_mismatch:
+                _skip(f"{path}/{child_path}", child, "the file has no weights for it")
+                continue
             if _own(child) or _children(child):
                 raise ValueError(
                     f"The file has no weights for {path}/{child_path} ({type(child).__name__} "
                     f"{child.name!r}). It was saved from a different architecture."
                 )
             continue
-        _read(sub, child, f"{path}/{child_path}", assignments)
+        _read(sub, child, f"{path}/{child_path}", assignments, skip_mismatch)
 
 
 def check_file_heaps(filepath, where: str) -> None:
@@ -324,10 +357,12 @@ def _numbers(dataset, where: str):
     return np.asarray(dataset)
 
 
-def load_weights(model, filepath) -> None:
+def load_weights(model, filepath, skip_mismatch: bool = False) -> None:
     """Load weights saved by `save_weights` into `model` (all shapes checked first).
 
-    A damaged or mismatched file raises one ValueError naming the file and the entry.
+    A damaged or mismatched file raises one ValueError naming the file and the entry;
+    with `skip_mismatch=True`, layers whose weights do not match keep theirs, and each
+    is named in a warning.
     """
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
@@ -346,8 +381,8 @@ def load_weights(model, filepath) -> None:
         ) from err
     with f:
         if legacy_h5.is_legacy_weights(f):  # Keras 2 `save_weights("w.h5")`, whole `.h5`
-            return legacy_h5.load_weights(f, model, filepath)
+            return legacy_h5.load_weights(f, model, filepath, skip_mismatch)
         try:
-            read_model(f, model)
+            read_model(f, model, skip_mismatch=skip_mismatch)
         except H5_ERRORS as err:
             raise serialization.config_error(err, f"Cannot load weights from {filepath!r}") from err

@@ -268,6 +268,21 @@ def current_budget() -> AllocationBudget | None:
     return getattr(_state, "budget", None)
 
 
+_AGGREGATIONS = ("none", "mean", "sum", "only_first_replica")
+_SYNCHRONIZATIONS = ("none", "on_read", "on_write", "auto")
+
+
+def _choice(argument, value, allowed, none_means, name):
+    if value is None:
+        return none_means
+    if value not in allowed:
+        raise ValueError(
+            f"Variable {name!r}: `{argument}` must be one of {list(allowed)} or None; "
+            f"received {argument}={value!r}."
+        )
+    return value
+
+
 class Variable:
     """A named, mutable tensor: a layer weight, an optimizer slot or a metric total.
 
@@ -278,6 +293,14 @@ class Variable:
         dtype: the dtype; defaults to the initial value's float dtype or `floatx()`.
         trainable: whether the optimizer updates it.
         name: a short name such as `"kernel"`.
+        path: the full name, such as `"dense/kernel"` (default: `name`).
+        autocast: whether a layer under a mixed dtype policy reads it in the compute
+            dtype (float variables only).
+        aggregation: how a distributed copy is reduced (`"none"`, `"mean"`, `"sum"`,
+            `"only_first_replica"`; Keras's names). lamina's distribution keeps one
+            logical value per variable, so this is recorded, as Keras's JAX engine does.
+        synchronization: `"auto"`, `"none"`, `"on_read"` or `"on_write"`; recorded, as
+            `aggregation`.
 
     >>> import lamina
     >>> v = lamina.Variable([1.0, 2.0], name="v")
@@ -285,10 +308,27 @@ class Variable:
     [2.0, 3.0]
     """
 
-    def __init__(self, initializer, shape=None, dtype=None, trainable=True, name=None, path=None):
+    def __init__(
+        self,
+        initializer,
+        shape=None,
+        dtype=None,
+        trainable=True,
+        name=None,
+        path=None,
+        *,
+        autocast=True,
+        aggregation="none",
+        synchronization="auto",
+    ):
         from lamina.backend import config
 
         self.name = name or "variable"
+        self._aggregation = _choice("aggregation", aggregation, _AGGREGATIONS, "none", self.name)
+        self._synchronization = _choice(
+            "synchronization", synchronization, _SYNCHRONIZATIONS, "none", self.name
+        )
+        self._autocast = bool(autocast)
         # Known at creation, so a distribution can lay the variable out as it is made.
         self.path = path or self.name
         self._placement = None
@@ -363,6 +403,16 @@ class Variable:
         if _pending_sync is not None:
             _sync_pending()
         return self._value
+
+    @property
+    def aggregation(self) -> str:
+        """How a distributed copy is reduced (Keras's name; see the class docstring)."""
+        return self._aggregation
+
+    @property
+    def synchronization(self) -> str:
+        """When distributed copies are synchronized (Keras's name)."""
+        return self._synchronization
 
     @property
     def dtype(self) -> str:
