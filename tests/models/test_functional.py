@@ -343,3 +343,17 @@ def test_model_from_json_refuses_json_nested_too_deeply():
 
     with pytest.raises(ValueError, match="nested too deeply"):
         model_from_json("[" * 100_000 + "]" * 100_000)
+
+
+def test_config_round_trip_of_ops_written_from_other_ops():
+    # was: "Config names op 'rearrange', which is not a lamina op" on from_config
+    x = Input((6, 4))
+    y = ops.rearrange(x, "b (h w) c -> b h w c", h=2)
+    z = ops.math.extract_sequences(ops.reshape(x, (-1, 24)), 4, 2)
+    model = Model(x, [y, z])
+    revived = Model.from_config(model.get_config())
+    data = np.random.default_rng(0).normal(size=(2, 6, 4)).astype("float32")
+    got = revived.predict(data, verbose=0)
+    np.testing.assert_allclose(got[0], data.reshape(2, 2, 3, 4), rtol=1e-6)
+    frames = np.stack([data.reshape(2, 24)[:, i : i + 4] for i in range(0, 21, 2)], axis=1)
+    np.testing.assert_allclose(got[1], frames, rtol=1e-6)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import gc
 import pkgutil
 
-from lamina.backend.common.dtypes import result_type
+from lamina.backend.common.dtypes import is_float_dtype, is_int_dtype, result_type
 from lamina.backend.common.execution import RetraceWarning, profile
 from lamina.backend.common.global_state import reset_session as _reset_session
 from lamina.backend.common.variables import (
@@ -230,6 +230,8 @@ __all__ = [
     "image",
     "image_data_format",
     "in_stateless_scope",
+    "is_float_dtype",
+    "is_int_dtype",
     "is_tensor",
     "jit",
     "layer",

@@ -383,6 +383,17 @@ def _map_histories(fn, struct):
     return out[0] if len(out) == 1 else out
 
 
+def _public_op(name: str):
+    """The public op `name` from `lamina.ops` or its namespaces, or None."""
+    from lamina import ops
+
+    for module in (ops, ops.numpy, ops.nn, ops.math, ops.image, ops.linalg):
+        fn = getattr(module, name, None)
+        if callable(fn) and not isinstance(fn, type) and not name.startswith("_"):
+            return fn
+    return None
+
+
 class _OpFactory:
     """Stands in for an op entry of a config: each call records one op node."""
 
@@ -402,6 +413,10 @@ class _OpFactory:
             fn = getattr(module, self.function_name, None)
             if fn is not None:
                 break
+        if fn is None:
+            # An op written from other ops (`rearrange`, `extract_sequences`): the node
+            # runs the public op, which computes with the engine's primitives.
+            fn = _public_op(self.function_name)
         if fn is None:
             raise ValueError(f"Config names op {self.function_name!r}, which is not a lamina op.")
         op = FunctionOperation(fn, self.function_name, name=self.name)

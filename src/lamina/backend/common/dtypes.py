@@ -147,3 +147,21 @@ def result_type(*dtypes) -> str:
     if weak and result != "bool":
         result = _resolve_weak(result)
     return _NARROW.get(result, result)
+
+
+def is_float_dtype(dtype) -> bool:
+    """Whether `dtype` is a floating type (`float16/32/64`, `bfloat16`), as Keras's.
+
+    >>> is_float_dtype("bfloat16"), is_float_dtype("int32")
+    (True, False)
+    """
+    return standardize_dtype(dtype).startswith(("float", "bfloat"))
+
+
+def is_int_dtype(dtype) -> bool:
+    """Whether `dtype` is a signed or unsigned integer type, as Keras's.
+
+    >>> is_int_dtype("uint8"), is_int_dtype("bool")
+    (True, False)
+    """
+    return standardize_dtype(dtype).startswith(("int", "uint"))
