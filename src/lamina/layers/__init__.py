@@ -76,6 +76,7 @@ from lamina.layers.image_preprocessing import (
 )
 from lamina.layers.input_layer import Input, InputLayer
 from lamina.layers.input_spec import InputSpec
+from lamina.layers.jax_layer import FlaxLayer, JaxLayer
 from lamina.layers.layer import Layer
 from lamina.layers.merging import (
     Add,
@@ -193,6 +194,8 @@ __all__ = [
     "Input",
     "InputLayer",
     "InputSpec",
+    "JaxLayer",
+    "FlaxLayer",
     "Lambda",
     "Layer",
     "LeakyReLU",
