@@ -8,6 +8,7 @@ Checked against `jax.grad` of the same function, NumPy formulas and Keras 3's ow
 from __future__ import annotations
 
 import os
+import types
 
 import numpy as np
 import pytest
@@ -202,6 +203,26 @@ def test_same_predictions_as_keras_jax_layer():
 
 
 @needs_jax
+def test_keras_saved_jax_layer_loads(tmp_path):
+    keras = pytest.importorskip("keras")
+    if keras.backend.backend() != "jax":
+        pytest.skip("Keras runs JaxLayer on its JAX backend only")
+    for register in (keras.saving, lamina.saving):
+        for fn in (mlp_call, mlp_init):
+            register.register_keras_serializable(package="test_jax_layer")(fn)
+    x = _rand(4, 3)
+    # Keras builds from `init_fn` only with TensorFlow installed: give it the params.
+    layer = keras.layers.JaxLayer(mlp_call, init_fn=mlp_init, params=_mlp_params())
+    theirs = keras.Sequential([keras.Input((3,)), layer])
+    path = str(tmp_path / "k.keras")
+    theirs.save(path)
+    ours = lamina.saving.load_model(path)
+    np.testing.assert_allclose(
+        _np(ours.predict(x, verbose=0)), np.asarray(theirs.predict(x, verbose=0)), rtol=1e-5
+    )
+
+
+@needs_jax
 def test_bad_signatures_are_refused():
     with pytest.raises(ValueError, match="named `inputs`"):
         layers.JaxLayer(lambda params, x: x, params={})
@@ -282,7 +303,9 @@ def test_flax_layer_with_given_variables():
         "params": {"kernel": _rand(3, 2), "bias": _rand(2)},
         "batch_stats": {"count": np.float32(5.0)},
     }
-    layer = layers.FlaxLayer(DuckDense(2), variables=variables)
+    # Read-only mappings (as Flax's FrozenDict) are taken as plain dicts.
+    frozen = types.MappingProxyType({k: types.MappingProxyType(v) for k, v in variables.items()})
+    layer = layers.FlaxLayer(DuckDense(2), variables=frozen)
     x = _rand(2, 3)
     expected = x @ variables["params"]["kernel"] + variables["params"]["bias"]
     np.testing.assert_allclose(_np(layer(x, training=True)), expected, rtol=1e-5)

@@ -338,7 +338,7 @@ class FlaxLayer(JaxLayer):
 
         def flax_call(params, state, rng, inputs, training):
             extra = {"training": training} if takes_training else {}
-            return self.module.apply(
+            outputs, new_state = self.module.apply(
                 {**(params or {}), **(state or {})},
                 inputs,
                 rngs=rng,
@@ -346,6 +346,7 @@ class FlaxLayer(JaxLayer):
                 mutable=sorted(state or {}),
                 **extra,
             )
+            return outputs, _plain_dicts(new_state)
 
         def flax_init(rng, inputs, training):
             extra = {"training": training} if takes_training else {}
@@ -396,10 +397,16 @@ def _split_variables(variables):
     """Flax variables as `(params, state)`: the "params" collection and all the others."""
     if variables is None:
         return None, None
-    if isinstance(variables, Mapping) and not isinstance(variables, dict):
-        variables = {k: variables[k] for k in variables}
+    variables = _plain_dicts(variables)
     if "params" not in variables:
         return {}, dict(variables)
     params = {"params": variables["params"]}
     state = {k: v for k, v in variables.items() if k != "params"}
     return params, state
+
+
+def _plain_dicts(value):
+    """`value` with every mapping (Flax's `FrozenDict` included) made a plain dict."""
+    if isinstance(value, Mapping):
+        return {k: _plain_dicts(v) for k, v in value.items()}
+    return value
