@@ -126,6 +126,26 @@ def test_init_fn_mlp_trains_and_its_gradients_are_jax_grad():
 
 
 @needs_jax
+def test_built_on_first_call_inside_fit_of_a_subclassed_model():
+    # The first call happens while the training step is traced: init_fn must still
+    # make real arrays (as every weight initializer does), not leak tracers.
+    class Wrapper(lamina.Model):
+        def __init__(self):
+            super().__init__()
+            self.mlp = layers.JaxLayer(mlp_call, init_fn=mlp_init)
+
+        def call(self, inputs):
+            return self.mlp(inputs)
+
+    model = Wrapper()
+    model.compile(optimizer="sgd", loss="mse")
+    history = model.fit(_rand(8, 3), _rand(8, 2), epochs=2, batch_size=8, verbose=0)
+    assert np.isfinite(history.history["loss"]).all()
+    assert len(model.trainable_weights) == 4
+    assert all(np.isfinite(_np(w)).all() for w in model.trainable_weights)
+
+
+@needs_jax
 def test_state_is_assigned_from_the_call():
     def call_fn(params, state, inputs):
         return inputs * params["scale"], {"count": state["count"] + 1.0}

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from lamina import backend, ops, tree
-from lamina.backend.common.variables import Variable
+from lamina.backend.common.variables import Variable, relaxed
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
 from lamina.utils import serialization
@@ -65,6 +65,12 @@ def _argument_names(fn, fn_name: str, allowed, required) -> list[str]:
 
 def _is_array(value) -> bool:
     return backend.is_tensor(value) or isinstance(value, (np.ndarray, np.generic))
+
+
+def _real_data():
+    """The engine's context in which ops compute on real data even inside a trace: the
+    one each Variable's initializer runs under (its hook does not use the instance)."""
+    return backend.Variable._eager_context(None)
 
 
 def _value(leaf):
@@ -195,16 +201,20 @@ class JaxLayer(Layer):
         def ones(shape):
             return ops.ones([1 if d is None else d for d in shape])
 
-        inputs = tree.map_shape_structure(ones, input_shape)
-        args = []
-        for name in self._init_arguments:
-            if name == "rng":
-                args.append(self._get_init_rng())
-            elif name == "inputs":
-                args.append(inputs)
-            else:
-                args.append(True)
-        result = self.init_fn(*args)
+        # The initial values are real data even when the layer is first called while a
+        # compiled step is traced (a subclassed model's first `fit`), as every weight's
+        # initializer is; the draw from the global seed reaches its real state.
+        with relaxed(), _real_data():
+            inputs = tree.map_shape_structure(ones, input_shape)
+            args = []
+            for name in self._init_arguments:
+                if name == "rng":
+                    args.append(self._get_init_rng())
+                elif name == "inputs":
+                    args.append(inputs)
+                else:
+                    args.append(True)
+            result = self.init_fn(*args)
         if "state" in self._call_arguments:
             if not (isinstance(result, (tuple, list)) and len(result) == 2):
                 raise ValueError(
