@@ -346,3 +346,27 @@ def test_real_flax_module_runs():
     out = _np(layer(x))
     bias, kernel = (_np(w) for w in layer.trainable_weights)
     np.testing.assert_allclose(out, x @ kernel + bias, rtol=1e-5)
+
+
+@needs_jax
+def test_both_layers_pass_the_layer_conformance_checks():
+    from lamina.testing.layer_conformance import check_layer
+
+    register = lamina.saving.register_keras_serializable(package="test_jax_layer")
+    check_layer(
+        layers.JaxLayer,
+        {"call_fn": register(mlp_call), "init_fn": register(mlp_init)},
+        input_shape=(2, 3),
+        expected_output_shape=(2, 2),
+        expected_num_trainable_weights=4,
+        expected_num_non_trainable_weights=0,
+    )
+    register(DuckDense)
+    check_layer(
+        layers.FlaxLayer,
+        {"module": DuckDense(2)},
+        input_shape=(2, 3),
+        expected_output_shape=(2, 2),
+        expected_num_trainable_weights=2,
+        expected_num_non_trainable_weights=1,
+    )
