@@ -874,6 +874,10 @@ COMMON: dict[str, dict[str, Declaration]] = {
         """
         result_type(*dtypes)
             The dtype Keras 3 promotes `dtypes` to (Python `int`/`float`/`bool` are weak).
+        is_float_dtype(dtype)
+            Whether `dtype` is a floating type (`float16/32/64`, `bfloat16`).
+        is_int_dtype(dtype)
+            Whether `dtype` is a signed or unsigned integer type.
         """
     ),
     "common.shapes": declare(
@@ -912,6 +916,8 @@ NAMESPACE: frozenset[str] = frozenset(
         "profile",
         "set_pending_sync",
         "result_type",
+        "is_float_dtype",
+        "is_int_dtype",
         "current_stateless_scope",
         "in_stateless_scope",
         "standardize_dtype",
