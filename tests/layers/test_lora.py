@@ -101,7 +101,11 @@ def test_same_weights_give_keras_outputs(keras):
         ours.enable_lora(2, lora_alpha=6, a_initializer="zeros")
         theirs.enable_lora(2, lora_alpha=6, a_initializer="zeros")
         # The same weights, listed in the same order (the frozen base first, as Keras).
-        assert [w.path for w in ours.weights] == [w.path for w in theirs.weights], kind
+        # (Paths compared below the layer's own name: auto-names count per process.)
+        assert [w.path.removeprefix(ours.name + "/") for w in ours.weights] == [
+            w.path.removeprefix(theirs.name + "/") for w in theirs.weights
+        ], kind
+        assert all(w.path.startswith(ours.name + "/") for w in ours.weights), kind
         assert [w.trainable for w in ours.weights] == [w.trainable for w in theirs.weights]
         values = [_rand(*w.shape) * 0.5 for w in theirs.weights]
         theirs.set_weights(values)
