@@ -32,8 +32,10 @@ from lamina.utils.py_dataset import PyDataset
 
 ENCODINGS = ("one_hot", "multi_hot", "count")
 VOCABULARY_FILE = "vocabulary.txt"  # Keras's asset name
-# Keras keeps an adapted layer's idf weights in the weights file; lamina writes them as
-# an asset beside the vocabulary (Keras ignores the extra file).
+# Keras keeps a tf_idf layer's idf weights in the weights file, as the entry
+# `<layer path>/vars/idf_weights` (`save_own_variables`); lamina does the same, and also
+# still reads (and writes) its older asset beside the vocabulary, which Keras ignores.
+IDF_KEY = "idf_weights"
 IDF_FILE = "idf_weights.txt"
 
 
@@ -326,6 +328,7 @@ class IndexLookup(Layer):
         self._tokens: list = []
         self._index: dict = {}
         self._idf = None
+        self._idf_from_store = False  # set by load_own_variables, used by load_assets
         if output_mode == "tf_idf" and self._has_input_vocabulary and idf_weights is None:
             raise ValueError(
                 f"{who}: with output_mode='tf_idf', a `vocabulary` needs `idf_weights` too."
@@ -632,6 +635,40 @@ class IndexLookup(Layer):
             "salt": self.salt,
         }
 
+    def save_own_variables(self, store) -> None:
+        """Put the idf weights in `store` (a layer's entry in the weights file) as Keras 3
+        does: with `output_mode="tf_idf"` and a vocabulary, `store["idf_weights"]` holds
+        one float32 weight per index, special tokens first, zero-padded to `max_tokens`
+        when `pad_to_max_tokens` is set. Other layers store nothing."""
+        if self.output_mode != "tf_idf" or self._idf is None:
+            return
+        weights = self._idf.astype("float32")
+        if self.pad_to_max_tokens and self.max_tokens is not None:
+            weights = np.pad(weights, (0, max(0, self.max_tokens - weights.size)))
+        store[IDF_KEY] = weights
+
+    def load_own_variables(self, store) -> None:
+        """Read the idf weights `save_own_variables` (or Keras) put in `store`; the
+        vocabulary they belong to comes next, from the `vocabulary.txt` asset."""
+        if self.output_mode != "tf_idf" or IDF_KEY not in store:
+            return
+        idf = np.asarray(store[IDF_KEY])
+        if idf.ndim != 1 or idf.dtype.kind not in "fiu" or not np.all(np.isfinite(idf)):
+            raise ValueError(
+                f"{self._who()}: the weights file's {IDF_KEY!r} entry must be a 1-D array of "
+                f"finite numbers; it holds shape {idf.shape} of {idf.dtype}. The file is "
+                "damaged."
+            )
+        if self.input_vocabulary is not None and self._idf is not None:
+            if idf.size < self._idf.size:
+                raise ValueError(
+                    f"{self._who()}: the weights file holds {idf.size} idf weights for a "
+                    f"vocabulary of {self._idf.size} indices; the file is damaged."
+                )
+            idf = idf[: self._idf.size]
+        self._idf = idf.astype("float64")
+        self._idf_from_store = True
+
     def save_assets(self, dir_path) -> None:
         """Write the vocabulary as Keras does: `vocabulary.txt`, one token per line,
         special tokens first (skipped when the config already holds the vocabulary)."""
@@ -659,7 +696,9 @@ class IndexLookup(Layer):
         idf = None
         if self.output_mode == "tf_idf":
             idf_path = os.path.join(dir_path, IDF_FILE)
-            if os.path.isfile(idf_path):
+            if self._idf_from_store:
+                idf = self._idf  # the weights file's entry, where Keras keeps them
+            elif os.path.isfile(idf_path):  # files lamina wrote before it had the entry
                 with open(idf_path, encoding="utf-8") as f:
                     try:
                         idf = np.array([float(w) for w in f.read().split()], "float64")
@@ -670,9 +709,9 @@ class IndexLookup(Layer):
             else:
                 raise ValueError(
                     f"{self._who()}: the file holds an adapted tf_idf vocabulary but no idf "
-                    f"weights for it (Keras keeps them in its weights file as "
-                    "`idf_weights`, which lamina does not read yet; lamina writes them as "
-                    f"the {IDF_FILE} asset)."
+                    f"weights for it: neither the weights file's {IDF_KEY!r} entry for this "
+                    f"layer (where Keras keeps them) nor lamina's older {IDF_FILE} asset. "
+                    "The file is incomplete; save the model again from the adapted layer."
                 )
             if idf.size < len(lines):
                 raise ValueError(
@@ -684,6 +723,7 @@ class IndexLookup(Layer):
         specials = [self.mask_token] * self._oov_start() + [self.oov_token] * self.num_oov_indices
         tokens = vocab[start:] if vocab[:start] == specials else vocab
         self._store(tokens, idf)
+        self._idf_from_store = False
 
 
 def _listify(value):

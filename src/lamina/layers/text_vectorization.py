@@ -407,6 +407,15 @@ class TextVectorization(Layer):
             config["ngrams"] = tuple(config["ngrams"])
         return cls(**config)
 
+    def save_own_variables(self, store) -> None:
+        """Put the lookup's idf weights (`output_mode="tf_idf"`) in `store`, as Keras's
+        TextVectorization does (`store["idf_weights"]`)."""
+        self._lookup_layer.save_own_variables(store)
+
+    def load_own_variables(self, store) -> None:
+        """Read the idf weights `save_own_variables` (or Keras) put in `store`."""
+        self._lookup_layer.load_own_variables(store)
+
     def save_assets(self, dir_path) -> None:
         """Write the vocabulary (`vocabulary.txt`), as Keras's TextVectorization does."""
         self._lookup_layer.save_assets(dir_path)
