@@ -274,10 +274,17 @@ def test_errors(folder, tmp_path):
     assert len(build(flat, labels=None).file_paths) == 1
     with pytest.raises(FileNotFoundError, match="missing"):
         build(tmp_path / "missing")
-    # A class folder with no files is still a class (as in Keras).
+    # A class folder with no images is refused, naming it (Keras keeps it silently as a
+    # class no sample has); leaving it out through class_names works.
     (bad / "b_empty").mkdir()
-    with_empty = build(bad, shuffle=False)
-    assert with_empty.class_names == ["a", "b_empty"]
+    (bad / "c_no_images").mkdir()
+    (bad / "c_no_images" / "notes.txt").write_text("not an image")
+    with pytest.raises(ValueError, match=r"2 class folder\(s\).*\['b_empty', 'c_no_images'\]"):
+        build(bad, shuffle=False)
+    with pytest.raises(ValueError, match="Add files to these folders, remove them"):
+        build(bad, shuffle=False)
+    assert build(bad, class_names=["a"], shuffle=False).class_names == ["a"]
+    assert len(build(bad, labels=None).file_paths) == 2
     with pytest.raises(ValueError, match="len\\(labels\\) is 3 while we found 14 files"):
         build(labels=[0, 1, 0])
     with pytest.raises(ValueError, match="`validation_split` must be set"):

@@ -101,6 +101,13 @@ def test_errors(folder, tmp_path):
         text_dataset_from_directory(root, subset="both", verbose=False)
     with pytest.raises(ValueError, match="max_length"):
         text_dataset_from_directory(root, max_length=-1, verbose=False)
+    gap = tmp_path / "gap"
+    for name in ("has", "none"):
+        (gap / name).mkdir(parents=True)
+    (gap / "has" / "t.txt").write_text("x")
+    (gap / "none" / "t.md").write_text("not .txt")
+    with pytest.raises(ValueError, match=r"no files of the allowed formats \(\.txt\).*\['none'\]"):
+        text_dataset_from_directory(gap, verbose=False)
     bad = tmp_path / "bad" / "a"
     bad.mkdir(parents=True)
     (bad / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))

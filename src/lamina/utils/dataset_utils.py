@@ -244,7 +244,8 @@ def index_directory(
     """List the files under `directory` with their labels, as Keras's `index_directory`.
 
     With `labels="inferred"` each subdirectory (sorted, hidden ones skipped, or in the
-    order of `class_names`) is a class and its files, found recursively, get its index;
+    order of `class_names`) is a class and its files, found recursively, get its index
+    (a class folder with no matching files is refused, where Keras keeps it silently);
     otherwise every file under `directory` is listed. Files are taken in sorted order
     (directories by path, then names), keeping those whose lower-cased name ends in one
     of `formats`. With `shuffle`, paths and labels are permuted together by
@@ -289,11 +290,26 @@ def index_directory(
     formats = tuple(formats)
     file_paths = []
     inferred = []
+    empty = []
     for class_index, subdir in enumerate(subdirs):
         top = os.path.join(directory, subdir)
+        found = len(file_paths)
         for relative in _walk_files(top, follow_links, formats):
             file_paths.append(os.path.join(directory, subdir, relative))
             inferred.append(class_index)
+        if len(file_paths) == found:
+            empty.append(subdir)
+    if labels == "inferred" and empty and file_paths:
+        # Keras silently keeps such a class (a label no sample has); an empty folder is
+        # almost always a mistake, so say so. (No files at all: the caller's "No ...
+        # found" error.)
+        raise ValueError(
+            f"Found {len(empty)} class folder(s) with no files of the allowed formats "
+            f"({', '.join(formats)}) in directory {os.fspath(directory)!r}: {empty}. "
+            'With labels="inferred" each subdirectory is a class and needs at least one '
+            "file. Add files to these folders, remove them, or pass `class_names` without "
+            "them."
+        )
 
     if labels == "inferred":
         labels = np.asarray(inferred, dtype="int32")
