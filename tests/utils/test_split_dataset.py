@@ -1,6 +1,8 @@
 """split_dataset: Keras's size arithmetic and shuffle (Python's `random` with the seed),
 against a reference written out here, on arrays, tuples, lists and PyDatasets."""
 
+import inspect
+import os
 import random
 
 import numpy as np
@@ -101,3 +103,23 @@ def test_errors():
         split_dataset((data, np.arange(3)), left_size=2)
     with pytest.raises(TypeError, match="dict"):
         split_dataset({"x": data}, left_size=2)
+
+
+def test_preferred_backend_is_accepted_and_checked():
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    keras = pytest.importorskip("keras")
+    ours = inspect.signature(split_dataset).parameters
+    theirs = inspect.signature(keras.utils.split_dataset).parameters
+    assert list(ours) == list(theirs)
+    assert ours["preferred_backend"].default is theirs["preferred_backend"].default is None
+    data = (np.arange(10), np.arange(10) * 2)
+    expected = _reference_positions(10, 0.7, None, shuffle=True, seed=3)
+    for name in (None, "tensorflow", "jax", "torch", "numpy"):
+        left, right = split_dataset(data, 0.7, shuffle=True, seed=3, preferred_backend=name)
+        assert left[0].tolist() == expected[0] and right[1].tolist() == [2 * i for i in expected[1]]
+    dataset = _Batches()
+    left, right = split_dataset(dataset, left_size=4, preferred_backend="torch")
+    assert isinstance(left, PyDataset) and isinstance(right, PyDataset)
+    for bad in ("pytorch", 1):
+        with pytest.raises(ValueError, match="preferred_backend=.*leave it None"):
+            split_dataset(data, left_size=2, preferred_backend=bad)

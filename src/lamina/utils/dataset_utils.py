@@ -398,7 +398,18 @@ def encode_labels(labels, label_mode: str, num_classes: int) -> np.ndarray:
     return one_hot
 
 
-def split_dataset(dataset, left_size=None, right_size=None, shuffle: bool = False, seed=None):
+# The backend names Keras 3 knows; `split_dataset(preferred_backend=...)` takes any.
+KERAS_BACKENDS = ("tensorflow", "jax", "torch", "numpy", "openvino")
+
+
+def split_dataset(
+    dataset,
+    left_size=None,
+    right_size=None,
+    shuffle: bool = False,
+    seed=None,
+    preferred_backend=None,
+):
     """Split a dataset into a left and a right part (e.g. train / test), as Keras does.
 
     Sizes are counted in samples. A float is a fraction of the samples (rounded), an int
@@ -414,6 +425,11 @@ def split_dataset(dataset, left_size=None, right_size=None, shuffle: bool = Fals
         right_size: Likewise, or None. At least one must be given.
         shuffle: Whether to shuffle the samples before splitting.
         seed: Random seed for the shuffle.
+        preferred_backend: Keras's choice of the returned type (`"tensorflow"`:
+            `tf.data.Dataset`s, `"torch"`: torch `Dataset`s; None: inferred). Accepted
+            for compatibility: one of Keras's backend names or None. lamina's result
+            does not depend on it (it is always of the input's kind, which `fit` takes
+            on every engine).
 
     Returns:
         `(left, right)`, of the input's kind: arrays, tuples or lists of arrays, or
@@ -424,6 +440,12 @@ def split_dataset(dataset, left_size=None, right_size=None, shuffle: bool = Fals
     >>> left.tolist(), right.tolist()
     ([0, 1, 2, 3, 4, 5, 6, 7], [8, 9])
     """
+    if preferred_backend is not None and preferred_backend not in KERAS_BACKENDS:
+        raise ValueError(
+            f"`preferred_backend` must be None or one of {list(KERAS_BACKENDS)}. Received: "
+            f"preferred_backend={preferred_backend!r}. lamina returns splits of the "
+            "input's kind whatever it is; leave it None."
+        )
     if left_size is None and right_size is None:
         raise ValueError(
             "At least one of the `left_size` or `right_size` must be specified. "
