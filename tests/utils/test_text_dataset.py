@@ -114,3 +114,21 @@ def test_errors(folder, tmp_path):
     ds = text_dataset_from_directory(tmp_path / "bad", verbose=False)
     with pytest.raises(ValueError, match="latin1.txt.*not valid UTF-8"):
         ds[0]
+
+
+def test_max_length_counts_bytes_as_keras_does(tmp_path):
+    # Keras cuts with tf.strings.substr, which counts bytes of the UTF-8 encoding; lamina
+    # yields str, so a character cut in two is dropped whole.
+    raw = "héllo wörld 😀 ok".encode()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "t.txt").write_bytes(raw)
+    for max_length in range(len(raw) + 2):
+        ds = text_dataset_from_directory(
+            tmp_path, max_length=max_length, batch_size=None, shuffle=False, verbose=False
+        )
+        text, _ = ds[0]
+        keras_bytes = raw[:max_length]  # tf.strings.substr(raw, 0, max_length)
+        assert text == keras_bytes.decode("utf-8", errors="ignore")
+        assert len(text.encode()) >= len(keras_bytes) - 3
+    assert text_dataset_from_directory(tmp_path, max_length=2, verbose=False)[0][0][0] == "h"
+    assert text_dataset_from_directory(tmp_path, max_length=3, verbose=False)[0][0][0] == "hé"

@@ -50,7 +50,11 @@ def text_dataset_from_directory(
             (float32 `(batch, 1)`, exactly two classes) or `None`.
         class_names: With `labels="inferred"`, the subdirectories to use, in label order.
         batch_size: Texts per batch (default 32); `None` yields single texts.
-        max_length: Keep at most this many characters of each text (None: all).
+        max_length: Keep at most this many bytes of each text's UTF-8 encoding (None:
+            all), as Keras does (`tf.strings.substr` counts bytes). Keras yields the
+            cut bytes; lamina yields `str`, so when the cut falls inside a multi-byte
+            character that partial character is dropped (the text may then hold a few
+            bytes fewer than `max_length`).
         shuffle: Whether to shuffle (default True); False keeps alphanumeric order.
         seed: Seed for the shuffle (needed with `validation_split` and `shuffle`).
         validation_split: Fraction in `(0, 1)` of the files kept for validation.
@@ -146,12 +150,20 @@ class _TextLoader:
         return texts, fields[1]
 
     def read(self, path) -> str:
+        with open(path, "rb") as f:
+            data = f.read() if self.max_length is None else f.read(self.max_length)
         try:
-            with open(path, encoding="utf-8", newline="") as f:
-                text = f.read() if self.max_length is None else f.read(self.max_length)
+            return data.decode("utf-8")
         except UnicodeDecodeError as error:
+            cut_inside_a_character = (
+                self.max_length is not None
+                and len(data) == self.max_length
+                and error.reason == "unexpected end of data"
+            )
+            if cut_inside_a_character:
+                # `max_length` counts bytes: drop the partial character at the cut.
+                return data[: error.start].decode("utf-8")
             raise ValueError(
                 f"The text file {os.fspath(path)!r} is not valid UTF-8 ({error}). Re-encode "
                 "it as UTF-8 or remove it."
             ) from error
-        return text
