@@ -14,6 +14,11 @@ from lamina.backend.config import (
     set_floatx,
     set_image_data_format,
 )
+from lamina.config.attention import (
+    disable_flash_attention,
+    enable_flash_attention,
+    is_flash_attention_enabled,
+)
 from lamina.config.debugging import (
     disable_input_checks,
     enable_input_checks,
@@ -23,6 +28,7 @@ from lamina.config.debugging import (
     set_max_epochs,
     set_max_steps_per_epoch,
 )
+from lamina.config.engine import is_nnx_enabled, set_backend
 from lamina.dtype_policies.dtype_policy import dtype_policy, set_dtype_policy
 from lamina.layers.core import enable_unsafe_deserialization
 from lamina.utils.io_utils import (
@@ -38,10 +44,12 @@ from lamina.utils.traceback_utils import (
 
 __all__ = [
     "backend",
+    "disable_flash_attention",
     "disable_input_checks",
     "disable_interactive_logging",
     "disable_traceback_filtering",
     "dtype_policy",
+    "enable_flash_attention",
     "enable_input_checks",
     "enable_interactive_logging",
     "enable_traceback_filtering",
@@ -49,11 +57,14 @@ __all__ = [
     "epsilon",
     "floatx",
     "image_data_format",
+    "is_flash_attention_enabled",
     "is_input_checks_enabled",
     "is_interactive_logging_enabled",
+    "is_nnx_enabled",
     "is_traceback_filtering_enabled",
     "max_epochs",
     "max_steps_per_epoch",
+    "set_backend",
     "set_dtype_policy",
     "set_epsilon",
     "set_floatx",

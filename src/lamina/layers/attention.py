@@ -10,6 +10,7 @@ from lamina import activations, constraints, initializers, ops, regularizers
 from lamina.layers.input_spec import shapes_differ
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
+from lamina.ops.nn_extra import NO_FLASH_KERNEL
 from lamina.utils import serialization
 
 _LARGE_NEGATIVE = -1e9
@@ -174,6 +175,10 @@ class _QueryValueAttention(Layer):
                 f"{self._display_name} {self.name!r}: return_attention_scores=True is not "
                 "supported with flash_attention=True; set flash_attention=None."
             )
+        # Keras sends (batch, sequence, features) queries to `dot_product_attention`,
+        # which raises where no flash kernel exists; other ranks ignore the flag there.
+        if self._flash_attention and len(ops.shape(query)) == 3:
+            raise RuntimeError(f"{self._display_name} {self.name!r}: {NO_FLASH_KERNEL}")
         dtype = self.compute_dtype
         value = ops.cast(ops.convert_to_tensor(value), dtype)
         key_given = key is not None
@@ -232,6 +237,15 @@ class _QueryValueAttention(Layer):
         return previous_mask
 
 
+def _flash_setting(flash_attention):
+    """The layer's flash-attention flag, Keras's way: the argument, or when it is falsy
+    the global switch (`lamina.config.enable/disable_flash_attention`)."""
+    # Imported here: `lamina.config` imports layers, so a module-level import would cycle.
+    from lamina.config.attention import is_flash_attention_enabled
+
+    return flash_attention or is_flash_attention_enabled()
+
+
 def _check_positive_ints(who: str, checks) -> None:
     """Each `(argument, value, optional)` must be a positive int (or None if optional)."""
     for arg, value, optional in checks:
@@ -267,9 +281,12 @@ class MultiHeadAttention(_QueryValueAttention):
         sliding_window: optional positive int; query position `i` attends only to key
             positions `j` with `|i - j| < sliding_window` (with `use_causal_mask`, the
             causal sliding window).
-        flash_attention: accepted for Keras compatibility. lamina always computes the
-            attention explicitly (the result is the same); as in Keras, `True` cannot
-            be combined with `dropout > 0` or `return_attention_scores=True`.
+        flash_attention: as in Keras, `None` (or `False`) takes the global switch
+            (`lamina.config.enable/disable_flash_attention`). lamina has no flash
+            kernel and computes the attention explicitly (the result is the same);
+            `True` is a RuntimeError when called, as in Keras where no kernel is
+            available (e.g. on a CPU), and cannot be combined with `dropout > 0` or
+            `return_attention_scores=True`.
         kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
         activity_regularizer, kernel_constraint, bias_constraint: for the projections.
         use_gate: gate the attention output with `sigmoid(query @ W_gate + b)` per head
@@ -346,8 +363,8 @@ class MultiHeadAttention(_QueryValueAttention):
         self._use_bias = bool(use_bias)
         self._use_gate = bool(use_gate)
         self._sliding_window = int(sliding_window) if sliding_window is not None else None
-        self._flash_attention = flash_attention
-        if flash_attention and self._dropout > 0:
+        self._flash_attention = _flash_setting(flash_attention)
+        if self._flash_attention and self._dropout > 0:
             raise ValueError(
                 "MultiHeadAttention: dropout is not supported with flash_attention=True "
                 f"(received dropout={dropout!r}); set dropout=0.0 or flash_attention=None."

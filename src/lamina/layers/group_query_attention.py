@@ -7,7 +7,12 @@ import math
 
 from lamina import constraints, initializers, ops, regularizers
 from lamina.graph.operation import output_spec
-from lamina.layers.attention import _check_positive_ints, _is_int, _QueryValueAttention
+from lamina.layers.attention import (
+    _check_positive_ints,
+    _flash_setting,
+    _is_int,
+    _QueryValueAttention,
+)
 from lamina.layers.einsum_dense import EinsumDense
 from lamina.layers.input_spec import shapes_differ
 from lamina.ops import random as ops_random
@@ -39,9 +44,12 @@ class GroupedQueryAttention(_QueryValueAttention):
         sliding_window: optional positive int; query position `i` attends only to key
             positions `j` with `|i - j| < sliding_window` (with `use_causal_mask`, the
             causal sliding window).
-        flash_attention: accepted for Keras compatibility. lamina always computes the
-            attention explicitly (the result is the same); as in Keras, `True` cannot
-            be combined with `dropout > 0` or `return_attention_scores=True`.
+        flash_attention: as in Keras, `None` (or `False`) takes the global switch
+            (`lamina.config.enable/disable_flash_attention`). lamina has no flash
+            kernel and computes the attention explicitly (the result is the same);
+            `True` is a RuntimeError when called, as in Keras where no kernel is
+            available (e.g. on a CPU), and cannot be combined with `dropout > 0` or
+            `return_attention_scores=True`.
         kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
         kernel_constraint, bias_constraint: for the projections.
         activity_regularizer: as in Keras, applied to the layer's output and to each
@@ -134,7 +142,7 @@ class GroupedQueryAttention(_QueryValueAttention):
         self.use_bias = bool(use_bias)
         self.use_gate = bool(use_gate)
         self.sliding_window = int(sliding_window) if sliding_window is not None else None
-        self._flash_attention = flash_attention
+        self._flash_attention = _flash_setting(flash_attention)
         self.kernel_initializer = initializers.get(kernel_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)

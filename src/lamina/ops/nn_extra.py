@@ -309,6 +309,14 @@ def psnr(x1, x2, max_val):
 
 
 # Attention -------------------------------------------------------------------------------
+# Also raised by the attention layers given `flash_attention=True`.
+NO_FLASH_KERNEL = (
+    "flash_attention=True asks for a fused flash-attention kernel, and lamina has none on "
+    "any engine or device (Keras raises here too when it finds no kernel, e.g. on a CPU). "
+    "Pass flash_attention=None (the default) or False: the attention computed is the same."
+)
+
+
 @composite
 def dot_product_attention(
     query,
@@ -327,9 +335,13 @@ def dot_product_attention(
     kv_heads, head_dim)`, with `heads` a multiple of `kv_heads` (grouped-query attention);
     rank-3 inputs have no heads axis. `mask` is boolean, broadcast to `(batch, heads,
     target, source)`, True where attention is allowed; `is_causal` also masks future
-    positions. `scale` defaults to `1 / sqrt(head_dim)`. `flash_attention` only selects
-    a kernel in Keras; the result is the same math, computed here without one.
+    positions. `scale` defaults to `1 / sqrt(head_dim)`. `flash_attention` selects a
+    fused kernel in Keras; lamina has none, so `None` (auto) and `False` compute the same
+    attention without one, and `True` is a RuntimeError, as in Keras where no kernel is
+    available (e.g. on a CPU).
     """
+    if flash_attention:
+        raise RuntimeError(f"dot_product_attention: {NO_FLASH_KERNEL}")
     query, key, value = (convert_to_tensor(t) for t in (query, key, value))
     rank3 = len(shape(query)) == 3
     if rank3:
