@@ -393,3 +393,27 @@ def test_call_kwargs_the_layer_does_not_take(sources, tmp_path):
 
     with pytest.raises(ValueError, match=r"layer 'out', inbound node 0: its 'kwargs' name \['a'\]"):
         _load(tmp_path, _h5(sources[("lamina", "h5")], edit), "m.h5")
+
+
+def test_more_positional_args_than_call_takes(sources, tmp_path):
+    # was: loaded, then predict raised TypeError "Flatten.call() takes 2 positional
+    # arguments but 4 were given" naming nothing (fuzz: keras h5, seed 85)
+    def edit(f):
+        config = json.loads(f.attrs["model_config"])
+        node = _layer(config, "flat")["inbound_nodes"][0]
+        node["args"] = node["args"] * 3
+        f.attrs["model_config"] = json.dumps(config).encode()
+
+    with pytest.raises(
+        ValueError, match=r"layer 'flat', inbound node 0: its 'args' hold 3 values, but Flatten"
+    ):
+        _load(tmp_path, _h5(sources[("keras", "h5")], edit), "m.h5")
+
+
+def test_mask_that_is_not_a_tensor(sources):
+    # was: loaded, then predict raised AttributeError "'float' object has no attribute
+    # 'shape'" (fuzz: keras json, seed 64)
+    config = json.loads(sources[("keras", "json")])
+    _layer(config, "lstm")["inbound_nodes"][0]["kwargs"] = {"mask": 0.5}
+    with pytest.raises(ValueError, match=r"layer 'lstm', inbound node 0: .*mask=0\.5; mask must"):
+        lamina.models.model_from_json(json.dumps(config))

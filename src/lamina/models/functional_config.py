@@ -259,7 +259,7 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
                         )
                     if not all(isinstance(k, str) for k in call_kwargs):
                         raise ValueError("'kwargs' keys must be strings")
-                    _check_call_kwargs(layer, call_kwargs)
+                    _check_call_arguments(layer, args, call_kwargs)
                     layer(*args, **call_kwargs)
                 except serialization.CONFIG_ERRORS as err:
                     raise serialization.config_error(err, where) from err
@@ -300,19 +300,39 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
     return cls(inputs=inputs, outputs=outputs, **model_kwargs)
 
 
-def _check_call_kwargs(layer, call_kwargs: dict) -> None:
-    """Refuse call arguments the layer's `call` does not take (a symbolic call may not
-    notice; the first real call would fail with a TypeError)."""
+def _check_call_arguments(layer, args, call_kwargs: dict) -> None:
+    """Refuse call arguments the layer's `call` cannot take: extra positional values,
+    unknown keywords, and a `mask`/`training` of the wrong kind. A symbolic call may not
+    notice them; the first real call would fail with an error naming nothing."""
     import inspect
 
+    for key, ok, expected in (
+        ("mask", _is_mask, "None or tensors from the graph"),
+        ("training", lambda v: v is None or isinstance(v, bool), "None, true or false"),
+    ):
+        if key in call_kwargs and not ok(call_kwargs[key]):
+            raise ValueError(
+                f"its 'kwargs' give {key}={call_kwargs[key]!r:.60}; {key} must be {expected}"
+            )
     call = getattr(layer, "call", None)
-    if call is None or not call_kwargs:
+    if call is None:
         return
     try:
-        parameters = inspect.signature(call).parameters.values()
+        parameters = list(inspect.signature(call).parameters.values())
     except (TypeError, ValueError):
         return
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+    kinds = [p.kind for p in parameters]
+    positional = [
+        p.name
+        for p in parameters
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    if inspect.Parameter.VAR_POSITIONAL not in kinds and len(args) > len(positional):
+        raise ValueError(
+            f"its 'args' hold {len(args)} values, but {type(layer).__name__}.call takes at "
+            f"most {len(positional)} positionally ({', '.join(positional)})"
+        )
+    if not call_kwargs or inspect.Parameter.VAR_KEYWORD in kinds:
         return
     known = {p.name for p in parameters} | {"training", "mask"}
     unknown = sorted(set(call_kwargs) - known)
@@ -321,6 +341,19 @@ def _check_call_kwargs(layer, call_kwargs: dict) -> None:
             f"its 'kwargs' name {unknown}, which {type(layer).__name__}.call does not take "
             f"(it takes {sorted(known)})"
         )
+
+
+def _is_mask(value) -> bool:
+    """None, a graph tensor, or a list/tuple/dict of them (a mask per input)."""
+    from lamina.graph.keras_tensor import KerasTensor
+
+    if value is None or isinstance(value, KerasTensor):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(_is_mask(v) for v in value)
+    if isinstance(value, dict):
+        return all(_is_mask(v) for v in value.values())
+    return False
 
 
 def _keras2_node(node_data: list) -> dict:
