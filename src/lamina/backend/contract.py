@@ -643,6 +643,11 @@ IMAGE = declare(
         `images` resized to `size` (optionally cropped or padded to its aspect ratio first).
     affine_transform(images, transform, interpolation='bilinear', fill_mode='constant', fill_value=0.0, data_format=None)
         `images` resampled through projective `transform`s (8 numbers each).
+    map_coordinates(inputs, coordinates, order, fill_mode='constant', fill_value=0.0)
+        `inputs` interpolated (order 0: nearest, 1: linear) at `coordinates` (one array of
+        positions per input axis, stacked first).
+    scale_and_translate(images, output_shape, scale, translation, spatial_dims, method, antialias=True)
+        `images` resampled to `output_shape` through a per-axis scale and translation.
     """
 )
 
@@ -890,6 +895,11 @@ COMMON: dict[str, dict[str, Declaration]] = {
             Where `resize` crops (`crop`) or pads `(height, width)` to `size`'s aspect ratio.
         check_affine_args(interpolation, fill_mode)
             Validate `affine_transform`'s arguments.
+        check_map_coordinates_args(input_shape, coordinates_shape, order, fill_mode)
+            Validate `map_coordinates`'s arguments.
+        check_scale_and_translate_args(input_shape, output_shape, spatial_dims, n_scale, n_translation, method)
+            Validate `scale_and_translate`'s arguments; returns the checked output shape
+            and spatial dims.
         """
     ),
     "": declare(

@@ -1,7 +1,8 @@
 """Image ops: resizing, affine (projective) resampling, patches, colors, filters.
 
 Built from the backend contract (`lamina.backend.contract.IMAGE`), plus the ops written
-once from other ops in `image_extra` (all found here, as in `keras.ops.image`).
+once from other ops in `image_extra` and here (`elastic_transform`); all found here, as in
+`keras.ops.image`.
 
 >>> import numpy as np
 >>> from lamina.ops import image
@@ -9,11 +10,159 @@ once from other ops in `image_extra` (all found here, as in `keras.ops.image`).
 (1, 4, 4, 3)
 """
 
-from lamina.ops.core import build_ops
+import numpy as np
+
+from lamina import backend
+from lamina.ops import numpy as lnp
+from lamina.ops import random as lrandom
+from lamina.ops.core import build_ops, cast, composite, convert_to_numpy, declared_op, dtype
 from lamina.ops.image_extra import *  # noqa: F403
 from lamina.ops.image_extra import __all__ as _extra_all
+from lamina.ops.image_extra import _batched, _channels_last, _float, _unbatch
 
 _OPS = build_ops("image")
 globals().update(_OPS)
 
-__all__ = [*_OPS, *_extra_all]
+_depthwise_conv = declared_op("nn", "depthwise_conv")
+_map_coordinates = _OPS["map_coordinates"]
+
+# `elastic_transform`'s interpolations (as spline orders) and boundary modes.
+_ELASTIC_ORDERS = {"nearest": 0, "bilinear": 1}
+_ELASTIC_FILL_MODES = ("constant", "nearest", "wrap", "mirror", "reflect")
+
+
+def _check_elastic_args(who, interpolation, fill_mode):
+    if interpolation not in _ELASTIC_ORDERS:
+        raise ValueError(
+            f"{who}: unknown interpolation {interpolation!r}; expected one of "
+            f"{list(_ELASTIC_ORDERS)}."
+        )
+    if fill_mode not in _ELASTIC_FILL_MODES:
+        raise ValueError(
+            f"{who}: unknown fill_mode {fill_mode!r}; expected one of {list(_ELASTIC_FILL_MODES)}."
+        )
+
+
+def _elastic_kernel_size(sigma) -> int:
+    """The (odd) Gaussian window `elastic_transform` smooths with: `int(6 sigma) | 1`."""
+    return int(6 * float(sigma)) | 1
+
+
+def _elastic_warp(images, noise, alpha, sigma, kernel_size, order, fill_mode, fill_value):
+    """Warp a channels-last float batch `(N, H, W, C)` by a random elastic displacement.
+
+    `noise` holds standard normal draws `(2 N, H, W, 1)` (the row, then the column
+    fields of each image); times `sigma`, they are smoothed by a `kernel_size` Gaussian of `sigma` (zero padding), scaled by `alpha`, and
+    added to the pixel grid; each channel is then resampled there with `map_coordinates`.
+    `alpha` and `sigma` may be tensors (scalars); `kernel_size` is a Python int.
+    """
+    batch, height, width, channels = (int(d) for d in images.shape)
+    work = dtype(images)
+    noise = noise * sigma
+    offsets = cast(np.arange(kernel_size) - (kernel_size - 1) / 2.0, work)
+    # A zero sigma makes a zero field (the noise above); the floor keeps the window finite.
+    bell = lnp.exp(-0.5 * lnp.square(offsets / lnp.maximum(sigma, 1e-6)))
+    bell = bell / lnp.sum(bell)
+    kernel = lnp.reshape(bell[:, None] * bell[None, :], (kernel_size, kernel_size, 1, 1))
+    field = _depthwise_conv(noise, kernel, padding="same", data_format="channels_last")
+    field = lnp.reshape(field, (2, batch, height, width)) * alpha
+    rows, cols = np.meshgrid(np.arange(height), np.arange(width), indexing="ij")
+    src_y = field[0] + cast(rows, work)
+    src_x = field[1] + cast(cols, work)
+    out = []
+    for b in range(batch):
+        where = lnp.stack([src_y[b], src_x[b]])
+        out.append(
+            lnp.stack(
+                [
+                    _map_coordinates(images[b, :, :, c], where, order, fill_mode, fill_value)
+                    for c in range(channels)
+                ],
+                axis=-1,
+            )
+        )
+    return lnp.stack(out)
+
+
+# One compiled program per shape and static setting where the engine compiles (JAX): the
+# warp is dozens of small ops, each a compilation of its own when run eagerly.
+_elastic_program = backend.jit(_elastic_warp, static_argnums=(4, 5, 6, 7))
+
+
+@composite
+def elastic_transform(
+    images,
+    alpha=20.0,
+    sigma=5.0,
+    interpolation="bilinear",
+    fill_mode="reflect",
+    fill_value=0.0,
+    seed=None,
+    data_format=None,
+):
+    """Elastic deformation of an image or a batch of images (Keras's algorithm).
+
+    Each image gets two random displacement fields (rows and columns): standard normal
+    draws times `sigma`, smoothed by a Gaussian of standard deviation `sigma` (window
+    `int(6 * sigma) | 1`, zero padding), scaled by `alpha`. Every pixel then takes the
+    input value at its displaced position (`"bilinear"` or `"nearest"` interpolation;
+    positions outside are filled by `fill_mode`, as `map_coordinates` does). Unlike
+    Keras's JAX backend, the two fields are independent draws.
+
+    Args:
+        images: one image `(H, W, C)` or a batch `(N, H, W, C)` (channels first with
+            `data_format="channels_first"`).
+        alpha: strength of the displacement (`0` returns the input).
+        sigma: smoothness of the displacement (a Python number, `>= 0`).
+        interpolation: `"bilinear"` or `"nearest"`.
+        fill_mode: `"reflect"`, `"constant"`, `"nearest"`, `"wrap"` or `"mirror"`.
+        fill_value: the value outside the image with `fill_mode="constant"`.
+        seed: an int (the same field every call), a `SeedGenerator`, or `None` (the
+            global generator).
+        data_format: `"channels_last"` or `"channels_first"` (default: the configured
+            image data format).
+
+    Returns:
+        The deformed images, with the shape and dtype of `images`.
+
+    >>> import numpy as np
+    >>> elastic_transform(np.zeros((2, 8, 8, 3)), seed=1).shape
+    (2, 8, 8, 3)
+    """
+    _check_elastic_args("elastic_transform", interpolation, fill_mode)
+    try:
+        sigma_value = float(convert_to_numpy(sigma))
+    except Exception as e:  # a traced tensor has no value yet
+        raise ValueError(
+            "elastic_transform: sigma sets the smoothing window's size, so it must be a "
+            f"Python number (or a concrete tensor); received {sigma!r}."
+        ) from e
+    if not sigma_value >= 0:
+        raise ValueError(f"elastic_transform: sigma must be >= 0; received {sigma_value}.")
+    images, single = _batched(images, "elastic_transform")
+    last = _channels_last(data_format)
+    x = _float(images)
+    if not last:
+        x = lnp.transpose(x, (0, 2, 3, 1))
+    batch, height, width, _ = (int(d) for d in x.shape)
+    # Drawn outside the compiled warp: the sampler's compilation is then shared by every
+    # setting of the warp.
+    noise = lrandom.normal((2 * batch, height, width, 1), dtype=dtype(x), seed=seed)
+    out = _elastic_program(
+        x,
+        noise,
+        cast(alpha, dtype(x)),
+        cast(sigma_value, dtype(x)),
+        _elastic_kernel_size(sigma_value),
+        _ELASTIC_ORDERS[interpolation],
+        fill_mode,
+        float(fill_value),
+    )
+    if not last:
+        out = lnp.transpose(out, (0, 3, 1, 2))
+    if dtype(out) != dtype(images):
+        out = cast(lnp.round(out) if "int" in dtype(images) else out, dtype(images))
+    return _unbatch(out, single)
+
+
+__all__ = [*_OPS, *_extra_all, "elastic_transform"]

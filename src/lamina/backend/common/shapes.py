@@ -79,3 +79,84 @@ def check_affine_args(interpolation, fill_mode) -> None:
             f"affine_transform: unknown fill_mode {fill_mode!r}; expected one of "
             f"{list(FILL_MODES)}."
         )
+
+
+def check_map_coordinates_args(input_shape, coordinates_shape, order, fill_mode) -> None:
+    """Validate `map_coordinates`'s arguments (shapes as tuples of ints)."""
+    if len(coordinates_shape) < 2:
+        raise ValueError(
+            "map_coordinates: `coordinates` must have rank 2 or more (one array of "
+            f"positions per input axis, stacked first); received shape {coordinates_shape}."
+        )
+    if coordinates_shape[0] != len(input_shape):
+        raise ValueError(
+            "map_coordinates: the first axis of `coordinates` must have one entry per axis "
+            f"of `inputs` ({len(input_shape)} for inputs of shape {input_shape}); received "
+            f"coordinates of shape {coordinates_shape}."
+        )
+    if isinstance(order, bool) or order not in (0, 1):
+        raise ValueError(
+            f"map_coordinates: order must be 0 (nearest) or 1 (linear); received {order!r}."
+        )
+    if fill_mode not in FILL_MODES:
+        raise ValueError(
+            f"map_coordinates: unknown fill_mode {fill_mode!r}; expected one of {list(FILL_MODES)}."
+        )
+
+
+# `scale_and_translate`'s methods (Keras's names) -> the kernel's family.
+SCALE_AND_TRANSLATE_METHODS = {
+    "linear": "linear",
+    "bilinear": "linear",
+    "trilinear": "linear",
+    "triangle": "linear",
+    "cubic": "cubic",
+    "bicubic": "cubic",
+    "tricubic": "cubic",
+    "lanczos3": "lanczos3",
+    "lanczos5": "lanczos5",
+}
+
+
+def check_scale_and_translate_args(
+    input_shape, output_shape, spatial_dims, n_scale, n_translation, method
+) -> tuple:
+    """Validate `scale_and_translate`'s arguments; returns `(output_shape, spatial_dims)`
+    as tuples of ints, the dims made non-negative."""
+    if method not in SCALE_AND_TRANSLATE_METHODS:
+        raise ValueError(
+            f"scale_and_translate: unknown method {method!r}; expected one of "
+            f"{list(SCALE_AND_TRANSLATE_METHODS)} (nearest-neighbour is not supported)."
+        )
+    ndim = len(input_shape)
+    output_shape = tuple(int(s) for s in output_shape)
+    if len(output_shape) != ndim:
+        raise ValueError(
+            "scale_and_translate: output_shape needs one size per axis of `images` "
+            f"(shape {input_shape}); received {output_shape}."
+        )
+    dims = []
+    for d in spatial_dims:
+        d = int(d)
+        if not -ndim <= d < ndim:
+            raise ValueError(
+                f"scale_and_translate: spatial dim {d} is out of range for images of rank {ndim}."
+            )
+        dims.append(d % ndim)
+    if len(set(dims)) != len(dims):
+        raise ValueError(
+            f"scale_and_translate: spatial_dims repeats an axis: {tuple(spatial_dims)}."
+        )
+    if n_scale != len(dims) or n_translation != len(dims):
+        raise ValueError(
+            "scale_and_translate: scale and translation need one number per spatial dim "
+            f"({len(dims)}); received {n_scale} and {n_translation}."
+        )
+    for axis in range(ndim):
+        if axis not in dims and output_shape[axis] != input_shape[axis]:
+            raise ValueError(
+                f"scale_and_translate: axis {axis} is not in spatial_dims {tuple(dims)}, so "
+                f"its output size must stay {input_shape[axis]}; received output_shape "
+                f"{output_shape}."
+            )
+    return output_shape, tuple(dims)

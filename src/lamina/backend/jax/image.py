@@ -150,3 +150,59 @@ def _resample(images, transform, fill_value, order, mode):
         return jax.vmap(channel, in_axes=-1, out_axes=-1)(image)
 
     return jax.vmap(one)(work, transform).astype(dtype)
+
+
+def _coordinate_array(coordinates):
+    """`coordinates` as one stacked array (a sequence of per-axis arrays is stacked)."""
+    if isinstance(coordinates, (list, tuple)):
+        return jnp.stack([jnp.asarray(c) for c in coordinates])
+    return jnp.asarray(coordinates)
+
+
+def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value=0.0):
+    """Interpolate `inputs` at `coordinates` (`jax.scipy.ndimage.map_coordinates`).
+
+    `coordinates[i]` holds the positions along axis `i` of `inputs`; the result has the
+    shape of `coordinates[0]`. `order` 0 takes the nearest element (halves rounded away
+    from zero), 1 interpolates linearly; positions outside are filled by `fill_mode`.
+    """
+    inputs = jnp.asarray(inputs)
+    coordinates = _coordinate_array(coordinates)
+    shapes.check_map_coordinates_args(inputs.shape, coordinates.shape, order, fill_mode)
+    return jax.scipy.ndimage.map_coordinates(
+        inputs, list(coordinates), int(order), fill_mode, fill_value
+    )
+
+
+def scale_and_translate(
+    images, output_shape, scale, translation, spatial_dims, method, antialias=True
+):
+    """Resample `images` to `output_shape` (`jax.image.scale_and_translate`).
+
+    Along each axis in `spatial_dims`, input position `x` (half-pixel centres) lands at
+    `x * scale + translation` in the output; output samples outside the input are zero.
+    `antialias` widens the kernel when downsampling.
+    """
+    images = jnp.asarray(images)
+    scale, translation = jnp.asarray(scale), jnp.asarray(translation)
+    output_shape, spatial_dims = shapes.check_scale_and_translate_args(
+        images.shape,
+        output_shape,
+        spatial_dims,
+        scale.size,
+        translation.size,
+        method,
+    )
+    return _scale_and_translate(
+        images,
+        output_shape,
+        spatial_dims,
+        scale.reshape(-1),
+        translation.reshape(-1),
+        shapes.SCALE_AND_TRANSLATE_METHODS[method],
+        bool(antialias),
+    )
+
+
+# Compiled once per shape and setting (eager, it is a dozen small programs).
+_scale_and_translate = jax.jit(jax.image.scale_and_translate, static_argnums=(1, 2, 5, 6))

@@ -12,6 +12,7 @@ modes.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 import torch
@@ -282,3 +283,129 @@ def _resample(images, transform, fill_value, interpolation, mode):
                 value = value * (wy * wx)[..., None]
             out = value if out is None else out + value
     return out.to(dtype)
+
+
+def _coordinate_tensor(coordinates):
+    """`coordinates` as one stacked tensor (a sequence of per-axis arrays is stacked)."""
+    if isinstance(coordinates, (list, tuple)):
+        return torch.stack([convert_to_tensor(c) for c in coordinates])
+    return convert_to_tensor(coordinates)
+
+
+def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value=0.0):
+    """Interpolate `inputs` at `coordinates`, as `jax.scipy.ndimage.map_coordinates`.
+
+    `coordinates[i]` holds the positions along axis `i` of `inputs`; the result has the
+    shape of `coordinates[0]`. `order` 0 takes the nearest element (halves rounded away
+    from zero), 1 interpolates linearly; positions outside are filled by `fill_mode`.
+    """
+    inputs = convert_to_tensor(inputs)
+    coordinates = _coordinate_tensor(coordinates)
+    shapes.check_map_coordinates_args(
+        tuple(inputs.shape), tuple(coordinates.shape), order, fill_mode
+    )
+    dtype = inputs.dtype
+    # Integers and half precision interpolate in float32 (float64 stays float64).
+    work = inputs if inputs.is_floating_point() and dtype not in _HALF else inputs.float()
+    coordinates = coordinates.to(work.device)
+    if not coordinates.is_floating_point() or coordinates.dtype in _HALF:
+        coordinates = coordinates.to(work.dtype)
+    fix = _INDEX_FIXERS[fill_mode]
+    per_axis = []
+    for coordinate, size in zip(coordinates.unbind(0), inputs.shape):
+        if order == 0:
+            nodes = [(_round_half_away_from_zero(coordinate).to(torch.int64), None)]
+        else:
+            lower = torch.floor(coordinate)
+            upper_weight = coordinate - lower
+            index = lower.to(torch.int64)
+            nodes = [(index, 1.0 - upper_weight), (index + 1, upper_weight)]
+        per_axis.append(
+            [(fix(index, size), (index >= 0) & (index < size), weight) for index, weight in nodes]
+        )
+    # The fill value as the input's dtype holds it (an integer input rounds it first).
+    fill = torch.as_tensor(fill_value, dtype=dtype).to(work.dtype)
+    flat = work.reshape(-1)
+    strides = [math.prod(inputs.shape[i + 1 :]) for i in range(inputs.ndim)]
+    out = None
+    for combination in itertools.product(*per_axis):
+        index = sum(fixed * stride for (fixed, _, _), stride in zip(combination, strides))
+        value = torch.take(flat, index)
+        if fill_mode == "constant":
+            valid = functools.reduce(torch.logical_and, [v for _, v, _ in combination])
+            value = torch.where(valid, value, fill)
+        weights = [w for _, _, w in combination if w is not None]
+        if weights:
+            value = functools.reduce(torch.mul, weights).to(value.dtype) * value
+        out = value if out is None else out + value
+    if not dtype.is_floating_point and dtype != torch.bool:
+        out = _round_half_away_from_zero(out)
+    return out.to(dtype)
+
+
+def _scale_translate_weights(in_size, out_size, scale, translation, kernel, antialias):
+    """The `(out_size, in_size)` weights `jax.image.scale_and_translate` uses on one axis
+    (differentiable in `scale` and `translation`)."""
+    dtype = scale.dtype
+    inv_scale = 1.0 / scale
+    kernel_scale = torch.clamp(inv_scale, min=1.0) if antialias else 1.0
+    sample = (
+        (torch.arange(out_size, dtype=dtype, device=scale.device) + 0.5) * inv_scale
+        - translation * inv_scale
+        - 0.5
+    )
+    source = torch.arange(in_size, dtype=dtype, device=scale.device)
+    weights = kernel(torch.abs(sample[:, None] - source[None, :]) / kernel_scale)
+    total = torch.sum(weights, dim=1, keepdim=True)
+    weights = torch.where(
+        torch.abs(total) > 1000.0 * _EPSILON_32,
+        weights / torch.where(total != 0, total, 1.0),
+        0.0,
+    )
+    inside = (sample >= -0.5) & (sample <= in_size - 0.5)
+    return torch.where(inside[:, None], weights, 0.0)
+
+
+_SCALE_KERNELS = {
+    "linear": _triangle,
+    "cubic": _keys_cubic,
+    "lanczos3": _lanczos(3),
+    "lanczos5": _lanczos(5),
+}
+
+
+def scale_and_translate(
+    images, output_shape, scale, translation, spatial_dims, method, antialias=True
+):
+    """Resample `images` to `output_shape`, as `jax.image.scale_and_translate`.
+
+    Along each axis in `spatial_dims`, input position `x` (half-pixel centres) lands at
+    `x * scale + translation` in the output; output samples outside the input are zero.
+    `antialias` widens the kernel when downsampling. Each axis is one product with its
+    kernel-weight matrix.
+    """
+    images = convert_to_tensor(images)
+    scale, translation = convert_to_tensor(scale), convert_to_tensor(translation)
+    output_shape, spatial_dims = shapes.check_scale_and_translate_args(
+        tuple(images.shape),
+        output_shape,
+        spatial_dims,
+        scale.numel(),
+        translation.numel(),
+        method,
+    )
+    if not images.is_floating_point():
+        images = images.float()
+    dtype = torch.promote_types(scale.dtype, translation.dtype)
+    if not dtype.is_floating_point:
+        dtype = torch.float32
+    scale = scale.to(images.device, dtype).reshape(-1)
+    translation = translation.to(images.device, dtype).reshape(-1)
+    kernel = _SCALE_KERNELS[shapes.SCALE_AND_TRANSLATE_METHODS[method]]
+    x = images
+    for i, axis in enumerate(spatial_dims):
+        weights = _scale_translate_weights(
+            x.shape[axis], output_shape[axis], scale[i], translation[i], kernel, bool(antialias)
+        )
+        x = _contract(x, axis, weights.to(x.dtype))
+    return x
