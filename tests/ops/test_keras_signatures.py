@@ -21,8 +21,6 @@ keras = pytest.importorskip("keras")
 KERAS_ONLY = {
     # Keras forwards backend-specific einsum options; lamina's engines take none.
     "einsum": {"kwargs"},
-    # Keras's SeedGenerator takes backend-private keyword arguments.
-    "random.SeedGenerator": {"kwargs"},
 }
 # lamina ops Keras 3 does not have.
 LAMINA_ONLY = {

@@ -19,6 +19,11 @@ class SeedGenerator:
     Args:
         seed: an int; `None` draws one from Python's `random` (itself seeded by
             `lamina.utils.set_random_seed`).
+        name: the generator's name (default `"seed_generator"`).
+        **kwargs: Keras's one extra keyword, `backend`: the backend module whose
+            variables hold the state. lamina accepts `None` or `lamina.backend` itself
+            (both mean the current engine); any other keyword is a ValueError, as in
+            Keras (which also refuses `dtype=`: the state's dtype is the engine's).
 
     >>> gen = SeedGenerator(42)
     >>> a = normal((2,), seed=gen)
@@ -27,7 +32,19 @@ class SeedGenerator:
     True
     """
 
-    def __init__(self, seed: int | None = None, name: str | None = None):
+    def __init__(self, seed: int | None = None, name: str | None = None, **kwargs):
+        custom_backend = kwargs.pop("backend", None)
+        if kwargs:
+            raise ValueError(
+                f"SeedGenerator: Unrecognized keyword arguments: {kwargs}. The only extra "
+                "keyword, as in Keras, is `backend`."
+            )
+        if custom_backend is not None and custom_backend is not backend:
+            raise ValueError(
+                f"SeedGenerator: backend={custom_backend!r} is not lamina's backend. lamina "
+                "keeps seed state on its current engine only: pass backend=None or "
+                "backend=lamina.backend (switch engines with lamina.config.set_backend)."
+            )
         if seed is None:
             seed = _py_random.randint(1, 2**31 - 1)
         if not isinstance(seed, int) or isinstance(seed, bool):
@@ -40,6 +57,15 @@ class SeedGenerator:
             trainable=False,
             name="seed_generator_state",
         )
+
+    @property
+    def backend(self):
+        """The backend module holding the state, as in Keras: always `lamina.backend`.
+
+        A property rather than an attribute, so models holding generators still deepcopy
+        (a module object cannot be copied).
+        """
+        return backend
 
     def next(self):
         """The current seed tensor; advances the state."""
