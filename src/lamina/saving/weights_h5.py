@@ -94,6 +94,16 @@ def _write(group, obj):
         own.create_dataset(str(i), data=v.numpy())
     if isinstance(obj, SeedGenerator):
         return
+    # State a layer files under a name, as Keras's `save_own_variables` does (a tf_idf
+    # lookup's `vars/idf_weights`), beside its numbered weights.
+    if hasattr(obj, "save_own_variables"):
+        named: dict = {}
+        obj.save_own_variables(named)
+        for key, value in named.items():
+            # Numbered entries are the layer's weights, written above (a Keras-style
+            # override that also files them by number would collide).
+            if not str(key).isdigit():
+                own.create_dataset(str(key), data=np.asarray(value))
     for path, child in _children(obj):
         _write(group.require_group(path), child)
 
@@ -270,6 +280,16 @@ def _skip(path, obj, why) -> None:
     )
 
 
+class _NamedState:
+    """Hands a layer its named entries (`load_own_variables`) when weights are assigned."""
+
+    def __init__(self, layer):
+        self.layer = layer
+
+    def assign(self, store) -> None:
+        self.layer.load_own_variables(store)
+
+
 def _read(group, obj, path, assignments, skip_mismatch=False):
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
@@ -280,7 +300,22 @@ def _read(group, obj, path, assignments, skip_mismatch=False):
     stored = group.get("vars")
     if stored is not None and not isinstance(stored, h5py.Group):
         raise ValueError(f"Entry {path}/vars is not a group of weights.")
-    count = len(stored) if stored is not None else 0
+    named = {}
+    if stored is not None and not is_seed and hasattr(obj, "load_own_variables"):
+        # Entries filed by name (a tf_idf lookup's `idf_weights`) go to the layer's own
+        # `load_own_variables`, after every check has passed.
+        for key in stored:
+            if key.isdigit():
+                continue
+            dataset = stored[key]
+            if not isinstance(dataset, h5py.Dataset) or dataset.external or dataset.is_virtual:
+                raise ValueError(
+                    f"Entry {path}/vars/{key} is not an internal dataset; refusing to load it."
+                )
+            named[key] = _numbers(dataset, f"{path}/vars/{key}")
+        if named:
+            assignments.append((_NamedState(obj), named))
+    count = (len(stored) - len(named)) if stored is not None else 0
     mismatch = count != len(own)
     if mismatch and is_seed:
         return  # a file without seed state: keep the current one
