@@ -136,6 +136,7 @@ from lamina.layers.preprocessing import (
     Normalization,
     Rescaling,
 )
+from lamina.layers.random_elastic_transform import RandomElasticTransform
 from lamina.layers.recurrent import (
     GRU,
     LSTM,
@@ -323,6 +324,7 @@ __all__ = [
     "RandomColorDegeneration",
     "RandomColorJitter",
     "RandomCrop",
+    "RandomElasticTransform",
     "RandomErasing",
     "RandomGaussianBlur",
     "RandomGrayscale",
