@@ -196,7 +196,7 @@ def test_elastic_warp_matches_scipy_for_a_given_field():
         for i in range(4)
     ]
     rows, cols = np.meshgrid(np.arange(8), np.arange(8), indexing="ij")
-    for order, mode in ((1, "reflect"), (0, "constant"), (1, "wrap")):
+    for order, mode in [(1, mode) for mode in SCIPY_MODES] + [(0, "constant"), (0, "mirror")]:
         got = _np(_elastic_warp(images, noise, alpha, sigma, k, order, mode, 0.5))
         for b in range(2):
             where = np.stack([rows + fields[b], cols + fields[2 + b]])
@@ -249,7 +249,16 @@ def test_elastic_transform_properties():
         image.elastic_transform(np.zeros((8, 8)))
 
 
-def test_ops_image_has_the_keras_names():
+def test_ops_image_has_the_keras_names_and_builds_graphs():
+    from lamina import Input
+
     for name in ("map_coordinates", "scale_and_translate", "elastic_transform"):
         assert name in image.__all__
         assert getattr(ops.image, name).__doc__
+    x = Input((8, 8, 3))
+    assert tuple(image.elastic_transform(x, sigma=1.0, seed=1).shape) == (None, 8, 8, 3)
+    scale, translation = np.array([0.5, 0.5], "float32"), np.zeros(2, "float32")
+    out = image.scale_and_translate(x, (None, 4, 4, 3), scale, translation, (1, 2), "linear")
+    assert tuple(out.shape) == (None, 4, 4, 3)
+    with pytest.raises(ValueError, match="needs a size for each axis in spatial_dims"):
+        image.scale_and_translate(np.zeros((8, 8)), (None, 4), scale, translation, (0, 1), "linear")

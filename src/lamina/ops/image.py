@@ -24,7 +24,6 @@ _OPS = build_ops("image")
 globals().update(_OPS)
 
 _depthwise_conv = declared_op("nn", "depthwise_conv")
-_map_coordinates = _OPS["map_coordinates"]
 
 # `elastic_transform`'s interpolations (as spline orders) and boundary modes.
 _ELASTIC_ORDERS = {"nearest": 0, "bilinear": 1}
@@ -53,7 +52,8 @@ def _elastic_warp(images, noise, alpha, sigma, kernel_size, order, fill_mode, fi
 
     `noise` holds standard normal draws `(2 N, H, W, 1)` (the row, then the column
     fields of each image); times `sigma`, they are smoothed by a `kernel_size` Gaussian of `sigma` (zero padding), scaled by `alpha`, and
-    added to the pixel grid; each channel is then resampled there with `map_coordinates`.
+    added to the pixel grid; each channel is then resampled there as `map_coordinates`
+    does.
     `alpha` and `sigma` may be tensors (scalars); `kernel_size` is a Python int.
     """
     batch, height, width, channels = (int(d) for d in images.shape)
@@ -69,19 +69,59 @@ def _elastic_warp(images, noise, alpha, sigma, kernel_size, order, fill_mode, fi
     rows, cols = np.meshgrid(np.arange(height), np.arange(width), indexing="ij")
     src_y = field[0] + cast(rows, work)
     src_x = field[1] + cast(cols, work)
-    out = []
-    for b in range(batch):
-        where = lnp.stack([src_y[b], src_x[b]])
-        out.append(
-            lnp.stack(
-                [
-                    _map_coordinates(images[b, :, :, c], where, order, fill_mode, fill_value)
-                    for c in range(channels)
-                ],
-                axis=-1,
+    return _sample(images, src_y, src_x, order, fill_mode, fill_value)
+
+
+def _fix_index(index, size, mode):
+    """Integer positions mapped into `[0, size)` by boundary mode (as
+    `jax.scipy.ndimage.map_coordinates`; "constant" clamps, masked by the caller)."""
+    if mode in ("constant", "nearest"):
+        return lnp.clip(index, 0, size - 1)
+    if mode == "wrap":
+        return lnp.mod(index, size)
+    if mode == "mirror":
+        if size == 1:
+            return lnp.zeros_like(index)
+        return lnp.abs(lnp.mod(index + (size - 1), 2 * (size - 1)) - (size - 1))
+    # "reflect": mirror on the doubled grid, halved.
+    doubled = lnp.abs(lnp.mod(2 * index + 1 + 2 * size, 4 * size) - 2 * size)
+    return lnp.floor_divide(doubled - 1, 2)
+
+
+def _sample(images, src_y, src_x, order, fill_mode, fill_value):
+    """`images` `(N, H, W, C)` at positions `(src_y, src_x)` (each `(N, H, W)`), shared
+    by the channels: `map_coordinates` on each channel of each image, in one gather per
+    neighbour."""
+    batch, height, width, channels = (int(d) for d in images.shape)
+    work = dtype(images)
+
+    def nodes(position):
+        if order == 0:
+            nearest = lnp.sign(position) * lnp.floor(lnp.abs(position) + 0.5)
+            return [(cast(nearest, "int32"), None)]
+        lower = lnp.floor(position)
+        upper_weight = position - lower
+        index = cast(lower, "int32")
+        return [(index, 1.0 - upper_weight), (index + 1, upper_weight)]
+
+    flat = lnp.reshape(images, (batch, height * width, channels))
+    out = None
+    for iy, wy in nodes(src_y):
+        for ix, wx in nodes(src_x):
+            where = _fix_index(iy, height, fill_mode) * width + _fix_index(ix, width, fill_mode)
+            where = lnp.broadcast_to(
+                lnp.reshape(where, (batch, height * width, 1)), (batch, height * width, channels)
             )
-        )
-    return lnp.stack(out)
+            value = lnp.reshape(
+                lnp.take_along_axis(flat, where, axis=1), (batch, height, width, channels)
+            )
+            if fill_mode == "constant":
+                inside = (iy >= 0) & (iy < height) & (ix >= 0) & (ix < width)
+                value = lnp.where(inside[..., None], value, cast(fill_value, work))
+            if wy is not None:
+                value = value * (wy * wx)[..., None]
+            out = value if out is None else out + value
+    return out
 
 
 # One compiled program per shape and static setting where the engine compiles (JAX): the

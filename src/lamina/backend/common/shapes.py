@@ -129,7 +129,7 @@ def check_scale_and_translate_args(
             f"{list(SCALE_AND_TRANSLATE_METHODS)} (nearest-neighbour is not supported)."
         )
     ndim = len(input_shape)
-    output_shape = tuple(int(s) for s in output_shape)
+    output_shape = tuple(output_shape)
     if len(output_shape) != ndim:
         raise ValueError(
             "scale_and_translate: output_shape needs one size per axis of `images` "
@@ -152,6 +152,17 @@ def check_scale_and_translate_args(
             "scale_and_translate: scale and translation need one number per spatial dim "
             f"({len(dims)}); received {n_scale} and {n_translation}."
         )
+    # `None` (a symbolic batch axis, say) keeps an axis outside `spatial_dims` as it is.
+    output_shape = tuple(
+        int(input_shape[axis]) if size is None and axis not in dims else size
+        for axis, size in enumerate(output_shape)
+    )
+    if any(size is None for size in output_shape):
+        raise ValueError(
+            "scale_and_translate: output_shape needs a size for each axis in spatial_dims "
+            f"{tuple(dims)}; received {output_shape}."
+        )
+    output_shape = tuple(int(size) for size in output_shape)
     for axis in range(ndim):
         if axis not in dims and output_shape[axis] != input_shape[axis]:
             raise ValueError(
