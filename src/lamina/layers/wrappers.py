@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lamina import ops
 from lamina.layers.layer import Layer
+from lamina.layers.wrapper_base import Wrapper
 from lamina.utils import serialization
 
 _MERGE_MODES = ("concat", "sum", "mul", "ave", None)
@@ -216,8 +217,10 @@ class Bidirectional(Layer):
 
 
 @_register
-class TimeDistributed(Layer):
+class TimeDistributed(Wrapper):
     """Applies a layer to every time step (axis 1) of its input independently.
+
+    A `Wrapper`, as in Keras (`Bidirectional` is not one, in Keras either).
 
     Args:
         layer: the layer to apply; its weights are shared across the time steps.
@@ -233,8 +236,7 @@ class TimeDistributed(Layer):
     def __init__(self, layer, **kwargs):
         if not isinstance(layer, Layer):
             raise ValueError(f"TimeDistributed expects a Layer instance; received {layer!r}.")
-        super().__init__(**kwargs)
-        self.layer = layer
+        super().__init__(layer, **kwargs)
         self.supports_masking = True
 
     def _inner_shape(self, input_shape):
@@ -286,4 +288,6 @@ class TimeDistributed(Layer):
         config["layer"] = serialization.deserialize_keras_object(
             config["layer"], "layers", custom_objects=custom_objects
         )
-        return super().from_config(config)
+        # `Layer.from_config`, past `Wrapper.from_config` (which would deserialize the
+        # inner layer a second time and build it from a nested build config).
+        return super(Wrapper, cls).from_config(config)
