@@ -106,8 +106,9 @@ def _sample(images, src_y, src_x, order, fill_mode, fill_value):
 
     flat = lnp.reshape(images, (batch, height * width, channels))
     out = None
+    columns = nodes(src_x)
     for iy, wy in nodes(src_y):
-        for ix, wx in nodes(src_x):
+        for ix, wx in columns:
             where = _fix_index(iy, height, fill_mode) * width + _fix_index(ix, width, fill_mode)
             where = lnp.broadcast_to(
                 lnp.reshape(where, (batch, height * width, 1)), (batch, height * width, channels)
