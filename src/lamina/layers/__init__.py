@@ -78,6 +78,7 @@ from lamina.layers.input_layer import Input, InputLayer
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.jax_layer import FlaxLayer, JaxLayer
 from lamina.layers.layer import Layer
+from lamina.layers.max_num_bounding_boxes import MaxNumBoundingBoxes
 from lamina.layers.merging import (
     Add,
     Average,
@@ -202,6 +203,7 @@ __all__ = [
     "LeakyReLU",
     "Masking",
     "Maximum",
+    "MaxNumBoundingBoxes",
     "Minimum",
     "Multiply",
     "PReLU",
