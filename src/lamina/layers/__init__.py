@@ -32,6 +32,7 @@ from lamina.layers.augmentation_geometry import (
     RandomShear,
 )
 from lamina.layers.augmentation_mix import AugMix, CutMix, MixUp, Pipeline, RandAugment
+from lamina.layers.clahe import ContrastLimitedAdaptiveHistogramEqualization
 from lamina.layers.convolution import (
     Conv1D,
     Conv1DTranspose,
@@ -184,6 +185,7 @@ __all__ = [
     "Add",
     "Average",
     "Concatenate",
+    "ContrastLimitedAdaptiveHistogramEqualization",
     "Dense",
     "EinsumDense",
     "GroupQueryAttention",
