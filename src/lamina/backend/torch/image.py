@@ -63,15 +63,21 @@ def _weights(in_size, out_size, interpolation, antialias, device):
     inv_scale = in_size / out_size
     kernel_scale = max(inv_scale, 1.0) if antialias else 1.0
     sample = (torch.arange(out_size, dtype=torch.float32, device=device) + 0.5) * inv_scale - 0.5
-    source = torch.arange(in_size, dtype=torch.float32, device=device)
-    weights = _KERNELS[interpolation](torch.abs(sample[:, None] - source[None, :]) / kernel_scale)
+    return _kernel_matrix(_KERNELS[interpolation], sample, in_size, kernel_scale)
+
+
+def _kernel_matrix(kernel, sample, in_size, kernel_scale):
+    """`(len(sample), in_size)` weights of `kernel` at the sample points, each row
+    normalised to sum 1 as `jax.image` does (rows of ~0 total and sample points outside
+    the input altogether get no weight)."""
+    source = torch.arange(in_size, dtype=sample.dtype, device=sample.device)
+    weights = kernel(torch.abs(sample[:, None] - source[None, :]) / kernel_scale)
     total = torch.sum(weights, dim=1, keepdim=True)
     weights = torch.where(
         torch.abs(total) > 1000.0 * _EPSILON_32,
         weights / torch.where(total != 0, total, 1.0),
         0.0,
     )
-    # No weight where the sample point lies outside the input altogether.
     inside = (sample >= -0.5) & (sample <= in_size - 0.5)
     return torch.where(inside[:, None], weights, 0.0)
 
@@ -354,16 +360,7 @@ def _scale_translate_weights(in_size, out_size, scale, translation, kernel, anti
         - translation * inv_scale
         - 0.5
     )
-    source = torch.arange(in_size, dtype=dtype, device=scale.device)
-    weights = kernel(torch.abs(sample[:, None] - source[None, :]) / kernel_scale)
-    total = torch.sum(weights, dim=1, keepdim=True)
-    weights = torch.where(
-        torch.abs(total) > 1000.0 * _EPSILON_32,
-        weights / torch.where(total != 0, total, 1.0),
-        0.0,
-    )
-    inside = (sample >= -0.5) & (sample <= in_size - 0.5)
-    return torch.where(inside[:, None], weights, 0.0)
+    return _kernel_matrix(kernel, sample, in_size, kernel_scale)
 
 
 _SCALE_KERNELS = {
