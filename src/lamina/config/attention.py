@@ -8,8 +8,8 @@ and what `enable_flash_attention()` restores) and `False` (never).
 lamina has no fused flash-attention kernel on any engine or device, so "auto" always
 computes ordinary attention (the same numbers), and an explicit `flash_attention=True`
 on `ops.dot_product_attention`, `MultiHeadAttention` or `GroupQueryAttention` is an
-error, as it is in Keras on a CPU (where no such kernel exists either). Like Keras, `clear_session()` resets the
-switch to `None`.
+error, as it is in Keras on a CPU (where no such kernel exists either). Like Keras,
+`clear_session()` resets the switch to `None`.
 
 >>> from lamina import config
 >>> config.disable_flash_attention()
