@@ -131,6 +131,24 @@ def test_compiled_call_and_output_shape():
     }
     assert layer.compute_output_shape((None, 5, 6, 3)) == (None, 5, 6, 3)
 
+    # In a functional model: the symbolic outputs carry the shapes and dtypes the eager
+    # call gives (labels keep their integer dtype, boxes are float32).
+    images = lamina.Input((5, 6, 3))
+    boxes_in = lamina.Input((3, 4))
+    labels_in = lamina.Input((3,), dtype="int32")
+    outputs = layers.MaxNumBoundingBoxes(2)(
+        {"images": images, "bounding_boxes": {"boxes": boxes_in, "labels": labels_in}}
+    )
+    assert outputs["bounding_boxes"]["boxes"].shape == (None, 2, 4)
+    assert outputs["bounding_boxes"]["labels"].shape == (None, 2)
+    assert outputs["bounding_boxes"]["labels"].dtype == "int32"
+    model = lamina.Model([images, boxes_in, labels_in], outputs["bounding_boxes"])
+    boxes = RNG.uniform(0, 5, (2, 3, 4)).astype("float32")
+    labels = np.array([[1, 2, 3], [4, 5, 6]], "int32")
+    out = _numpy(model([np.zeros((2, 5, 6, 3), "float32"), boxes, labels]))
+    np.testing.assert_array_equal(out["boxes"], boxes[:, :2])
+    np.testing.assert_array_equal(out["labels"], labels[:, :2])
+
 
 def test_config_matches_keras_and_round_trips():
     keras = _keras()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numbers
 
 from lamina import backend, ops
+from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers.layer import Layer
 from lamina.utils import serialization
 
@@ -112,7 +113,13 @@ class MaxNumBoundingBoxes(Layer):
             return ops.pad(values, widths, constant_values=self.fill_value)
         return values
 
-    def _bounding_boxes(self, bounding_boxes, batched: bool):
+    def _check_dict(self, inputs) -> None:
+        if "images" not in inputs:
+            raise ValueError(
+                f"{self.who}: a dict input needs an 'images' key (and optionally "
+                f"'bounding_boxes'); received keys {sorted(inputs)}."
+            )
+        bounding_boxes = inputs.get("bounding_boxes", {"boxes": None, "labels": None})
         if (
             not isinstance(bounding_boxes, dict)
             or "boxes" not in bounding_boxes
@@ -127,10 +134,8 @@ class MaxNumBoundingBoxes(Layer):
                 f"{self.who}: 'bounding_boxes' must be a dict with keys 'boxes' and "
                 f"'labels'; received {received}."
             )
-        # Boxes are float32 whatever they came as, as in Keras.
-        boxes = ops.cast(ops.convert_to_tensor(bounding_boxes["boxes"]), "float32")
-        labels = ops.convert_to_tensor(bounding_boxes["labels"])
-        box_shape, label_shape = tuple(boxes.shape), tuple(labels.shape)
+
+    def _check_boxes(self, box_shape, label_shape, batched: bool) -> None:
         rank = 3 if batched else 2
         expected = "(batch, num_boxes, 4)" if batched else "(num_boxes, 4)"
         if len(box_shape) != rank or box_shape[-1] != 4:
@@ -144,14 +149,20 @@ class MaxNumBoundingBoxes(Layer):
                 f"{self.who}: bounding_boxes['labels'] must have shape {box_shape[:-1]} "
                 f"(one label per box of boxes {box_shape}); received shape {label_shape}."
             )
-        if not batched:
-            boxes, labels = ops.expand_dims(boxes, 0), ops.expand_dims(labels, 0)
-        rows = box_shape[rank - 2]
-        if rows is None:
+        if box_shape[-2] is None:
             raise ValueError(
                 f"{self.who}: the number of boxes must be known; received boxes of shape "
                 f"{box_shape}."
             )
+
+    def _bounding_boxes(self, bounding_boxes, batched: bool):
+        # Boxes are float32 whatever they came as, as in Keras.
+        boxes = ops.cast(ops.convert_to_tensor(bounding_boxes["boxes"]), "float32")
+        labels = ops.convert_to_tensor(bounding_boxes["labels"])
+        self._check_boxes(tuple(boxes.shape), tuple(labels.shape), batched)
+        if not batched:
+            boxes, labels = ops.expand_dims(boxes, 0), ops.expand_dims(labels, 0)
+        rows = boxes.shape[1]
         boxes, labels = self._pad_rows(boxes, rows), self._pad_rows(labels, rows)
         if not batched:
             boxes, labels = ops.squeeze(boxes, 0), ops.squeeze(labels, 0)
@@ -161,16 +172,35 @@ class MaxNumBoundingBoxes(Layer):
         if not isinstance(inputs, dict):
             self._check_images(inputs)
             return inputs
-        if "images" not in inputs:
-            raise ValueError(
-                f"{self.who}: a dict input needs an 'images' key (and optionally "
-                f"'bounding_boxes'); received keys {sorted(inputs)}."
-            )
+        self._check_dict(inputs)
         data = dict(inputs)
         batched = self._check_images(data["images"])
         if "bounding_boxes" in data:
             data["bounding_boxes"] = self._bounding_boxes(data["bounding_boxes"], batched)
         return data
+
+    def compute_output_spec(self, inputs):
+        # Built from the shapes rather than traced: labels keep their dtype, boxes are
+        # float32, everything else passes through.
+        if not isinstance(inputs, dict):
+            self._check_images(inputs)
+            return KerasTensor(inputs.shape, inputs.dtype)
+        self._check_dict(inputs)
+        batched = self._check_images(inputs["images"])
+        specs = {
+            key: KerasTensor(value.shape, value.dtype)
+            for key, value in inputs.items()
+            if key != "bounding_boxes"
+        }
+        if "bounding_boxes" in inputs:
+            bounding_boxes = inputs["bounding_boxes"]
+            boxes, labels = bounding_boxes["boxes"], bounding_boxes["labels"]
+            self._check_boxes(tuple(boxes.shape), tuple(labels.shape), batched)
+            out = dict(bounding_boxes)
+            out["boxes"] = KerasTensor(tuple(boxes.shape[:-2]) + (self.max_number, 4), "float32")
+            out["labels"] = KerasTensor(tuple(labels.shape[:-1]) + (self.max_number,), labels.dtype)
+            specs["bounding_boxes"] = out
+        return specs
 
     def compute_output_shape(self, input_shape):
         if not isinstance(input_shape, dict):
@@ -178,10 +208,8 @@ class MaxNumBoundingBoxes(Layer):
         shapes = dict(input_shape)
         if "bounding_boxes" in shapes:
             boxes = dict(shapes["bounding_boxes"])
-            for key in ("boxes", "labels"):
-                shape = list(boxes[key])
-                shape[-2 if key == "boxes" else -1] = self.max_number
-                boxes[key] = tuple(shape)
+            boxes["boxes"] = tuple(boxes["boxes"][:-2]) + (self.max_number, 4)
+            boxes["labels"] = tuple(boxes["labels"][:-1]) + (self.max_number,)
             shapes["bounding_boxes"] = boxes
         return shapes
 
