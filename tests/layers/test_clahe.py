@@ -112,13 +112,17 @@ def test_matches_keras_and_numpy_reference(keras):
 
 
 def test_inference_dict_and_bad_arguments():
-    x = np.random.default_rng(1).integers(0, 256, (1, 8, 8, 1)).astype("float32")
+    x = np.random.default_rng(1).integers(0, 256, (2, 8, 8, 3)).astype("float32")
     layer = CLAHE(tile_grid_size=(2, 2))
     acted = _np(layer(x))
     assert not np.allclose(acted, x)
     np.testing.assert_allclose(_np(layer(x, training=False)), acted)  # also at inference
-    out = layer({"images": x, "labels": np.ones((1, 2), "float32")})
+    out = layer({"images": x, "labels": np.ones((2, 2), "float32")})
     np.testing.assert_allclose(_np(out["images"]), acted)
+    # Integer images keep their dtype, values truncated (as Keras casts back).
+    as_uint8 = _np(layer(x.astype("uint8")))
+    assert as_uint8.dtype == np.uint8
+    np.testing.assert_allclose(as_uint8, np.floor(acted), atol=1)
     for bad in ({"tile_grid_size": (0, 2)}, {"tile_grid_size": 4}, {"clip_limit": "4"}):
         with pytest.raises(ValueError, match="CLAHE|ContrastLimited"):
             CLAHE(**bad)

@@ -130,6 +130,9 @@ class ContrastLimitedAdaptiveHistogramEqualization(BaseAugmentation):
         data_format: `"channels_last"` (default from the config) or
             `"channels_first"`.
 
+    Integer images (e.g. `uint8`) keep their dtype, the results truncated to whole
+    values, as in Keras; float images come back in the layer's compute dtype.
+
     Input shape: `(batch, height, width, channels)` or one image
     `(height, width, channels)` (channels first with `data_format="channels_first"`).
     Output shape: the same.
@@ -162,6 +165,18 @@ class ContrastLimitedAdaptiveHistogramEqualization(BaseAugmentation):
             )
         self.clip_limit = float(clip_limit)
         self.tile_grid_size = _check_grid(self.who, tile_grid_size)
+
+    def call(self, inputs, training=True):
+        # As in Keras, integer images (e.g. uint8) come back in their own dtype, the
+        # equalized values truncated; float images come back in the compute dtype.
+        source = inputs.get("images") if isinstance(inputs, dict) else inputs
+        dtype = getattr(source, "dtype", None)
+        outputs = super().call(inputs, training=training)
+        if dtype is None or not backend.is_int_dtype(backend.standardize_dtype(dtype)):
+            return outputs
+        if isinstance(outputs, dict):
+            return {**outputs, "images": ops.cast(outputs["images"], dtype)}
+        return ops.cast(outputs, dtype)
 
     def augment_images(self, images):
         _, height, width, _ = images.shape
