@@ -41,11 +41,20 @@ def _clahe(images, clip_limit, grid_h, grid_w):
     full_h, full_w = tile_h * grid_h, tile_w * grid_w
     levels = ops.clip(ops.cast(padded, "int32"), 0, _BINS - 1)  # (n, H, W, c)
 
-    # Per-tile histograms: (n, grid_h, grid_w, c, bins).
-    tiles = ops.reshape(levels, (n, grid_h, tile_h, grid_w, tile_w, channels))
-    tiles = ops.transpose(tiles, (0, 1, 3, 5, 2, 4))
-    tiles = ops.reshape(tiles, (n, grid_h, grid_w, channels, tile_h * tile_w))
-    hist = ops.sum(ops.one_hot(tiles, _BINS, dtype="float32"), axis=-2)
+    # Per-tile histograms, (n, grid_h, grid_w, c, bins): one count per pixel into the
+    # flat bin of its (image, tile, channel, level), so memory grows with the pixels
+    # (a one-hot per pixel, as Keras builds, takes 256 floats each).
+    image = ops.arange(n, dtype="int32")[:, None, None, None]
+    row = (ops.arange(full_h, dtype="int32") // tile_h)[None, :, None, None]
+    col = (ops.arange(full_w, dtype="int32") // tile_w)[None, None, :, None]
+    channel = ops.arange(channels, dtype="int32")[None, None, None, :]
+    bin_index = (((image * grid_h + row) * grid_w + col) * channels + channel) * _BINS + levels
+    counts = ops.segment_sum(
+        ops.ones((n * full_h * full_w * channels,), dtype="float32"),
+        ops.reshape(bin_index, (-1,)),
+        num_segments=n * grid_h * grid_w * channels * _BINS,
+    )
+    hist = ops.reshape(counts, (n, grid_h, grid_w, channels, _BINS))
     pixels = float(tile_h * tile_w)
     if clip_limit > 0:
         limit = clip_limit * pixels / _BINS
@@ -118,8 +127,8 @@ class ContrastLimitedAdaptiveHistogramEqualization(BaseAugmentation):
     padded by mirroring for the histograms and cropped back. Deterministic, and
     applied at inference too, as in Keras.
 
-    The one-hot histograms take `batch * height * width * channels * 256` floats of
-    memory; keep batches of large images small.
+    The histograms are counted by a segment sum, so the working memory grows with the
+    number of pixels (Keras's one-hot histograms take 256 floats per pixel).
 
     Args:
         value_range: the range of the pixel values, `(0, 255)` by default; values are
