@@ -14,6 +14,12 @@ dtypes. Where torch's own rules differ, the functions here follow NumPy / JAX:
 
 Every function stays in torch (no NumPy round trip), so gradients flow and tensors keep
 their device; tensors made here use the input's device, or `core.get_device()`.
+
+This module holds the dtype helpers (promotion, weak scalars, axes), creation, elementwise
+functions and products. The rest live in sibling modules and are re-exported at the end,
+so every name of the contract is found here: reductions in `numpy_reductions.py`, shape
+and indexing functions (reshaping, joining, padding, `take`, `get_item`, sorting,
+`bincount`) in `numpy_shapes.py`, the rarer functions in `numpy_extra.py`.
 """
 
 from __future__ import annotations
@@ -22,7 +28,6 @@ import builtins
 import operator
 
 import torch
-import torch.nn.functional as F
 
 from lamina.backend import config
 from lamina.backend.common.dtypes import result_type
@@ -39,18 +44,6 @@ _WEAK = (int, float, bool)
 _BOUND = (int, float, type(None))
 _INT32 = torch.int32
 _UINT32 = torch.uint32
-# Integer reductions on JAX (no 64-bit types): small signed ints and bool sum to int32,
-# small unsigned ints to uint32.
-_SUM_DTYPE = {
-    torch.bool: _INT32,
-    torch.int8: _INT32,
-    torch.int16: _INT32,
-    torch.int32: _INT32,
-    torch.int64: _INT32,
-    torch.uint8: _UINT32,
-    torch.uint16: _UINT32,
-    torch.uint32: _UINT32,
-}
 
 
 def _t(x) -> torch.Tensor:
@@ -132,32 +125,12 @@ def _floating(x) -> torch.Tensor:
     return x if x.is_floating_point() else x.to(_promote(x.dtype, float))
 
 
-def _axes(axis):
-    """A reduction axis as torch takes it: `None`, an int, or a tuple of ints."""
-    if axis is None or isinstance(axis, int):
-        return axis
-    return tuple(axis)
-
-
-def _axis_tuple(axis, ndim):
+def _axis_tuple(axis, rank):
     if axis is None:
-        return tuple(range(ndim))
+        return tuple(range(rank))
     if isinstance(axis, int):
         axis = (axis,)
-    return tuple(a % ndim if ndim else a for a in axis)
-
-
-def _indices(x) -> torch.Tensor:
-    """Index data as an int64 tensor (torch's gather and scatter take only int64)."""
-    x = _t(x)
-    return x if x.dtype == torch.int64 else x.long()
-
-
-def _refuse_sparse(op, sparse):
-    if sparse:
-        raise ValueError(
-            f"{op}(sparse=True): the torch backend has no sparse tensors; pass sparse=False."
-        )
+    return tuple(a % rank if rank else a for a in axis)
 
 
 # Creation --------------------------------------------------------------------------
@@ -650,522 +623,9 @@ def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return torch.movedim(out, -1, axisc)
 
 
-# Reductions ---------------------------------------------------------------------------
-def sum(x, axis=None, keepdims=False):
-    x = _t(x)
-    if x.is_floating_point():
-        return torch.sum(x, dim=_axes(axis), keepdim=keepdims)
-    return _integer_sum(torch.sum, x, _axes(axis), keepdims)
-
-
-def _integer_sum(reduce, x, axis, keepdims):
-    target = _SUM_DTYPE.get(x.dtype, x.dtype)
-    if target == _UINT32:  # torch cannot add uint32 on CPU: add in int64, then narrow
-        return reduce(x, dim=axis, keepdim=keepdims, dtype=torch.int64).to(target)
-    return reduce(x, dim=axis, keepdim=keepdims, dtype=target)
-
-
-def mean(x, axis=None, keepdims=False):
-    x = _t(x)
-    if not x.is_floating_point():
-        x = x.to(_float(None))
-    return torch.mean(x, dim=_axes(axis), keepdim=keepdims)
-
-
-def _extreme(reduce, combine, x, axis, keepdims, initial):
-    x = _t(x)
-    dims = () if axis is None else _axes(axis)
-    if initial is None:
-        return reduce(x, dim=dims, keepdim=keepdims)
-    if x.numel() == 0:  # nothing to reduce: `initial` everywhere (torch would refuse)
-        reduced = _axis_tuple(axis, x.dim())
-        shape = [1 if i in reduced else d for i, d in enumerate(x.shape)]
-        if not keepdims:
-            shape = [d for i, d in enumerate(shape) if i not in reduced]
-        return torch.full(shape, initial, dtype=x.dtype, device=x.device)
-    out = reduce(x, dim=dims, keepdim=keepdims)
-    return combine(out, torch.tensor(initial, device=out.device).to(out.dtype))
-
-
-def max(x, axis=None, keepdims=False, initial=None):
-    return _extreme(torch.amax, torch.maximum, x, axis, keepdims, initial)
-
-
-def min(x, axis=None, keepdims=False, initial=None):
-    return _extreme(torch.amin, torch.minimum, x, axis, keepdims, initial)
-
-
-def prod(x, axis=None, keepdims=False, dtype=None):
-    x = _t(x)
-    if dtype is not None:
-        x, target = x.to(_dtype(dtype)), _dtype(dtype)
-    else:
-        target = None if x.is_floating_point() else _SUM_DTYPE.get(x.dtype, x.dtype)
-    narrow = None
-    if target == _UINT32:  # no uint32 products on CPU: multiply in int64, then narrow
-        target, narrow = torch.int64, _UINT32
-    if axis is None:
-        out = torch.prod(x, dtype=target)
-        if keepdims:
-            out = out.reshape([1] * x.dim())
-    else:
-        out = x
-        for a in sorted(_axis_tuple(axis, x.dim()), reverse=True):
-            out = torch.prod(out, a, keepdim=keepdims, dtype=target)
-    return out if narrow is None else out.to(narrow)
-
-
-def std(x, axis=None, keepdims=False):
-    return torch.std(_floating(x), dim=_axes(axis), correction=0, keepdim=keepdims)
-
-
-def var(x, axis=None, keepdims=False):
-    return torch.var(_floating(x), dim=_axes(axis), correction=0, keepdim=keepdims)
-
-
-def _truth(x):
-    x = _t(x)
-    return x if x.dtype == torch.bool else x != 0
-
-
-def any(x, axis=None, keepdims=False):
-    return torch.any(_truth(x), dim=_axes(axis), keepdim=keepdims)
-
-
-def all(x, axis=None, keepdims=False):
-    return torch.all(_truth(x), dim=_axes(axis), keepdim=keepdims)
-
-
-def _arg_extreme(fn, x, axis, keepdims):
-    x = _t(x)
-    if x.dtype == torch.bool:
-        x = x.to(torch.uint8)
-    return fn(x, dim=axis, keepdim=keepdims).to(_INT32)
-
-
-def argmax(x, axis=None, keepdims=False):
-    return _arg_extreme(torch.argmax, x, axis, keepdims)
-
-
-def argmin(x, axis=None, keepdims=False):
-    return _arg_extreme(torch.argmin, x, axis, keepdims)
-
-
-def _cumulative(fn, x, axis, dtype):
-    x = _t(x)
-    if axis is None:
-        x, axis = x.reshape(-1), 0
-    if dtype is not None:
-        target = _dtype(dtype)
-    elif x.dtype == torch.bool:
-        target = _INT32
-    else:
-        target = x.dtype  # JAX keeps the input dtype (int8 stays int8)
-    return fn(x, axis, dtype=target)
-
-
-def cumsum(x, axis=None, dtype=None):
-    return _cumulative(torch.cumsum, x, axis, dtype)
-
-
-def cumprod(x, axis=None, dtype=None):
-    return _cumulative(torch.cumprod, x, axis, dtype)
-
-
-def count_nonzero(x, axis=None):
-    return torch.count_nonzero(_t(x), dim=_axes(axis)).to(_INT32)
-
-
-def average(x, axis=None, weights=None):
-    if weights is None:
-        return mean(x, axis)
-    x, weights = _pair_tensors(x, weights)
-    if not x.is_floating_point():
-        x, weights = _floating(x), _floating(weights)
-    if weights.shape != x.shape:
-        if axis is None:
-            raise ValueError(
-                f"average: weights of shape {tuple(weights.shape)} differ from x's shape "
-                f"{tuple(x.shape)}; pass `axis` (weights then has one value per element "
-                "along it) or weights of x's shape."
-            )
-        if weights.dim() != 1 or weights.shape[0] != x.shape[axis]:
-            raise ValueError(
-                f"average: weights must be 1-D of length {x.shape[axis]} (x's axis {axis}); "
-                f"received shape {tuple(weights.shape)}."
-            )
-        view = [1] * x.dim()
-        view[axis] = -1
-        weights = weights.reshape(view)
-    axis = _axes(axis)
-    return torch.sum(x * weights, dim=axis) / torch.sum(
-        torch.broadcast_to(weights, x.shape), dim=axis
-    )
-
-
-def trace(x, offset=0, axis1=0, axis2=1):
-    x = _t(x)
-    diagonal = torch.diagonal(x, offset, axis1, axis2)
-    if x.is_floating_point():
-        return torch.sum(diagonal, -1)
-    return _integer_sum(torch.sum, diagonal, -1, False)
-
-
-# Shapes -------------------------------------------------------------------------------
-def reshape(x, newshape):
-    if isinstance(newshape, int):
-        newshape = (newshape,)
-    elif None in newshape:
-        newshape = tuple(-1 if d is None else d for d in newshape)
-    return torch.reshape(_t(x), newshape)
-
-
-def transpose(x, axes=None):
-    x = _t(x)
-    if axes is None:
-        return x.t() if x.dim() <= 2 else x.permute(tuple(range(x.dim() - 1, -1, -1)))
-    return x.permute(tuple(axes))
-
-
-def expand_dims(x, axis):
-    x = _t(x)
-    if isinstance(axis, int):
-        return torch.unsqueeze(x, axis)
-    ndim = x.dim() + len(axis)
-    for a in sorted(a % ndim for a in axis):
-        x = torch.unsqueeze(x, a)
-    return x
-
-
-def squeeze(x, axis=None):
-    x = _t(x)
-    if axis is None:
-        return torch.squeeze(x)
-    axes = _axis_tuple(axis, x.dim())
-    for a in axes:
-        if x.shape[a] != 1:
-            raise ValueError(
-                f"squeeze: axis {a} has size {x.shape[a]}, not 1, in shape {tuple(x.shape)}; "
-                "squeeze only axes of length 1 (or pass axis=None)."
-            )
-    return torch.squeeze(x, axes)
-
-
-def ravel(x):
-    return torch.ravel(_t(x))
-
-
-def flip(x, axis=None):
-    x = _t(x)
-    return torch.flip(x, _axis_tuple(axis, x.dim()))
-
-
-def roll(x, shift, axis=None):
-    x = _t(x)
-    if isinstance(shift, _Tensor):
-        shift = shift.tolist()
-    return torch.roll(x, shift, axis)
-
-
-def swapaxes(x, axis1, axis2):
-    return torch.swapaxes(_t(x), axis1, axis2)
-
-
-def moveaxis(x, source, destination):
-    if not isinstance(source, int):
-        source, destination = tuple(source), tuple(destination)
-    return torch.movedim(_t(x), source, destination)
-
-
-def broadcast_to(x, shape):
-    return torch.broadcast_to(_t(x), _shape(shape))
-
-
-def concatenate(xs, axis=0):
-    xs = _promote_all(xs)
-    if axis is None:
-        return torch.cat([x.reshape(-1) for x in xs])
-    return torch.cat(xs, dim=axis)
-
-
-def stack(x, axis=0):
-    return torch.stack(_promote_all(x), dim=axis)
-
-
-def split(x, indices_or_sections, axis=0):
-    x = _t(x)
-    if isinstance(indices_or_sections, int):
-        size = x.shape[axis]
-        if size % indices_or_sections:
-            raise ValueError(
-                f"split: axis {axis} of length {size} does not divide into "
-                f"{indices_or_sections} equal sections; pass a divisor of {size} or a "
-                "list of split indices."
-            )
-        return list(torch.tensor_split(x, indices_or_sections, dim=axis))
-    if isinstance(indices_or_sections, _Tensor):
-        indices_or_sections = indices_or_sections.tolist()
-    return list(torch.tensor_split(x, [int(i) for i in indices_or_sections], dim=axis))
-
-
-def append(x1, x2, axis=None):
-    x1, x2 = _promote_all((x1, x2))
-    if axis is None:
-        return torch.cat([x1.reshape(-1), x2.reshape(-1)])
-    return torch.cat([x1, x2], dim=axis)
-
-
-def tile(x, repeats):
-    return torch.tile(_t(x), _shape(repeats))
-
-
-def repeat(x, repeats, axis=None):
-    x = _t(x)
-    if not isinstance(repeats, int):
-        repeats = _indices(repeats).to(x.device)
-        if repeats.dim() == 0:
-            repeats = int(repeats)
-    return torch.repeat_interleave(x, repeats, dim=axis)
-
-
-_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
-
-
-def pad(x, pad_width, mode="constant", constant_values=None):
-    """NumPy's padding for the modes in `_PAD_MODES`, on any rank and dtype."""
-    x = _t(x)
-    if mode not in _PAD_MODES:
-        raise ValueError(
-            f"pad: unsupported mode {mode!r} on the torch backend; expected one of "
-            f"{list(_PAD_MODES)}."
-        )
-    widths = _pad_widths(pad_width, x.dim())
-    if mode == "constant":
-        value = 0 if constant_values is None else constant_values
-        if isinstance(value, _Tensor):
-            value = value.tolist()
-        if isinstance(value, (int, float, bool)):
-            flat = [w for pair in reversed(widths) for w in pair]
-            if builtins.any(flat):
-                x = F.pad(x, flat, value=value)
-            return x
-        values = _pad_widths(value, x.dim())
-        for axis, ((before, after), (v_before, v_after)) in enumerate(
-            zip(widths, values, strict=True)
-        ):
-            parts = []
-            for width, v in ((before, v_before), (after, v_after)):
-                shape = list(x.shape)
-                shape[axis] = width
-                parts.append(torch.full(shape, v, dtype=x.dtype, device=x.device))
-            x = torch.cat([parts[0], x, parts[1]], dim=axis)
-        return x
-    for axis, (before, after) in enumerate(widths):
-        if before == 0 and after == 0:
-            continue
-        n = x.shape[axis]
-        if n == 0:
-            raise ValueError(f"pad: cannot pad an empty axis {axis} in mode {mode!r}.")
-        i = torch.arange(-before, n + after, device=x.device)
-        if mode == "edge":
-            i = i.clamp(0, n - 1)
-        elif mode == "wrap":
-            i = i % n
-        elif mode == "reflect":
-            period = 2 * (n - 1)
-            if period == 0:
-                i = torch.zeros_like(i)
-            else:
-                i = i % period
-                i = torch.where(i < n, i, period - i)
-        else:  # symmetric
-            i = i % (2 * n)
-            i = torch.where(i < n, i, 2 * n - 1 - i)
-        x = torch.index_select(x, axis, i)
-    return x
-
-
-def _pad_widths(pad_width, ndim):
-    """NumPy's `pad_width` forms (int, pair, one pair per axis) as `ndim` pairs."""
-    if isinstance(pad_width, _Tensor):
-        pad_width = pad_width.tolist()
-    if hasattr(pad_width, "tolist"):
-        pad_width = pad_width.tolist()
-    if isinstance(pad_width, (int, float)):
-        return [(pad_width, pad_width)] * ndim
-    pad_width = list(pad_width)
-    if len(pad_width) == 2 and builtins.all(isinstance(w, (int, float)) for w in pad_width):
-        return [tuple(pad_width)] * ndim
-    if len(pad_width) == 1:
-        (pair,) = pad_width
-        pair = (pair, pair) if isinstance(pair, (int, float)) else tuple(pair)
-        return [pair] * ndim
-    if len(pad_width) != ndim:
-        raise ValueError(
-            f"pad: pad_width has {len(pad_width)} entries for an input of rank {ndim}; "
-            "give one (before, after) pair per axis, or one pair for all axes."
-        )
-    return [(w, w) if isinstance(w, (int, float)) else tuple(w) for w in pad_width]
-
-
-def _wrap(indices, size):
-    """Negative indices counted from the end, as NumPy does."""
-    return torch.where(indices < 0, indices + size, indices)
-
-
-def take(x, indices, axis=None):
-    x = _t(x)
-    if axis is None:
-        x, axis = x.reshape(-1), 0
-    if isinstance(indices, int):
-        return torch.select(x, axis, indices)
-    indices = _t(indices)
-    if indices.is_floating_point() or indices.dtype == torch.bool:
-        raise TypeError(
-            f"take: indices must be integers; received dtype {dtype_name(indices.dtype)}."
-        )
-    axis = axis % x.dim()
-    flat = _wrap(indices.reshape(-1), x.shape[axis])
-    out = torch.index_select(x, axis, flat)
-    return out.reshape(x.shape[:axis] + indices.shape + x.shape[axis + 1 :])
-
-
-def take_along_axis(x, indices, axis=None):
-    x = _t(x)
-    indices = _indices(indices)
-    if axis is None:
-        if indices.dim() != 1:
-            raise ValueError(
-                "take_along_axis with axis=None needs 1-D indices; received shape "
-                f"{tuple(indices.shape)}."
-            )
-        x, axis = x.reshape(-1), 0
-    return torch.take_along_dim(x, _wrap(indices, x.shape[axis]), dim=axis)
-
-
-def diag(x, k=0):
-    return torch.diag(_t(x), k)
-
-
-def diagonal(x, offset=0, axis1=0, axis2=1):
-    return torch.diagonal(_t(x), offset, axis1, axis2)
-
-
-def sort(x, axis=-1):
-    x = _t(x)
-    if axis is None:
-        x, axis = x.reshape(-1), 0
-    return torch.sort(x, dim=axis, stable=True).values
-
-
-def argsort(x, axis=-1):
-    x = _t(x)
-    if axis is None:
-        x, axis = x.reshape(-1), 0
-    return torch.argsort(x, dim=axis, stable=True).to(_INT32)
-
-
-def searchsorted(sorted_sequence, values, side="left"):
-    if side not in ("left", "right"):
-        raise ValueError(f"searchsorted: side must be 'left' or 'right'; received {side!r}.")
-    sorted_sequence, values = _pair_tensors(sorted_sequence, values)
-    if sorted_sequence.dim() != 1:
-        raise ValueError(
-            "searchsorted: sorted_sequence must be 1-D; received shape "
-            f"{tuple(sorted_sequence.shape)}."
-        )
-    return torch.searchsorted(sorted_sequence, values, side=side, out_int32=True)
-
-
-def digitize(x, bins):
-    """The bucket of each value: `i` such that `bins[i - 1] <= x < bins[i]` (NumPy's rule)."""
-    return searchsorted(bins, x, side="right")
-
-
-def bincount(x, weights=None, minlength=0, sparse=False):
-    """Counts of each non-negative integer along the last axis (rank 1 or 2 input).
-
-    As on the JAX engine: negative values count as 0; a rank-2 input gives `minlength`
-    columns (values `>= minlength` dropped), and so does a rank-1 input when `minlength`
-    is given; otherwise a rank-1 input's length is its maximum plus one.
-    """
-    _refuse_sparse("bincount", sparse)
-    x = _t(x)
-    if x.is_floating_point() or x.dtype == torch.bool:
-        raise TypeError(f"bincount: x must have an integer type; received {dtype_name(x.dtype)}.")
-    if x.dim() not in (1, 2):
-        raise ValueError(
-            f"bincount expects a rank-1 or rank-2 input; received shape {tuple(x.shape)}."
-        )
-    if weights is None:
-        values = torch.ones(x.shape, dtype=_INT32, device=x.device)
-    else:
-        values = _t(weights)
-        if values.shape != x.shape:
-            values = torch.broadcast_to(values, x.shape)
-    if x.dim() == 1 and not minlength:
-        length = int(x.max()) + 1 if x.numel() else 0
-    else:
-        length = minlength
-    x = _indices(x).clamp_min(0)
-    kept = x < length
-    x = torch.where(kept, x, 0)
-    values = torch.where(kept, values, torch.zeros((), dtype=values.dtype, device=x.device))
-    out = torch.zeros((*x.shape[:-1], length), dtype=values.dtype, device=x.device)
-    if length == 0:
-        return out
-    return out.scatter_add(-1, x, values)
-
-
-def size(x):
-    return _t(x).numel()
-
-
-def ndim(x):
-    return _t(x).dim()
-
-
-def get_item(x, key):
-    x = _t(x)
-    if type(key) is tuple:
-        if builtins.any(type(k) is slice and k.step is not None and k.step < 0 for k in key):
-            x, key = _flip_negative_steps(x, key)
-    elif type(key) is slice and key.step is not None and key.step < 0:
-        x, key = _flip_negative_steps(x, (key,))
-    return x[key]
-
-
-def _flip_negative_steps(x, key):
-    """Torch slices step forward only: flip the axes that a negative step walks back."""
-    consumed = builtins.sum(_key_rank(k) for k in key if k is not Ellipsis)
-    axis, new_key, flips = 0, [], []
-    for k in key:
-        if k is Ellipsis:
-            axis += x.dim() - consumed
-            new_key.append(k)
-            continue
-        if type(k) is slice and k.step is not None and k.step < 0:
-            n = x.shape[axis]
-            start, stop, step = k.indices(n)
-            flips.append(axis)
-            k = slice(n - 1 - start, n - 1 - stop, -step)
-        new_key.append(k)
-        axis += _key_rank(k)
-    return torch.flip(x, flips), tuple(new_key)
-
-
-def _key_rank(k):
-    """How many axes of the indexed tensor one index element consumes."""
-    if k is None:
-        return 0
-    if isinstance(k, _Tensor) and k.dtype == torch.bool:
-        return k.dim()
-    if hasattr(k, "dtype") and str(k.dtype) == "bool":
-        return k.ndim
-    return 1
-
-
-# The rarer functions live in their own module; they are part of this one's contract.
+# The reductions, the shape and indexing functions, and the rarer functions live in their
+# own modules (the first two take their helpers from the part above); they are part of
+# this module's contract.
 from lamina.backend.torch.numpy_extra import (  # noqa: E402, F401
     angle,
     argpartition,
@@ -1197,4 +657,53 @@ from lamina.backend.torch.numpy_extra import (  # noqa: E402, F401
     unique,
     vectorize,
     view,
+)
+from lamina.backend.torch.numpy_reductions import (  # noqa: E402, F401
+    all,
+    any,
+    argmax,
+    argmin,
+    average,
+    count_nonzero,
+    cumprod,
+    cumsum,
+    max,
+    mean,
+    min,
+    prod,
+    std,
+    sum,
+    trace,
+    var,
+)
+from lamina.backend.torch.numpy_shapes import (  # noqa: E402, F401
+    append,
+    argsort,
+    bincount,
+    broadcast_to,
+    concatenate,
+    diag,
+    diagonal,
+    digitize,
+    expand_dims,
+    flip,
+    get_item,
+    moveaxis,
+    ndim,
+    pad,
+    ravel,
+    repeat,
+    reshape,
+    roll,
+    searchsorted,
+    size,
+    sort,
+    split,
+    squeeze,
+    stack,
+    swapaxes,
+    take,
+    take_along_axis,
+    tile,
+    transpose,
 )
