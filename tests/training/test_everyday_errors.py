@@ -237,6 +237,39 @@ def test_text_into_one_of_several_inputs_names_the_layer_it_reaches():
         model.fit([np.ones((4, 2)), text], np.ones((4, 1)), verbose=0)
 
 
+def test_text_called_directly_names_the_layer_or_model():
+    # was: the engine's "Error interpreting argument ... as an abstract array"
+    text = np.array([["a", "b", "c", "d"]] * 3)
+    model = _model()
+    model(X[:3])  # built, so the next call takes the compiled path
+    with pytest.raises(TypeError, match=r"^x has dtype <U1 \(text\).*'head' \(Dense\)"):
+        model(text)
+    layer = layers.Dense(2, name="plain")
+    with pytest.raises(TypeError, match=r"^Dense 'plain' received text .*StringLookup"):
+        layer(text)
+    layer(X[:3])  # built: its short path must not take text either
+    with pytest.raises(TypeError, match=r"^Dense 'plain' received text"):
+        layer(text)
+    words = np.array([["a"], ["bc"]], dtype=object)
+    with pytest.raises(TypeError, match=r"dtype object"):
+        layer(words)
+
+
+def test_text_into_a_subclassed_models_fit_names_the_model():
+    class Sub(Model):
+        def __init__(self):
+            super().__init__(name="sub")
+            self.dense = layers.Dense(1)
+
+        def call(self, x):
+            return self.dense(x)
+
+    model = Sub()
+    model.compile("sgd", "mse")
+    with pytest.raises(TypeError, match=r"Sub 'sub' received text .*TextVectorization"):
+        model.fit(np.array([["a"], ["b"]]), np.zeros((2, 1)), verbose=0)
+
+
 # x and y of different lengths -----------------------------------------------------------------
 @pytest.mark.parametrize("entry", WITH_TARGETS)
 def test_mismatched_x_and_y_lengths_name_both(entry):

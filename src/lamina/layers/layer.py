@@ -669,6 +669,8 @@ class Layer(Operation, backend.layer.LayerBase):
                 return v
             if v is None or isinstance(v, (str, bool)):
                 return v
+            if isinstance(v, np.ndarray) and v.dtype.kind in "USO":
+                _refuse_text(self, v)
             t = backend.convert_to_tensor(v)
             if self.autocast and _is_float(t.dtype) and str(t.dtype) != dtype:
                 t = backend.core.cast(t, dtype)
@@ -685,7 +687,7 @@ class Layer(Operation, backend.layer.LayerBase):
                     return self.__call__(*args, **kwargs)
         if len(args) == 1 and self.built and self._short_call:
             x = args[0]
-            if backend.is_tensor(x) or type(x) is np.ndarray:
+            if backend.is_tensor(x) or (type(x) is np.ndarray and x.dtype.kind not in "USO"):
                 for value in kwargs.values():
                     if type(value) not in _SCALAR_KWARG_TYPES:
                         break
@@ -887,6 +889,23 @@ def _dtype_name(dtype):
     if isinstance(dtype, dict):
         return dtype_policies.deserialize(dtype).name
     return dtype
+
+
+def _refuse_text(layer, value: np.ndarray) -> None:
+    """A clear error for text (a NumPy array of strings) given to a layer that computes
+    on numbers; layers that take strings (StringLookup, TextVectorization, Hashing...)
+    convert their own inputs and never get here."""
+    if value.dtype.kind == "O" and not (
+        value.size and all(isinstance(v, (str, bytes)) for v in value.flat)
+    ):
+        return
+    raise TypeError(
+        f"{type(layer).__name__} {layer.name!r} received text (a NumPy array of dtype "
+        f"{value.dtype}, shape {value.shape}), but it computes on numbers. Turn the text "
+        "into numbers first: a StringLookup or TextVectorization layer (or Hashing) ahead "
+        "of it, fed by Input(shape=(1,), dtype='string'); or convert the data before "
+        "passing it."
+    )
 
 
 def _is_float(dtype) -> bool:

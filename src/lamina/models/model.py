@@ -37,7 +37,7 @@ from lamina.layers.layer import (
 )
 from lamina.models import functional_config, summary_utils
 from lamina.models.host_part import HostPrepared, host_plan
-from lamina.training import concurrency
+from lamina.training import concurrency, data_adapter
 from lamina.training.trainer import Trainer
 from lamina.utils import serialization
 from lamina.utils.traceback_utils import filter_traceback
@@ -290,10 +290,13 @@ class Model(Trainer, Layer):
     # Running -------------------------------------------------------------------------
     @filter_traceback
     def __call__(self, *args, **kwargs):
-        if self._function is not None and args and self._host_plan() is not None:
-            # Host layers (strings, hashing) run in NumPy before the engine part.
-            if not any(isinstance(v, KerasTensor) for v in tree.flatten(args[0])):
-                args = (self._prepare_host_inputs(args[0]),) + args[1:]
+        if self._function is not None and args:
+            if self._host_plan() is not None:
+                # Host layers (strings, hashing) run in NumPy before the engine part.
+                if not any(isinstance(v, KerasTensor) for v in tree.flatten(args[0])):
+                    args = (self._prepare_host_inputs(args[0]),) + args[1:]
+            elif _holds_text(args[0]):
+                data_adapter.refuse_text(args[0], self)  # names the layer it would reach
         # On a stateful engine (torch) the layer-by-layer call is already the lean path,
         # and it records gradients when the caller's autograd mode does.
         if (
@@ -788,3 +791,12 @@ serialization.register_builtin("models", Model, name="Functional")
 serialization.register_builtin("layers", Model, name="Functional")
 serialization.register_builtin("layers", Model)
 __all__ = ["InputLayer", "Model"]
+
+
+def _holds_text(x) -> bool:
+    """Whether `x` (one array or a structure of them) holds a NumPy array of strings."""
+    if type(x) is np.ndarray:
+        return x.dtype.kind in "USO"
+    if backend_core.is_tensor(x):
+        return False
+    return any(type(v) is np.ndarray and v.dtype.kind in "USO" for v in tree.flatten(x))
