@@ -891,13 +891,23 @@ def _dtype_name(dtype):
     return dtype
 
 
+def is_text_array(arr) -> bool:
+    """True for a NumPy array of strings (or an object array holding only strings)."""
+    return isinstance(arr, np.ndarray) and (
+        arr.dtype.kind in "US"
+        or (
+            arr.dtype == object
+            and arr.size > 0
+            and all(isinstance(v, (str, bytes)) for v in arr.flat)
+        )
+    )
+
+
 def _refuse_text(layer, value: np.ndarray) -> None:
     """A clear error for text (a NumPy array of strings) given to a layer that computes
     on numbers; layers that take strings (StringLookup, TextVectorization, Hashing...)
     convert their own inputs and never get here."""
-    if value.dtype.kind == "O" and not (
-        value.size and all(isinstance(v, (str, bytes)) for v in value.flat)
-    ):
+    if not is_text_array(value):
         return
     raise TypeError(
         f"{type(layer).__name__} {layer.name!r} received text (a NumPy array of dtype "

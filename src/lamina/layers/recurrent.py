@@ -19,6 +19,7 @@ from lamina.layers.recurrent_cells import (
     StackedRNNCells,
     _cell_call,
     _cell_output_size,
+    _CellBase,
     _flat_sizes,
     _initial_state,
     _register,
@@ -440,28 +441,8 @@ class _SingleCellRNN(RNN):
         return Layer.from_config.__func__(cls, config)
 
 
-_CELL_ATTRS = frozenset(
-    {
-        "units",
-        "activation",
-        "recurrent_activation",
-        "use_bias",
-        "kernel_initializer",
-        "recurrent_initializer",
-        "bias_initializer",
-        "kernel_regularizer",
-        "recurrent_regularizer",
-        "bias_regularizer",
-        "kernel_constraint",
-        "recurrent_constraint",
-        "bias_constraint",
-        "dropout",
-        "recurrent_dropout",
-        "unit_forget_bias",
-        "reset_after",
-        "seed",
-    }
-)
+# Cell arguments an RNN layer exposes as its own attributes (`lstm.units`, ...).
+_CELL_ATTRS = frozenset(_CellBase._cell_keys) | {"unit_forget_bias", "reset_after"}
 
 
 @_register

@@ -18,6 +18,7 @@ import numpy as np
 
 from lamina import tree
 from lamina.config import debugging
+from lamina.layers.layer import is_text_array as is_text
 from lamina.utils import py_dataset
 from lamina.utils.py_dataset import PyDataset  # noqa: F401 - re-exported for the loop
 
@@ -42,18 +43,6 @@ def _to_numpy(x, role: str):
     elif arr.dtype == np.int64:
         arr = arr.astype("int32")
     return arr
-
-
-def is_text(arr) -> bool:
-    """True for a NumPy array of strings (or an object array holding only strings)."""
-    return isinstance(arr, np.ndarray) and (
-        arr.dtype.kind in "US"
-        or (
-            arr.dtype == object
-            and arr.size > 0
-            and all(isinstance(v, (str, bytes)) for v in arr.flat)
-        )
-    )
 
 
 def refuse_text(x, model=None) -> None:
