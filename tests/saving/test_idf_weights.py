@@ -10,7 +10,6 @@ names; outputs are checked against a NumPy tf-idf formula
 (count * log(1 + documents / (1 + document frequency))).
 """
 
-import inspect
 import io
 import zipfile
 
@@ -20,14 +19,6 @@ import pytest
 
 import lamina
 from lamina import layers
-from lamina.saving import weights_h5
-
-# Entries filed by name in the weights file need the weights-file reader/writer to pass
-# them to the layer's `save_own_variables`/`load_own_variables`.
-needs_named_entries = pytest.mark.skipif(
-    "save_own_variables" not in inspect.getsource(weights_h5),
-    reason="the weights file's named entries (vars/idf_weights) are not wired in weights_h5",
-)
 
 WORDS = [["red", "blue", "red"], ["blue", "green", "blue"], ["red", "teal", "pink"]]
 CODES = [[7, 3, 7], [3, 5, 3], [7, 9, 11]]
@@ -148,7 +139,6 @@ def test_load_own_variables_then_the_vocabulary_asset(tmp_path):
 
 
 # Whole files ------------------------------------------------------------------------------
-@needs_named_entries
 @pytest.mark.parametrize("kind", KINDS)
 def test_lamina_files_hold_idf_weights_where_keras_reads_them(tmp_path, kind):
     model, layer, documents = _model(kind)
@@ -170,7 +160,6 @@ def test_lamina_files_hold_idf_weights_where_keras_reads_them(tmp_path, kind):
     )
 
 
-@needs_named_entries
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_keras_layout_tf_idf_file_loads_with_its_idf_weights(tmp_path, kind):
     model, layer, _ = _model(kind)
@@ -199,7 +188,6 @@ def test_a_keras_layout_tf_idf_file_loads_with_its_idf_weights(tmp_path, kind):
     )
 
 
-@needs_named_entries
 def test_older_lamina_files_with_the_idf_asset_still_load(tmp_path):
     model, layer, documents = _model("string_lookup")
     model.save(tmp_path / "m.keras")
@@ -224,7 +212,6 @@ def test_older_lamina_files_with_the_idf_asset_still_load(tmp_path):
     )
 
 
-@needs_named_entries
 def test_the_weights_loader_still_checks_named_entries(tmp_path):
     model, _, _ = _model("string_lookup")
     model.save(tmp_path / "m.keras")
