@@ -20,6 +20,7 @@ from lamina.backend.common.dtypes import result_type  # noqa: F401 (public op)
 from lamina.backend.common.variables import Variable
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.operation import any_symbolic, symbolic_call
+from lamina.ops import docs as op_docs
 
 # Argument types that an op passes to the engine as they are: neither symbolic nor a
 # Variable to read nor a structure that could hold one. Learnt as ops see them.
@@ -104,6 +105,7 @@ def build_ops(module: str, exclude=()) -> dict:
 def declared_op(module: str, name: str):
     """The pass-through op of one declared backend function."""
     op = _op(getattr(getattr(backend, module), name), declaration=contract.ENGINE[module][name])
+    op.__doc__ = op_docs.lookup(module, name) or op.__doc__
     if module == "image":
         op.__module__ = "lamina.ops.image"
     return op
