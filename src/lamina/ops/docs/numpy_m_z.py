@@ -431,5 +431,527 @@ DOCS: dict[str, dict[str, str]] = {
             >>> ops.convert_to_numpy(ops.ones_like(x, dtype="float32")).dtype
             dtype('float32')
             """,
+        "outer": """Outer product of two vectors (inputs are flattened).
+
+            Args:
+                x1: First tensor; flattened to a vector of length `n`.
+                x2: Second tensor; flattened to a vector of length `m`.
+
+            Returns:
+                A tensor of shape `(n, m)` whose element `[i, j]` is `x1[i] * x2[j]`,
+                in the promoted dtype of `x1` and `x2`.
+
+            Example:
+
+            >>> a = np.array([1, 2], "int32")
+            >>> b = np.array([3, 4, 5], "int32")
+            >>> ops.convert_to_numpy(ops.outer(a, b)).tolist()
+            [[3, 4, 5], [6, 8, 10]]
+            """,
+        "pad": """`x` padded by `pad_width` (one `(before, after)` pair per axis).
+
+            Args:
+                x: Tensor to pad.
+                pad_width: How many values to add at each end of each axis:
+                    `((before_1, after_1), ..., (before_N, after_N))` per axis; a single
+                    pair `(before, after)` (or `((before, after),)`) for every axis; or
+                    an int (or `(pad,)`) for `before = after = pad` on every axis.
+                mode: How to fill the padding. `"constant"` (the default) uses
+                    `constant_values`; `"edge"` repeats the edge value; `"reflect"`
+                    mirrors without repeating the edge; `"symmetric"` mirrors repeating
+                    it; `"wrap"` repeats the tensor cyclically. These five work on every
+                    engine. The JAX engine also takes NumPy's `"linear_ramp"`,
+                    `"maximum"`, `"mean"`, `"median"`, `"minimum"` and `"empty"`; the
+                    torch engine refuses them with a `ValueError`. Keras's torch-only
+                    `"circular"` is not supported (use `"wrap"`, which fills the same
+                    values).
+                constant_values: The fill value for `mode="constant"`. `None` (the
+                    default) means `0`. Other modes ignore it.
+
+            Returns:
+                The padded tensor, in the dtype of `x`; each axis grows by its
+                `before + after`.
+
+            Example:
+
+            >>> x = np.array([1, 2, 3], "int32")
+            >>> ops.convert_to_numpy(ops.pad(x, 1)).tolist()
+            [0, 1, 2, 3, 0]
+            >>> ops.convert_to_numpy(ops.pad(x, (1, 2), constant_values=9)).tolist()
+            [9, 1, 2, 3, 9, 9]
+            >>> ops.convert_to_numpy(ops.pad(x, 2, mode="reflect")).tolist()
+            [3, 2, 1, 2, 3, 2, 1]
+            >>> ops.convert_to_numpy(ops.pad(np.ones((1, 1), "int32"), ((0, 1), (1, 0)))).tolist()
+            [[0, 1], [0, 0]]
+            """,
+        "power": """Elementwise `x1 ** x2`, broadcast.
+
+            Args:
+                x1: Bases (tensor or Python scalar).
+                x2: Exponents (tensor or Python scalar); broadcasts against `x1`.
+
+            Returns:
+                The powers, in the promoted dtype of `x1` and `x2`. Raise integers
+                only to non-negative integer powers: a negative one is an error on the
+                JAX engine and gives 0 on the torch engine.
+
+            Example:
+
+            >>> ops.convert_to_numpy(ops.power(np.array([2, 3], "int32"), 2)).tolist()
+            [4, 9]
+            >>> ops.convert_to_numpy(ops.power(np.array([4.0, 9.0]), 0.5)).tolist()
+            [2.0, 3.0]
+            """,
+        "prod": """Product of `x` along `axis`.
+
+            Args:
+                x: Input tensor.
+                axis: Axis or tuple of axes to multiply over. `None` (the default)
+                    multiplies all elements.
+                keepdims: If `True`, the reduced axes stay in the result with length 1.
+                dtype: The dtype to compute and return in. `None` (the default) keeps
+                    the dtype of `x`, except that booleans and integers narrower than
+                    32 bits widen to `int32` (unsigned ones to `uint32`).
+
+            Returns:
+                The products; the product over no elements is `1`.
+
+            Example:
+
+            >>> x = np.array([[1, 2], [3, 4]], "int32")
+            >>> ops.convert_to_numpy(ops.prod(x)).tolist()
+            24
+            >>> ops.convert_to_numpy(ops.prod(x, axis=0)).tolist()
+            [3, 8]
+            >>> ops.convert_to_numpy(ops.prod(x, axis=1, keepdims=True, dtype="float32")).tolist()
+            [[2.0], [12.0]]
+            """,
+        "quantile": """The `q`-th quantiles of `x` along `axis` (`q` in `[0, 1]`).
+
+            Args:
+                x: Input tensor.
+                q: Quantile (a float in `[0, 1]`) or a 1-D sequence of them.
+                axis: Axis or tuple of axes along which to compute the quantiles.
+                    `None` (the default) uses all elements.
+                method: How to pick a value that falls between two data points `i < j`:
+                    `"linear"` (the default, `i + (j - i) * fraction`), `"lower"` (`i`),
+                    `"higher"` (`j`), `"midpoint"` (`(i + j) / 2`) or `"nearest"`.
+                keepdims: If `True`, the reduced axes stay in the result with length 1.
+
+            Returns:
+                The quantiles, as floats (integer input gives `float32`). With a
+                sequence `q`, the quantiles stack along a new first axis. A slice
+                holding a NaN gives NaN; see `nanquantile` to skip them.
+
+            Example:
+
+            >>> x = np.array([1.0, 2.0, 3.0, 4.0])
+            >>> ops.convert_to_numpy(ops.quantile(x, 0.5)).tolist()
+            2.5
+            >>> ops.convert_to_numpy(ops.quantile(x, [0.25, 0.75])).tolist()
+            [1.75, 3.25]
+            >>> ops.convert_to_numpy(ops.quantile(x, 0.4, method="higher")).tolist()
+            3.0
+            """,
+        "ravel": """`x` flattened to one dimension.
+
+            Args:
+                x: Input tensor.
+
+            Returns:
+                A 1-D tensor of the elements of `x` in row-major (C) order.
+
+            Example:
+
+            >>> x = np.array([[1, 2], [3, 4]], "int32")
+            >>> ops.convert_to_numpy(ops.ravel(x)).tolist()
+            [1, 2, 3, 4]
+            """,
+        "real": """The real part of `x`, elementwise.
+
+            Args:
+                x: Input tensor, complex or real.
+
+            Returns:
+                For complex `x`, the real parts in the matching float dtype
+                (`complex64` gives `float32`); a real `x` comes back unchanged.
+
+            Example:
+
+            >>> x = np.array([1 + 2j, 3 - 1j], "complex64")
+            >>> ops.convert_to_numpy(ops.real(x)).tolist()
+            [1.0, 3.0]
+            """,
+        "reciprocal": """Elementwise `1 / x`.
+
+            Args:
+                x: Input tensor.
+
+            Returns:
+                The reciprocals, as floats (integer input gives `float32`); `1 / 0` is
+                infinity.
+
+            Example:
+
+            >>> ops.convert_to_numpy(ops.reciprocal(np.array([2.0, 4.0, 0.5]))).tolist()
+            [0.5, 0.25, 2.0]
+            """,
+        "repeat": """Each element of `x` repeated `repeats` times along `axis`.
+
+            Args:
+                x: Input tensor.
+                repeats: How many times to repeat each element: an int for all of
+                    them, or a 1-D integer tensor with one count per element along
+                    `axis`. Give per-element counts as a NumPy array or tensor: a
+                    Python list is refused on the JAX engine.
+                axis: The axis to repeat along. `None` (the default) flattens `x`
+                    first and returns a 1-D tensor.
+
+            Returns:
+                A tensor like `x` with the `axis` dimension (or the flattened length)
+                grown by the repetitions.
+
+            Example:
+
+            >>> x = np.array([[1, 2], [3, 4]], "int32")
+            >>> ops.convert_to_numpy(ops.repeat(x, 2)).tolist()
+            [1, 1, 2, 2, 3, 3, 4, 4]
+            >>> ops.convert_to_numpy(ops.repeat(x, np.array([1, 2]), axis=0)).tolist()
+            [[1, 2], [3, 4], [3, 4]]
+            """,
+        "reshape": """`x` with shape `newshape` (one dimension may be -1 or `None`).
+
+            Args:
+                x: Input tensor.
+                newshape: The new shape, a tuple of ints (or an int for 1-D). It must
+                    hold as many elements as `x`; one entry may be `-1` (or `None`),
+                    which is inferred from the others.
+
+            Returns:
+                A tensor with the elements of `x`, in row-major order, in the new
+                shape.
+
+            Example:
+
+            >>> x = np.arange(6, dtype="int32")
+            >>> ops.convert_to_numpy(ops.reshape(x, (2, -1))).tolist()
+            [[0, 1, 2], [3, 4, 5]]
+            >>> ops.convert_to_numpy(ops.reshape(x, (None, 2))).shape
+            (3, 2)
+            """,
+        "roll": """`x` with elements shifted cyclically by `shift` along `axis`.
+
+            Elements that leave one end come back in at the other.
+
+            Args:
+                x: Input tensor.
+                shift: Number of places to shift (negative shifts the other way): an
+                    int, or a tuple with one shift per axis in `axis`.
+                axis: Axis or tuple of axes to shift along. `None` (the default)
+                    shifts the flattened tensor and restores the shape.
+
+            Returns:
+                A tensor of the shape and dtype of `x`.
+
+            Example:
+
+            >>> ops.convert_to_numpy(ops.roll(np.array([1, 2, 3, 4], "int32"), 1)).tolist()
+            [4, 1, 2, 3]
+            >>> x = np.array([[1, 2], [3, 4]], "int32")
+            >>> ops.convert_to_numpy(ops.roll(x, -1, axis=1)).tolist()
+            [[2, 1], [4, 3]]
+            """,
+        "round": """Elementwise rounding to `decimals` decimals (halves to even).
+
+            Args:
+                x: Input tensor.
+                decimals: Number of decimal places to keep. Defaults to `0`. Negative
+                    values round to tens, hundreds, ...; on integer tensors this works
+                    on the torch engine only (the JAX engine raises an error).
+
+            Returns:
+                A tensor of the shape and dtype of `x`. Values exactly halfway round
+                to the nearest even number, as in NumPy.
+
+            Example:
+
+            >>> ops.convert_to_numpy(ops.round(np.array([0.5, 1.5, 2.5, -1.7]))).tolist()
+            [0.0, 2.0, 2.0, -2.0]
+            >>> ops.convert_to_numpy(ops.round(np.array([1.234, -0.567]), 2))
+            array([ 1.23, -0.57], dtype=float32)
+            """,
+        "searchsorted": """Where `values` would be inserted in `sorted_sequence` to keep it sorted.
+
+            Args:
+                sorted_sequence: 1-D tensor sorted in ascending order.
+                values: Tensor (any shape) of the values to place.
+                side: Which index to give for a value equal to elements of the
+                    sequence: `"left"` (the default) gives the first suitable index,
+                    `"right"` the last.
+
+            Returns:
+                An integer tensor of the shape of `values`: for each value, the index
+                `i` such that inserting it before `sorted_sequence[i]` keeps the order.
+
+            Example:
+
+            >>> seq = np.array([1, 2, 2, 3], "int32")
+            >>> vals = np.array([2, 0, 4], "int32")
+            >>> ops.convert_to_numpy(ops.searchsorted(seq, vals)).tolist()
+            [1, 0, 4]
+            >>> ops.convert_to_numpy(ops.searchsorted(seq, vals, side="right")).tolist()
+            [3, 0, 4]
+            """,
+        "sign": """Elementwise sign: -1, 0 or 1.
+
+            Args:
+                x: Input tensor.
+
+            Returns:
+                A tensor of the shape and dtype of `x` holding `-1` for negative
+                elements, `0` for zeros and `1` for positive ones.
+
+            Example:
+
+            >>> ops.convert_to_numpy(ops.sign(np.array([-2, 0, 3], "int32"))).tolist()
+            [-1, 0, 1]
+            >>> ops.convert_to_numpy(ops.sign(np.array([-0.5, 4.0]))).tolist()
+            [-1.0, 1.0]
+            """,
+        "signbit": """Whether the sign bit is set (True for -0.0 and negative numbers).
+
+            Args:
+                x: Input tensor.
+
+            Returns:
+                A boolean tensor of the shape of `x`, `True` where the element is
+                negative, including `-0.0`.
+
+            Example:
+
+            >>> x = np.array([-1.0, -0.0, 0.0, 2.0])
+            >>> ops.convert_to_numpy(ops.signbit(x)).tolist()
+            [True, True, False, False]
+            """,
+        "sin": """Elementwise sine (of angles in radians).
+
+            Args:
+                x: Input tensor.
+
+            Returns:
+                The sines, as floats (integer input gives `float32`).
+
+            Example:
+
+            >>> y = ops.sin(np.array([0.0, np.pi / 6, np.pi / 2]))
+            >>> np.round(ops.convert_to_numpy(y), 4)
+            array([0. , 0.5, 1. ], dtype=float32)
+            """,
+        "sinh": """Elementwise hyperbolic sine.
+
+            Args:
+                x: Input tensor.
+
+            Returns:
+                `(exp(x) - exp(-x)) / 2`, as floats (integer input gives `float32`).
+
+            Example:
+
+            >>> y = ops.sinh(np.array([-1.0, 0.0, 1.0]))
+            >>> np.round(ops.convert_to_numpy(y), 4)
+            array([-1.1752,  0.    ,  1.1752], dtype=float32)
+            """,
+        "size": """The number of elements of `x`.
+
+            Args:
+                x: A tensor, array or Python scalar.
+
+            Returns:
+                The product of the dimensions of `x`, a Python `int` (`1` for a
+                scalar).
+
+            Example:
+
+            >>> ops.size(np.zeros((2, 3)))
+            6
+            >>> ops.size(3.0)
+            1
+            """,
+        "sort": """`x` sorted along `axis`.
+
+            Args:
+                x: Input tensor.
+                axis: The axis to sort along. Defaults to `-1`, the last axis. `None`
+                    sorts the flattened tensor.
+
+            Returns:
+                A tensor like `x` with the values along `axis` in ascending order
+                (NaN sorts last).
+
+            Example:
+
+            >>> x = np.array([[3, 1, 2], [0, 5, 4]], "int32")
+            >>> ops.convert_to_numpy(ops.sort(x)).tolist()
+            [[1, 2, 3], [0, 4, 5]]
+            >>> ops.convert_to_numpy(ops.sort(x, axis=0)).tolist()
+            [[0, 1, 2], [3, 5, 4]]
+            """,
+        "split": """`x` split into a list of sub-tensors along `axis`.
+
+            Args:
+                x: Input tensor.
+                indices_or_sections: An int `n`: split into `n` equal parts (the
+                    length of `axis` must divide by `n`, else a `ValueError`); or a
+                    sorted sequence of indices at which to cut.
+                axis: The axis to split along. Defaults to `0`.
+
+            Returns:
+                A list of tensors, in order along `axis`.
+
+            Example:
+
+            >>> x = np.arange(6, dtype="int32")
+            >>> [ops.convert_to_numpy(p).tolist() for p in ops.split(x, 3)]
+            [[0, 1], [2, 3], [4, 5]]
+            >>> [ops.convert_to_numpy(p).tolist() for p in ops.split(x, [1, 4])]
+            [[0], [1, 2, 3], [4, 5]]
+            """,
+        "sqrt": """Elementwise square root.
+
+            Args:
+                x: Input tensor.
+
+            Returns:
+                The square roots, as floats (integer input gives `float32`); negative
+                elements give NaN.
+
+            Example:
+
+            >>> ops.convert_to_numpy(ops.sqrt(np.array([4, 9], "int32"))).tolist()
+            [2.0, 3.0]
+            """,
+        "square": """Elementwise square, `x * x`.
+
+            Args:
+                x: Input tensor.
+
+            Returns:
+                The squares, in the dtype of `x` (booleans give `int32`).
+
+            Example:
+
+            >>> ops.convert_to_numpy(ops.square(np.array([-2, 3], "int32"))).tolist()
+            [4, 9]
+            """,
+        "squeeze": """`x` without its axes of length 1 (or only `axis`).
+
+            Args:
+                x: Input tensor.
+                axis: Axis or tuple of axes to remove; each must have length 1, else
+                    a `ValueError`. `None` (the default) removes every axis of length 1.
+
+            Returns:
+                A tensor with the same elements and fewer axes.
+
+            Example:
+
+            >>> x = np.zeros((1, 2, 1))
+            >>> ops.convert_to_numpy(ops.squeeze(x)).shape
+            (2,)
+            >>> ops.convert_to_numpy(ops.squeeze(x, axis=0)).shape
+            (2, 1)
+            """,
+        "stack": """The tensors `x` joined along a new `axis`.
+
+            Args:
+                x: A list or tuple of tensors, all of the same shape.
+                axis: Position of the new axis in the result. Defaults to `0`.
+
+            Returns:
+                A tensor one rank higher than the inputs, with `len(x)` along `axis`,
+                in the promoted dtype of the inputs.
+
+            Example:
+
+            >>> a = np.array([1, 2], "int32")
+            >>> b = np.array([3, 4], "int32")
+            >>> ops.convert_to_numpy(ops.stack([a, b])).tolist()
+            [[1, 2], [3, 4]]
+            >>> ops.convert_to_numpy(ops.stack([a, b], axis=1)).tolist()
+            [[1, 3], [2, 4]]
+            """,
+        "std": """Standard deviation of `x` along `axis`.
+
+            This is the population standard deviation (divisor `N`, no Bessel
+            correction): `sqrt(mean(abs(x - mean(x)) ** 2))`.
+
+            Args:
+                x: Input tensor.
+                axis: Axis or tuple of axes to reduce. `None` (the default) uses all
+                    elements.
+                keepdims: If `True`, the reduced axes stay in the result with length 1.
+
+            Returns:
+                The standard deviations, as floats (integer input gives `float32`).
+
+            Example:
+
+            >>> x = np.array([[1.0, 3.0], [2.0, 2.0]])
+            >>> ops.convert_to_numpy(ops.std(x, axis=1)).tolist()
+            [1.0, 0.0]
+            >>> print(f"{float(ops.convert_to_numpy(ops.std(x))):.4f}")
+            0.7071
+            """,
+        "subtract": """Elementwise `x1 - x2`, broadcast.
+
+            Args:
+                x1: Tensor (or Python scalar) to subtract from.
+                x2: Tensor (or Python scalar) to subtract; broadcasts against `x1`.
+
+            Returns:
+                The differences, in the promoted dtype of `x1` and `x2`.
+
+            Example:
+
+            >>> ops.convert_to_numpy(ops.subtract(np.array([5, 3], "int32"), 1)).tolist()
+            [4, 2]
+            """,
+        "sum": """Sum of `x` along `axis`.
+
+            Args:
+                x: Input tensor.
+                axis: Axis or tuple of axes to add over. `None` (the default) adds all
+                    elements.
+                keepdims: If `True`, the reduced axes stay in the result with length 1.
+
+            Returns:
+                The sums. Floating inputs keep their dtype; booleans and integers
+                narrower than 32 bits widen to `int32` (unsigned ones to `uint32`).
+
+            Example:
+
+            >>> x = np.array([[1, 2], [3, 4]], "int32")
+            >>> ops.convert_to_numpy(ops.sum(x)).tolist()
+            10
+            >>> ops.convert_to_numpy(ops.sum(x, axis=1, keepdims=True)).tolist()
+            [[3], [7]]
+            >>> ops.convert_to_numpy(ops.sum(np.array([True, True, False]))).tolist()
+            2
+            """,
+        "swapaxes": """`x` with two axes interchanged.
+
+            Args:
+                x: Input tensor.
+                axis1: First axis (negative values count from the end).
+                axis2: Second axis.
+
+            Returns:
+                A tensor with the same elements and axes `axis1` and `axis2` swapped.
+
+            Example:
+
+            >>> ops.convert_to_numpy(ops.swapaxes(np.zeros((2, 3, 4)), 0, 2)).shape
+            (4, 3, 2)
+            """,
     }
 }
