@@ -14,9 +14,25 @@ globals().update(_OPS)
 
 @composite
 def logdet(x):
-    """Natural logarithm of the determinant of positive-definite `x` (stacks allowed).
+    """Natural logarithm of the determinant of a positive-definite matrix (or a stack of them).
 
-    Computed from `slogdet`, which stays finite where `det` under- or overflows.
+    Computed from `slogdet`, so it stays finite where `det` itself would under- or
+    overflow. The sign of the determinant is not checked: for a matrix that is not
+    positive-definite the result is the log of the absolute determinant.
+
+    Args:
+        x: Tensor of shape `(..., n, n)`.
+
+    Returns:
+        A float tensor of shape `(...)`, `log(det(x))` per matrix.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> x = np.array([[2.0, 0.0], [0.0, 3.0]])
+    >>> round(float(ops.convert_to_numpy(ops.logdet(x))), 4)
+    1.7918
     """
     return backend.linalg.slogdet(x)[1]
 

@@ -28,15 +28,19 @@ def _float(x):
 
 
 def _alias(module, name, alias, doc):
-    """`module.name` under NumPy's other name `alias`, its summary line replaced by `doc`.
+    """`module.name` under NumPy's other name `alias`, documented.
 
-    The rest of the docstring (arguments, result, example) is the contract op's full
-    one from `lamina.ops.docs` when it has one: the alias takes the same arguments.
+    The docstring is the entry `lamina.ops.docs` holds for `alias` itself; without one,
+    `doc` as the summary line over the rest of the full docstring of `name` (the alias
+    takes the same arguments); without that either, just `doc`.
     """
     op = declared_op(module, name)
     op.__name__ = op.__qualname__ = alias
-    full = op_docs.lookup(module, name)
-    op.__doc__ = doc if full is None else "\n".join([doc, *full.splitlines()[1:]])
+    own, full = op_docs.lookup(module, alias), op_docs.lookup(module, name)
+    if own is not None:
+        op.__doc__ = own
+    else:
+        op.__doc__ = doc if full is None else "\n".join([doc, *full.splitlines()[1:]])
     return op
 
 

@@ -25,10 +25,27 @@ _segment_sum = declared_op("math", "segment_sum")
 
 @composite
 def extract_sequences(x, sequence_length, sequence_stride):
-    """Frames of `sequence_length` along the last axis of `x`, every `sequence_stride`.
+    """Split the last axis of `x` into frames of `sequence_length`, one every `sequence_stride`.
 
-    `(..., length)` gives `(..., 1 + (length - sequence_length) // sequence_stride,
-    sequence_length)`.
+    Frames may overlap (`sequence_stride < sequence_length`) or leave gaps; a partial
+    frame at the end is dropped. An input of shape `(..., length)` gives
+    `(..., 1 + (length - sequence_length) // sequence_stride, sequence_length)`.
+
+    Args:
+        x: Input tensor; framing is along its last axis.
+        sequence_length: Number of samples in each frame, an int.
+        sequence_stride: Number of samples between the starts of consecutive frames, an
+            int.
+
+    Returns:
+        The frames, in the dtype of `x`.
+
+    Example:
+
+    >>> from lamina import ops
+    >>> frames = ops.extract_sequences(np.arange(7.0), 3, 2)
+    >>> ops.convert_to_numpy(frames).tolist()
+    [[0.0, 1.0, 2.0], [2.0, 3.0, 4.0], [4.0, 5.0, 6.0]]
     """
     x = convert_to_tensor(x)
     length = shape(x)[-1]
@@ -78,10 +95,37 @@ def _window(window, sequence_length, fft_length, dtype_, op):
 
 @composite
 def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=True):
-    """Short-time Fourier transform along the last axis: `(real, imag)` of shape
-    `(..., frames, fft_length // 2 + 1)`.
+    """Short-time Fourier transform along the last axis of `x`.
 
-    With `center`, the signal is first reflect-padded by `fft_length // 2` on each side.
+    The signal is cut into frames of `sequence_length` every `sequence_stride` samples,
+    each frame is multiplied by `window` (zero-padded to `fft_length`, centred) and
+    transformed with a real FFT of size `fft_length`, giving how the frequency content of
+    the signal changes over time. As in Keras, the complex result comes as a pair of real
+    tensors.
+
+    Args:
+        x: Real float32 or float64 signal, shape `(..., length)`.
+        sequence_length: Number of samples in each frame, an int.
+        sequence_stride: Hop between the starts of consecutive frames, an int.
+        fft_length: Size of the FFT, an int at least `sequence_length`.
+        window: `"hann"` or `"hamming"` (periodic windows of `sequence_length` points), a
+            1-D tensor of `sequence_length` values, or `None` for no windowing.
+        center: If `True`, `x` is first padded by reflection with `fft_length // 2`
+            samples at each end, so that frame `t` is centred at sample
+            `t * sequence_stride`; otherwise frame `t` starts there.
+
+    Returns:
+        A tuple `(real, imag)` of tensors of shape `(..., frames, fft_length // 2 + 1)`.
+
+    Example:
+
+    >>> from lamina import ops
+    >>> real, imag = ops.stft(np.zeros(16, "float32"), 8, 4, 16)
+    >>> ops.convert_to_numpy(real).shape, ops.convert_to_numpy(imag).shape
+    ((5, 9), (5, 9))
+    >>> real, imag = ops.stft(np.ones(8, "float32"), 4, 4, 4, window=None, center=False)
+    >>> ops.convert_to_numpy(real).tolist()
+    [[4.0, 0.0, 0.0], [4.0, 0.0, 0.0]]
     """
     x = convert_to_tensor(x)
     if dtype(x) not in ("float32", "float64"):
@@ -108,9 +152,37 @@ def _overlap_add(frames, stride):
 
 @composite
 def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="hann", center=True):
-    """Inverse of `stft`: the signal from `(real, imag)` frames by windowed overlap-add.
+    """Inverse short-time Fourier transform along the last axis: the signal back from `stft`.
 
-    `length` trims (or the centring padding is removed when `center`).
+    Each frame is brought back with an inverse real FFT, multiplied by the window, and the
+    frames are overlap-added and divided by the overlap-added squared window. With the
+    arguments given to `stft` this recovers the signal (away from edges the window does
+    not cover).
+
+    Args:
+        x: Tuple `(real, imag)` of float tensors of shape
+            `(..., frames, fft_length // 2 + 1)`, as `stft` returns.
+        sequence_length: Number of samples in each frame, an int.
+        sequence_stride: Hop between the starts of consecutive frames, an int.
+        fft_length: Size of the FFT, an int at least `sequence_length`.
+        length: Number of samples of the output: it is trimmed or zero-padded to it;
+            `None` keeps the whole overlap-added signal (without the centring padding).
+        window: `"hann"`, `"hamming"`, a 1-D tensor of `sequence_length` values, or
+            `None`; use the window given to `stft`.
+        center: Whether `stft` was called with `center=True`; if so, the
+            `fft_length // 2` padded samples are removed from the start.
+
+    Returns:
+        The real signal, shape `(..., length)`.
+
+    Example:
+
+    >>> from lamina import ops
+    >>> signal = np.sin(np.arange(16.0)).astype("float32")
+    >>> spectrum = ops.stft(signal, 8, 4, 8)
+    >>> restored = ops.istft(spectrum, 8, 4, 8, length=16)
+    >>> bool(np.allclose(ops.convert_to_numpy(restored), signal, atol=1e-5))
+    True
     """
     real = convert_to_tensor(x[0])
     frames = _irfft(x, fft_length=fft_length)
@@ -137,7 +209,26 @@ def istft(x, sequence_length, sequence_stride, fft_length, length=None, window="
 
 @composite
 def cdist(x, y):
-    """Euclidean distances between the rows of `x` `(..., m, d)` and of `y` `(..., n, d)`."""
+    """Euclidean distances between each pair of rows of `x` and `y`.
+
+    Leading axes are batch axes and broadcast.
+
+    Args:
+        x: Tensor of shape `(..., m, d)`: `m` points of dimension `d`.
+        y: Tensor of shape `(..., n, d)`: `n` points of dimension `d`.
+
+    Returns:
+        A float tensor of shape `(..., m, n)`; entry `[i, j]` is the distance from
+        `x[i]` to `y[j]`.
+
+    Example:
+
+    >>> from lamina import ops
+    >>> x = np.array([[0.0, 0.0], [1.0, 1.0]])
+    >>> y = np.array([[3.0, 4.0], [1.0, 1.0]])
+    >>> ops.convert_to_numpy(ops.cdist(x, y)).tolist()
+    [[5.0, ...], [..., 0.0]]
+    """
     x, y = convert_to_tensor(x), convert_to_tensor(y)
     compute = backend.result_type(dtype(x), dtype(y), float)
     x, y = cast(x, compute), cast(y, compute)
