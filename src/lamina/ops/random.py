@@ -81,7 +81,23 @@ _GLOBAL_GENERATOR: SeedGenerator | None = None
 
 
 def global_seed_generator() -> SeedGenerator:
-    """The generator behind `seed=None` (made on first use, reset by `clear_session`)."""
+    """The generator behind `seed=None` (made on first use, reset by `clear_session`).
+
+    Every random op called with `seed=None` draws its seed from this generator, so
+    consecutive calls give different samples. `lamina.utils.set_random_seed` (or
+    `set_global_seed`) restarts it from a known seed.
+
+    Returns:
+        The global `SeedGenerator` (the same object until it is reset).
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> from lamina.ops import random
+    >>> random.global_seed_generator() is random.global_seed_generator()
+    True
+    """
     global _GLOBAL_GENERATOR
     if _GLOBAL_GENERATOR is None:
         _GLOBAL_GENERATOR = SeedGenerator()
@@ -91,7 +107,28 @@ def global_seed_generator() -> SeedGenerator:
 
 
 def set_global_seed(seed: int) -> None:
-    """Restart the global generator from `seed` (see `lamina.utils.set_random_seed`)."""
+    """Restart the global generator from `seed` (see `lamina.utils.set_random_seed`).
+
+    After it, the ops called with `seed=None` repeat the same sequence of draws.
+    `lamina.utils.set_random_seed` also seeds Python's and NumPy's generators.
+
+    Args:
+        seed: An int.
+
+    Returns:
+        None.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> from lamina.ops import random
+    >>> random.set_global_seed(7)
+    >>> a = ops.convert_to_numpy(random.uniform((3,)))
+    >>> random.set_global_seed(7)
+    >>> bool((a == ops.convert_to_numpy(random.uniform((3,)))).all())
+    True
+    """
     global _GLOBAL_GENERATOR
     _GLOBAL_GENERATOR = SeedGenerator(seed)
     _GLOBAL_GENERATOR.state._is_global_seed = True
@@ -106,7 +143,34 @@ register_reset_hook(_reset_global)
 
 
 def draw_seed(seed):
-    """A seed tensor from an int, a SeedGenerator, None (global) or a seed tensor."""
+    """A seed tensor from an int, a SeedGenerator, None (global) or a seed tensor.
+
+    Keras's `keras.random.draw_seed`: what each random op does with its `seed` argument.
+    An int always gives the same seed tensor; a `SeedGenerator` (or `None`, the global
+    generator) gives its current state and advances it.
+
+    Args:
+        seed: An int, a `SeedGenerator`, `None`, or a seed tensor (returned as is).
+
+    Returns:
+        A seed tensor: two numbers of the engine's seed dtype.
+
+    Raises:
+        TypeError: for any other `seed`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> from lamina.ops import random
+    >>> ops.convert_to_numpy(random.draw_seed(42)).shape
+    (2,)
+    >>> gen = random.SeedGenerator(1)
+    >>> first = ops.convert_to_numpy(random.draw_seed(gen))
+    >>> second = ops.convert_to_numpy(random.draw_seed(gen))
+    >>> bool((first != second).any())
+    True
+    """
     if isinstance(seed, SeedGenerator):
         return seed.next()
     if seed is None:
@@ -121,37 +185,190 @@ def draw_seed(seed):
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """Samples from a normal distribution."""
+    """Samples from a normal distribution.
+
+    Args:
+        shape: The shape of the samples (a tuple of ints).
+        mean: The mean of the distribution.
+        stddev: The standard deviation of the distribution.
+        dtype: A floating dtype (default: `lamina.config.floatx()`).
+        seed: An int (the same samples every call), a `SeedGenerator` (new samples each
+            call), or `None` (the global generator; see `lamina.utils.set_random_seed`).
+
+    Returns:
+        A tensor of `shape` and `dtype`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> from lamina.ops import random
+    >>> x = ops.convert_to_numpy(random.normal((2, 3), seed=1))
+    >>> x.shape, x.dtype
+    ((2, 3), dtype('float32'))
+    """
     return backend.random.normal(shape, mean, stddev, dtype, seed=draw_seed(seed))
 
 
 def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
-    """Samples from a uniform distribution on `[minval, maxval)`."""
+    """Samples from a uniform distribution on `[minval, maxval)`.
+
+    Args:
+        shape: The shape of the samples (a tuple of ints).
+        minval: The lower bound (included).
+        maxval: The upper bound (excluded).
+        dtype: A floating dtype (default: `lamina.config.floatx()`).
+        seed: An int (the same samples every call), a `SeedGenerator` (new samples each
+            call), or `None` (the global generator; see `lamina.utils.set_random_seed`).
+
+    Returns:
+        A tensor of `shape` and `dtype`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> from lamina.ops import random
+    >>> x = ops.convert_to_numpy(random.uniform((4,), minval=2.0, maxval=3.0, seed=1))
+    >>> x.shape, bool(((x >= 2.0) & (x < 3.0)).all())
+    ((4,), True)
+    """
     return backend.random.uniform(shape, minval, maxval, dtype, seed=draw_seed(seed))
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """Normal samples re-drawn beyond two standard deviations."""
+    """Normal samples re-drawn beyond two standard deviations.
+
+    Samples of a normal distribution cut at `mean - 2 * stddev` and `mean + 2 * stddev`
+    (the usual initializer noise: no outliers).
+
+    Args:
+        shape: The shape of the samples (a tuple of ints).
+        mean: The mean of the (untruncated) distribution.
+        stddev: The standard deviation of the (untruncated) distribution.
+        dtype: A floating dtype (default: `lamina.config.floatx()`).
+        seed: An int (the same samples every call), a `SeedGenerator` (new samples each
+            call), or `None` (the global generator; see `lamina.utils.set_random_seed`).
+
+    Returns:
+        A tensor of `shape` and `dtype`, every value within two `stddev` of `mean`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> from lamina.ops import random
+    >>> x = ops.convert_to_numpy(random.truncated_normal((100,), stddev=0.5, seed=1))
+    >>> x.shape, bool((np.abs(x) <= 1.0).all())
+    ((100,), True)
+    """
     return backend.random.truncated_normal(shape, mean, stddev, dtype, seed=draw_seed(seed))
 
 
 def randint(shape, minval, maxval, dtype="int32", seed=None):
-    """Integers uniformly drawn from `[minval, maxval)`."""
+    """Integers uniformly drawn from `[minval, maxval)`.
+
+    Args:
+        shape: The shape of the samples (a tuple of ints).
+        minval: The lowest value (included).
+        maxval: The bound (excluded).
+        dtype: An integer dtype (default `"int32"`).
+        seed: An int (the same samples every call), a `SeedGenerator` (new samples each
+            call), or `None` (the global generator; see `lamina.utils.set_random_seed`).
+
+    Returns:
+        A tensor of `shape` and `dtype`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> from lamina.ops import random
+    >>> x = ops.convert_to_numpy(random.randint((5,), minval=0, maxval=3, seed=1))
+    >>> x.shape, x.dtype, bool(((x >= 0) & (x < 3)).all())
+    ((5,), dtype('int32'), True)
+    """
     return backend.random.randint(shape, minval, maxval, dtype, seed=draw_seed(seed))
 
 
 def categorical(logits, num_samples, dtype="int32", seed=None):
-    """Class indices drawn from the categorical distributions given by `logits`."""
+    """Class indices drawn from the categorical distributions given by `logits`.
+
+    Row `i` of `logits` holds the unnormalized log-probabilities of the classes of
+    distribution `i` (`softmax(logits[i])` are the probabilities).
+
+    Args:
+        logits: A float tensor of shape `(batch, num_classes)`.
+        num_samples: How many samples to draw from each distribution (a Python int).
+        dtype: An integer dtype for the indices (default `"int32"`).
+        seed: An int (the same samples every call), a `SeedGenerator` (new samples each
+            call), or `None` (the global generator; see `lamina.utils.set_random_seed`).
+
+    Returns:
+        A tensor of shape `(batch, num_samples)` of class indices.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> from lamina.ops import random
+    >>> logits = np.array([[0.0, -100.0, -100.0], [-100.0, -100.0, 0.0]])
+    >>> ops.convert_to_numpy(random.categorical(logits, 4, seed=1)).tolist()
+    [[0, 0, 0, 0], [2, 2, 2, 2]]
+    """
     return backend.random.categorical(logits, num_samples, dtype, seed=draw_seed(seed))
 
 
 def dropout(inputs, rate, noise_shape=None, seed=None):
-    """Zero each element with probability `rate`, scaling the rest by `1 / (1 - rate)`."""
+    """Zero each element with probability `rate`, scaling the rest by `1 / (1 - rate)`.
+
+    The scaling keeps the expected value of each element unchanged.
+
+    Args:
+        inputs: The input tensor.
+        rate: The probability of dropping each element, in `[0, 1)`.
+        noise_shape: The shape of the random keep/drop mask, broadcast against
+            `inputs` (e.g. `(batch, 1, features)` drops the same features at every
+            time step); `None` (default) draws one decision per element.
+        seed: An int (the same samples every call), a `SeedGenerator` (new samples each
+            call), or `None` (the global generator; see `lamina.utils.set_random_seed`).
+
+    Returns:
+        A tensor of the shape and dtype of `inputs`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> from lamina.ops import random
+    >>> y = ops.convert_to_numpy(random.dropout(np.ones((2, 4)), rate=0.5, seed=1))
+    >>> y.shape, bool(np.isin(y, [0.0, 2.0]).all())
+    ((2, 4), True)
+    """
     return backend.random.dropout(inputs, rate, noise_shape, seed=draw_seed(seed))
 
 
 def shuffle(x, axis=0, seed=None):
-    """A random permutation of `x` along `axis`."""
+    """A random permutation of `x` along `axis`.
+
+    Args:
+        x: The tensor to shuffle.
+        axis: The axis along which to permute (the slices along it stay whole).
+        seed: An int (the same samples every call), a `SeedGenerator` (new samples each
+            call), or `None` (the global generator; see `lamina.utils.set_random_seed`).
+
+    Returns:
+        A tensor of the shape and dtype of `x`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> from lamina.ops import random
+    >>> y = ops.convert_to_numpy(random.shuffle(np.arange(6), seed=1))
+    >>> sorted(y.tolist())
+    [0, 1, 2, 3, 4, 5]
+    """
     return backend.random.shuffle(x, axis, seed=draw_seed(seed))
 
 
