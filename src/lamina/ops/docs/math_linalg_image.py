@@ -9,7 +9,7 @@ _MATH = {
     "top_k": """
         The `k` largest values along the last axis and their indices.
 
-        Ties keep the lower index first.
+        Among tied values the order of the indices may differ between engines.
 
         Args:
             x: Input tensor, shape `(..., n)`.
@@ -125,10 +125,11 @@ _MATH = {
         Elementwise `1 / sqrt(x)`.
 
         Args:
-            x: Input tensor; integers are computed as floats.
+            x: Float input tensor (JAX refuses integers, as in Keras; cast them first).
 
         Returns:
-            The reciprocal square root, elementwise (`inf` at 0, NaN below 0).
+            The reciprocal square root, elementwise (`inf` at 0, NaN below 0), in the
+            dtype of `x`.
 
         Example:
 
@@ -413,7 +414,8 @@ _LINALG = {
     "cholesky": """
         Cholesky factor of symmetric positive-definite `x`: lower `L` with `x = L L^T`.
 
-        Batched over leading axes. Only the lower (or upper) triangle of `x` is read.
+        Batched over leading axes. `x` must be symmetric: engines treat an asymmetric
+        input differently (JAX symmetrizes it, torch reads one triangle).
 
         Args:
             x: Symmetric positive-definite matrices, shape `(..., n, n)`.
@@ -508,8 +510,9 @@ _LINALG = {
     "eigh": """
         Eigenvalues (ascending) and eigenvectors of a symmetric (Hermitian) matrix.
 
-        Only the lower triangle of `x` is read. Each eigenvector's sign may differ
-        between engines.
+        `x` must be symmetric: engines treat an asymmetric input differently (JAX
+        symmetrizes it, torch reads its lower triangle). Each eigenvector's sign may
+        differ between engines.
 
         Args:
             x: Symmetric (or Hermitian) matrices, shape `(..., n, n)`.
