@@ -35,22 +35,91 @@ def _float_tensor(x):
 # Activations -------------------------------------------------------------------------
 swish = declared_op("nn", "silu")
 swish.__name__ = swish.__qualname__ = "swish"
-swish.__doc__ = "Swish (SiLU): `x * sigmoid(x)`; Keras's other name for `silu`."
+swish.__doc__ = """Swish (the same as SiLU): `x * sigmoid(x)`, elementwise.
+
+Keras's other name for `silu`.
+
+Args:
+    x: Input tensor of any shape.
+
+Returns:
+    A tensor of the shape of `x`.
+
+Example:
+
+>>> import numpy as np
+>>> from lamina import ops
+>>> print(np.round(ops.convert_to_numpy(ops.swish(np.array([-1.0, 0.0, 1.0]))), 4))
+[-0.2689  0.      0.7311]
+"""
 hard_swish = declared_op("nn", "hard_silu")
 hard_swish.__name__ = hard_swish.__qualname__ = "hard_swish"
-hard_swish.__doc__ = "Hard swish: `x * relu6(x + 3) / 6`; Keras's other name for `hard_silu`."
+hard_swish.__doc__ = """Hard swish (the same as hard SiLU): `x * relu6(x + 3) / 6`, elementwise.
+
+Keras's other name for `hard_silu`: 0 below -3, `x` above 3.
+
+Args:
+    x: Input tensor of any shape.
+
+Returns:
+    A tensor of the shape of `x`.
+
+Example:
+
+>>> import numpy as np
+>>> from lamina import ops
+>>> ops.convert_to_numpy(ops.hard_swish(np.array([-4.0, 0.0, 3.0, 5.0]))).tolist()
+[-0.0, 0.0, 3.0, 5.0]
+"""
 
 
 @composite
 def celu(x, alpha=1.0):
-    """Continuously differentiable ELU: `max(x, 0) + min(0, alpha * (exp(x / alpha) - 1))`."""
+    """Continuously differentiable exponential linear unit, elementwise.
+
+    `x` where positive, else `alpha * (exp(x / alpha) - 1)`; unlike `elu`, its slope
+    is continuous at 0 for every `alpha` (Barron, 2017).
+
+    Args:
+        x: Input tensor of any shape.
+        alpha: The scale of the negative part, which tends to `-alpha` (default 1.0).
+
+    Returns:
+        A float tensor of the shape of `x`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> y = ops.celu(np.array([-1.0, 0.0, 2.0]), alpha=2.0)
+    >>> print(np.round(ops.convert_to_numpy(y), 4))
+    [-0.7869  0.      2.    ]
+    """
     x = _float_tensor(x)
     return lnp.where(lnp.greater(x, 0), x, alpha * lnp.expm1(lnp.minimum(x, 0.0) / alpha))
 
 
 @composite
 def glu(x, axis=-1):
-    """Gated linear unit: `a * sigmoid(b)` where `a, b` are the halves of `x` on `axis`."""
+    """Gated linear unit: `a * sigmoid(b)`, `a` and `b` the halves of `x` on `axis`.
+
+    Args:
+        x: Float tensor whose length on `axis` is even.
+        axis: The axis to split in halves (default -1, the last).
+
+    Returns:
+        A tensor of the shape of `x` with `axis` halved.
+
+    Raises:
+        ValueError: If `x` has odd length on `axis`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> ops.convert_to_numpy(ops.glu(np.array([1.0, 2.0, 0.0, 100.0]))).tolist()
+    [0.5, 2.0]
+    """
     size = shape(x)[axis]
     if size % 2:
         raise ValueError(
@@ -63,20 +132,66 @@ def glu(x, axis=-1):
 
 @composite
 def hard_tanh(x):
-    """`x` clipped to `[-1, 1]`."""
+    """Hard tanh: `x` clipped to `[-1, 1]`, elementwise.
+
+    Args:
+        x: Input tensor of any shape.
+
+    Returns:
+        A float tensor of the shape of `x` with values in `[-1, 1]`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> ops.convert_to_numpy(ops.hard_tanh(np.array([-2.0, 0.5, 3.0]))).tolist()
+    [-1.0, 0.5, 1.0]
+    """
     return lnp.clip(_float_tensor(x), -1.0, 1.0)
 
 
 @composite
 def hard_shrink(x, threshold=0.5):
-    """`x` where `abs(x) > threshold`, else 0."""
+    """Hard shrinkage: `x` where `abs(x) > threshold`, else 0.
+
+    Args:
+        x: Input tensor of any shape.
+        threshold: The half-width of the band around 0 set to zero (default 0.5).
+
+    Returns:
+        A float tensor of the shape of `x`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> ops.convert_to_numpy(ops.hard_shrink(np.array([-1.0, 0.25, 2.0]))).tolist()
+    [-1.0, 0.0, 2.0]
+    """
     x = _float_tensor(x)
     return lnp.where(lnp.greater(lnp.abs(x), threshold), x, lnp.zeros_like(x))
 
 
 @composite
 def soft_shrink(x, threshold=0.5):
-    """`x` moved toward 0 by `threshold` (0 within `[-threshold, threshold]`)."""
+    """Soft shrinkage: `x` moved toward 0 by `threshold` (0 inside the band).
+
+    `x - threshold` above `threshold`, `x + threshold` below `-threshold`, else 0.
+
+    Args:
+        x: Input tensor of any shape.
+        threshold: The amount of shrinkage (default 0.5).
+
+    Returns:
+        A float tensor of the shape of `x`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> ops.convert_to_numpy(ops.soft_shrink(np.array([-1.0, 0.25, 0.75]))).tolist()
+    [-0.5, 0.0, 0.25]
+    """
     x = _float_tensor(x)
     return lnp.where(
         lnp.greater(x, threshold),
@@ -87,28 +202,91 @@ def soft_shrink(x, threshold=0.5):
 
 @composite
 def tanh_shrink(x):
-    """`x - tanh(x)`."""
+    """Tanh shrinkage: `x - tanh(x)`, elementwise.
+
+    Args:
+        x: Input tensor of any shape.
+
+    Returns:
+        A float tensor of the shape of `x`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> print(np.round(ops.convert_to_numpy(ops.tanh_shrink(np.array([-1.0, 0.0, 1.0]))), 4))
+    [-0.2384  0.      0.2384]
+    """
     x = _float_tensor(x)
     return lnp.subtract(x, lnp.tanh(x))
 
 
 @composite
 def threshold(x, threshold, default_value):
-    """`x` where `x > threshold`, else `default_value`."""
+    """Threshold: `x` where `x > threshold`, else `default_value`.
+
+    Args:
+        x: Input tensor of any shape.
+        threshold: The value `x` must exceed to be kept.
+        default_value: The value put where `x <= threshold`.
+
+    Returns:
+        A tensor of the shape and dtype of `x`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> ops.convert_to_numpy(ops.threshold(np.array([-1.0, 0.5, 2.0]), 0.5, 9.0)).tolist()
+    [9.0, 9.0, 2.0]
+    """
     x = convert_to_tensor(x)
     return lnp.where(lnp.greater(x, threshold), x, lnp.full_like(x, default_value))
 
 
 @composite
 def squareplus(x, b=4):
-    """Smooth ReLU `(x + sqrt(x ** 2 + b)) / 2` (`b >= 0`)."""
+    """Squareplus, a smooth ReLU: `(x + sqrt(x ** 2 + b)) / 2`, elementwise.
+
+    Args:
+        x: Input tensor of any shape.
+        b: The smoothness, `b >= 0` (default 4); `b = 0` gives `relu`.
+
+    Returns:
+        A float tensor of the shape of `x` with positive values (for `b > 0`).
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> ops.convert_to_numpy(ops.squareplus(np.array([-2.0, 0.0, 2.0]), b=0)).tolist()
+    [0.0, 0.0, 2.0]
+    >>> ops.convert_to_numpy(ops.squareplus(np.array([0.0]))).tolist()
+    [1.0]
+    """
     x = _float_tensor(x)
     return lnp.divide(lnp.add(x, lnp.sqrt(lnp.add(lnp.square(x), b))), 2.0)
 
 
 @composite
 def sparse_plus(x):
-    """0 below -1, `(x + 1) ** 2 / 4` on `[-1, 1]`, `x` above 1."""
+    """SparsePlus: 0 below -1, `(x + 1) ** 2 / 4` on `[-1, 1]`, `x` above 1.
+
+    A softplus-like activation that is exactly zero for `x <= -1`.
+
+    Args:
+        x: Input tensor of any shape.
+
+    Returns:
+        A float tensor of the shape of `x`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> ops.convert_to_numpy(ops.sparse_plus(np.array([-2.0, 0.0, 1.0, 3.0]))).tolist()
+    [0.0, 0.25, 1.0, 3.0]
+    """
     x = _float_tensor(x)
     middle = lnp.square(x + 1.0) / 4.0
     return lnp.where(
@@ -118,13 +296,49 @@ def sparse_plus(x):
 
 @composite
 def sparse_sigmoid(x):
-    """0 below -1, `(x + 1) / 2` on `[-1, 1]`, 1 above."""
+    """Sparse sigmoid: 0 below -1, `(x + 1) / 2` on `[-1, 1]`, 1 above.
+
+    A sigmoid-like activation that reaches exactly 0 and 1 (the derivative of
+    `sparse_plus`, scaled).
+
+    Args:
+        x: Input tensor of any shape.
+
+    Returns:
+        A float tensor of the shape of `x` with values in `[0, 1]`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> ops.convert_to_numpy(ops.sparse_sigmoid(np.array([-2.0, 0.0, 0.5, 3.0]))).tolist()
+    [0.0, 0.5, 0.75, 1.0]
+    """
     return lnp.clip((_float_tensor(x) + 1.0) / 2.0, 0.0, 1.0)
 
 
 @composite
 def sparsemax(x, axis=-1):
-    """Sparsemax: the Euclidean projection of `x` onto the probability simplex on `axis`."""
+    """Sparsemax: the Euclidean projection of `x` onto the probability simplex.
+
+    Like `softmax` it gives non-negative values summing to 1 along `axis`, but low
+    scores get exactly 0 (Martins and Astudillo, 2016).
+
+    Args:
+        x: Float tensor of scores.
+        axis: The axis to normalize over (default -1, the last).
+
+    Returns:
+        A tensor of the shape of `x`, non-negative and summing to 1 along `axis`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> y = ops.sparsemax(np.array([[1.0, 0.0, -1.0], [0.5, 0.5, 0.0]]))
+    >>> ops.convert_to_numpy(y).tolist()
+    [[1.0, 0.0, 0.0], [0.5, 0.5, 0.0]]
+    """
     x = _float_tensor(x)
     n = shape(x)[axis]
     # Sorted descending: the support is the k largest values with 1 + k z_k > cumsum_k.
@@ -149,7 +363,33 @@ def _compute_dtype(x):
 
 @composite
 def normalize(x, axis=-1, order=2, epsilon=None):
-    """`x` divided by its `order`-norm along `axis` (at least `epsilon`)."""
+    """`x` divided by its `order`-norm along `axis`.
+
+    The norm is floored at `epsilon`, so a zero vector stays zero rather than
+    becoming NaN.
+
+    Args:
+        x: Input tensor.
+        axis: The axis (or tuple of axes) the norm is taken over (default -1).
+        order: The norm's order, an int >= 1 (default 2, the Euclidean norm).
+        epsilon: The smallest norm divided by; None (the default) uses
+            `keras.config.epsilon()`.
+
+    Returns:
+        A float tensor of the shape of `x` with unit norm along `axis`.
+
+    Raises:
+        ValueError: If `order` is not an int >= 1.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> print(np.round(ops.convert_to_numpy(ops.normalize(np.array([[3.0, 4.0]]))), 4))
+    [[0.6 0.8]]
+    >>> ops.convert_to_numpy(ops.normalize(np.array([[3.0, 1.0]]), order=1)).tolist()
+    [[0.75, 0.25]]
+    """
     if not isinstance(order, int) or order < 1:
         raise ValueError(f"normalize: `order` must be an int >= 1, received order={order!r}.")
     epsilon = backend.epsilon() if epsilon is None else epsilon
@@ -175,7 +415,35 @@ def _along(v, axis, ndim):
 
 @composite
 def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilon=0.001):
-    """`(x - mean) / sqrt(variance + epsilon) * scale + offset`, the statistics on `axis`."""
+    """Normalize `x` with a given mean and variance, then scale and offset it.
+
+    `(x - mean) / sqrt(variance + epsilon) * scale + offset`.
+
+    The statistics are not computed here (see `moments`): pass the mean and variance of
+    the feature axis `axis`, as vectors of its length or tensors that broadcast with `x`.
+
+    Args:
+        x: Input tensor.
+        mean: The mean, a vector along `axis` or broadcastable to `x`.
+        variance: The variance, shaped like `mean`.
+        axis: The feature axis the statistics run along (an int, e.g. -1).
+        offset: The shift `beta` added after scaling, shaped like `mean`; None for none.
+        scale: The factor `gamma`, shaped like `mean`; None for 1.
+        epsilon: Small float added to the variance for stability (default 0.001).
+
+    Returns:
+        The normalized tensor, of the shape of `x` (float input keeps its dtype).
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> x = np.array([[1.0, 2.0], [3.0, 6.0]])
+    >>> mean, variance = np.array([2.0, 4.0]), np.array([1.0, 4.0])
+    >>> y = ops.batch_normalization(x, mean, variance, axis=-1, epsilon=0.0)
+    >>> ops.convert_to_numpy(y).tolist()
+    [[-1.0, -1.0], [1.0, 1.0]]
+    """
     x = convert_to_tensor(x)
     ndim = len(shape(x))
     axis = axis % ndim
@@ -205,10 +473,31 @@ def _to_axes(v, axes, target, x):
 
 @composite
 def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwargs):
-    """`x` normalized to mean 0 and variance 1 over `axis`, then `* gamma + beta`.
+    """Normalize `x` to mean 0 and variance 1 over `axis`, then `* gamma + beta`.
 
-    Computed in float32 at least (half-precision input is returned in its dtype).
-    `rms_scaling=True` (a keyword Keras accepts) scales by the root mean square instead.
+    The statistics are computed per sample over `axis`, in float32 at least
+    (half-precision input is returned in its own dtype).
+
+    Args:
+        x: Input tensor.
+        gamma: The scale, shaped like the normalized axes; None for 1.
+        beta: The shift, shaped like the normalized axes; None for 0.
+        axis: The axis or list of axes to normalize over (default -1).
+        epsilon: Small float added to the variance; None (the default) uses
+            `keras.config.epsilon()`.
+        **kwargs: Keras's `rms_scaling=True`, which divides by the standard deviation
+            without centering and ignores `beta`; any other keyword is a `TypeError`.
+
+    Returns:
+        The normalized tensor, of the shape and dtype of `x`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> y = ops.layer_normalization(np.array([[1.0, 2.0, 3.0]]), epsilon=0.0)
+    >>> print(np.round(ops.convert_to_numpy(y), 4))
+    [[-1.2247  0.      1.2247]]
     """
     rms_scaling = kwargs.pop("rms_scaling", False)
     if kwargs:
@@ -235,7 +524,30 @@ def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwarg
 
 @composite
 def rms_normalization(x, scale=None, axis=-1, epsilon=None):
-    """`x` divided by its root mean square over `axis` (plus `epsilon`), times `scale`."""
+    """Normalize `x` by its root mean square over `axis`, then multiply by `scale`.
+
+    `x / sqrt(mean(square(x), axis) + epsilon) * scale`, computed in float32 at least.
+
+    Args:
+        x: Input tensor.
+        scale: The factor applied after normalizing, shaped like the normalized axis (or
+            broadcastable); None for 1.
+        axis: The axis (or tuple of axes) the root mean square is taken over
+            (default -1).
+        epsilon: Small float added to the mean square; None (the default) uses
+            `keras.config.epsilon()`.
+
+    Returns:
+        The normalized tensor, of the shape and dtype of `x`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> y = ops.rms_normalization(np.array([[3.0, 4.0]]), epsilon=0.0)
+    >>> print(np.round(ops.convert_to_numpy(y), 4))
+    [[0.8485 1.1314]]
+    """
     epsilon = backend.epsilon() if epsilon is None else epsilon
     original = dtype(x)
     x = cast(convert_to_tensor(x), _compute_dtype(x))
@@ -250,7 +562,33 @@ def rms_normalization(x, scale=None, axis=-1, epsilon=None):
 # Cross-entropies and metrics -------------------------------------------------------------
 @composite
 def binary_crossentropy(target, output, from_logits=False):
-    """Elementwise binary cross-entropy of `target` against probabilities (or logits)."""
+    """Elementwise binary cross-entropy of `target` against probabilities (or logits).
+
+    `-(target * log(p) + (1 - target) * log(1 - p))`, with `p` clipped to
+    `[epsilon, 1 - epsilon]` (`keras.config.epsilon()`); with `from_logits`, `p` is
+    `sigmoid(output)` and the loss is computed stably from the logits. Nothing is
+    averaged: reduce the result yourself (or use `keras.losses.BinaryCrossentropy`).
+
+    Args:
+        target: Labels in `[0, 1]`, the shape of `output`.
+        output: Predicted probabilities, or logits when `from_logits`.
+        from_logits: Whether `output` holds logits (default False).
+
+    Returns:
+        A float tensor of the shape of `output`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> y = ops.binary_crossentropy(np.array([1.0, 0.0]), np.array([0.8, 0.4]))
+    >>> print(np.round(ops.convert_to_numpy(y), 4))
+    [0.2231 0.5108]
+    >>> logits = np.array([0.0, 0.0])
+    >>> y = ops.binary_crossentropy(np.array([1.0, 0.0]), logits, from_logits=True)
+    >>> print(np.round(ops.convert_to_numpy(y), 4))
+    [0.6931 0.6931]
+    """
     output = _float_tensor(output)
     target = cast(convert_to_tensor(target), dtype(output))
     if from_logits:
@@ -264,7 +602,33 @@ def binary_crossentropy(target, output, from_logits=False):
 
 @composite
 def categorical_crossentropy(target, output, from_logits=False, axis=-1):
-    """Cross-entropy of one-hot (or soft) `target` against class scores on `axis`."""
+    """Cross-entropy of one-hot (or soft) `target` against class scores on `axis`.
+
+    `-sum(target * log(p), axis)`: probabilities (`from_logits=False`) are divided by
+    their sum along `axis` and clipped to `[epsilon, 1 - epsilon]`; logits go through a
+    stable log-softmax.
+
+    Args:
+        target: Class probabilities (usually one-hot), the shape of `output`.
+        output: Class scores: probabilities, or logits when `from_logits`.
+        from_logits: Whether `output` holds logits (default False).
+        axis: The class axis (default -1, the last).
+
+    Returns:
+        The per-sample losses: a float tensor of the shape of `output` without `axis`.
+
+    Raises:
+        ValueError: If `target` and `output` differ in shape.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> target = np.array([[0.0, 1.0], [1.0, 0.0]])
+    >>> output = np.array([[0.25, 0.75], [0.5, 0.5]])
+    >>> print(np.round(ops.convert_to_numpy(ops.categorical_crossentropy(target, output)), 4))
+    [0.2877 0.6931]
+    """
     output = _float_tensor(output)
     target = cast(convert_to_tensor(target), dtype(output))
     if len(shape(target)) < 1 or shape(target) != shape(output):
@@ -283,7 +647,31 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
 
 @composite
 def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwargs):
-    """Multi-hot encoding: 1 for each class present in a row of integer `inputs`."""
+    """Multi-hot encoding: 1 for each class present in a row of integer `inputs`.
+
+    Each row (for 2-D input; the whole vector for 1-D input) becomes one vector of
+    `num_classes` values, 1 where its class appears at least once.
+
+    Args:
+        inputs: Integer tensor of class indices, rank 1 or 2 (`(batch, labels)`).
+        num_classes: The number of classes (the length of the encoding).
+        axis: Where the class axis goes (default -1, the last).
+        dtype: The result's dtype (default: `keras.config.floatx()`).
+        sparse: Accepted for Keras compatibility: lamina has no sparse tensors, so
+            `True` raises a `ValueError`.
+        **kwargs: Keras's older name `num_tokens=` for `num_classes`; any other keyword
+            is a `TypeError`.
+
+    Returns:
+        A tensor `(batch, num_classes)` (or `(num_classes,)` for 1-D input).
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> ops.convert_to_numpy(ops.multi_hot(np.array([[0, 2], [1, 1]]), 4)).tolist()
+    [[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0]]
+    """
     if num_classes is None:
         num_classes = kwargs.pop("num_tokens", None)
     if kwargs:
@@ -298,7 +686,30 @@ def multi_hot(inputs, num_classes=None, axis=-1, dtype=None, sparse=False, **kwa
 
 @composite
 def psnr(x1, x2, max_val):
-    """Peak signal-to-noise ratio in dB: `20 log10(max_val) - 10 log10(mse(x1, x2))`."""
+    """Peak signal-to-noise ratio of two images, in decibels.
+
+    `20 * log10(max_val) - 10 * log10(mean(square(x1 - x2)))`, the mean taken over
+    every element (the whole batch gives one number); identical inputs give `inf`.
+
+    Args:
+        x1: The first image or batch of images.
+        x2: The second, of the shape of `x1`.
+        max_val: The largest possible pixel value (e.g. 1.0 or 255).
+
+    Returns:
+        A float scalar tensor.
+
+    Raises:
+        ValueError: If `x1` and `x2` differ in shape.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> y = ops.psnr(np.zeros((2, 2)), np.full((2, 2), 0.1), max_val=1.0)
+    >>> print(np.round(ops.convert_to_numpy(y), 4))
+    20.0
+    """
     x1, x2 = _float_tensor(x1), _float_tensor(x2)
     if shape(x1) != shape(x2):
         raise ValueError(
@@ -329,16 +740,43 @@ def dot_product_attention(
     flash_attention=None,
     attn_logits_soft_cap=None,
 ):
-    """Scaled dot-product attention: `softmax(q k^T * scale + bias, masked) v`.
+    """Scaled dot-product attention: `softmax(query @ key^T * scale + bias) @ value`.
 
-    `query` is `(batch, target, heads, head_dim)` and `key`/`value` are `(batch, source,
-    kv_heads, head_dim)`, with `heads` a multiple of `kv_heads` (grouped-query attention);
-    rank-3 inputs have no heads axis. `mask` is boolean, broadcast to `(batch, heads,
-    target, source)`, True where attention is allowed; `is_causal` also masks future
-    positions. `scale` defaults to `1 / sqrt(head_dim)`. `flash_attention` selects a
-    fused kernel in Keras; lamina has none, so `None` (auto) and `False` compute the same
-    attention without one, and `True` is a RuntimeError, as in Keras where no kernel is
-    available (e.g. on a CPU).
+    `query` is `(batch, target, heads, head_dim)` and `key`/`value` are
+    `(batch, source, kv_heads, head_dim)`; with fewer key heads than query heads
+    (grouped-query attention) each key head serves `heads // kv_heads` query heads.
+    Rank-3 inputs `(batch, length, head_dim)` have no heads axis. Logits are computed in
+    float32 at least; a fully masked row attends uniformly rather than giving NaN.
+
+    Args:
+        query: Query tensor `(batch, target, heads, head_dim)`.
+        key: Key tensor `(batch, source, kv_heads, head_dim)`.
+        value: Value tensor, the shape of `key` (its last axis may differ).
+        bias: Tensor added to the logits, broadcast to `(batch, heads, target, source)`;
+            None for none.
+        mask: Boolean tensor broadcast to `(batch, heads, target, source)`, True where
+            attention is allowed; None for none.
+        scale: The logits' factor; None (the default) uses `1 / sqrt(head_dim)`.
+        is_causal: Whether to also mask later positions, so target `i` sees source
+            `j <= i` only (default False).
+        flash_attention: Accepted for Keras compatibility: lamina has no fused
+            flash-attention kernel, so None (auto) and False compute the same attention
+            and True raises a `RuntimeError`, as Keras does where no kernel exists.
+        attn_logits_soft_cap: If given, logits are capped smoothly as
+            `tanh(logits / cap) * cap` before the bias and mask.
+
+    Returns:
+        The attention output, the shape of `query` with `value`'s last axis.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> q = np.ones((1, 2, 1, 4), "float32")
+    >>> v = np.arange(8.0, dtype="float32").reshape(1, 2, 1, 4)
+    >>> out = ops.dot_product_attention(q, q, v, is_causal=True)
+    >>> ops.convert_to_numpy(out)[0, :, 0].tolist()
+    [[0.0, 1.0, 2.0, 3.0], [2.0, 3.0, 4.0, 5.0]]
     """
     if flash_attention:
         raise RuntimeError(f"dot_product_attention: {NO_FLASH_KERNEL}")
@@ -390,7 +828,30 @@ def _image4(x, op):
 
 @composite
 def depth_to_space(x, block_size, data_format="channels_last"):
-    """Move blocks of channels into `block_size` by `block_size` spatial blocks."""
+    """Move channels into space: each pixel's channels become a `block_size` square.
+
+    The inverse of `space_to_depth` (PyTorch's `pixel_shuffle` for channels-first):
+    `(N, H, W, C)` becomes `(N, H * b, W * b, C / b**2)`, `b = block_size`.
+
+    Args:
+        x: A 4-D batch of images whose channels divide by `block_size ** 2`.
+        block_size: The side of the spatial blocks (an int >= 2).
+        data_format: `"channels_last"` (the default) or `"channels_first"`.
+
+    Returns:
+        A 4-D tensor with `block_size` times the height and width.
+
+    Raises:
+        ValueError: If `x` is not 4-D.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> x = np.arange(4).reshape(1, 1, 1, 4)
+    >>> ops.convert_to_numpy(ops.depth_to_space(x, 2))[0, :, :, 0].tolist()
+    [[0, 1], [2, 3]]
+    """
     x = _image4(x, "depth_to_space")
     b = int(block_size)
     if data_format == "channels_last":
@@ -406,8 +867,30 @@ def depth_to_space(x, block_size, data_format="channels_last"):
 
 @composite
 def space_to_depth(x, block_size, data_format="channels_last"):
-    """Move `block_size` by `block_size` spatial blocks into channels (inverse of
-    `depth_to_space`)."""
+    """Move space into channels: each `block_size` square becomes one pixel.
+
+    The inverse of `depth_to_space`: `(N, H, W, C)` becomes
+    `(N, H / b, W / b, C * b**2)`, `b = block_size`.
+
+    Args:
+        x: A 4-D batch of images whose height and width divide by `block_size`.
+        block_size: The side of the spatial blocks (an int >= 2).
+        data_format: `"channels_last"` (the default) or `"channels_first"`.
+
+    Returns:
+        A 4-D tensor with `block_size ** 2` times the channels.
+
+    Raises:
+        ValueError: If `x` is not 4-D.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> x = np.arange(4).reshape(1, 2, 2, 1)
+    >>> ops.convert_to_numpy(ops.space_to_depth(x, 2)).tolist()
+    [[[[0, 1, 2, 3]]]]
+    """
     x = _image4(x, "space_to_depth")
     b = int(block_size)
     if data_format == "channels_last":
@@ -452,7 +935,30 @@ def _adaptive_pool(inputs, output_size, data_format, reduce, op):
 
 @composite
 def adaptive_average_pool(inputs, output_size, data_format=None):
-    """Average pooling to a fixed `output_size` per spatial axis (PyTorch's bins)."""
+    """Average pooling to a fixed `output_size` per spatial axis.
+
+    The windows are chosen from the input size, as PyTorch's adaptive pooling does:
+    output `i` of an axis of length `L` pooled to `n` averages inputs
+    `floor(i * L / n)` to `ceil((i + 1) * L / n) - 1` (windows may overlap).
+
+    Args:
+        inputs: A 3-D, 4-D or 5-D batch (1 to 3 spatial axes).
+        output_size: Int or tuple of ints, one per spatial axis, the output size.
+        data_format: `"channels_last"` or `"channels_first"`; default
+            `keras.config.image_data_format()`.
+
+    Returns:
+        A tensor with spatial sizes `output_size` and the batch and channels of
+        `inputs`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> x = np.arange(1.0, 6.0).reshape(1, 5, 1)
+    >>> ops.convert_to_numpy(ops.adaptive_average_pool(x, 2))[0, :, 0].tolist()
+    [2.0, 4.0]
+    """
     return _adaptive_pool(
         inputs, output_size, data_format, lambda p, a: lnp.mean(p, axis=a), "adaptive_average_pool"
     )
@@ -460,7 +966,30 @@ def adaptive_average_pool(inputs, output_size, data_format=None):
 
 @composite
 def adaptive_max_pool(inputs, output_size, data_format=None):
-    """Max pooling to a fixed `output_size` per spatial axis (PyTorch's bins)."""
+    """Max pooling to a fixed `output_size` per spatial axis.
+
+    The windows are chosen from the input size, as PyTorch's adaptive pooling does:
+    output `i` of an axis of length `L` pooled to `n` is the max of inputs
+    `floor(i * L / n)` to `ceil((i + 1) * L / n) - 1` (windows may overlap).
+
+    Args:
+        inputs: A 3-D, 4-D or 5-D batch (1 to 3 spatial axes).
+        output_size: Int or tuple of ints, one per spatial axis, the output size.
+        data_format: `"channels_last"` or `"channels_first"`; default
+            `keras.config.image_data_format()`.
+
+    Returns:
+        A tensor with spatial sizes `output_size` and the batch and channels of
+        `inputs`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> x = np.arange(1.0, 6.0).reshape(1, 5, 1)
+    >>> ops.convert_to_numpy(ops.adaptive_max_pool(x, 2))[0, :, 0].tolist()
+    [3.0, 5.0]
+    """
     return _adaptive_pool(
         inputs, output_size, data_format, lambda p, a: lnp.max(p, axis=a), "adaptive_max_pool"
     )

@@ -421,7 +421,7 @@ DOCS: dict[str, dict[str, str]] = {
         >>> ops.convert_to_numpy(ops.separable_conv(x, depthwise, pointwise))[0].tolist()
         [[4.0, 4.0, 4.0], [4.0, 4.0, 4.0], [4.0, 4.0, 4.0]]
         """,
-        "conv_transpose": """N-D transposed convolution (the gradient of `conv` with respect to its input).
+        "conv_transpose": """N-D transposed convolution, the gradient of `conv` for its input.
 
         Often called deconvolution: it maps each input position to a window of the
         output, so strides upsample. The output size per spatial axis is
@@ -635,7 +635,7 @@ DOCS: dict[str, dict[str, str]] = {
         >>> ops.convert_to_numpy(ops.slice(x, (1, 1), (2, 2))).tolist()
         [[5, 6], [9, 10]]
         """,
-        "slice_update": """`inputs` with the block starting at `start_indices` replaced by `updates`.
+        "slice_update": """`inputs` with the block at `start_indices` replaced by `updates`.
 
         Args:
             inputs: Tensor to update (it is not changed; a new tensor comes back).
@@ -688,7 +688,7 @@ DOCS: dict[str, dict[str, str]] = {
         >>> ops.convert_to_numpy(y).tolist()
         [3, 7]
         """,
-        "associative_scan": """Inclusive scan of `elems` along `axis` with an associative binary `f(a, b)`.
+        "associative_scan": """Inclusive scan of `elems` along `axis` with associative `f(a, b)`.
 
         Computes `[x0, f(x0, x1), f(f(x0, x1), x2), ...]` in parallel steps, so `f`
         must be associative (`f(f(a, b), c) == f(a, f(b, c))`); `cumsum` is the scan
@@ -792,7 +792,8 @@ DOCS: dict[str, dict[str, str]] = {
         Example:
 
         >>> x = np.array([1, 1, 1, 1])
-        >>> ops.convert_to_numpy(ops.scatter_update(x, np.array([[1], [3]]), np.array([5, 7]))).tolist()
+        >>> y = ops.scatter_update(x, np.array([[1], [3]]), np.array([5, 7]))
+        >>> ops.convert_to_numpy(y).tolist()
         [1, 5, 1, 7]
         >>> y = ops.scatter_update(x, np.array([[1], [1]]), np.array([5, 7]), reduction="add")
         >>> ops.convert_to_numpy(y).tolist()
