@@ -112,10 +112,36 @@ def declared_op(module: str, name: str):
 
 
 def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
-    """Convert an array-like (or Variable) to an engine tensor, optionally cast to `dtype`.
+    """Convert an array-like (or Variable) to a tensor of the current engine.
 
-    `sparse` and `ragged` are Keras's; lamina's engines make dense tensors only, so
-    `True` is refused.
+    NumPy arrays, Python scalars and (nested) lists become engine tensors; a Variable
+    gives its value. Without `dtype`, Python floats and float64 NumPy arrays become
+    `keras.config.floatx()` (usually float32) and Python ints int32, as in Keras.
+
+    Args:
+        x: Array-like: a NumPy array, Python scalar or list, engine tensor or Variable.
+        dtype: The dtype to cast to (a string such as `"float32"`); None keeps the
+            inferred one.
+        sparse: Accepted for Keras compatibility: lamina's engines make dense tensors
+            only, so `True` raises a `ValueError`.
+        ragged: Accepted for Keras compatibility: `True` raises a `ValueError` (no
+            ragged tensors).
+
+    Returns:
+        An engine tensor (a `jax.Array` or a `torch.Tensor`).
+
+    Raises:
+        ValueError: If `sparse` or `ragged` is true.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> x = ops.convert_to_tensor([1, 2, 3])
+    >>> ops.is_tensor(x), ops.dtype(x)
+    (True, 'int32')
+    >>> ops.dtype(ops.convert_to_tensor([1, 2], dtype="float16"))
+    'float16'
     """
     for flag, value in (("sparse", sparse), ("ragged", ragged)):
         if value:
@@ -127,26 +153,103 @@ def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
 
 
 def convert_to_numpy(x):
-    """Copy a tensor to a NumPy array."""
+    """Copy a tensor to a NumPy array.
+
+    Works on engine tensors, Variables and array-likes (lists, scalars, NumPy arrays);
+    a tensor on an accelerator is copied to host memory.
+
+    Args:
+        x: Tensor, Variable or array-like holding data (not a symbolic `keras.Input`).
+
+    Returns:
+        A `numpy.ndarray` with the values, shape and dtype of `x`.
+
+    Raises:
+        TypeError: If `x` is a symbolic tensor, which holds no data.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> y = ops.convert_to_numpy(ops.ones((2,), dtype="int32"))
+    >>> type(y).__name__, y.tolist()
+    ('ndarray', [1, 1])
+    """
     if isinstance(x, KerasTensor):
         raise TypeError(f"Cannot convert symbolic tensor {x.name!r} to NumPy: it holds no data.")
     return backend.convert_to_numpy(x)
 
 
 def is_tensor(x) -> bool:
-    """Whether `x` is an engine tensor (KerasTensors and Variables are not)."""
+    """Whether `x` is a tensor of the current engine.
+
+    NumPy arrays, Python values, symbolic `keras.Input` tensors and Variables are not
+    engine tensors.
+
+    Args:
+        x: Any object.
+
+    Returns:
+        A Python bool.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> ops.is_tensor(ops.ones((2,))), ops.is_tensor(np.ones((2,)))
+    (True, False)
+    """
     return backend.is_tensor(x)
 
 
 def shape(x) -> tuple:
-    """The shape of `x` as a tuple (unknown symbolic dims are `None`)."""
+    """The shape of `x` as a tuple.
+
+    Works on engine tensors, NumPy arrays, Variables and symbolic tensors; the unknown
+    dimensions of a symbolic tensor (such as its batch size) are `None`.
+
+    Args:
+        x: Tensor, array-like, Variable or symbolic tensor.
+
+    Returns:
+        A tuple of ints (and `None` for unknown symbolic dimensions).
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> ops.shape(np.zeros((2, 3)))
+    (2, 3)
+    >>> import lamina
+    >>> ops.shape(lamina.Input((4,)))
+    (None, 4)
+    """
     if isinstance(x, (KerasTensor, Variable)):
         return x.shape
     return backend.core.shape(x)
 
 
 def dtype(x) -> str:
-    """The dtype of `x` as a string such as `"float32"`."""
+    """The dtype of `x` as a standard string such as `"float32"`.
+
+    Array-likes are converted to a tensor first, so a Python float or float64 NumPy array
+    reports the dtype the engine would hold it in.
+
+    Args:
+        x: Tensor, array-like, Variable or symbolic tensor.
+
+    Returns:
+        The dtype name, a `str`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> ops.dtype(ops.ones((2,), dtype="bfloat16"))
+    'bfloat16'
+    >>> ops.dtype([1.5, 2.5])
+    'float32'
+    """
     if isinstance(x, (KerasTensor, Variable)):
         return x.dtype
     return backend.standardize_dtype(backend.convert_to_tensor(x).dtype)
@@ -161,14 +264,63 @@ vectorized_map = declared_op("core", "vectorized_map")
 
 
 def cond(pred, true_fn, false_fn):
-    """`true_fn()` if `pred` else `false_fn()`, traced as one conditional when compiled."""
+    """Run `true_fn()` if `pred` is true, else `false_fn()`.
+
+    Eagerly it is an `if`; inside a compiled function (or on a symbolic `pred`) it is
+    one conditional whose two branches both trace, so both must return the same
+    structure of shapes and dtypes.
+
+    Args:
+        pred: A boolean scalar (Python bool or scalar tensor).
+        true_fn: Callable with no arguments, run when `pred` is true.
+        false_fn: Callable with no arguments, run when `pred` is false.
+
+    Returns:
+        The result of the branch taken.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> y = ops.cond(np.array(False), lambda: ops.ones((2,)), lambda: ops.zeros((2,)))
+    >>> ops.convert_to_numpy(y).tolist()
+    [0.0, 0.0]
+    """
     if isinstance(pred, KerasTensor):
         return symbolic_call(backend.core.cond, "cond", (pred, true_fn, false_fn), {})
     return backend.core.cond(_read(pred), true_fn, false_fn)
 
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
-    """Loop `carry, y = f(carry, x)` over the leading axis of `xs`; returns `(carry, ys)`."""
+    """Loop `carry, y = f(carry, x)` over the leading axis of `xs`, collecting the `y`s.
+
+    The functional form of a loop with state: compiled as one loop (unrolled by
+    `unroll`), so it traces `f` once. `carry` must keep its structure, shapes and dtypes
+    from step to step.
+
+    Args:
+        f: Callable `f(carry, x) -> (new_carry, y)`.
+        init: The initial carry (a tensor or nested structure of tensors).
+        xs: Tensor or nested structure scanned along its leading axis; None to loop
+            `length` times with `x = None`.
+        length: The number of steps; needed when `xs` is None, otherwise it must match
+            the leading axis of `xs`.
+        reverse: Whether to scan from the last element to the first (the `ys` still
+            come back in the order of `xs`) (default False).
+        unroll: How many steps to unroll into each loop iteration (an int), or True to
+            unroll fully (default 1).
+
+    Returns:
+        A tuple `(final_carry, ys)`, `ys` the stacked `y`s of every step.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> carry, ys = ops.scan(lambda c, x: (c + x, c), 0, np.array([1, 2, 3]))
+    >>> int(ops.convert_to_numpy(carry)), ops.convert_to_numpy(ys).tolist()
+    (6, [0, 1, 3])
+    """
     if any_symbolic((init, xs)):
         return symbolic_call(
             backend.core.scan,
@@ -180,7 +332,27 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
 
 
 def fori_loop(lower, upper, body_fun, init_val):
-    """`for i in range(lower, upper): val = body_fun(i, val)` as one compiled loop."""
+    """Run `val = body_fun(i, val)` for `i` from `lower` to `upper - 1`.
+
+    The functional form of a `for` loop, compiled as one loop.
+
+    Args:
+        lower: The first loop index (an int or int scalar tensor).
+        upper: One past the last loop index.
+        body_fun: Callable `body_fun(i, val) -> new_val`, keeping the structure, shapes
+            and dtypes of `val`.
+        init_val: The initial value (a tensor or nested structure of tensors).
+
+    Returns:
+        The value after the last step (`init_val` when `upper <= lower`).
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> int(ops.convert_to_numpy(ops.fori_loop(0, 4, lambda i, total: total + i, 10)))
+    16
+    """
     if any_symbolic((init_val,)):
         return symbolic_call(
             backend.core.fori_loop, "fori_loop", (lower, upper, body_fun, init_val), {}
@@ -189,7 +361,32 @@ def fori_loop(lower, upper, body_fun, init_val):
 
 
 def while_loop(cond, body, loop_vars, maximum_iterations=None):
-    """`while cond(vars): vars = body(vars)` as one compiled loop."""
+    """Run `loop_vars = body(loop_vars)` while `cond(loop_vars)` is true.
+
+    The functional form of a `while` loop, compiled as one loop. `cond` and `body` get
+    `loop_vars` as one argument (a tuple of state stays one tuple); Keras passes the
+    items of a tuple or list as separate arguments instead, so write functions of one
+    argument to run on both.
+
+    Args:
+        cond: Callable returning a boolean scalar from the loop variables.
+        body: Callable returning the next loop variables, of the same structure, shapes
+            and dtypes.
+        loop_vars: The initial state (a tensor or nested structure of tensors).
+        maximum_iterations: The most times to run `body`; None for no limit.
+
+    Returns:
+        The loop variables when `cond` turns false (or the iteration limit is met).
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> int(ops.convert_to_numpy(ops.while_loop(lambda v: v < 10, lambda v: v * 2, 1)))
+    16
+    >>> int(ops.convert_to_numpy(ops.while_loop(lambda v: v < 100, lambda v: v + 1, 0, 5)))
+    5
+    """
     if any_symbolic((loop_vars,)):
         return symbolic_call(
             backend.core.while_loop,
@@ -220,12 +417,23 @@ switch = declared_op("core", "switch")
 
 
 def custom_gradient(f):
-    """Decorator: a function with the value of `f(*args)[0]` and the gradient `f` gives.
+    """Decorator giving a function its own gradient.
 
-    `f(*args)` returns `(output, grad_fn)`; `grad_fn(upstream)` (the gradient flowing
-    back into `output`) returns the gradients of `args`, one per argument (a tuple when
-    there are several).
+    The decorated `f(*args)` returns `(output, grad_fn)`. The new function returns
+    `output`; when differentiated, `grad_fn(upstream)` (the gradient flowing back into
+    `output`) gives the gradients of the arguments: one tensor for one argument, a
+    tuple for several.
 
+    Args:
+        f: Function returning `(output, grad_fn)`.
+
+    Returns:
+        A function with the signature of `f` returning only `output`, whose gradient
+        comes from `grad_fn`.
+
+    Example:
+
+    >>> import numpy as np
     >>> from lamina import ops
     >>> @ops.custom_gradient
     ... def clip_gradient(x):
@@ -249,14 +457,25 @@ def _dtype_range(dtype: str):
 
 
 def saturate_cast(x, dtype):
-    """`x` cast to `dtype` with values first clipped to the range `dtype` can hold.
+    """Cast `x` to `dtype`, first clipping its values to the range `dtype` can hold.
 
-    A plain `cast` of out-of-range values wraps around or is undefined; this one does not:
+    A plain `cast` of an out-of-range value wraps around (or is undefined);
+    `saturate_cast` gives the nearest value `dtype` holds instead, e.g. for turning
+    float images into `uint8`.
+
+    Args:
+        x: Tensor or array-like.
+        dtype: The target dtype (a string such as `"uint8"`).
+
+    Returns:
+        A tensor of `dtype` with the values of `x` clipped to its range.
+
+    Example:
 
     >>> import numpy as np
     >>> from lamina import ops
-    >>> ops.convert_to_numpy(ops.saturate_cast(np.array([-1.0, 300.0]), "uint8")).tolist()
-    [0, 255]
+    >>> ops.convert_to_numpy(ops.saturate_cast(np.array([-1.0, 20.5, 300.0]), "uint8")).tolist()
+    [0, 20, 255]
     """
     return _saturate_cast_op(x, dtype)
 
