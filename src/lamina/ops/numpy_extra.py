@@ -1490,10 +1490,12 @@ def percentile(x, q, axis=None, method="linear", keepdims=False):
     >>> x = np.array([1.0, 2.0, 3.0, 4.0])
     >>> ops.convert_to_numpy(ops.percentile(x, 50)).tolist()
     2.5
-    >>> ops.convert_to_numpy(ops.percentile(x, np.array([25, 75]))).tolist()
+    >>> ops.convert_to_numpy(ops.percentile(x, [25, 75])).tolist()
     [1.75, 3.25]
     """
-    return lnp.quantile(x, lnp.divide(q, 100.0), axis=axis, method=method, keepdims=keepdims)
+    return lnp.quantile(
+        x, lnp.divide(convert_to_tensor(q), 100.0), axis=axis, method=method, keepdims=keepdims
+    )
 
 
 @composite
@@ -1516,10 +1518,15 @@ def nanpercentile(x, q, axis=None, method="linear", keepdims=False):
     Example:
 
     >>> from lamina import ops
-    >>> ops.convert_to_numpy(ops.nanpercentile(np.array([1.0, np.nan, 3.0, 4.0]), 50)).tolist()
+    >>> x = np.array([1.0, np.nan, 3.0, 4.0])
+    >>> ops.convert_to_numpy(ops.nanpercentile(x, 50)).tolist()
     3.0
+    >>> ops.convert_to_numpy(ops.nanpercentile(x, [0, 100])).tolist()
+    [1.0, 4.0]
     """
-    return lnp.nanquantile(x, lnp.divide(q, 100.0), axis=axis, method=method, keepdims=keepdims)
+    return lnp.nanquantile(
+        x, lnp.divide(convert_to_tensor(q), 100.0), axis=axis, method=method, keepdims=keepdims
+    )
 
 
 # Windows ----------------------------------------------------------------------------------
