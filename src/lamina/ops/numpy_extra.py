@@ -1650,8 +1650,10 @@ def vectorize(pyfunc, *, excluded=None, signature=None):
 
     Like `numpy.vectorize`: the returned function broadcasts its tensor arguments and calls
     `pyfunc` on each element, or with a `signature` on each sub-array of the given core
-    shape. It runs as one engine operation (`jax.vmap`, `torch.vmap`), so `pyfunc` must be
-    written with ops. Usable as a decorator.
+    shape; `pyfunc` receives engine tensors, so write it with ops. The JAX engine
+    vectorizes it (`jax.numpy.vectorize`); the torch engine calls it once per element or
+    sub-array in a Python loop, so prefer whole-tensor ops where they exist. Usable as a
+    decorator.
 
     Args:
         pyfunc: The function to vectorize; it takes and returns tensors.
