@@ -286,11 +286,13 @@ DOCS: dict[str, dict[str, str]] = {
             >>> ops.convert_to_numpy(ops.nanmedian(x, axis=1)).tolist()
             [2.0, nan]
             """,
-        "nanquantile": """`quantile` ignoring NaNs.
+        "nanquantile": """The `q`-th quantiles of `x` along `axis`, ignoring NaNs.
 
             Args:
                 x: Input tensor.
-                q: Quantile (a float in `[0, 1]`) or a 1-D sequence of them.
+                q: Quantile (a float in `[0, 1]`) or a 1-D sequence of them. Keep it
+                    in range: the torch engine raises an error for other values, the
+                    JAX engine does not check them.
                 axis: Axis or tuple of axes along which to compute the quantiles.
                     `None` (the default) uses all elements.
                 method: How to pick a value that falls between two data points `i < j`:
@@ -530,7 +532,9 @@ DOCS: dict[str, dict[str, str]] = {
 
             Args:
                 x: Input tensor.
-                q: Quantile (a float in `[0, 1]`) or a 1-D sequence of them.
+                q: Quantile (a float in `[0, 1]`) or a 1-D sequence of them. Keep it
+                    in range: the torch engine raises an error for other values, the
+                    JAX engine does not check them.
                 axis: Axis or tuple of axes along which to compute the quantiles.
                     `None` (the default) uses all elements.
                 method: How to pick a value that falls between two data points `i < j`:
