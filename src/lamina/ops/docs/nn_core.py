@@ -400,8 +400,8 @@ DOCS: dict[str, dict[str, str]] = {
                 `"channels_last"` or `(batch, channels, *spatial)`.
             depthwise_kernel: Tensor of shape `(*kernel_spatial, in_channels,
                 multiplier)`.
-            pointwise_kernel: Tensor of shape `(*(1,) * N, in_channels * multiplier,
-                out_channels)`.
+            pointwise_kernel: Tensor of shape `(1, ..., 1, in_channels * multiplier,
+                out_channels)`, with N ones.
             strides: Int or tuple of N ints, the step of the depthwise window
                 (default 1).
             padding: `"valid"` or `"same"`, case-insensitive.
@@ -424,10 +424,11 @@ DOCS: dict[str, dict[str, str]] = {
         "conv_transpose": """N-D transposed convolution, the gradient of `conv` for its input.
 
         Often called deconvolution: it maps each input position to a window of the
-        output, so strides upsample. The output size per spatial axis is
-        `(size - 1) * stride + kernel` for `"valid"` and `size * stride` for
-        `"same"` (with dilation the kernel counts as `(kernel - 1) * dilation + 1`),
-        plus `output_padding` when given.
+        output, so strides upsample. Without `output_padding`, the output size per
+        spatial axis is `size * stride + max(kernel - stride, 0)` for `"valid"` and
+        `size * stride` for `"same"` (with dilation the kernel counts as
+        `(kernel - 1) * dilation + 1`). With it, the size is
+        `(size - 1) * stride + kernel + output_padding`, less the padding for `"same"`.
 
         Args:
             inputs: Tensor of rank N + 2, `(batch, *spatial, channels)` for
@@ -436,8 +437,9 @@ DOCS: dict[str, dict[str, str]] = {
                 (Keras's `ConvTranspose` layout).
             strides: Int or tuple of N ints, the upsampling step (default 1).
             padding: `"valid"` or `"same"`, case-insensitive.
-            output_padding: Int or tuple of N ints added to the far side of each output
-                spatial axis (each below its stride), or None for the sizes above.
+            output_padding: Int or tuple of N ints, extra positions on the far side of
+                each output spatial axis (each below its stride); None (the default)
+                for the sizes above.
             data_format: `"channels_last"` or `"channels_first"`; default
                 `keras.config.image_data_format()`.
             dilation_rate: Int or tuple of N ints, the spacing of kernel taps
@@ -554,12 +556,7 @@ DOCS: dict[str, dict[str, str]] = {
 
         Example:
 
-        >>> x = np.arange(16.0).reshape(1, 1, 4, 4)
-        >>> cols = ops.unfold(x, kernel_size=2, stride=2)
-        >>> back = ops.fold(cols, output_size=4, kernel_size=2, stride=2)
-        >>> bool(np.array_equal(ops.convert_to_numpy(back), x))
-        True
-        >>> ones = ops.ones((1, 4, 4))
+        >>> ones = ops.ones((1, 4, 4))  # 4 patches of 2 x 2 ones, overlapping
         >>> ops.convert_to_numpy(ops.fold(ones, 3, kernel_size=2))[0, 0].tolist()
         [[1.0, 2.0, 1.0], [2.0, 4.0, 2.0], [1.0, 2.0, 1.0]]
         """,
@@ -671,8 +668,9 @@ DOCS: dict[str, dict[str, str]] = {
         """,
         "vectorized_map": """`function` mapped over the leading axis of `elements`, vectorized.
 
-        Like `map`, but the per-slice calls are batched into one computation rather
-        than looped, so it is fast and takes the memory of all slices at once.
+        Like `map`, with the same results: on JAX the per-slice calls are batched
+        into one computation (`jax.vmap`), which is fast and holds all slices at
+        once; the torch engine runs them as a loop.
 
         Args:
             function: Callable taking one slice of `elements` (a structure of
@@ -709,9 +707,6 @@ DOCS: dict[str, dict[str, str]] = {
         >>> y = ops.associative_scan(lambda a, b: a + b, np.array([1, 2, 3, 4]))
         >>> ops.convert_to_numpy(y).tolist()
         [1, 3, 6, 10]
-        >>> y = ops.associative_scan(ops.maximum, np.array([1, 3, 2, 4]), reverse=True)
-        >>> ops.convert_to_numpy(y).tolist()
-        [4, 4, 4, 4]
         """,
         "jvp": """The forward-mode Jacobian-vector product: `(fun(*primals), J @ tangents)`.
 
@@ -737,8 +732,9 @@ DOCS: dict[str, dict[str, str]] = {
         """,
         "map": """`f` applied to each slice of `xs` along its leading axis, results stacked.
 
-        A loop (one compiled loop under `jit`), using the memory of one slice at a
-        time; see `vectorized_map` for the batched version.
+        A sequential loop over the slices (one compiled loop on JAX), so `f` is
+        traced once and the memory of one slice is used at a time; see
+        `vectorized_map` for the batched version.
 
         Args:
             f: Callable taking one slice of `xs`.
