@@ -370,7 +370,7 @@ def normalize(x, axis=-1, order=2, epsilon=None):
 
     Args:
         x: Input tensor.
-        axis: The axis (or tuple of axes) the norm is taken over (default -1).
+        axis: The axis the norm is taken over (default -1).
         order: The norm's order, an int >= 1 (default 2, the Euclidean norm).
         epsilon: The smallest norm divided by; None (the default) uses
             `keras.config.epsilon()`.
@@ -835,7 +835,7 @@ def depth_to_space(x, block_size, data_format="channels_last"):
 
     Args:
         x: A 4-D batch of images whose channels divide by `block_size ** 2`.
-        block_size: The side of the spatial blocks (an int >= 2).
+        block_size: The side of the spatial blocks, a positive int.
         data_format: `"channels_last"` (the default) or `"channels_first"`.
 
     Returns:
@@ -874,7 +874,7 @@ def space_to_depth(x, block_size, data_format="channels_last"):
 
     Args:
         x: A 4-D batch of images whose height and width divide by `block_size`.
-        block_size: The side of the spatial blocks (an int >= 2).
+        block_size: The side of the spatial blocks, a positive int.
         data_format: `"channels_last"` (the default) or `"channels_first"`.
 
     Returns:
