@@ -5,8 +5,9 @@ once from other ops in `image_extra` and here (`elastic_transform`); all found h
 `keras.ops.image`.
 
 >>> import numpy as np
+>>> from lamina import ops
 >>> from lamina.ops import image
->>> image.resize(np.ones((1, 2, 2, 3)), (4, 4)).shape
+>>> ops.convert_to_numpy(image.resize(np.ones((1, 2, 2, 3)), (4, 4))).shape
 (1, 4, 4, 3)
 """
 
@@ -167,7 +168,9 @@ def elastic_transform(
         The deformed images, with the shape and dtype of `images`.
 
     >>> import numpy as np
-    >>> elastic_transform(np.zeros((2, 8, 8, 3)), seed=1).shape
+    >>> from lamina import ops
+    >>> y = ops.image.elastic_transform(np.zeros((2, 8, 8, 3)), seed=1)
+    >>> ops.convert_to_numpy(y).shape
     (2, 8, 8, 3)
     """
     _check_elastic_args("elastic_transform", interpolation, fill_mode)

@@ -79,8 +79,34 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
     """Patches of `size` pixels, each flattened into the channel axis.
 
     A `(N, H, W, C)` batch gives `(N, rows, cols, size_h * size_w * C)`, each patch laid
-    out row by row, pixel channels innermost. `strides` defaults to `size`
-    (non-overlapping patches).
+    out row by row, pixel channels innermost (TensorFlow's `extract_patches` layout).
+
+    Args:
+        images: One image `(H, W, C)` or a batch `(N, H, W, C)` (channels first with
+            `data_format="channels_first"`).
+        size: The patch size: an int (square) or `(size_h, size_w)`.
+        strides: The step between patch origins: an int or a pair; `None` (default)
+            takes `size` (non-overlapping patches).
+        dilation_rate: The spacing of the pixels within a patch (an int or a pair).
+        padding: `"valid"` (default: only whole patches) or `"same"` (zero padding so
+            that `rows = ceil(H / stride_h)`, likewise `cols`).
+        data_format: `"channels_last"` or `"channels_first"` (default: the configured
+            image data format, `lamina.config.image_data_format()`).
+
+    Returns:
+        The patches, shape `(N, rows, cols, size_h * size_w * C)` (no batch axis for
+        one image; channels first gives `(N, size_h * size_w * C, rows, cols)`), in the
+        dtype of `images`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> patches = ops.image.extract_patches(np.arange(16.0).reshape(1, 4, 4, 1), 2)
+    >>> ops.convert_to_numpy(patches).shape
+    (1, 2, 2, 4)
+    >>> ops.convert_to_numpy(patches)[0, 1, 1].tolist()
+    [10.0, 11.0, 14.0, 15.0]
     """
     return _patches(
         images, size, strides, dilation_rate, padding, data_format, 2, "extract_patches"
@@ -91,7 +117,34 @@ def extract_patches(images, size, strides=None, dilation_rate=1, padding="valid"
 def extract_patches_3d(
     volumes, size, strides=None, dilation_rate=1, padding="valid", data_format=None
 ):
-    """3-D patches of `(N, D, H, W, C)` volumes, each flattened into the channel axis."""
+    """3-D patches of `(N, D, H, W, C)` volumes, each flattened into the channel axis.
+
+    The volumetric `extract_patches`: each patch is laid out depth, then row, then
+    column, pixel channels innermost.
+
+    Args:
+        volumes: One volume `(D, H, W, C)` or a batch `(N, D, H, W, C)` (channels first
+            with `data_format="channels_first"`).
+        size: The patch size: an int (cube) or `(size_d, size_h, size_w)`.
+        strides: The step between patch origins: an int or a triple; `None` (default)
+            takes `size` (non-overlapping patches).
+        dilation_rate: The spacing of the voxels within a patch (an int or a triple).
+        padding: `"valid"` (default: only whole patches) or `"same"` (zero padding).
+        data_format: `"channels_last"` or `"channels_first"` (default: the configured
+            image data format, `lamina.config.image_data_format()`).
+
+    Returns:
+        The patches, shape `(N, depth, rows, cols, size_d * size_h * size_w * C)` (no
+        batch axis for one volume), in the dtype of `volumes`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> patches = ops.image.extract_patches_3d(np.zeros((1, 4, 4, 4, 2)), 2)
+    >>> ops.convert_to_numpy(patches).shape
+    (1, 2, 2, 2, 16)
+    """
     return _patches(
         volumes, size, strides, dilation_rate, padding, data_format, 3, "extract_patches_3d"
     )
@@ -102,7 +155,27 @@ _GRAY = (0.2989, 0.5870, 0.1140)
 
 @composite
 def rgb_to_grayscale(images, data_format=None):
-    """Luma `0.2989 R + 0.587 G + 0.114 B`, one channel kept, in the input dtype."""
+    """Luma `0.2989 R + 0.587 G + 0.114 B`, one channel kept, in the input dtype.
+
+    Args:
+        images: RGB images, rank 3 `(H, W, 3)` or rank 4 `(N, H, W, 3)` (channels first
+            with `data_format="channels_first"`); any dtype (integers are weighted as
+            floats and cast back).
+        data_format: `"channels_last"` or `"channels_first"` (default: the configured
+            image data format, `lamina.config.image_data_format()`).
+
+    Returns:
+        The grayscale images, with a channel axis of length 1, in the dtype of
+        `images`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> gray = ops.image.rgb_to_grayscale(np.array([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]]))
+    >>> np.round(ops.convert_to_numpy(gray).astype(float), 4).tolist()
+    [[[0.2989], [0.587]]]
+    """
     images = convert_to_tensor(images)
     if len(shape(images)) not in (3, 4):
         raise ValueError(
@@ -137,7 +210,29 @@ def _unstack(x, axis):
 
 @composite
 def rgb_to_hsv(images, data_format=None):
-    """RGB to HSV, each channel in `[0, 1]` (hue as a fraction of the circle)."""
+    """RGB to HSV, each channel in `[0, 1]` (hue as a fraction of the circle).
+
+    Hue 0 is red, `1/3` green, `2/3` blue; a gray pixel gets hue 0 and saturation 0.
+
+    Args:
+        images: Float RGB images with values in `[0, 1]`, rank 3 or 4 (channels last,
+            or first with `data_format="channels_first"`). Integer images are refused:
+            cast them and divide by 255 first.
+        data_format: `"channels_last"` or `"channels_first"` (default: the configured
+            image data format, `lamina.config.image_data_format()`).
+
+    Returns:
+        The HSV images (hue, saturation, value on the channel axis), of the shape and
+        dtype of `images`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> hsv = ops.image.rgb_to_hsv(np.array([[[1.0, 0.0, 0.0], [0.0, 0.5, 0.5]]]))
+    >>> np.round(ops.convert_to_numpy(hsv).astype(float), 4).tolist()
+    [[[0.0, 1.0, 1.0], [0.5, 1.0, 0.5]]]
+    """
     (r, g, b), axis = _split_rgb(images, data_format, "rgb_to_hsv")
     value = lnp.maximum(lnp.maximum(r, g), b)
     minimum = lnp.minimum(lnp.minimum(r, g), b)
@@ -157,7 +252,28 @@ def rgb_to_hsv(images, data_format=None):
 
 @composite
 def hsv_to_rgb(images, data_format=None):
-    """HSV (each channel in `[0, 1]`) to RGB."""
+    """HSV (each channel in `[0, 1]`) to RGB.
+
+    The inverse of `rgb_to_hsv`: hue is a fraction of the color circle (0 red, `1/3`
+    green, `2/3` blue).
+
+    Args:
+        images: Float HSV images with values in `[0, 1]`, rank 3 or 4 (channels last,
+            or first with `data_format="channels_first"`). Integer images are refused.
+        data_format: `"channels_last"` or `"channels_first"` (default: the configured
+            image data format, `lamina.config.image_data_format()`).
+
+    Returns:
+        The RGB images, values in `[0, 1]`, of the shape and dtype of `images`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> rgb = ops.image.hsv_to_rgb(np.array([[[0.5, 1.0, 1.0], [0.0, 0.0, 0.5]]]))
+    >>> np.round(ops.convert_to_numpy(rgb).astype(float), 4).tolist()
+    [[[0.0, 1.0, 1.0], [0.5, 0.5, 0.5]]]
+    """
     (h, s, v), axis = _split_rgb(images, data_format, "hsv_to_rgb")
 
     def channel(n):
@@ -200,8 +316,41 @@ def crop_images(
     target_width=None,
     data_format=None,
 ):
-    """`images` cropped by the given margins (two of top / bottom / target height, and
-    two of left / right / target width)."""
+    """`images` cropped to a rectangle given by its margins or its size.
+
+    Give exactly two of `top_cropping`, `bottom_cropping` and `target_height`, and
+    exactly two of `left_cropping`, `right_cropping` and `target_width`; the third of
+    each is derived.
+
+    Args:
+        images: One image `(H, W, C)` or a batch `(N, H, W, C)` (channels first with
+            `data_format="channels_first"`).
+        top_cropping: Rows removed at the top.
+        left_cropping: Columns removed at the left.
+        bottom_cropping: Rows removed at the bottom.
+        right_cropping: Columns removed at the right.
+        target_height: The height of the result.
+        target_width: The width of the result.
+        data_format: `"channels_last"` or `"channels_first"` (default: the configured
+            image data format, `lamina.config.image_data_format()`).
+
+    Returns:
+        The cropped images, in the dtype of `images`.
+
+    Raises:
+        ValueError: when not exactly two of each triple are given, or the crop does
+            not fit the images.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> x = np.arange(16).reshape(4, 4, 1)
+    >>> y = ops.image.crop_images(x, top_cropping=1, left_cropping=1, target_height=2,
+    ...                           target_width=2)
+    >>> ops.convert_to_numpy(y)[:, :, 0].tolist()
+    [[5, 6], [9, 10]]
+    """
     images, single, last, height, width = _window(images, data_format, "crop_images")
     top, bottom = _resolve(
         top_cropping,
@@ -249,8 +398,40 @@ def pad_images(
     target_width=None,
     data_format=None,
 ):
-    """`images` padded with zeros (two of top / bottom / target height, and two of
-    left / right / target width)."""
+    """`images` padded with zeros to a size, or by given margins.
+
+    Give exactly two of `top_padding`, `bottom_padding` and `target_height`, and exactly
+    two of `left_padding`, `right_padding` and `target_width`; the third of each is
+    derived.
+
+    Args:
+        images: One image `(H, W, C)` or a batch `(N, H, W, C)` (channels first with
+            `data_format="channels_first"`).
+        top_padding: Rows of zeros added at the top.
+        left_padding: Columns of zeros added at the left.
+        bottom_padding: Rows of zeros added at the bottom.
+        right_padding: Columns of zeros added at the right.
+        target_height: The height of the result.
+        target_width: The width of the result.
+        data_format: `"channels_last"` or `"channels_first"` (default: the configured
+            image data format, `lamina.config.image_data_format()`).
+
+    Returns:
+        The padded images, in the dtype of `images`.
+
+    Raises:
+        ValueError: when not exactly two of each triple are given, or a padding would be
+            negative (a target smaller than the images: use `crop_images`).
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> y = ops.image.pad_images(np.ones((2, 2, 1)), top_padding=1, left_padding=1,
+    ...                          target_height=3, target_width=4)
+    >>> ops.convert_to_numpy(y)[:, :, 0].tolist()
+    [[0.0, 0.0, 0.0, 0.0], [0.0, 1.0, 1.0, 0.0], [0.0, 1.0, 1.0, 0.0]]
+    """
     images, single, last, height, width = _window(images, data_format, "pad_images")
     top, bottom = _resolve(
         top_padding,
@@ -289,8 +470,30 @@ def _depthwise(images, kernel2d, last, padding="same"):
 
 @composite
 def sobel_edges(images, data_format=None):
-    """Sobel gradients of each channel, `[..., 0]` vertical and `[..., 1]` horizontal
-    (zero padding, shape `images.shape + (2,)`)."""
+    """Sobel gradients of each channel, vertical and horizontal.
+
+    Each channel is correlated with the 3x3 Sobel kernels (zero padding, so border
+    pixels see zeros outside): `[..., 0]` holds the vertical gradient (row `i + 1` minus
+    row `i - 1`, smoothed across columns), `[..., 1]` the horizontal one.
+
+    Args:
+        images: One image `(H, W, C)` or a batch `(N, H, W, C)` (channels first with
+            `data_format="channels_first"`); integers are computed as floats.
+        data_format: `"channels_last"` or `"channels_first"` (default: the configured
+            image data format, `lamina.config.image_data_format()`).
+
+    Returns:
+        The gradients, a float tensor of shape `images.shape + (2,)`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> ramp = np.tile(np.arange(4.0), (4, 1)).reshape(4, 4, 1)  # grows to the right
+    >>> edges = ops.convert_to_numpy(ops.image.sobel_edges(ramp))
+    >>> edges.shape, edges[1:3, 1:3, 0, 0].tolist(), edges[1:3, 1:3, 0, 1].tolist()
+    ((4, 4, 1, 2), [[0.0, 0.0], [0.0, 0.0]], [[8.0, 8.0], [8.0, 8.0]])
+    """
     images, single = _batched(images, "sobel_edges")
     last = _channels_last(data_format)
     x = _float(images)
@@ -309,7 +512,31 @@ def _gaussian_1d(size, sigma):
 def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None):
     """Each channel blurred with a Gaussian kernel (zero padding, same size).
 
-    As in Keras, `kernel_size` and `sigma` give the width first, then the height.
+    The kernel is the outer product of two normalized 1-D Gaussians, so it sums to 1;
+    pixels near the border see zeros outside and come out darker.
+
+    Args:
+        images: One image `(H, W, C)` or a batch `(N, H, W, C)` (channels first with
+            `data_format="channels_first"`).
+        kernel_size: The kernel's size, `(width, height)` as in Keras (an int for a
+            square kernel).
+        sigma: The standard deviations, `(along the width, along the height)` (a number
+            for both).
+        data_format: `"channels_last"` or `"channels_first"` (default: the configured
+            image data format, `lamina.config.image_data_format()`).
+
+    Returns:
+        The blurred images, of the shape and dtype of `images`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> impulse = np.zeros((3, 3, 1))
+    >>> impulse[1, 1] = 1.0
+    >>> y = ops.convert_to_numpy(ops.image.gaussian_blur(impulse))
+    >>> np.round(y[:, :, 0].astype(float), 4).tolist()
+    [[0.0751, 0.1238, 0.0751], [0.1238, 0.2042, 0.1238], [0.0751, 0.1238, 0.0751]]
     """
     images, single = _batched(images, "gaussian_blur")
     last = _channels_last(data_format)
@@ -332,8 +559,40 @@ def ssim(
 ):
     """Structural similarity of two images (batches give one value per pair).
 
-    Local statistics come from a `filter_size` Gaussian window of `filter_sigma` (valid
-    positions only); the SSIM map is averaged over height, width and channels.
+    Local means, variances and covariance come from a `filter_size` Gaussian window of
+    `filter_sigma` (valid positions only); the SSIM map
+    `(2 mu_x mu_y + c1) (2 sigma_xy + c2) / ((mu_x^2 + mu_y^2 + c1) (sigma_x^2 +
+    sigma_y^2 + c2))`, with `c1 = (k1 max_val)^2` and `c2 = (k2 max_val)^2`, is averaged
+    over height, width and channels.
+
+    Args:
+        image1: One image `(H, W, C)` or a batch `(N, H, W, C)` (channels first with
+            `data_format="channels_first"`); `H` and `W` at least `filter_size`.
+        image2: Images of the same shape.
+        max_val: The dynamic range of the pixel values (1.0 for `[0, 1]`, 255 for
+            8-bit images).
+        filter_size: The side of the Gaussian window.
+        filter_sigma: The standard deviation of the Gaussian window.
+        k1: The luminance stabilizing constant.
+        k2: The contrast stabilizing constant.
+        data_format: `"channels_last"` or `"channels_first"` (default: the configured
+            image data format, `lamina.config.image_data_format()`).
+
+    Returns:
+        The SSIM, a scalar for one pair of images, shape `(N,)` for batches; 1.0 for
+        identical images.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> x = np.linspace(0.0, 1.0, 64).reshape(8, 8, 1)
+    >>> y = ops.image.ssim(x, x, filter_size=3)
+    >>> np.round(ops.convert_to_numpy(y).astype(float), 4).tolist()
+    1.0
+    >>> y = ops.image.ssim(x, 1.0 - x, filter_size=3)
+    >>> np.round(ops.convert_to_numpy(y).astype(float), 4).tolist()
+    -0.6503
     """
     image1, single = _batched(image1, "ssim")
     image2, _ = _batched(image2, "ssim")
@@ -378,7 +637,36 @@ def _perspective_coefficients(start_points, end_points):
 def perspective_transform(
     images, start_points, end_points, interpolation="bilinear", fill_value=0, data_format=None
 ):
-    """`images` warped so that the 4 `start_points` `(x, y)` land on `end_points`."""
+    """`images` warped so that the 4 `start_points` `(x, y)` land on `end_points`.
+
+    The projective transform taking each of the four `end_points` to its
+    `start_point` is solved for, and every output pixel takes the input value there
+    (as `affine_transform` does); positions outside the input get `fill_value`.
+
+    Args:
+        images: One image `(H, W, C)` or a batch `(N, H, W, C)` (channels first with
+            `data_format="channels_first"`).
+        start_points: Four points `(x, y)` (column, row) in the input, shape `(4, 2)`,
+            or one set per image `(N, 4, 2)`.
+        end_points: Where those points land in the output, of the same shape.
+        interpolation: `"bilinear"` (default) or `"nearest"`.
+        fill_value: The value of output pixels that come from outside the input.
+        data_format: `"channels_last"` or `"channels_first"` (default: the configured
+            image data format, `lamina.config.image_data_format()`).
+
+    Returns:
+        The warped images, of the shape and dtype of `images`.
+
+    Example:
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> corners = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0], [3.0, 3.0]])
+    >>> x = np.arange(16.0).reshape(4, 4, 1)
+    >>> y = ops.image.perspective_transform(x, corners, corners + [1.0, 0.0])  # 1 px right
+    >>> ops.convert_to_numpy(y)[:, :, 0].tolist()
+    [[0.0, 0.0, 1.0, 2.0], [0.0, 4.0, 5.0, 6.0], [0.0, 8.0, 9.0, 10.0], [0.0, 12.0, 13.0, 14.0]]
+    """
     images, single = _batched(images, "perspective_transform")
     start, end = convert_to_tensor(start_points), convert_to_tensor(end_points)
     if len(shape(start)) == 2:

@@ -23,6 +23,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> values, indices = ops.top_k(np.array([1.0, 5.0, 3.0, 4.0]), k=2)
         >>> ops.convert_to_numpy(values).tolist(), ops.convert_to_numpy(indices).tolist()
         ([5.0, 4.0], [1, 3])
@@ -42,6 +44,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> predictions = np.array([[0.1, 0.7, 0.2], [0.5, 0.3, 0.2]])
         >>> ops.convert_to_numpy(ops.in_top_k(np.array([2, 2]), predictions, k=2)).tolist()
         [True, False]
@@ -64,6 +68,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> x = np.array([[1000.0, 1000.0], [0.0, 0.0]])
         >>> y = ops.logsumexp(x, axis=-1)
         >>> np.round(ops.convert_to_numpy(y).astype(float), 3).tolist()
@@ -82,6 +88,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> y = ops.erf(np.array([-1.0, 0.0, 0.5]))
         >>> np.round(ops.convert_to_numpy(y).astype(float), 4).tolist()
         [-0.8427, 0.0, 0.5205]
@@ -100,6 +108,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> y = ops.erfc(np.array([-1.0, 0.0, 1.0]))
         >>> np.round(ops.convert_to_numpy(y).astype(float), 4).tolist()
         [1.8427, 1.0, 0.1573]
@@ -116,6 +126,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> x = np.array([-0.5, 0.0, 0.8427008])
         >>> y = ops.erfinv(x)
         >>> np.round(ops.convert_to_numpy(y).astype(float), 4).tolist()
@@ -133,6 +145,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> ops.convert_to_numpy(ops.rsqrt(np.array([1.0, 4.0, 16.0]))).tolist()
         [1.0, 0.5, 0.25]
         """,
@@ -157,6 +171,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> data = np.array([1.0, 2.0, 3.0, 4.0])
         >>> ops.convert_to_numpy(ops.segment_sum(data, np.array([0, 0, 2, 2]))).tolist()
         [3.0, 0.0, 7.0]
@@ -181,6 +197,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> data = np.array([1.0, 5.0, 3.0, 2.0])
         >>> ops.convert_to_numpy(ops.segment_max(data, np.array([0, 0, 1, 1]))).tolist()
         [5.0, 3.0]
@@ -205,6 +223,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> data = np.array([1.0, 5.0, 3.0, 2.0])
         >>> ops.convert_to_numpy(ops.segment_min(data, np.array([0, 0, 1, 1]))).tolist()
         [1.0, 2.0]
@@ -228,6 +248,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> data = np.array([2.0, 3.0, 4.0])
         >>> ops.convert_to_numpy(ops.segment_prod(data, np.array([0, 0, 2]))).tolist()
         [6.0, 1.0, 4.0]
@@ -253,6 +275,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> ops.convert_to_numpy(ops.norm(np.array([3.0, 4.0]))).item()
         5.0
         >>> ops.convert_to_numpy(ops.norm(np.array([[1.0, -2.0], [3.0, 4.0]]), ord=1)).item()
@@ -276,6 +300,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> q, r = ops.qr(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
         >>> ops.convert_to_numpy(q).shape, ops.convert_to_numpy(r).shape
         ((3, 2), (2, 2))
@@ -296,6 +322,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> real, imag = ops.fft((np.array([1.0, 2.0, 3.0, 4.0]), np.zeros(4)))
         >>> ops.convert_to_numpy(real).tolist(), ops.convert_to_numpy(imag).tolist()
         ([10.0, -2.0, -2.0, -2.0], [0.0, 2.0, 0.0, -2.0])
@@ -311,6 +339,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> real, imag = ops.fft2((np.ones((2, 2)), np.zeros((2, 2))))
         >>> ops.convert_to_numpy(real).tolist(), ops.convert_to_numpy(imag).tolist()
         ([[4.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 0.0]])
@@ -328,6 +358,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> real = np.array([[4.0, 0.0], [0.0, 0.0]])
         >>> real, imag = ops.ifft2((real, np.zeros((2, 2))))
         >>> ops.convert_to_numpy(real).tolist(), ops.convert_to_numpy(imag).tolist()
@@ -350,6 +382,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> real, imag = ops.rfft(np.array([1.0, 2.0, 3.0, 4.0]))
         >>> ops.convert_to_numpy(real).tolist(), ops.convert_to_numpy(imag).tolist()
         ([10.0, -2.0, -2.0], [0.0, 2.0, 0.0])
@@ -371,6 +405,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> real, imag = np.array([10.0, -2.0, -2.0]), np.array([0.0, 2.0, 0.0])
         >>> ops.convert_to_numpy(ops.irfft((real, imag))).tolist()
         [1.0, 2.0, 3.0, 4.0]
@@ -388,6 +424,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> z = ops.view_as_complex(np.array([[1.0, 2.0], [3.0, -4.0]], "float32"))
         >>> ops.convert_to_numpy(z).tolist()
         [(1+2j), (3-4j)]
@@ -404,6 +442,8 @@ _MATH = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> x = ops.view_as_real(np.array([1 + 2j, 3 - 4j], "complex64"))
         >>> ops.convert_to_numpy(x).tolist()
         [[1.0, 2.0], [3.0, -4.0]]
@@ -427,6 +467,8 @@ _LINALG = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> x = np.array([[4.0, 2.0], [2.0, 5.0]])
         >>> ops.convert_to_numpy(ops.cholesky(x)).tolist()
         [[2.0, 0.0], [1.0, 2.0]]
@@ -446,6 +488,8 @@ _LINALG = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> factor = np.array([[2.0, 0.0], [1.0, 2.0]])  # of [[4, 2], [2, 5]]
         >>> y = ops.cholesky_inverse(factor)
         >>> np.round(ops.convert_to_numpy(y).astype(float), 4).tolist()
@@ -462,6 +506,8 @@ _LINALG = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> x = np.array([[[2.0, 0.0], [0.0, 3.0]], [[1.0, 2.0], [3.0, 4.0]]])
         >>> np.round(ops.convert_to_numpy(ops.det(x)).astype(float), 4).tolist()
         [6.0, -2.0]
@@ -482,9 +528,13 @@ _LINALG = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> sign, logabsdet = ops.slogdet(np.array([[0.0, 2.0], [1.0, 0.0]]))
-        >>> ops.convert_to_numpy(sign).item(), round(ops.convert_to_numpy(logabsdet).item(), 4)
-        (-1.0, 0.6931)
+        >>> ops.convert_to_numpy(sign).item()
+        -1.0
+        >>> np.round(ops.convert_to_numpy(logabsdet).astype(float), 4).tolist()
+        0.6931
         """,
     "eig": """
         Eigenvalues and eigenvectors of a square matrix.
@@ -503,6 +553,8 @@ _LINALG = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> values, vectors = ops.eig(np.array([[2.0, 0.0], [0.0, 2.0]]))
         >>> ops.convert_to_numpy(values).tolist()
         [(2+0j), (2+0j)]
@@ -524,6 +576,8 @@ _LINALG = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> values, vectors = ops.eigh(np.array([[2.0, 1.0], [1.0, 2.0]]))
         >>> np.round(ops.convert_to_numpy(values).astype(float), 4).tolist()
         [1.0, 3.0]
@@ -539,6 +593,8 @@ _LINALG = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> y = ops.inv(np.array([[2.0, 0.0], [0.0, 4.0]]))
         >>> np.round(ops.convert_to_numpy(y).astype(float), 4).tolist()
         [[0.5, 0.0], [0.0, 0.25]]
@@ -558,6 +614,8 @@ _LINALG = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> a = np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]])
         >>> b = np.array([1.0, 2.0, 3.0])
         >>> np.round(ops.convert_to_numpy(ops.lstsq(a, b)).astype(float), 4).tolist()
@@ -579,6 +637,8 @@ _LINALG = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> lu, pivots = ops.lu_factor(np.array([[1.0, 2.0], [3.0, 4.0]]))
         >>> np.round(ops.convert_to_numpy(lu).astype(float), 4).tolist()
         [[3.0, 4.0], [0.3333, 0.6667]]
@@ -598,6 +658,8 @@ _LINALG = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> ops.convert_to_numpy(ops.matrix_rank(np.array([[1.0, 2.0], [2.0, 4.0]]))).item()
         1
         """,
@@ -614,6 +676,8 @@ _LINALG = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> x = np.array([[1.0, 0.0], [0.0, 2.0], [0.0, 0.0]])
         >>> np.round(ops.convert_to_numpy(ops.pinv(x)).astype(float), 4).tolist()
         [[1.0, 0.0, 0.0], [0.0, 0.5, 0.0]]
@@ -632,6 +696,8 @@ _LINALG = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> a = np.array([[3.0, 1.0], [1.0, 2.0]])
         >>> x = ops.solve(a, np.array([9.0, 8.0]))
         >>> np.round(ops.convert_to_numpy(x).astype(float), 4).tolist()
@@ -652,6 +718,8 @@ _LINALG = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> a = np.array([[2.0, 0.0], [1.0, 1.0]])
         >>> x = ops.solve_triangular(a, np.array([4.0, 5.0]), lower=True)
         >>> np.round(ops.convert_to_numpy(x).astype(float), 4).tolist()
@@ -675,6 +743,8 @@ _LINALG = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> x = np.array([[3.0, 0.0], [0.0, -4.0], [0.0, 0.0]])
         >>> ops.convert_to_numpy(ops.svd(x, compute_uv=False)).tolist()
         [4.0, 3.0]
@@ -713,6 +783,8 @@ _IMAGE = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> x = np.array([[1.0, 2.0], [3.0, 4.0]]).reshape(1, 2, 2, 1)
         >>> y = ops.image.resize(x, (4, 4), interpolation="nearest")
         >>> ops.convert_to_numpy(y)[0, :, :, 0].tolist()
@@ -744,6 +816,8 @@ _IMAGE = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> x = np.arange(1.0, 5.0).reshape(1, 1, 4, 1)
         >>> y = ops.image.affine_transform(x, np.array([1.0, 0, -1, 0, 1, 0, 0, 0]))
         >>> ops.convert_to_numpy(y)[0, 0, :, 0].tolist()
@@ -771,6 +845,8 @@ _IMAGE = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> x = np.array([[0.0, 1.0], [2.0, 3.0]])
         >>> coordinates = np.array([[0.5, 1.0, 3.0], [0.5, 0.0, 0.0]])
         >>> ops.convert_to_numpy(ops.image.map_coordinates(x, coordinates, order=1)).tolist()
@@ -799,6 +875,8 @@ _IMAGE = {
 
         Example:
 
+        >>> import numpy as np
+        >>> from lamina import ops
         >>> x = np.array([1.0, 3.0])
         >>> scale, translation = np.array([2.0]), np.array([0.0])
         >>> y = ops.image.scale_and_translate(x, (4,), scale, translation, (0,), "linear")
