@@ -145,9 +145,12 @@ register_reset_hook(_reset_global)
 def draw_seed(seed):
     """A seed tensor from an int, a SeedGenerator, None (global) or a seed tensor.
 
-    Keras's `keras.random.draw_seed`: what each random op does with its `seed` argument.
+    What each random op does with its `seed` argument (Keras keeps this helper internal,
+    in `keras.src.random.seed_generator`).
     An int always gives the same seed tensor; a `SeedGenerator` (or `None`, the global
-    generator) gives its current state and advances it.
+    generator) gives its current state and advances it. On torch that tensor is the
+    generator's state itself, so it changes when the generator advances: convert it to
+    NumPy (or copy it) to keep a drawn seed.
 
     Args:
         seed: An int, a `SeedGenerator`, `None`, or a seed tensor (returned as is).
