@@ -257,8 +257,9 @@ _MATH = {
     "norm": """
         Vector or matrix norm of `x`.
 
-        Follows `numpy.linalg.norm`. With `axis=None`, a 1-D `x` gets a vector norm and
-        a 2-D `x` a matrix norm (Frobenius by default); other ranks need `axis`.
+        Follows `numpy.linalg.norm`. With `axis=None` and `ord=None` it is the 2-norm of
+        all the elements (the Frobenius norm of a matrix); with `axis=None` and an `ord`,
+        `x` must be 1-D (vector norm) or 2-D (matrix norm).
 
         Args:
             x: Input tensor; integers are computed as floats.
@@ -669,7 +670,8 @@ _LINALG = {
         Args:
             x: Matrices, shape `(..., m, n)`.
             rcond: Relative cut-off for small singular values; `None` (default) takes
-                the machine precision times `max(m, n)`.
+                the engine's default, a small multiple of the machine precision times
+                `max(m, n)`.
 
         Returns:
             The pseudo-inverses, shape `(..., n, m)`.
