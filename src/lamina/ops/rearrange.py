@@ -215,11 +215,11 @@ def rearrange(tensor, pattern: str, **axes_lengths):
 
     >>> import numpy as np
     >>> images = np.zeros((2, 6, 4, 3))
-    >>> rearrange(images, "b h w c -> b c h w").shape
+    >>> tuple(rearrange(images, "b h w c -> b c h w").shape)
     (2, 3, 6, 4)
-    >>> rearrange(images, "b (h1 h) w c -> (b h1) h w c", h1=2).shape
+    >>> tuple(rearrange(images, "b (h1 h) w c -> (b h1) h w c", h1=2).shape)
     (4, 3, 4, 3)
-    >>> rearrange(images, "b ... c -> c b ...").shape
+    >>> tuple(rearrange(images, "b ... c -> c b ...").shape)
     (3, 2, 6, 4)
     """
     if any_symbolic((tensor,), {}):
