@@ -6,9 +6,11 @@ import builtins
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from lamina.backend import config
 from lamina.backend.common.variables import standardize_dtype
+from lamina.backend.jax.core import convert_to_tensor
 
 
 def _dtype(dtype):
@@ -17,6 +19,15 @@ def _dtype(dtype):
 
 def _float(dtype):
     return standardize_dtype(dtype) if dtype is not None else config.floatx()
+
+
+def _array(x):
+    """`x` as a JAX array with lamina's conversions (NumPy int64 -> int32, float64 -> floatx).
+
+    Arrays and tracers pass through untouched; NumPy arrays, lists and scalars would
+    otherwise reach functions that return them unconverted (`jnp.reshape`, indexing).
+    """
+    return x if isinstance(x, jax.Array) else convert_to_tensor(x)
 
 
 def _refuse_sparse(op, sparse):
@@ -316,9 +327,24 @@ def clip(x, x_min, x_max):
 
 
 def where(condition, x1=None, x2=None):
+    """`x1` where `condition` holds, else `x2`; with `condition` alone, `nonzero(condition)`.
+
+    The one-argument form has a data-dependent shape: it works eagerly only, and raises
+    a `ValueError` under tracing (`jax.jit`, symbolic shape inference).
+    """
     if x1 is None and x2 is None:
+        try:
+            return nonzero(condition)
+        except jax.errors.ConcretizationTypeError:
+            raise ValueError(
+                "where(condition) with one argument returns the indices of the true "
+                "elements, whose number depends on the data, so it cannot run under tracing "
+                "(jax.jit, symbolic shapes); call it eagerly, or pass both x1 and x2."
+            ) from None
+    if x1 is None or x2 is None:
         raise ValueError(
-            "where(condition) with one argument has a data-dependent shape; pass both x1 and x2."
+            "where: pass both x1 and x2 (or neither, for the indices of the true elements); "
+            f"received only {'x1' if x2 is None else 'x2'}."
         )
     return jnp.where(condition, x1, x2)
 
@@ -418,8 +444,10 @@ def trace(x, offset=0, axis1=0, axis2=1):
 
 # Shapes -------------------------------------------------------------------------------
 def reshape(x, newshape):
+    if isinstance(newshape, int):
+        newshape = (newshape,)
     newshape = tuple(-1 if d is None else d for d in newshape)
-    return jnp.reshape(x, newshape)
+    return jnp.reshape(_array(x), newshape)
 
 
 def transpose(x, axes=None):
@@ -483,9 +511,19 @@ def repeat(x, repeats, axis=None):
 
 
 def pad(x, pad_width, mode="constant", constant_values=None):
-    if constant_values is None or mode != "constant":
+    if constant_values is None:
         return jnp.pad(x, pad_width, mode=mode)
+    if mode != "constant":
+        raise ValueError(_pad_values_error(mode, constant_values))
     return jnp.pad(x, pad_width, mode=mode, constant_values=constant_values)
+
+
+def _pad_values_error(mode, constant_values):
+    return (
+        f"pad: constant_values applies to mode='constant' only; received mode={mode!r} "
+        f"with constant_values={constant_values!r}. Drop constant_values, or use "
+        "mode='constant'."
+    )
 
 
 def take(x, indices, axis=None):
@@ -525,20 +563,40 @@ def digitize(x, bins):
 def bincount(x, weights=None, minlength=0, sparse=False):
     """Counts of each non-negative integer along the last axis (rank 1 or 2 input).
 
-    `minlength` must be given under compilation, where the output length must be static;
-    values `>= minlength` are dropped there, so callers check their range first.
+    Eagerly the output length is `max(max(x) + 1, minlength)` (one length for all rows of
+    a rank-2 input). Under tracing the length must be static: it is `minlength`, which
+    must then be given, and values `>= minlength` are dropped.
     """
     _refuse_sparse("bincount", sparse)
-    x = jnp.asarray(x)
-    if x.ndim == 1:
-        return jnp.bincount(x, weights=weights, minlength=minlength, length=minlength or None)
-    if x.ndim != 2:
+    x = _array(x)
+    if x.ndim not in (1, 2):
         raise ValueError(f"bincount expects a rank-1 or rank-2 input; received shape {x.shape}.")
+    length = _bincount_length(x, minlength)
+    if weights is not None:
+        weights = _array(weights)
+    if x.ndim == 1:
+        return jnp.bincount(x, weights=weights, minlength=length, length=length)
     if weights is None:
-        return jax.vmap(lambda row: jnp.bincount(row, minlength=minlength, length=minlength))(x)
-    return jax.vmap(
-        lambda row, w: jnp.bincount(row, weights=w, minlength=minlength, length=minlength)
-    )(x, jnp.asarray(weights))
+        return jax.vmap(lambda row: jnp.bincount(row, minlength=length, length=length))(x)
+    return jax.vmap(lambda row, w: jnp.bincount(row, weights=w, minlength=length, length=length))(
+        x, jnp.broadcast_to(weights, x.shape)
+    )
+
+
+def _bincount_length(x, minlength):
+    """The output length: from the data when it is concrete, else `minlength`."""
+    if x.size == 0:
+        return minlength
+    try:
+        top = int(jnp.max(x))
+    except jax.errors.ConcretizationTypeError:
+        if minlength:
+            return minlength
+        raise ValueError(
+            "bincount: under tracing (jax.jit, symbolic shapes) the output length cannot "
+            "come from the data; pass minlength=N for N bins (values >= N are then dropped)."
+        ) from None
+    return builtins.max(top + 1, minlength)
 
 
 def size(x):
@@ -550,7 +608,7 @@ def ndim(x):
 
 
 def get_item(x, key):
-    return x[key]
+    return _array(x)[key]
 
 
 def _unused():  # keeps `builtins` referenced for names shadowed above
@@ -558,6 +616,7 @@ def _unused():  # keeps `builtins` referenced for names shadowed above
 
 
 # The rarer functions live in their own module; they are part of this one's contract.
+from lamina.backend.jax import numpy_extra as _extra  # noqa: E402
 from lamina.backend.jax.numpy_extra import (  # noqa: E402, F401
     angle,
     argpartition,
@@ -579,10 +638,8 @@ from lamina.backend.jax.numpy_extra import (  # noqa: E402, F401
     lcm,
     median,
     nanmedian,
-    nanquantile,
     nextafter,
     nonzero,
-    quantile,
     real,
     signbit,
     trunc,
@@ -590,3 +647,26 @@ from lamina.backend.jax.numpy_extra import (  # noqa: E402, F401
     vectorize,
     view,
 )
+
+
+def _check_q(q, op):
+    """A concrete `q` outside `[0, 1]` is refused (a traced one cannot be checked)."""
+    try:
+        values = np.asarray(q, dtype="float64")
+    except jax.errors.TracerArrayConversionError:
+        return
+    if values.size and (np.any(values < 0) or np.any(values > 1)):
+        raise ValueError(
+            f"{op}: q must lie in [0, 1] (a percentile's in [0, 100]); received "
+            f"q={values.tolist()}."
+        )
+
+
+def quantile(x, q, axis=None, method="linear", keepdims=False):
+    _check_q(q, "quantile")
+    return _extra.quantile(x, q, axis=axis, method=method, keepdims=keepdims)
+
+
+def nanquantile(x, q, axis=None, method="linear", keepdims=False):
+    _check_q(q, "nanquantile")
+    return _extra.nanquantile(x, q, axis=axis, method=method, keepdims=keepdims)

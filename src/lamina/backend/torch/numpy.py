@@ -527,18 +527,22 @@ def clip(x, x_min, x_max):
         x_min = _t(x_min).to(dtype)
     if isinstance(x_max, _Tensor) or (x_max is not None and type(x_max) not in _WEAK):
         x_max = _t(x_max).to(dtype)
+    # torch.clamp takes two numbers or two tensors: a number beside a tensor bound joins it.
+    if isinstance(x_min, _Tensor) and type(x_max) in _WEAK:
+        x_max = torch.tensor(x_max, dtype=dtype, device=x_min.device)
+    elif isinstance(x_max, _Tensor) and type(x_min) in _WEAK:
+        x_min = torch.tensor(x_min, dtype=dtype, device=x_max.device)
     return torch.clamp(x, x_min, x_max)
 
 
 def where(condition, x1=None, x2=None):
+    """`x1` where `condition` holds, else `x2`; with `condition` alone, `nonzero(condition)`."""
     if x1 is None and x2 is None:
-        raise ValueError(
-            "where(condition) with one argument has a data-dependent shape; pass both x1 and x2."
-        )
+        return nonzero(condition)
     if x1 is None or x2 is None:
         raise ValueError(
-            "where: pass both x1 and x2 (or neither); received only "
-            f"{'x1' if x2 is None else 'x2'}."
+            "where: pass both x1 and x2 (or neither, for the indices of the true elements); "
+            f"received only {'x1' if x2 is None else 'x2'}."
         )
     condition = _t(condition)
     if condition.dtype != torch.bool:

@@ -142,6 +142,10 @@ def _quantile(fn, x, q, axis, method, keepdims, op):
     _check_method(method, op)
     x = _float(x)
     q = _t(q).to(x.dtype)
+    if not q.is_meta and q.numel() and bool(((q < 0) | (q > 1)).any()):
+        raise ValueError(
+            f"{op}: q must lie in [0, 1] (a percentile's in [0, 100]); received q={q.tolist()}."
+        )
     if axis is None:
         out = fn(x.reshape(-1), q, dim=0, interpolation=method)
         if keepdims:

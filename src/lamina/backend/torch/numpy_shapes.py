@@ -170,6 +170,12 @@ def pad(x, pad_width, mode="constant", constant_values=None):
             f"pad: unsupported mode {mode!r} on the torch backend; expected one of "
             f"{list(_PAD_MODES)}."
         )
+    if constant_values is not None and mode != "constant":
+        raise ValueError(
+            f"pad: constant_values applies to mode='constant' only; received mode={mode!r} "
+            f"with constant_values={constant_values!r}. Drop constant_values, or use "
+            "mode='constant'."
+        )
     widths = _pad_widths(pad_width, x.dim())
     if mode == "constant":
         value = 0 if constant_values is None else constant_values
@@ -316,9 +322,10 @@ def digitize(x, bins):
 def bincount(x, weights=None, minlength=0, sparse=False):
     """Counts of each non-negative integer along the last axis (rank 1 or 2 input).
 
-    As on the JAX engine: negative values count as 0; a rank-2 input gives `minlength`
-    columns (values `>= minlength` dropped), and so does a rank-1 input when `minlength`
-    is given; otherwise a rank-1 input's length is its maximum plus one.
+    As on the JAX engine: negative values count as 0, and the output length is
+    `max(max(x) + 1, minlength)` (one length for all rows of a rank-2 input). On the
+    `meta` device (abstract evaluation) there is no data: the length is `minlength`,
+    which must then be given, and values `>= minlength` would be dropped.
     """
     _refuse_sparse("bincount", sparse)
     x = _t(x)
@@ -334,10 +341,15 @@ def bincount(x, weights=None, minlength=0, sparse=False):
         values = _t(weights)
         if values.shape != x.shape:
             values = torch.broadcast_to(values, x.shape)
-    if x.dim() == 1 and not minlength:
-        length = int(x.max()) + 1 if x.numel() else 0
-    else:
-        length = minlength
+    length = minlength
+    if x.is_meta:
+        if not minlength:
+            raise ValueError(
+                "bincount: on the meta device (abstract evaluation) the output length "
+                "cannot come from the data; pass minlength=N for N bins."
+            )
+    elif x.numel():
+        length = builtins.max(int(x.max()) + 1, minlength)
     x = _indices(x).clamp_min(0)
     kept = x < length
     x = torch.where(kept, x, 0)

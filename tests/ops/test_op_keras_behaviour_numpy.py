@@ -1,0 +1,188 @@
+"""NumPy-style ops that differed from Keras 3 (or between lamina's engines), now aligned.
+
+Each case compares with Keras 3 itself on JAX (the test-only reference) or with NumPy,
+eagerly on both engines; a few check that symbolic (KerasTensor) and `jax.jit`-traced use
+keep working, or fail with a clear message where a value-dependent rule cannot apply.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("KERAS_BACKEND", "jax")
+
+import keras  # noqa: E402
+
+from lamina import ops  # noqa: E402
+from lamina.graph.keras_tensor import KerasTensor  # noqa: E402
+
+
+def _np(x):
+    return np.asarray(ops.convert_to_numpy(x))
+
+
+def _keras(x):
+    return np.asarray(keras.ops.convert_to_numpy(x))
+
+
+def _same(got, want):
+    """Same values, shape and dtype (lamina's result against a NumPy/Keras reference)."""
+    got = _np(got)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    np.testing.assert_allclose(got, want)
+
+
+# 1. bincount: lengths from the data, eagerly ---------------------------------------------
+def test_bincount_rank2_without_minlength_counts_to_max_plus_one():
+    x = np.array([[0, 1], [1, 1]], "int32")
+    _same(ops.bincount(x), _keras(keras.ops.bincount(x)))
+
+
+def test_bincount_rank2_rows_of_different_maxima_share_one_length():
+    x = np.array([[0, 3], [1, 1]], "int32")
+    want = np.stack([np.bincount(row, minlength=4) for row in x]).astype("int32")
+    _same(ops.bincount(x), want)
+
+
+def test_bincount_rank2_weights_without_minlength():
+    x = np.array([[0, 2], [2, 2]], "int32")
+    w = np.array([[0.5, 1.0], [2.0, 0.25]], "float32")
+    want = np.stack([np.bincount(r, weights=v, minlength=3) for r, v in zip(x, w)])
+    _same(ops.bincount(x, weights=w), want.astype("float32"))
+
+
+@pytest.mark.parametrize("shape", [(4,), (2, 2)])
+def test_bincount_minlength_is_a_minimum_not_a_cut(shape):
+    x = np.array([0, 5, 1, 1], "int32").reshape(shape)
+    got = ops.bincount(x, minlength=3)
+    if len(shape) == 1:
+        _same(got, _keras(keras.ops.bincount(x, minlength=3)))
+    else:
+        _same(got, np.stack([np.bincount(r, minlength=6) for r in x]).astype("int32"))
+
+
+def test_bincount_symbolic_with_minlength():
+    out = ops.bincount(KerasTensor((None, 3), "int32"), minlength=4)
+    assert out.shape == (None, 4) and out.dtype == "int32"
+
+
+@pytest.mark.engine("jax")
+@pytest.mark.parametrize("shape", [(4,), (2, 2)])
+def test_bincount_traced_without_minlength_asks_for_it(shape):
+    import jax
+
+    x = np.array([0, 1, 1, 3], "int32").reshape(shape)
+    with pytest.raises(ValueError, match="minlength"):
+        jax.jit(ops.bincount)(x)
+    # With minlength the traced length is minlength (values beyond it are dropped).
+    got = jax.jit(lambda v: ops.bincount(v, minlength=4))(x)
+    want = np.bincount(x.reshape(-1), minlength=4) if len(shape) == 1 else None
+    if want is not None:
+        _same(got, want.astype("int32"))
+    else:
+        _same(got, np.stack([np.bincount(r, minlength=4) for r in x]).astype("int32"))
+
+
+# 2. clip: one Python bound, one tensor bound -----------------------------------------------
+@pytest.mark.parametrize(
+    "x, lo, hi",
+    [
+        (np.array([1.0, 5.0], "float32"), 0.0, np.array([3.0, 3.0], "float32")),
+        (np.array([-1.0, 5.0], "float32"), np.array([0.0, 1.0], "float32"), 3.0),
+        (np.array([1, 5], "int32"), 0, np.array([3, 3], "int32")),
+        (np.array([1, 5], "int32"), 0.5, np.array([3, 3], "int32")),
+        (np.array([-2, 5], "int32"), np.array([0.0, 1.0], "float32"), 4),
+    ],
+)
+def test_clip_mixed_number_and_tensor_bounds(x, lo, hi):
+    _same(ops.clip(x, lo, hi), _keras(keras.ops.clip(x, lo, hi)))
+
+
+# 3. where(condition): the indices of the true elements -------------------------------------
+@pytest.mark.parametrize(
+    "condition",
+    [np.array([[0, 1], [1, 0]], "int32"), np.array([True, False, True]), np.zeros((2, 3))],
+)
+def test_where_one_argument_is_nonzero(condition):
+    got = ops.where(condition)
+    want = keras.ops.where(condition)
+    assert isinstance(got, tuple) and len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        _same(g, _keras(w))
+
+
+@pytest.mark.parametrize("given", ["x1", "x2"])
+def test_where_with_only_one_of_x1_x2_raises(given):
+    c = np.array([True, False])
+    kwargs = {given: np.array([1.0, 2.0], "float32")}
+    with pytest.raises(ValueError, match="both x1 and x2"):
+        ops.where(c, **kwargs)
+
+
+# 4. Shape functions on NumPy input give engine tensors with lamina's dtypes -----------------
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda o, x: o.reshape(x, (3, 2)),
+        lambda o, x: o.reshape(x, (-1,)),
+        lambda o, x: x[1] if o is np else o.get_item(x, 1),
+        lambda o, x: x[:, 0:2] if o is np else o.get_item(x, (slice(None), slice(0, 2))),
+    ],
+    ids=["reshape", "reshape_flat", "get_item", "get_item_slice"],
+)
+def test_numpy_int64_input_gives_engine_int32_tensor(f):
+    x = np.arange(6, dtype=np.int64).reshape(2, 3)
+    got = f(ops, x)
+    assert ops.is_tensor(got) and not isinstance(got, np.ndarray), type(got)
+    assert ops.dtype(got) == ops.dtype(ops.convert_to_tensor(x)) == "int32"
+    _same(got, f(np, x).astype("int32"))
+
+
+def test_reshape_of_numpy_matches_keras():
+    x = np.arange(6, dtype=np.int64)
+    _same(ops.reshape(x, (2, None)), _keras(keras.ops.reshape(x, (2, -1))))
+
+
+# 5. pad: constant_values only with mode="constant" ----------------------------------------
+@pytest.mark.parametrize("mode", ["reflect", "edge", "symmetric", "wrap"])
+def test_pad_constant_values_with_other_mode_raises(mode):
+    x = np.ones((3,), "float32")
+    with pytest.raises(ValueError, match="constant_values"):
+        ops.pad(x, 1, mode=mode, constant_values=2)
+
+
+def test_pad_constant_values_none_with_other_mode_still_pads():
+    x = np.array([1.0, 2.0, 3.0], "float32")
+    _same(ops.pad(x, 1, mode="reflect"), np.pad(x, 1, mode="reflect"))
+
+
+# 6. quantile / nanquantile: q outside [0, 1] -----------------------------------------------
+@pytest.mark.parametrize("fn", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("q", [1.5, -0.1, [0.5, 2.0], np.array(1.5, "float32")])
+def test_quantile_out_of_range_q_raises(fn, q):
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        getattr(ops, fn)(np.arange(3.0, dtype="float32"), q)
+
+
+def test_percentile_out_of_range_raises():
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        ops.percentile(np.arange(3.0, dtype="float32"), 150)
+
+
+@pytest.mark.parametrize("q", [0.0, 1.0, [0.25, 0.75]])
+def test_quantile_in_range_still_matches_numpy(q):
+    x = np.array([3.0, 1.0, 2.0, 5.0], "float32")
+    _same(ops.quantile(x, q), np.quantile(x, q).astype("float32"))
+
+
+@pytest.mark.engine("jax")
+def test_quantile_traced_q_keeps_working():
+    import jax
+
+    x = np.array([3.0, 1.0, 2.0, 5.0], "float32")
+    got = jax.jit(lambda q: ops.quantile(x, q))(np.float32(0.5))
+    _same(got, np.quantile(x, 0.5).astype("float32"))
