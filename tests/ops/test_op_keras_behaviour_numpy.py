@@ -186,3 +186,10 @@ def test_quantile_traced_q_keeps_working():
     x = np.array([3.0, 1.0, 2.0, 5.0], "float32")
     got = jax.jit(lambda q: ops.quantile(x, q))(np.float32(0.5))
     _same(got, np.quantile(x, 0.5).astype("float32"))
+
+
+def test_quantile_out_of_range_q_raises_for_symbolic_x():
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        ops.quantile(KerasTensor((None, 3), "float32"), 1.5, axis=1)
+    out = ops.quantile(KerasTensor((None, 3), "float32"), 0.5, axis=1)
+    assert out.shape == (None,)

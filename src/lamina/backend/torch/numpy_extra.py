@@ -138,14 +138,26 @@ def _check_method(method, op):
         )
 
 
+def _check_q(q, op):
+    """A `q` outside `[0, 1]` is refused (on the meta device there are no values)."""
+    if isinstance(q, torch.Tensor):
+        if q.is_meta:
+            return
+        values = q.detach().to("cpu", torch.float64).numpy()
+    else:
+        values = np.asarray(q, dtype="float64")
+    if values.size and (np.any(values < 0) or np.any(values > 1)):
+        raise ValueError(
+            f"{op}: q must lie in [0, 1] (a percentile's in [0, 100]); received "
+            f"q={values.tolist()}."
+        )
+
+
 def _quantile(fn, x, q, axis, method, keepdims, op):
     _check_method(method, op)
     x = _float(x)
+    _check_q(q, op)
     q = _t(q).to(x.dtype)
-    if not q.is_meta and q.numel() and bool(((q < 0) | (q > 1)).any()):
-        raise ValueError(
-            f"{op}: q must lie in [0, 1] (a percentile's in [0, 100]); received q={q.tolist()}."
-        )
     if axis is None:
         out = fn(x.reshape(-1), q, dim=0, interpolation=method)
         if keepdims:

@@ -329,23 +329,24 @@ DOCS: dict[str, dict[str, str]] = {
         """,
         "bincount": """Counts of each non-negative integer in `x` (weighted by `weights`).
 
-        A rank-2 `x` is counted row by row into `minlength` columns (values `>=
-        minlength` are dropped), so give `minlength` for rank-2 input.
+        A rank-2 `x` is counted row by row, every row to the same length (the largest
+        value of the whole of `x`, plus one, or `minlength` if larger).
 
         Args:
             x: Rank-1 or rank-2 tensor of non-negative integers.
             weights: Optional tensor of the shape of `x`; each occurrence adds its
                 weight instead of 1.
-            minlength: Minimum length of the output. Under compilation the output
-                length must be known, so give `minlength` there; values `>=
-                minlength` are then dropped.
+            minlength: Minimum length of the output. Under `jax.jit` and for
+                symbolic inputs the output length must be known without the data:
+                give `minlength`, which is the length there (values `>= minlength`
+                are dropped). Without it JAX raises a `ValueError` asking for it
+                (torch's symbolic shape then says length 1, which is not meaningful).
             sparse: Accepted for Keras compatibility; lamina's engines have no sparse
                 tensors, so `True` raises a `ValueError`.
 
         Returns:
-            A tensor of length `max(max(x) + 1, minlength)` along the last axis
-            (`minlength` for rank-2 input): `"int32"` counts, or sums in the dtype of
-            `weights`.
+            A tensor of length `max(max(x) + 1, minlength)` along the last axis:
+            `"int32"` counts, or sums in the dtype of `weights`.
 
         Example:
 
@@ -356,6 +357,8 @@ DOCS: dict[str, dict[str, str]] = {
         [0.5, 3.0, 0.0, 1.0]
         >>> ops.convert_to_numpy(ops.bincount(np.array([[0, 1], [1, 1]]), minlength=3)).tolist()
         [[1, 1, 0], [0, 2, 0]]
+        >>> ops.convert_to_numpy(ops.bincount(np.array([[0, 3], [1, 1]]))).tolist()
+        [[1, 0, 0, 1], [0, 2, 0, 0]]
         """,
         "bitwise_and": """Elementwise bitwise AND of integer (or bool) tensors.
 
@@ -523,7 +526,8 @@ DOCS: dict[str, dict[str, str]] = {
         Args:
             x: Input tensor.
             x_min: Lower bound (scalar or tensor broadcastable with `x`).
-            x_max: Upper bound (scalar or tensor broadcastable with `x`).
+            x_max: Upper bound (scalar or tensor broadcastable with `x`). One bound
+                may be a Python number and the other a tensor.
 
         Returns:
             `minimum(maximum(x, x_min), x_max)`, in the promoted dtype of `x` and the
@@ -533,6 +537,9 @@ DOCS: dict[str, dict[str, str]] = {
 
         >>> ops.convert_to_numpy(ops.clip(np.array([-1.0, 0.5, 2.0]), 0.0, 1.0)).tolist()
         [0.0, 0.5, 1.0]
+        >>> hi = np.array([3.0, 1.0], "float32")
+        >>> ops.convert_to_numpy(ops.clip(np.array([1.0, 5.0], "float32"), 0.0, hi)).tolist()
+        [1.0, 1.0]
         """,
         "concatenate": """The tensors `xs` joined along an existing `axis`.
 
@@ -1034,7 +1041,8 @@ DOCS: dict[str, dict[str, str]] = {
                 indexing.
 
         Returns:
-            The selected elements.
+            The selected elements, as an engine tensor (NumPy input is converted
+            first, as by `convert_to_tensor`: `int64` becomes `int32`).
 
         Example:
 

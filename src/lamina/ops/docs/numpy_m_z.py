@@ -290,9 +290,10 @@ DOCS: dict[str, dict[str, str]] = {
 
             Args:
                 x: Input tensor.
-                q: Quantile (a float in `[0, 1]`) or a 1-D sequence of them. Keep it
-                    in range: the torch engine raises an error for other values, the
-                    JAX engine does not check them.
+                q: Quantile (a float in `[0, 1]`) or a 1-D sequence of them. A
+                    concrete `q` outside `[0, 1]` raises a `ValueError` on both
+                    engines; a `q` traced by `jax.jit` cannot be checked (JAX then
+                    returns values outside the data's range, as Keras does).
                 axis: Axis or tuple of axes along which to compute the quantiles.
                     `None` (the default) uses all elements.
                 method: How to pick a value that falls between two data points `i < j`:
@@ -468,11 +469,16 @@ DOCS: dict[str, dict[str, str]] = {
                     `"circular"` is not supported (use `"wrap"`, which fills the same
                     values).
                 constant_values: The fill value for `mode="constant"`. `None` (the
-                    default) means `0`. Other modes ignore it.
+                    default) means `0`. Any other mode needs `None` here: with a value
+                    it raises a `ValueError`, as in Keras.
 
             Returns:
                 The padded tensor, in the dtype of `x`; each axis grows by its
                 `before + after`.
+
+            Raises:
+                ValueError: If `constant_values` is given with a mode other than
+                    `"constant"`, or (torch) the mode is not one of the five above.
 
             Example:
 
@@ -532,9 +538,10 @@ DOCS: dict[str, dict[str, str]] = {
 
             Args:
                 x: Input tensor.
-                q: Quantile (a float in `[0, 1]`) or a 1-D sequence of them. Keep it
-                    in range: the torch engine raises an error for other values, the
-                    JAX engine does not check them.
+                q: Quantile (a float in `[0, 1]`) or a 1-D sequence of them. A
+                    concrete `q` outside `[0, 1]` raises a `ValueError` on both
+                    engines; a `q` traced by `jax.jit` cannot be checked (JAX then
+                    returns values outside the data's range, as Keras does).
                 axis: Axis or tuple of axes along which to compute the quantiles.
                     `None` (the default) uses all elements.
                 method: How to pick a value that falls between two data points `i < j`:
@@ -546,6 +553,10 @@ DOCS: dict[str, dict[str, str]] = {
                 The quantiles, as floats (integer input gives `float32`). With a
                 sequence `q`, the quantiles stack along a new first axis. A slice
                 holding a NaN gives NaN; see `nanquantile` to skip them.
+
+            Raises:
+                ValueError: If a concrete `q` lies outside `[0, 1]`, or `method` is
+                    unknown.
 
             Example:
 
@@ -632,8 +643,9 @@ DOCS: dict[str, dict[str, str]] = {
                     which is inferred from the others.
 
             Returns:
-                A tensor with the elements of `x`, in row-major order, in the new
-                shape.
+                An engine tensor with the elements of `x`, in row-major order, in the
+                new shape. NumPy input is converted first, as by `convert_to_tensor`
+                (`int64` becomes `int32`, `float64` becomes `floatx()`).
 
             Example:
 
@@ -1307,17 +1319,26 @@ DOCS: dict[str, dict[str, str]] = {
             """,
         "where": """`x1` where `condition` holds, else `x2`.
 
+            With `condition` alone (neither `x1` nor `x2`), the indices of its
+            non-zero elements, as `nonzero(condition)` gives them. Their number
+            depends on the data, so that form is for eager use: under `jax.jit`, and on
+            symbolic inputs, JAX raises a `ValueError` (torch's symbolic shapes then say
+            length 0, which is not meaningful).
+
             Args:
                 condition: Boolean tensor (other values count as `True` when non-zero).
                 x1: Values (tensor or Python scalar) taken where `condition` is true.
                 x2: Values (tensor or Python scalar) taken where `condition` is false.
-                    `condition`, `x1` and `x2` broadcast together. Both `x1` and `x2`
-                    are needed: Keras's one-argument form `where(condition)` is not
-                    supported; use `nonzero(condition)` for it.
+                    `condition`, `x1` and `x2` broadcast together. Give both `x1` and
+                    `x2`, or neither.
 
             Returns:
                 A tensor of the broadcast shape, in the promoted dtype of `x1` and
-                `x2`.
+                `x2`; with `condition` alone, a tuple of `condition.ndim` 1-D `int32`
+                tensors (see `nonzero`).
+
+            Raises:
+                ValueError: If only one of `x1` and `x2` is given.
 
             Example:
 
@@ -1327,6 +1348,9 @@ DOCS: dict[str, dict[str, str]] = {
             >>> column = np.array([[True], [False]])
             >>> ops.convert_to_numpy(ops.where(column, 1.0, np.zeros(2))).tolist()
             [[1.0, 1.0], [0.0, 0.0]]
+            >>> rows, cols = ops.where(np.array([[0, 1], [1, 0]]))
+            >>> ops.convert_to_numpy(rows).tolist(), ops.convert_to_numpy(cols).tolist()
+            ([0, 1], [1, 0])
             """,
         "zeros": """A tensor of zeros (default dtype `floatx()`).
 
