@@ -193,3 +193,42 @@ def test_quantile_out_of_range_q_raises_for_symbolic_x():
         ops.quantile(KerasTensor((None, 3), "float32"), 1.5, axis=1)
     out = ops.quantile(KerasTensor((None, 3), "float32"), 0.5, axis=1)
     assert out.shape == (None,)
+
+
+# Python lists as array arguments (Keras converts them; JAX's jnp refuses them) ------------
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda o: o.sum([[1, 2], [3, 4]], axis=0),
+        lambda o: o.mean([1.0, 2.5]),
+        lambda o: o.take(np.arange(5, dtype="int32"), [0, 3]),
+        lambda o: o.add([1, 2], 1),
+        lambda o: o.multiply([1.5, 2.0], np.array([2.0, 2.0], "float32")),
+        lambda o: o.concatenate([[1, 2], [3]]),
+        lambda o: o.stack([[1.0, 2.0], [3.0, 4.0]], axis=1),
+        lambda o: o.einsum("i,i->", [1.0, 2.0], [3.0, 4.0]),
+        lambda o: o.average([1.0, 2.0, 4.0], weights=[1.0, 0.0, 1.0]),
+        lambda o: o.transpose([[1, 2, 3]]),
+        lambda o: o.matmul([[1.0, 2.0]], [[3.0], [4.0]]),
+        lambda o: o.sort([3, 1, 2]),
+    ],
+    ids=lambda f: "",
+)
+def test_list_arguments_are_arrays(f):
+    _same(f(ops), _keras(f(keras.ops)))
+
+
+def test_where_takes_lists():
+    # Keras 3 refuses lists here; NumPy is the reference.
+    want = np.where([True, False], [1, 2], [3, 4]).astype("int32")
+    _same(ops.where([True, False], [1, 2], [3, 4]), want)
+
+
+@pytest.mark.engine("jax")
+def test_list_of_traced_arrays_under_jit():
+    import jax
+
+    got = jax.jit(lambda a: ops.stack([a, [1.0, 2.0]]))(np.ones(2, "float32"))
+    _same(got, np.array([[1.0, 1.0], [1.0, 2.0]], "float32"))
+    got = jax.jit(lambda a, b: ops.sum([a, b]))(np.float32(1.0), np.float32(2.0))
+    _same(got, np.array(3.0, "float32"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -435,7 +436,7 @@ def count_nonzero(x, axis=None):
 
 
 def average(x, axis=None, weights=None):
-    return jnp.average(x, axis=axis, weights=weights)
+    return jnp.average(_from_sequence(x), axis=axis, weights=_from_sequence(weights))
 
 
 def trace(x, offset=0, axis1=0, axis2=1):
@@ -670,3 +671,89 @@ def quantile(x, q, axis=None, method="linear", keepdims=False):
 def nanquantile(x, q, axis=None, method="linear", keepdims=False):
     _check_q(q, "nanquantile")
     return _extra.nanquantile(x, q, axis=axis, method=method, keepdims=keepdims)
+
+
+# Python lists (and tuples) as array arguments ------------------------------------------
+# jnp refuses them ("requires ndarray or scalar arguments"); Keras and lamina's torch engine
+# take them as arrays. Only the array arguments are converted (not shapes or axes), and
+# only lists and tuples, so Python scalars stay weakly typed.
+_SEQUENCES = (list, tuple)
+
+
+def _from_sequence(x):
+    if type(x) not in _SEQUENCES:
+        return x
+    try:
+        return convert_to_tensor(x)
+    except jax.errors.TracerArrayConversionError:  # a list holding traced arrays
+        return jnp.asarray(x)
+
+
+def _taking_sequences(fn, count):
+    """`fn` with its first `count` (array) arguments converted from lists and tuples."""
+    names = fn.__code__.co_varnames[:count]
+
+    @functools.wraps(fn)
+    def function(*args, **kwargs):
+        if builtins.any(type(a) in _SEQUENCES for a in args[:count]):
+            args = tuple(_from_sequence(a) for a in args[:count]) + args[count:]
+        if kwargs:
+            for name in names:
+                if type(kwargs.get(name)) in _SEQUENCES:
+                    kwargs[name] = _from_sequence(kwargs[name])
+        return fn(*args, **kwargs)
+
+    return function
+
+
+def _taking_sequences_of_arrays(fn):
+    """`fn` whose first argument is a sequence of arrays, any of them a list."""
+
+    @functools.wraps(fn)
+    def function(xs, *args, **kwargs):
+        if builtins.any(type(x) in _SEQUENCES for x in xs):
+            xs = [_from_sequence(x) for x in xs]
+        return fn(xs, *args, **kwargs)
+
+    return function
+
+
+def _taking_sequences_varargs(fn, skip):
+    """`fn` whose variadic arrays (after `skip` leading arguments) may be lists."""
+
+    @functools.wraps(fn)
+    def function(*args, **kwargs):
+        if builtins.any(type(a) in _SEQUENCES for a in args[skip:]):
+            args = args[:skip] + tuple(_from_sequence(a) for a in args[skip:])
+        return fn(*args, **kwargs)
+
+    return function
+
+
+_ARRAY_ARGUMENTS = {
+    **dict.fromkeys(
+        """zeros_like ones_like full_like tril triu copy abs absolute negative sign sqrt
+        square exp expm1 log log1p log2 log10 sin cos tan arcsin arccos arctan sinh cosh
+        tanh arcsinh arccosh arctanh floor ceil round reciprocal logical_not isnan isinf
+        isfinite nan_to_num sum mean max min prod std var any all argmax argmin cumsum
+        cumprod count_nonzero trace transpose expand_dims squeeze ravel flip roll swapaxes
+        moveaxis broadcast_to split tile repeat pad diag diagonal sort argsort size ndim
+        quantile nanquantile""".split(),
+        1,
+    ),
+    **dict.fromkeys(
+        """add subtract multiply divide true_divide floor_divide mod power maximum minimum
+        arctan2 logaddexp equal not_equal less less_equal greater greater_equal
+        logical_and logical_or logical_xor isclose matmul dot tensordot outer cross append
+        take take_along_axis searchsorted digitize""".split(),
+        2,
+    ),
+    "clip": 3,
+    "where": 3,
+}
+for _name, _count in _ARRAY_ARGUMENTS.items():
+    globals()[_name] = _taking_sequences(globals()[_name], _count)
+concatenate = _taking_sequences_of_arrays(concatenate)
+stack = _taking_sequences_of_arrays(stack)
+meshgrid = _taking_sequences_varargs(meshgrid, 0)
+einsum = _taking_sequences_varargs(einsum, 1)
