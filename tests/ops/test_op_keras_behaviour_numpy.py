@@ -232,3 +232,10 @@ def test_list_of_traced_arrays_under_jit():
     _same(got, np.array([[1.0, 1.0], [1.0, 2.0]], "float32"))
     got = jax.jit(lambda a, b: ops.sum([a, b]))(np.float32(1.0), np.float32(2.0))
     _same(got, np.array(3.0, "float32"))
+
+
+# round: integers to negative decimals (jnp refuses them; torch and NumPy do it) ---------
+@pytest.mark.parametrize("decimals", [-1, -2])
+def test_round_integers_to_negative_decimals(decimals):
+    x = np.array([15, 25, -15, 149, 150, 250, -251, 7], "int32")
+    _same(ops.round(x, decimals), np.round(x, decimals))

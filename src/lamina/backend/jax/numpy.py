@@ -207,7 +207,20 @@ def ceil(x):
 
 
 def round(x, decimals=0):
+    if decimals < 0:
+        x = jnp.asarray(x)
+        if jnp.issubdtype(x.dtype, jnp.integer):
+            return _round_integers(x, decimals)
     return jnp.round(x, decimals)
+
+
+def _round_integers(x, decimals):
+    """Integers to a multiple of `10**-decimals`, halves to even, exactly (jnp refuses)."""
+    unit = jnp.asarray(10**-decimals, x.dtype)
+    quotient = jnp.floor_divide(x, unit)
+    twice_rest = 2 * (x - quotient * unit)
+    up = (twice_rest > unit) | ((twice_rest == unit) & (quotient % 2 == 1))
+    return (quotient + up.astype(x.dtype)) * unit
 
 
 def reciprocal(x):

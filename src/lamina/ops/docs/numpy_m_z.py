@@ -682,8 +682,8 @@ DOCS: dict[str, dict[str, str]] = {
             Args:
                 x: Input tensor.
                 decimals: Number of decimal places to keep. Defaults to `0`. Negative
-                    values round to tens, hundreds, ...; on integer tensors this works
-                    on the torch engine only (the JAX engine raises an error).
+                    values round to tens, hundreds, ...; integer tensors are rounded
+                    exactly there, in their own dtype.
 
             Returns:
                 A tensor of the shape and dtype of `x`. Values exactly halfway round
@@ -695,6 +695,8 @@ DOCS: dict[str, dict[str, str]] = {
             [0.0, 2.0, 2.0, -2.0]
             >>> ops.convert_to_numpy(ops.round(np.array([1.234, -0.567]), 2))
             array([ 1.23, -0.57], dtype=float32)
+            >>> ops.convert_to_numpy(ops.round(np.array([15, 25, 149], "int32"), -1)).tolist()
+            [20, 20, 150]
             """,
         "searchsorted": """Where `values` would be inserted in `sorted_sequence` to keep it sorted.
 
