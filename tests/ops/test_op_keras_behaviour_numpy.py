@@ -239,3 +239,8 @@ def test_list_of_traced_arrays_under_jit():
 def test_round_integers_to_negative_decimals(decimals):
     x = np.array([15, 25, -15, 149, 150, 250, -251, 7], "int32")
     _same(ops.round(x, decimals), np.round(x, decimals))
+
+
+def test_round_small_integers_without_overflow():
+    x = np.array([-128, -51, -50, 49, 50, 51, 127], "int8")
+    _same(ops.round(x, -2), np.round(x.astype("int32"), -2).astype("int8"))

@@ -218,8 +218,9 @@ def _round_integers(x, decimals):
     """Integers to a multiple of `10**-decimals`, halves to even, exactly (jnp refuses)."""
     unit = jnp.asarray(10**-decimals, x.dtype)
     quotient = jnp.floor_divide(x, unit)
-    twice_rest = 2 * (x - quotient * unit)
-    up = (twice_rest > unit) | ((twice_rest == unit) & (quotient % 2 == 1))
+    rest = x - quotient * unit
+    gap = unit - rest  # compared with rest instead of 2 * rest, which could overflow
+    up = (rest > gap) | ((rest == gap) & (quotient % 2 == 1))
     return (quotient + up.astype(x.dtype)) * unit
 
 

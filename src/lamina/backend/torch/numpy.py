@@ -326,8 +326,9 @@ def round(x, decimals=0):
     # Integers to a multiple of 10**-decimals, halves to even, exactly (no float trip).
     unit = 10**-decimals
     quotient = torch.div(x, unit, rounding_mode="floor")
-    twice_rest = 2 * (x - quotient * unit)
-    up = (twice_rest > unit) | ((twice_rest == unit) & (quotient % 2 == 1))
+    rest = x - quotient * unit
+    gap = unit - rest  # compared with rest instead of 2 * rest, which could overflow
+    up = (rest > gap) | ((rest == gap) & (quotient % 2 == 1))
     return (quotient + up.to(x.dtype)) * unit
 
 
