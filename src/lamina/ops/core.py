@@ -19,7 +19,7 @@ from lamina.backend import contract
 from lamina.backend.common.dtypes import result_type  # noqa: F401 (public op)
 from lamina.backend.common.variables import Variable
 from lamina.graph.keras_tensor import KerasTensor
-from lamina.graph.operation import any_symbolic, symbolic_call
+from lamina.graph.operation import FunctionOperation, any_symbolic, symbolic_call
 from lamina.ops import docs as op_docs
 
 # Argument types that an op passes to the engine as they are: neither symbolic nor a
@@ -361,22 +361,27 @@ def fori_loop(lower, upper, body_fun, init_val):
 
 
 def while_loop(cond, body, loop_vars, maximum_iterations=None):
-    """Run `loop_vars = body(loop_vars)` while `cond(loop_vars)` is true.
+    """Run `loop_vars = body(*loop_vars)` while `cond(*loop_vars)` is true.
 
-    The functional form of a `while` loop, compiled as one loop. `cond` and `body` get
-    `loop_vars` as one argument (a tuple of state stays one tuple); Keras passes the
-    items of a tuple or list as separate arguments instead, so write functions of one
-    argument to run on both.
+    The functional form of a `while` loop, compiled as one loop. As in Keras, a tuple or
+    list `loop_vars` is unpacked: `cond` and `body` get its items as separate positional
+    arguments, `body` returns the new items as a tuple or list (a single value when
+    there is one item), and the result is a tuple. Any other `loop_vars` (one tensor, a
+    dict or other nested structure) is passed as one argument and returned as it is.
+    Python scalars and NumPy arrays among the loop variables become engine tensors.
 
     Args:
         cond: Callable returning a boolean scalar from the loop variables.
         body: Callable returning the next loop variables, of the same structure, shapes
             and dtypes.
-        loop_vars: The initial state (a tensor or nested structure of tensors).
-        maximum_iterations: The most times to run `body`; None for no limit.
+        loop_vars: The initial state: a tensor, a tuple or list of loop variables
+            (unpacked into separate arguments), or another nested structure of tensors.
+        maximum_iterations: The most times to run `body`; None for no limit. The loop
+            stops when `cond` turns false or `body` has run this many times.
 
     Returns:
-        The loop variables when `cond` turns false (or the iteration limit is met).
+        The loop variables when the loop stops: a tuple when `loop_vars` is a tuple or
+        list, else the structure of `loop_vars`.
 
     Example:
 
@@ -386,17 +391,60 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
     16
     >>> int(ops.convert_to_numpy(ops.while_loop(lambda v: v < 100, lambda v: v + 1, 0, 5)))
     5
+    >>> i, total = ops.while_loop(lambda i, s: i < 4, lambda i, s: (i + 1, s + i), (0, 0))
+    >>> int(ops.convert_to_numpy(i)), int(ops.convert_to_numpy(total))
+    (4, 6)
     """
+    unpack = isinstance(loop_vars, (tuple, list))
+    if unpack:
+        # The engines loop over one state value: give them the items as one tuple, and
+        # cond/body the items as separate arguments (Keras's calling convention).
+        loop_vars = tuple(loop_vars)
+        user_cond, user_body = cond, body
+
+        def cond(state):
+            return user_cond(*state)
+
+        def body(state):
+            outputs = user_body(*state)
+            outputs = tuple(outputs) if isinstance(outputs, (tuple, list)) else (outputs,)
+            if len(outputs) != len(state):
+                raise ValueError(
+                    f"while_loop: `body` must return as many values as `loop_vars` has "
+                    f"({len(state)}), as a tuple or list; it returned {len(outputs)}. "
+                    f"Return one new value per loop variable."
+                )
+            return outputs
+
     if any_symbolic((loop_vars,)):
-        return symbolic_call(
-            backend.core.while_loop,
-            "while_loop",
-            (cond, body, loop_vars),
-            dict(maximum_iterations=maximum_iterations),
+        return _WhileLoop(backend.core.while_loop, "while_loop").symbolic_call(
+            cond, body, loop_vars, maximum_iterations=maximum_iterations
         )
     return backend.core.while_loop(
-        cond, body, tree.map_structure(_read, loop_vars), maximum_iterations
+        cond, body, tree.map_structure(_to_loop_tensor, loop_vars), maximum_iterations
     )
+
+
+def _to_loop_tensor(value):
+    value = _read(value)
+    return value if value is None else backend.convert_to_tensor(value)
+
+
+class _WhileLoop(FunctionOperation):
+    """The graph node of a symbolic `while_loop`.
+
+    Its outputs have the specs of the loop variables (a loop keeps their shapes and
+    dtypes), as in Keras: the loop is not run to find them, since on abstract values
+    (torch's `meta` tensors) its condition never turns false.
+    """
+
+    def compute_output_spec(self, cond, body, loop_vars, maximum_iterations=None):
+        def spec(value):
+            if value is None:
+                return None
+            return KerasTensor(shape(value), dtype(value))
+
+        return tree.map_structure(spec, loop_vars)
 
 
 def composite(fn):

@@ -68,10 +68,17 @@ class SeedGenerator:
         return backend
 
     def next(self):
-        """The current seed tensor; advances the state."""
+        """The current seed tensor, a value of its own; advances the state.
+
+        Returns:
+            A new seed tensor: later draws leave it unchanged.
+        """
         seed = self.state.value
+        # A copy: an engine that writes the state in place (torch) would otherwise
+        # change the seed handed out here when the state advances below.
+        drawn = backend.numpy.copy(seed)
         self.state.assign(seed + backend.convert_to_tensor([0, 1], dtype=backend.random.SEED_DTYPE))
-        return seed
+        return drawn
 
     def get_config(self) -> dict:
         return {"seed": self._initial_seed}
@@ -148,9 +155,8 @@ def draw_seed(seed):
     What each random op does with its `seed` argument (Keras keeps this helper internal,
     in `keras.src.random.seed_generator`).
     An int always gives the same seed tensor; a `SeedGenerator` (or `None`, the global
-    generator) gives its current state and advances it. On torch that tensor is the
-    generator's state itself, so it changes when the generator advances: convert it to
-    NumPy (or copy it) to keep a drawn seed.
+    generator) gives a copy of its current state and advances it, so a drawn seed keeps
+    its value when the generator moves on (as in Keras, on every engine).
 
     Args:
         seed: An int, a `SeedGenerator`, `None`, or a seed tensor (returned as is).

@@ -9,6 +9,7 @@ import numpy as np
 from lamina.backend import config
 from lamina.backend.common.shapes import conv_transpose_output_length
 from lamina.backend.common.variables import standardize_dtype
+from lamina.backend.jax.core import convert_to_tensor
 
 
 def relu(x):
@@ -135,6 +136,17 @@ def _dimension_numbers(n, data_format):
     )
 
 
+def _operands(inputs, kernel=None):
+    # NumPy and Python operands become JAX arrays as every op converts them (float64
+    # to floatx, int64 to int32) before their dtype sizes the kernel, the init value of
+    # a reduction or a constant: `jnp.array(.., float64)` would warn that it truncates,
+    # and a NumPy int64 init value would wrap when JAX narrows it to int32.
+    inputs = convert_to_tensor(inputs)
+    if kernel is None:
+        return inputs
+    return inputs, convert_to_tensor(kernel)
+
+
 def _conv_padding(padding, kernel_spatial, dilation):
     padding = str(padding).lower()
     if padding == "valid":
@@ -150,6 +162,7 @@ def _conv_padding(padding, kernel_spatial, dilation):
 
 def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
     """N-D convolution (cross-correlation) with a `(*spatial, in/groups, out)` kernel."""
+    inputs, kernel = _operands(inputs, kernel)
     data_format = _data_format(data_format)
     n = inputs.ndim - 2
     strides = _tuple(strides, n, "strides")
@@ -169,6 +182,7 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
 
 def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
     """Depthwise convolution with a `(*spatial, in_channels, depth_multiplier)` kernel."""
+    inputs, kernel = _operands(inputs, kernel)
     data_format = _data_format(data_format)
     n = inputs.ndim - 2
     strides = _tuple(strides, n, "strides")
@@ -214,6 +228,7 @@ def conv_transpose(
     The output equals the gradient of `conv` (same strides, padding and dilation) with
     respect to its input, for an input of the Keras output length.
     """
+    inputs, kernel = _operands(inputs, kernel)
     data_format = _data_format(data_format)
     padding = str(padding).lower()
     if padding not in ("valid", "same"):
@@ -262,6 +277,7 @@ def _pool_args(inputs, pool_size, strides, padding, data_format):
 
 def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
     """Max pooling over the spatial axes."""
+    inputs = _operands(inputs)
     window, stride, padding = _pool_args(inputs, pool_size, strides, padding, data_format)
     # NumPy constants, not `jnp.array`s: under `jit` + autodiff a `jnp` init value is a
     # traced operand, `reduce_window` then loses its monoid form and cannot linearize.
@@ -274,6 +290,7 @@ def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None)
 
 def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
     """Average pooling; with `"same"` padding only the valid elements are averaged."""
+    inputs = _operands(inputs)
     window, stride, padding = _pool_args(inputs, pool_size, strides, padding, data_format)
     zero = np.array(0, inputs.dtype)  # a constant, see `max_pool`
     total = jax.lax.reduce_window(inputs, zero, jax.lax.add, window, stride, padding)

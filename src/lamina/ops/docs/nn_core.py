@@ -499,11 +499,13 @@ DOCS: dict[str, dict[str, str]] = {
                 `keras.config.image_data_format()`.
 
         Returns:
-            The pooled tensor, rank N + 2, with the channels of `inputs`.
+            The pooled tensor, rank N + 2, with the channels of `inputs`: floating
+            (`keras.config.floatx()` for a float64 NumPy input, which is converted as
+            every op converts it).
 
         Example:
 
-        >>> x = np.array([1.0, 3.0, 2.0, 6.0, 4.0], "float32").reshape(1, 5, 1)
+        >>> x = np.array([1.0, 3.0, 2.0, 6.0, 4.0]).reshape(1, 5, 1)
         >>> ops.convert_to_numpy(ops.average_pool(x, 2))[0, :, 0].tolist()
         [2.0, 4.0]
         >>> ops.convert_to_numpy(ops.average_pool(x, 2, padding="same"))[0, :, 0].tolist()
