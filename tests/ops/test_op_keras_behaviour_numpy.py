@@ -244,3 +244,19 @@ def test_round_integers_to_negative_decimals(decimals):
 def test_round_small_integers_without_overflow():
     x = np.array([-128, -51, -50, 49, 50, 51, 127], "int8")
     _same(ops.round(x, -2), np.round(x.astype("int32"), -2).astype("int8"))
+
+
+# floor / ceil of integers and bool give floats; int8 matmul accumulates in int32 ---------
+@pytest.mark.parametrize("name", ["floor", "ceil"])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int32", "int64", "float16"])
+def test_floor_ceil_dtypes_follow_keras(name, dtype):
+    x = np.array([[1, -2, 3], [0, 4, -1]]).astype(dtype)
+    _same(getattr(ops, name)(x), _keras(getattr(keras.ops, name)(x)))
+
+
+def test_int8_matmul_accumulates_in_int32():
+    a = np.full((2, 8), 100, "int8")
+    b = np.full((8, 3), 100, "int8")
+    want = _keras(keras.ops.matmul(a, b))
+    assert want.dtype == np.int32 and want[0, 0] == 80000
+    _same(ops.matmul(a, b), want)

@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from lamina.backend import config
+from lamina.backend.common.dtypes import result_type
 from lamina.backend.common.variables import standardize_dtype
 from lamina.backend.jax.core import convert_to_tensor
 
@@ -198,12 +199,20 @@ def arctanh(x):
     return jnp.arctanh(x)
 
 
+def _inexact(x):
+    """`x` as an inexact array: integers and bool take the float dtype Keras promotes to."""
+    x = jnp.asarray(x)
+    if jnp.issubdtype(x.dtype, jnp.inexact):
+        return x
+    return x.astype(result_type(standardize_dtype(x.dtype), float))
+
+
 def floor(x):
-    return jnp.floor(x)
+    return jnp.floor(_inexact(x))
 
 
 def ceil(x):
-    return jnp.ceil(x)
+    return jnp.ceil(_inexact(x))
 
 
 def round(x, decimals=0):
@@ -366,7 +375,13 @@ def where(condition, x1=None, x2=None):
 
 # Products -----------------------------------------------------------------------------
 def matmul(x1, x2):
+    if _is_int8(x1) and _is_int8(x2):  # as in Keras: int8 products accumulate in int32
+        return jnp.matmul(x1, x2, preferred_element_type=jnp.int32)
     return jnp.matmul(x1, x2)
+
+
+def _is_int8(x):
+    return getattr(x, "dtype", None) == jnp.int8
 
 
 def dot(x1, x2):

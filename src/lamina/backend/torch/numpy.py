@@ -305,16 +305,6 @@ def square(x):
     return torch.square(x)
 
 
-def floor(x):
-    x = _t(x)
-    return x if x.dtype == torch.bool else torch.floor(x)
-
-
-def ceil(x):
-    x = _t(x)
-    return x if x.dtype == torch.bool else torch.ceil(x)
-
-
 def round(x, decimals=0):
     x = _t(x)
     if x.is_floating_point():
@@ -343,6 +333,8 @@ def _float_function(torch_fn, name):
 
 
 sqrt = _float_function(torch.sqrt, "sqrt")
+floor = _float_function(torch.floor, "floor")  # as in Keras, integers give floats
+ceil = _float_function(torch.ceil, "ceil")
 exp = _float_function(torch.exp, "exp")
 expm1 = _float_function(torch.expm1, "expm1")
 log = _float_function(torch.log, "log")
@@ -571,6 +563,10 @@ def _product(fn, x1, x2):
 
 
 def matmul(x1, x2):
+    x1, x2 = _t(x1), _t(x2)
+    if x1.dtype == torch.int8 and x2.dtype == torch.int8:
+        # As in Keras: int8 products accumulate in int32.
+        return torch.matmul(x1.to(_INT32), x2.to(_INT32))
     return _product(torch.matmul, x1, x2)
 
 

@@ -514,7 +514,8 @@ DOCS: dict[str, dict[str, str]] = {
 
         Returns:
             The smallest integer value `>= x` for each element, in the dtype of `x`
-            for float input.
+            for float input; integer and bool input give floats (`"float32"` by
+            default), as in Keras.
 
         Example:
 
@@ -940,12 +941,15 @@ DOCS: dict[str, dict[str, str]] = {
 
         Returns:
             The largest integer value `<= x` for each element, in the dtype of `x`
-            for float input.
+            for float input; integer and bool input give floats (`"float32"` by
+            default), as in Keras.
 
         Example:
 
         >>> ops.convert_to_numpy(ops.floor(np.array([1.5, -1.5, 2.0]))).tolist()
         [1.0, -2.0, 2.0]
+        >>> ops.dtype(ops.floor(np.array([1, 2], "int32")))
+        'float32'
         """,
         "floor_divide": """Elementwise `x1 // x2`.
 

@@ -18,7 +18,8 @@ DOCS: dict[str, dict[str, str]] = {
 
             Returns:
                 The product, shape `(..., n, m)` (without the axes a 1-D operand
-                dropped), in the promoted dtype of `x1` and `x2`.
+                dropped), in the promoted dtype of `x1` and `x2`; two `int8` operands
+                give `int32`, as in Keras (the products accumulate without overflow).
 
             Example:
 
