@@ -260,3 +260,13 @@ def test_int8_matmul_accumulates_in_int32():
     want = _keras(keras.ops.matmul(a, b))
     assert want.dtype == np.int32 and want[0, 0] == 80000
     _same(ops.matmul(a, b), want)
+
+
+# full: the default dtype is floatx whatever the fill value ---------------------------------
+@pytest.mark.parametrize("fill", [3, 2.5, True, np.int32(3), np.array([1, 2], "int8")], ids=str)
+def test_full_default_dtype_follows_keras(fill):
+    _same(ops.full((3, 2), fill), _keras(keras.ops.full((3, 2), fill)))
+
+
+def test_full_with_dtype():
+    _same(ops.full((2,), 7, dtype="int32"), np.full((2,), 7, "int32"))

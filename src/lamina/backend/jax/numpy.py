@@ -49,7 +49,7 @@ def ones(shape, dtype=None):
 
 
 def full(shape, fill_value, dtype=None):
-    return jnp.full(shape, fill_value, dtype=_dtype(dtype))
+    return jnp.full(shape, fill_value, dtype=_float(dtype))  # as in Keras: floatx by default
 
 
 def zeros_like(x, dtype=None):

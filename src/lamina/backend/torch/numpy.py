@@ -143,9 +143,8 @@ def ones(shape, dtype=None):
 
 
 def full(shape, fill_value, dtype=None):
+    dtype = config.floatx() if dtype is None else dtype  # as in Keras
     if type(fill_value) in _WEAK:
-        if dtype is None:
-            dtype = _promote(type(fill_value))
         return torch.full(_shape(shape), fill_value, dtype=_dtype(dtype), device=get_device())
     fill = convert_to_tensor(fill_value, dtype)
     return torch.broadcast_to(fill, _shape(shape)).clone()

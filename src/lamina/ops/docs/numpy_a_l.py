@@ -989,9 +989,9 @@ DOCS: dict[str, dict[str, str]] = {
         Args:
             shape: Shape of the result, an int or a tuple of ints.
             fill_value: The value (a scalar, or a tensor broadcastable to `shape`).
-            dtype: Dtype of the result. `None` takes the dtype of `fill_value`
-                (`"int32"` for a Python int, the default float dtype for a Python
-                float).
+            dtype: Dtype of the result. `None` (the default) gives the default float
+                dtype (`keras.config.floatx()`, usually `"float32"`) whatever the
+                type of `fill_value`, as in Keras; pass `dtype="int32"` for integers.
 
         Returns:
             A tensor of shape `shape`.
@@ -1000,8 +1000,10 @@ DOCS: dict[str, dict[str, str]] = {
 
         >>> ops.convert_to_numpy(ops.full((2, 2), 0.5)).tolist()
         [[0.5, 0.5], [0.5, 0.5]]
-        >>> ops.convert_to_numpy(ops.full((3,), 7, dtype="float32")).tolist()
+        >>> ops.convert_to_numpy(ops.full((3,), 7)).tolist()
         [7.0, 7.0, 7.0]
+        >>> ops.convert_to_numpy(ops.full((3,), 7, dtype="int32")).tolist()
+        [7, 7, 7]
         """,
         "full_like": """`fill_value` with the shape (and by default the dtype) of `x`.
 
