@@ -483,7 +483,12 @@ class Optimizer:
         pairs = [(g, v) for g, v in zip(grads, trainable_variables) if g is not None]
         if not pairs:
             raise ValueError(f"{who}.apply received no gradients (all were None).")
-        grads = [ops.cast(g, v.dtype) for g, v in pairs]
+        grads = [
+            g
+            if backend.is_tensor(g) and backend.standardize_dtype(g.dtype) == v.dtype
+            else ops.cast(g, v.dtype)
+            for g, v in pairs
+        ]
         variables = [v for _, v in pairs]
         distribution = current_distribution()
         if distribution is not None:
@@ -504,7 +509,7 @@ class Optimizer:
         for v in variables:
             if getattr(v, "constraint", None) is not None:
                 v.assign(v.constraint(v.value))
-        self._iterations.assign(self._iterations.value + 1)
+        self._iterations.assign_add(1)
 
     @staticmethod
     def _overwrite_with_gradients(grads, variables):

@@ -41,7 +41,9 @@ class StatefulStepAPI(StepAPI):
         loss = self._call_compute_loss(x, y, y_pred, sample_weight, training)
         last = self.__dict__.pop("_last_per_output_losses", None)
         per_output = last[1] if last is not None and last[0] is y_pred else []
-        self._update_loss_trackers(loss, per_output, _batch_size(x))
+        # The trackers read the loss; their update is not part of what is differentiated.
+        with backend.execution.no_grad():
+            self._update_loss_trackers(loss, per_output, _batch_size(x))
         return loss
 
     def _ready_for_step(self, x, y, training) -> None:
@@ -75,7 +77,8 @@ class StatefulStepAPI(StepAPI):
                 grads = backend.execution.gradients(optimizer.scale_loss(loss), trainable)
                 with backend.execution.no_grad():
                     optimizer.apply(grads, trainable)
-            return self.compute_metrics(x, y, y_pred, sample_weight)
+            with backend.execution.no_grad():
+                return self.compute_metrics(x, y, y_pred, sample_weight)
         finally:
             self.__dict__.pop("_step_output_masks", None)
 

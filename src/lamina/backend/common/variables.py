@@ -457,10 +457,32 @@ class Variable:
         return self
 
     def assign_add(self, value):
-        return self.assign(self.value + self._convert(_unwrap(value), self._dtype))
+        delta = self._convert(_unwrap(value), self._dtype)
+        if self._plain_write(delta) and self._add_in_place(delta, 1):
+            return self
+        return self.assign(self.value + delta)
 
     def assign_sub(self, value):
-        return self.assign(self.value - self._convert(_unwrap(value), self._dtype))
+        delta = self._convert(_unwrap(value), self._dtype)
+        if self._plain_write(delta) and self._add_in_place(delta, -1):
+            return self
+        return self.assign(self.value - delta)
+
+    def _plain_write(self, value) -> bool:
+        """Whether a write of `value` would go straight to the storage: no scope, trace,
+        pending write-back or placement to go through, and the variable's exact shape."""
+        return (
+            not _scope_stack()
+            and getattr(_state, "strict", None) is None
+            and _pending_sync is None
+            and self._placement is None
+            and tuple(value.shape) == self._shape
+        )
+
+    def _add_in_place(self, delta, sign: int) -> bool:
+        """Engine hook: add `sign * delta` to the storage in place and return True, or
+        return False (the default) to write a new value through `assign`."""
+        return False
 
     def __repr__(self) -> str:
         return f"<Variable path={self.path}, shape={self._shape}, dtype={self._dtype}>"

@@ -138,6 +138,15 @@ class Variable(_BaseVariable):
             with torch.no_grad():
                 param.copy_(value)
 
+    def _add_in_place(self, delta, sign: int) -> bool:
+        # Counters and metric totals: one in-place kernel instead of an add and a copy.
+        param = self.__dict__.get("_param")
+        if param is None or param.is_meta or delta.is_meta or delta.device != param.device:
+            return False
+        with torch.no_grad():
+            param.add_(delta, alpha=sign)
+        return True
+
     def _wants_grad(self, dtype) -> bool:
         return bool(self.__dict__.get("_trainable", True)) and (
             dtype.is_floating_point or dtype.is_complex
