@@ -38,7 +38,7 @@ def divide_no_nan(x, y):
     """`x / y`, with 0 wherever `y == 0`."""
     y = ops.convert_to_tensor(y)
     nonzero = ops.not_equal(y, 0)
-    return ops.where(nonzero, ops.divide(x, ops.where(nonzero, y, ops.ones_like(y))), 0)
+    return ops.where(nonzero, ops.divide(x, ops.where(nonzero, y, 1)), 0)
 
 
 def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1: bool = True):

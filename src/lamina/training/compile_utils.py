@@ -210,7 +210,7 @@ class CompileLoss:
 
     def __call__(self, y_true: list, y_pred: list, sample_weight: list, masks: list):
         """Total loss and per-output losses (a list, None for outputs without loss)."""
-        total = 0.0
+        total = None
         per_output = []
         for name, loss, weight, yt, yp, sw, mask in zip(
             self.output_names,
@@ -231,8 +231,11 @@ class CompileLoss:
                 _raise_if_shapes_mismatch(error, "loss", _name_of(loss), name, yt, yp)
                 raise
             per_output.append(value)
-            total = total + weight * value
-        return total, per_output
+            # No `0.0 + 1.0 * value` for the common single unweighted loss: on an eager
+            # engine each is an op and a node the backward pass walks.
+            term = value if weight == 1.0 else weight * value
+            total = term if total is None else total + term
+        return (0.0 if total is None else total), per_output
 
 
 def crossentropy(y_true, y_pred):

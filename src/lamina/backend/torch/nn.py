@@ -116,6 +116,14 @@ def log_softmax(x, axis=-1):
 def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     output = convert_to_tensor(output)
     target = convert_to_tensor(target)
+    if from_logits and _fused_crossentropy_applies(target, output, axis):
+        labels = target.long()
+        low, high = torch.aminmax(labels)  # on CPU: no device sync to pay for
+        if int(low) >= 0 and int(high) < output.shape[1]:
+            # Every label in range: torch's fused kernel (log-softmax and pick in one
+            # node, for the forward and the backward pass). Out-of-range labels take the
+            # general path below, which gives them a loss of 0.
+            return torch.nn.functional.cross_entropy(output, labels, reduction="none")
     if from_logits:
         log_probs = torch.log_softmax(output, dim=axis)
     else:
@@ -127,6 +135,18 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     index = torch.where(valid, target, torch.zeros_like(target)).unsqueeze(axis)
     picked = torch.gather(log_probs, axis, index).squeeze(axis)
     return torch.where(valid, -picked, torch.zeros_like(picked))
+
+
+def _fused_crossentropy_applies(target, output, axis) -> bool:
+    return (
+        output.ndim == 2
+        and target.ndim == 1
+        and axis in (-1, 1)
+        and output.device.type == "cpu"
+        and output.dtype in (torch.float32, torch.float64)
+        and target.numel() > 0
+        and not (target.dtype.is_floating_point or target.dtype == torch.bool)
+    )
 
 
 def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
