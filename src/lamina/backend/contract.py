@@ -707,6 +707,9 @@ LAYER = declare(
     """
     LayerBase(...)
         The engine's base of every `Layer` (`torch.nn.Module` on torch; nothing on JAX).
+    dense(x, kernel, bias=None)
+        `Dense`'s math, `x @ kernel + bias` exactly as `matmul` then `add` give it, with
+        one fused kernel where the engine has one.
     """
 )
 

@@ -6,7 +6,9 @@ import base64
 import marshal
 import types
 
-from lamina import activations, constraints, initializers, ops, regularizers, tree
+from lamina import activations, backend, constraints, initializers, ops, regularizers, tree
+from lamina.backend.common.variables import Variable
+from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer, _shapes_to_specs, _tuplify
 from lamina.layers.lora import LoRAMixin, lora_weight_property
@@ -24,6 +26,10 @@ def enable_unsafe_deserialization() -> None:
 def _register(cls):
     serialization.register_builtin("layers", cls)
     return cls
+
+
+def _read(value):
+    return value.value if isinstance(value, Variable) else value
 
 
 @_register
@@ -117,9 +123,13 @@ class Dense(LoRAMixin, Layer):
         self._build_lora()
 
     def call(self, inputs):
-        x = ops.matmul(inputs, self.kernel)
-        if self.bias is not None:
-            x = ops.add(x, self.bias)
+        if isinstance(inputs, KerasTensor):
+            x = ops.matmul(inputs, self.kernel)
+            if self.bias is not None:
+                x = ops.add(x, self.bias)
+        else:
+            # `matmul` then `add`, fused where the engine can (one GEMM on torch).
+            x = backend.layer.dense(inputs, _read(self.kernel), _read(self.bias))
         return self.activation(x) if self.activation is not None else x
 
     def compute_output_shape(self, input_shape):

@@ -78,6 +78,8 @@ def check_input_compatibility(specs, inputs: list, layer) -> None:
     if specs is None:
         return
     specs = specs if isinstance(specs, (list, tuple)) else [specs]
+    if len(inputs) == 1 and len(specs) == 1 and _same_as_last_pass(layer, specs[0], inputs[0]):
+        return
     who = f"{type(layer).__name__} {layer.name!r}"
     if len(inputs) != len(specs) and not all(s.optional for s in specs[len(inputs) :]):
         raise ValueError(f"{who} expects {len(specs)} input(s), but it received {len(inputs)}.")
@@ -122,3 +124,30 @@ def check_input_compatibility(specs, inputs: list, layer) -> None:
                         f"{who}{where} expected input of shape {spec.shape}, received shape "
                         f"{shape}."
                     )
+    if len(inputs) == 1 and len(specs) == 1 and specs[0] is not None:
+        _note_pass(layer, specs[0], inputs[0])
+
+
+# The eager engine checks every call: a layer remembers the spec, shape and dtype of its
+# last single input that passed, and the same again passes without re-checking.
+# Only concrete shapes take part: comparing a traced symbolic size (torch.export) would
+# pin it to a constant.
+def _same_as_last_pass(layer, spec, x) -> bool:
+    last = getattr(layer, "__dict__", {}).get("_last_spec_pass")
+    return (
+        last is not None
+        and last[0] is spec
+        and last[2] == getattr(x, "dtype", None)
+        and _concrete(x)
+        and last[1] == x.shape
+    )
+
+
+def _note_pass(layer, spec, x) -> None:
+    if hasattr(layer, "__dict__") and hasattr(x, "dtype") and _concrete(x):
+        layer.__dict__["_last_spec_pass"] = (spec, x.shape, x.dtype)
+
+
+def _concrete(x) -> bool:
+    shape = getattr(x, "shape", None)
+    return shape is not None and all(type(d) is int for d in shape)

@@ -672,7 +672,7 @@ class Layer(Operation, backend.layer.LayerBase):
             if isinstance(v, np.ndarray) and v.dtype.kind in "USO":
                 _refuse_text(self, v)
             t = backend.convert_to_tensor(v)
-            if self.autocast and _is_float(t.dtype) and str(t.dtype) != dtype:
+            if self.autocast and _is_float(t.dtype) and backend.standardize_dtype(t.dtype) != dtype:
                 t = backend.core.cast(t, dtype)
             return t
 
@@ -744,7 +744,9 @@ class Layer(Operation, backend.layer.LayerBase):
             key = (x.dtype, compute_dtype)
             cast = _AUTOCASTS.get(key)
             if cast is None:
-                cast = _AUTOCASTS[key] = _is_float(x.dtype) and str(x.dtype) != compute_dtype
+                cast = _AUTOCASTS[key] = (
+                    _is_float(x.dtype) and backend.standardize_dtype(x.dtype) != compute_dtype
+                )
             if cast:
                 x = backend.core.cast(x, compute_dtype)
         spec = self.input_spec

@@ -141,7 +141,7 @@ def _signature(x, out: list) -> None:
             _signature(x[k], out)
     elif hasattr(x, "shape") and hasattr(x, "dtype"):
         out.append(tuple(x.shape))
-        out.append(str(x.dtype))
+        out.append(x.dtype)  # NumPy dtypes hash and compare as they are, without `str`
     else:
         # Python scalars become weakly typed arguments under jit: their type, not their
         # value, is part of the signature.

@@ -15,6 +15,8 @@ from collections import OrderedDict
 
 import torch
 
+from lamina.backend.torch.core import convert_to_tensor
+
 
 def _key(path: str, taken: dict) -> str:
     # `.` separates module names in torch's own lookups (`get_parameter`).
@@ -75,3 +77,22 @@ class LayerBase(torch.nn.Module):
     def forward(self, *args, **kwargs):
         """Call the layer (what `module(x)` does)."""
         return self(*args, **kwargs)
+
+
+def dense(x, kernel, bias=None):
+    x, kernel = convert_to_tensor(x), convert_to_tensor(kernel)
+    bias = None if bias is None else convert_to_tensor(bias)
+    if (
+        x.ndim == 2
+        and kernel.ndim == 2
+        and bias is not None
+        and bias.ndim == 1
+        and x.dtype == kernel.dtype == bias.dtype
+        and x.is_floating_point()
+    ):
+        # One GEMM with the bias folded in: one node for the backward pass, not two.
+        return torch.addmm(bias, x, kernel)
+    from lamina.backend.torch import numpy as torch_numpy
+
+    out = torch_numpy.matmul(x, kernel)
+    return out if bias is None else torch_numpy.add(out, bias)
