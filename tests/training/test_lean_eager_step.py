@@ -1,0 +1,127 @@
+"""The eager (torch) step's short cuts give the same results as the general paths.
+
+Each short cut taken for speed on the stateful engine (in-place counter updates, the
+fused cross-entropy, `Dense`'s fused GEMM, the remembered input-spec check, the
+autocast test) is checked here against an independent reference or the general path,
+on both engines.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import backend, layers, ops
+
+
+def _np(x):
+    return ops.convert_to_numpy(x)
+
+
+def test_assign_add_and_sub_update_in_place_with_the_right_value():
+    v = backend.Variable(np.array([1.0, 2.0], "float32"), trainable=False)
+    storage = v._value
+    v.assign_add(np.array([0.5, 0.5], "float32"))
+    v.assign_sub(np.array([2.0, 0.0], "float32"))
+    v.assign_add(3)
+    np.testing.assert_allclose(_np(v.value), [2.5, 5.5])
+    if backend.backend() == "torch":
+        assert v._value is storage  # the same parameter tensor, written in place
+
+
+def test_assign_add_inside_a_stateless_scope_leaves_the_variable_alone():
+    v = backend.Variable(np.array(1.0, "float32"), trainable=False)
+    with backend.StatelessScope([(v, ops.convert_to_tensor(np.array(10.0, "float32")))]) as s:
+        v.assign_add(np.array(5.0, "float32"))
+        np.testing.assert_allclose(_np(s.get_current_value(v)), 15.0)
+    np.testing.assert_allclose(_np(v.value), 1.0)
+
+
+def test_assign_add_broadcasting_a_smaller_value_takes_the_general_path():
+    v = backend.Variable(np.zeros((2, 2), "float32"), trainable=False)
+    v.assign_add(np.array([1.0, 2.0], "float32"))
+    np.testing.assert_allclose(_np(v.value), [[1.0, 2.0], [1.0, 2.0]])
+
+
+def test_integer_counter_counts():
+    v = backend.Variable(np.array(0, "int64"), trainable=False, dtype="int64")
+    for _ in range(3):
+        v.assign_add(1)
+    assert int(_np(v.value)) == 3
+
+
+def _log_softmax(z):
+    z = z - z.max(axis=-1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+
+
+@pytest.mark.parametrize("labels", [[0, 3, 1, 2, 2], [0, 4, 1, -1, 2]], ids=["in", "out"])
+def test_sparse_crossentropy_on_logits_matches_numpy(labels):
+    rng = np.random.default_rng(0)
+    logits = rng.normal(size=(5, 4)).astype("float32")
+    labels = np.array(labels, "int32")
+    got = _np(ops.sparse_categorical_crossentropy(labels, logits, from_logits=True))
+    valid = (labels >= 0) & (labels < 4)
+    picked = -_log_softmax(logits.astype("float64"))[np.arange(5), np.where(valid, labels, 0)]
+    np.testing.assert_allclose(got, np.where(valid, picked, 0.0), rtol=1e-5, atol=1e-6)
+
+
+def test_sparse_crossentropy_gradient_is_softmax_minus_one_hot():
+    rng = np.random.default_rng(1)
+    logits = rng.normal(size=(3, 4)).astype("float32")
+    labels = np.array([2, 0, 3], "int32")
+    loss_fn = lamina.losses.SparseCategoricalCrossentropy(from_logits=True)
+    z = ops.convert_to_tensor(logits)
+    if backend.backend() == "torch":
+        z = z.clone().requires_grad_(True)
+        loss_fn(labels, z).backward()
+        grad = z.grad.numpy()
+    else:
+        import jax
+
+        grad = np.asarray(jax.grad(lambda t: loss_fn(labels, t))(z))
+    softmax = np.exp(_log_softmax(logits.astype("float64")))
+    np.testing.assert_allclose(grad, (softmax - np.eye(4)[labels]) / 3, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (2, 3, 5)], ids=["2d", "3d"])
+def test_dense_matches_numpy(shape):
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=shape).astype("float32")
+    dense = layers.Dense(4, activation="relu", bias_initializer="random_normal")
+    y = _np(dense(x))
+    kernel, bias = (_np(w) for w in dense.weights)
+    np.testing.assert_allclose(y, np.maximum(x @ kernel + bias, 0.0), rtol=1e-5, atol=1e-6)
+
+
+def test_input_spec_is_checked_again_after_the_shape_changes():
+    dense = layers.Dense(2)
+    dense(np.zeros((2, 3), "float32"))
+    dense(np.zeros((2, 3), "float32"))  # the remembered pass
+    with pytest.raises(ValueError, match="last dimension 3"):
+        dense(np.zeros((2, 4), "float32"))
+    dense.input_spec = layers.InputSpec(ndim=3)  # a new spec: checked again
+    with pytest.raises(ValueError, match="rank 3"):
+        dense(np.zeros((2, 3), "float32"))
+
+
+def test_a_float32_input_is_not_cast_again(monkeypatch):
+    dense = layers.Dense(2)
+    x = ops.convert_to_tensor(np.ones((2, 3), "float32"))
+    dense(x)
+    calls = []
+    real = backend.core.cast
+    monkeypatch.setattr(backend.core, "cast", lambda *a, **k: calls.append(a) or real(*a, **k))
+    dense(x)
+    assert calls == []
+    dense(ops.convert_to_tensor(np.ones((2, 3), "float16")))
+    assert len(calls) == 1  # float16 input is cast to the layer's float32
+
+
+def test_loss_weights_still_weight_the_loss():
+    x = np.ones((4, 2), "float32")
+    y = np.ones((4, 1), "float32")
+    model = lamina.Sequential([layers.Input((2,)), layers.Dense(1, kernel_initializer="zeros")])
+    model.compile(optimizer="sgd", loss="mse", loss_weights=3.0)
+    np.testing.assert_allclose(model.evaluate(x, y, verbose=0), 3.0, rtol=1e-6)
