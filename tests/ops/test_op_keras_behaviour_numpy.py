@@ -270,3 +270,26 @@ def test_full_default_dtype_follows_keras(fill):
 
 def test_full_with_dtype():
     _same(ops.full((2,), 7, dtype="int32"), np.full((2,), 7, "int32"))
+
+
+# Engine parity on edge cases (both engines now as NumPy / the JAX engine) -----------------
+def test_clip_without_bounds_is_identity():
+    x = np.array([-1.0, 2.0], "float32")
+    _same(ops.clip(x, None, None), x)
+
+
+@pytest.mark.parametrize("fn", ["nonzero", "where"])
+def test_nonzero_of_0d_raises(fn):
+    with pytest.raises(ValueError):
+        getattr(ops, fn)(np.array(1))
+
+
+def test_pad_negative_width_raises():
+    with pytest.raises(ValueError):
+        ops.pad(np.ones(3, "float32"), -1)
+
+
+@pytest.mark.parametrize("fn", ["quantile", "nanquantile"])
+def test_quantile_nan_q_raises(fn):
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        getattr(ops, fn)(np.arange(3.0, dtype="float32"), np.nan)

@@ -685,7 +685,7 @@ def _check_q(q, op):
         values = np.asarray(q, dtype="float64")
     except jax.errors.TracerArrayConversionError:
         return
-    if values.size and (np.any(values < 0) or np.any(values > 1)):
+    if values.size and not np.all((values >= 0) & (values <= 1)):  # NaN fails too
         raise ValueError(
             f"{op}: q must lie in [0, 1] (a percentile's in [0, 100]); received "
             f"q={values.tolist()}."

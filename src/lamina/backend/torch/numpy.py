@@ -504,6 +504,8 @@ def isclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
 
 def clip(x, x_min, x_max):
     x = _t(x)
+    if x_min is None and x_max is None:  # nothing to clip (torch.clamp refuses this)
+        return x
     if x.is_floating_point() and type(x_min) in _BOUND and type(x_max) in _BOUND:
         return torch.clamp(x, x_min, x_max)  # weak bounds keep a float dtype
     kinds = [x.dtype]

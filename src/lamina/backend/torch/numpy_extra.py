@@ -146,7 +146,7 @@ def _check_q(q, op):
         values = q.detach().to("cpu", torch.float64).numpy()
     else:
         values = np.asarray(q, dtype="float64")
-    if values.size and (np.any(values < 0) or np.any(values > 1)):
+    if values.size and not np.all((values >= 0) & (values <= 1)):  # NaN fails too
         raise ValueError(
             f"{op}: q must lie in [0, 1] (a percentile's in [0, 100]); received "
             f"q={values.tolist()}."
@@ -192,7 +192,13 @@ def nanmedian(x, axis=None, keepdims=False):
 
 
 def nonzero(x):
-    return tuple(i.to(_INT32) for i in torch.nonzero(_t(x), as_tuple=True))
+    x = _t(x)
+    if x.dim() == 0:
+        raise ValueError(
+            "nonzero: received a 0-d tensor, which has no axes to index; reshape it to 1-D "
+            "first (as NumPy and the JAX engine require)."
+        )
+    return tuple(i.to(_INT32) for i in torch.nonzero(x, as_tuple=True))
 
 
 def unique(

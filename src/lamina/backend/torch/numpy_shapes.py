@@ -177,6 +177,11 @@ def pad(x, pad_width, mode="constant", constant_values=None):
             "mode='constant'."
         )
     widths = _pad_widths(pad_width, x.dim())
+    if builtins.any(w < 0 for pair in widths for w in pair):
+        raise ValueError(
+            f"pad: pad_width must be non-negative; received {pad_width!r} (torch would "
+            "crop the tensor instead)."
+        )
     if mode == "constant":
         value = 0 if constant_values is None else constant_values
         if isinstance(value, _Tensor):
