@@ -230,7 +230,7 @@ RANDOM = [
     lambda: layers.RandomErasing(seed=1),
     lambda: layers.RandomGaussianBlur(seed=1),
     lambda: layers.RandomShear(0.3, 0.3, seed=1),
-    lambda: layers.RandomPerspective(seed=1),
+    lambda: layers.RandomPerspective(seed=2),
     lambda: layers.MixUp(seed=1),
     lambda: layers.CutMix(seed=1),
     lambda: layers.RandomColorJitter(brightness_factor=0.2, hue_factor=0.2, seed=1),
