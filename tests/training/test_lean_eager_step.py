@@ -125,3 +125,22 @@ def test_loss_weights_still_weight_the_loss():
     model = lamina.Sequential([layers.Input((2,)), layers.Dense(1, kernel_initializer="zeros")])
     model.compile(optimizer="sgd", loss="mse", loss_weights=3.0)
     np.testing.assert_allclose(model.evaluate(x, y, verbose=0), 3.0, rtol=1e-6)
+
+
+def test_stateful_is_found_in_nested_models_and_predict_does_not_rewalk(monkeypatch):
+    inner = lamina.Sequential(
+        [layers.Input((3, 2), batch_size=2), layers.SimpleRNN(2, stateful=True)]
+    )
+    outer = lamina.Sequential([layers.Input((3, 2), batch_size=2), inner, layers.Dense(1)])
+    plain = lamina.Sequential([layers.Input((2,)), layers.Dense(1)])
+    assert outer.stateful and inner.stateful and not plain.stateful
+    x = np.ones((2, 2), "float32")
+    plain.predict(x, verbose=0)
+    walks = []
+    real = layers.Layer._flatten_layers
+    monkeypatch.setattr(
+        layers.Layer, "_flatten_layers", lambda *a, **k: walks.append(1) or real(*a, **k)
+    )
+    for _ in range(3):
+        plain.predict(x, verbose=0)
+    assert walks == []  # the walk kept per structure version answers
