@@ -293,3 +293,22 @@ def test_pad_negative_width_raises():
 def test_quantile_nan_q_raises(fn):
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         getattr(ops, fn)(np.arange(3.0, dtype="float32"), np.nan)
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda o: o.subtract(np.array([1, 2], "int8"), True),
+        lambda o: o.subtract(True, np.array([1, 2], "int32")),
+        lambda o: o.append(np.array([1, 2], "int8"), 3),
+        lambda o: o.append(np.array([1.0], "float16"), 2.5),
+        lambda o: o.median(np.array([[1.0, 3.0, 2.0], [4.0, 0.5, 1.5]], "float16"), axis=1),
+        lambda o: o.quantile(np.array([1.0, 3.0, 2.0], "float16"), [0.25, 0.5]),
+    ],
+    ids=["sub_int8_bool", "sub_bool_int32", "append_int8", "append_f16", "median", "quantile"],
+)
+def test_weak_scalars_and_half_precision_quantiles(f):
+    want = _keras(f(keras.ops))
+    got = _np(f(ops))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got.astype("float32"), want.astype("float32"), rtol=1e-2)

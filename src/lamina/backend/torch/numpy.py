@@ -383,6 +383,11 @@ def add(x1, x2):
 
 def subtract(x1, x2):
     x1, x2 = _pair(x1, x2)
+    # torch refuses `-` with a bool operand; a Python bool beside numbers counts as 0 or 1.
+    if type(x1) is bool:
+        x1 = int(x1)
+    elif type(x2) is bool:
+        x2 = int(x2)
     return x1 - x2
 
 

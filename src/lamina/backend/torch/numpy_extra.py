@@ -157,6 +157,9 @@ def _quantile(fn, x, q, axis, method, keepdims, op):
     _check_method(method, op)
     x = _float(x)
     _check_q(q, op)
+    if x.dtype in (torch.float16, torch.bfloat16):  # torch.quantile takes float32/64 only
+        out = _quantile(fn, x.float(), q, axis, method, keepdims, op)
+        return out.to(x.dtype)
     q = _t(q).to(x.dtype)
     if axis is None:
         out = fn(x.reshape(-1), q, dim=0, interpolation=method)

@@ -140,7 +140,7 @@ def split(x, indices_or_sections, axis=0):
 
 
 def append(x1, x2, axis=None):
-    x1, x2 = _promote_all((x1, x2))
+    x1, x2 = _pair_tensors(x1, x2)  # a Python scalar is weak, as on JAX
     if axis is None:
         return torch.cat([x1.reshape(-1), x2.reshape(-1)])
     return torch.cat([x1, x2], dim=axis)
