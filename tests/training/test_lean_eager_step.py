@@ -144,3 +144,52 @@ def test_stateful_is_found_in_nested_models_and_predict_does_not_rewalk(monkeypa
     for _ in range(3):
         plain.predict(x, verbose=0)
     assert walks == []  # the walk kept per structure version answers
+
+
+class _ReadsBatchLogs(lamina.callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.seen.append(dict(logs))
+
+
+def _trained_history(callbacks):
+    lamina.utils.set_random_seed(3)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(40, 3)).astype("float32")
+    y = rng.integers(0, 2, size=40)
+    model = lamina.Sequential([layers.Input((3,)), layers.Dense(2)])
+    model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    history = model.fit(x, y, epochs=2, batch_size=8, verbose=0, callbacks=callbacks)
+    return history.history, model.evaluate(x, y, verbose=0, return_dict=True)
+
+
+def test_epoch_logs_are_the_same_whether_or_not_a_callback_reads_batch_logs():
+    reader = _ReadsBatchLogs()
+    with_reader = _trained_history([reader])
+    without = _trained_history([])
+    assert with_reader[0].keys() == without[0].keys() == {"loss", "accuracy"}
+    for key in without[0]:
+        np.testing.assert_allclose(with_reader[0][key], without[0][key], rtol=1e-6)
+    np.testing.assert_allclose(with_reader[1]["loss"], without[1]["loss"], rtol=1e-6)
+    # A callback that reads each batch's logs gets them in full, on every engine.
+    assert len(reader.seen) == 10 and set(reader.seen[-1]) == {"loss", "accuracy"}
+    np.testing.assert_allclose(reader.seen[-1]["loss"], with_reader[0]["loss"][-1], rtol=1e-6)
+
+
+def test_a_train_step_override_gets_compute_metrics_results_inside_fit():
+    seen = []
+
+    class Model(lamina.Model):
+        def train_step(self, *args):
+            out = super().train_step(*args)  # (logs, state) on JAX, logs on torch
+            seen.append(set(out[0] if isinstance(out, tuple) else out))
+            return out
+
+    inputs = layers.Input((3,))
+    model = Model(inputs, layers.Dense(2)(inputs))
+    model.compile("sgd", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    model.fit(np.ones((8, 3), "float32"), np.zeros(8, "int32"), batch_size=4, verbose=0)
+    assert seen and all(keys == {"loss", "accuracy"} for keys in seen)

@@ -89,6 +89,15 @@ class CallbackList(Callback):
             callback.set_params(self.params)
         self.callbacks.append(callback)
 
+    def reads_train_batch_logs(self) -> bool:
+        """Whether some callback here has its own hook for each training batch's end
+        (`on_train_batch_end` or the legacy `on_batch_end`), which receives its logs."""
+        for cb in self.callbacks:
+            for hook in ("on_train_batch_end", "on_batch_end"):
+                if getattr(getattr(cb, hook), "__func__", None) is not getattr(Callback, hook):
+                    return True
+        return False
+
     def __iter__(self):
         return iter(self.callbacks)
 

@@ -78,6 +78,12 @@ class StatefulStepAPI(StepAPI):
                 with backend.execution.no_grad():
                     optimizer.apply(grads, trainable)
             with backend.execution.no_grad():
+                if self.__dict__.get("_train_batch_logs_unread"):
+                    # Inside `fit`, with no callback reading a batch's logs: the epoch's
+                    # logs are read from the metrics at its end (`_epoch_logs`), so each
+                    # step's `get_metrics_result()` (a few eager ops) would go unread.
+                    self._update_compiled_metrics(x, y, y_pred, sample_weight)
+                    return {}
                 return self.compute_metrics(x, y, y_pred, sample_weight)
         finally:
             self.__dict__.pop("_step_output_masks", None)
@@ -100,6 +106,20 @@ class StatefulStepAPI(StepAPI):
         outputs = self(x, **kwargs)
         self.__dict__.pop("_last_output_masks", None)
         return outputs
+
+
+def batch_logs_skippable(model, callback_list) -> bool:
+    """Whether `fit` may let the default stateful `train_step` return empty logs: no
+    callback reads a batch's logs, and neither the step nor the metrics methods it calls
+    are overridden (an override sees exactly what Keras gives it)."""
+    cls = type(model)
+    return (
+        backend.execution.STATEFUL
+        and cls.train_step is StatefulStepAPI.train_step
+        and cls.compute_metrics is StepAPI.compute_metrics
+        and cls.get_metrics_result is StepAPI.get_metrics_result
+        and not callback_list.reads_train_batch_logs()
+    )
 
 
 def step_api():

@@ -126,6 +126,10 @@ class StepAPI:
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
         """Update the compiled metrics with one batch; returns `get_metrics_result()`."""
+        self._update_compiled_metrics(x, y, y_pred, sample_weight)
+        return self.get_metrics_result()
+
+    def _update_compiled_metrics(self, x, y, y_pred, sample_weight=None) -> None:
         compiled = self._compile_metrics
         if compiled is not None and compiled.built and y is not None:
             names = self._output_names_cache
@@ -138,7 +142,6 @@ class StepAPI:
                 PerOutput(sw_flat),
                 self._masks_for(y_pred, len(y_pred_flat)),
             )
-        return self.get_metrics_result()
 
     def get_metrics_result(self) -> dict:
         """The current result of every metric in `model.metrics`, as one flat dict."""
