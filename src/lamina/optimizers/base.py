@@ -458,18 +458,17 @@ class Optimizer:
         grads = list(grads)
         if not grads:
             return
-        who = f"{type(self).__name__} {self.name!r}"
         if trainable_variables is None:
             if not self.built:
                 raise ValueError(
-                    f"{who} is not built: pass `trainable_variables` to the first `apply`, "
+                    f"{self._who()} is not built: pass `trainable_variables` to the first `apply`, "
                     "or call `optimizer.build(trainable_variables)` first."
                 )
             trainable_variables = self._trainable_variables
         trainable_variables = list(trainable_variables)
         if len(grads) != len(trainable_variables):
             raise ValueError(
-                f"{who}.apply received {len(grads)} gradients for "
+                f"{self._who()}.apply received {len(grads)} gradients for "
                 f"{len(trainable_variables)} variables; pass one gradient per variable."
             )
         if not self.built:
@@ -477,16 +476,14 @@ class Optimizer:
         unknown = [v.path for v in trainable_variables if id(v) not in self._index]
         if unknown:
             raise ValueError(
-                f"{who} was built for other variables and has no state for {unknown}. Use a "
+                f"{self._who()} was built for other variables and has no state for {unknown}. Use a "
                 "new optimizer (or recompile) to train a different set of variables."
             )
         pairs = [(g, v) for g, v in zip(grads, trainable_variables) if g is not None]
         if not pairs:
-            raise ValueError(f"{who}.apply received no gradients (all were None).")
+            raise ValueError(f"{self._who()}.apply received no gradients (all were None).")
         grads = [
-            g
-            if backend.is_tensor(g) and backend.standardize_dtype(g.dtype) == v.dtype
-            else ops.cast(g, v.dtype)
+            g if backend.is_tensor(g) and g.dtype == v._value.dtype else ops.cast(g, v.dtype)
             for g, v in pairs
         ]
         variables = [v for _, v in pairs]
@@ -499,17 +496,25 @@ class Optimizer:
             grads = [g / self.loss_scale_factor for g in grads]
         grads = self._clip(grads)
         learning_rate = ops.cast(self.learning_rate, "float32")
-        step = ops.cast(self._iterations.value + 1, "float32")
         self._apply_weight_decay(variables, learning_rate)
-        self._before_update(step)
-        if not self._fused_step(variables, grads, learning_rate, step):
-            self._generic_step(variables, grads, learning_rate, step)
+        # With no per-step hook to feed, the fused update reads the step count as a
+        # number itself (it needs one): no step tensor is made for it.
+        if type(self)._before_update is not Optimizer._before_update or not self._fused_step(
+            variables, grads, learning_rate, None
+        ):
+            step = ops.cast(self._iterations.value + 1, "float32")
+            self._before_update(step)
+            if not self._fused_step(variables, grads, learning_rate, step):
+                self._generic_step(variables, grads, learning_rate, step)
         if self.use_ema:
             self._update_averages()
         for v in variables:
             if getattr(v, "constraint", None) is not None:
                 v.assign(v.constraint(v.value))
         self._iterations.assign_add(1)
+
+    def _who(self) -> str:
+        return f"{type(self).__name__} {self.name!r}"
 
     @staticmethod
     def _overwrite_with_gradients(grads, variables):
@@ -547,6 +552,8 @@ class Optimizer:
         if kind is None or not backend.execution.STATEFUL or backend.in_stateless_scope():
             return False
         slots = [self._slots_for(self._index[id(v)]) for v in variables]
+        if step is None:
+            step = float(self._iterations) + 1.0
         return backend.optimizers.fused_apply(
             kind, variables, grads, slots, learning_rate, step, self._fused_hyperparameters()
         )
