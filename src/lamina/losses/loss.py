@@ -113,6 +113,10 @@ def reduce_weighted_values(
         values = values * weights
     if reduction == "none" or len(ops.shape(values)) == 0:
         return values
+    if weights is None and reduction != "sum":
+        # Unweighted: the mean itself (one op, and one node for an eager backward pass,
+        # where a sum then a division are two). No elements give 0, as divide_no_nan.
+        return ops.mean(values) if math.prod(ops.shape(values)) else ops.sum(values) * 0
     total = ops.sum(values)
     if reduction == "sum":
         return total
