@@ -193,3 +193,12 @@ def test_a_train_step_override_gets_compute_metrics_results_inside_fit():
     model.compile("sgd", "sparse_categorical_crossentropy", metrics=["accuracy"])
     model.fit(np.ones((8, 3), "float32"), np.zeros(8, "int32"), batch_size=4, verbose=0)
     assert seen and all(keys == {"loss", "accuracy"} for keys in seen)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_take_with_host_indices_matches_numpy(dtype):
+    x = np.arange(24, dtype="float32").reshape(4, 6)
+    rows = np.array([3, -1, 0, 3], dtype)
+    np.testing.assert_array_equal(_np(ops.take(x, rows, axis=0)), np.take(x, rows, axis=0))
+    cols = np.array([-6, 5], dtype)
+    np.testing.assert_array_equal(_np(ops.take(x, cols, axis=1)), np.take(x, cols, axis=1))
