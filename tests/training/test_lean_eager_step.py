@@ -202,3 +202,11 @@ def test_take_with_host_indices_matches_numpy(dtype):
     np.testing.assert_array_equal(_np(ops.take(x, rows, axis=0)), np.take(x, rows, axis=0))
     cols = np.array([-6, 5], dtype)
     np.testing.assert_array_equal(_np(ops.take(x, cols, axis=1)), np.take(x, cols, axis=1))
+
+
+def test_sparse_crossentropy_takes_integer_or_float_labels_alike():
+    logits = np.array([[2.0, 0.5, -1.0], [0.1, 0.2, 3.0]], "float32")
+    loss = lamina.losses.SparseCategoricalCrossentropy(from_logits=True)
+    expected = -np.mean(_log_softmax(logits.astype("float64"))[[0, 1], [1, 2]])
+    for labels in (np.array([1, 2], "int32"), np.array([1, 2], "int64"), np.array([1.0, 2.0])):
+        np.testing.assert_allclose(_np(loss(labels, logits)), expected, rtol=1e-6)

@@ -160,9 +160,18 @@ class Loss:
     def dtype(self) -> str:
         return backend.standardize_dtype(self._dtype or backend.floatx())
 
+    # A loss of integer class labels keeps integer targets as they are (Keras casts them
+    # to the loss dtype and back: the same labels, below 2**24, for two more ops).
+    _integer_targets = False
+
     def __call__(self, y_true, y_pred, sample_weight=None, mask=None):
         y_pred = ops.convert_to_tensor(y_pred, dtype=self.dtype)
-        y_true = ops.convert_to_tensor(y_true, dtype=self.dtype)
+        if self._integer_targets:
+            y_true = ops.convert_to_tensor(y_true)
+            if "int" not in ops.dtype(y_true):
+                y_true = ops.cast(y_true, self.dtype)
+        else:
+            y_true = ops.convert_to_tensor(y_true, dtype=self.dtype)
         losses = self.call(y_true, y_pred)
         own_mask = self.compute_loss_mask(y_true, y_pred)
         if own_mask is not None:

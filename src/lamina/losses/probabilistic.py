@@ -360,6 +360,8 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
     0.2231
     """
 
+    _integer_targets = True
+
     def __init__(
         self,
         from_logits=False,

@@ -75,6 +75,8 @@ class StepAPI:
             total = extra if total is None else total + extra
         if total is None:
             return ops.convert_to_tensor(0.0, "float32")
+        if backend.is_tensor(total) and ops.dtype(total) == "float32":
+            return total
         return ops.cast(total, "float32")
 
     def _call_compute_loss(self, x, y, y_pred, sample_weight, training):
