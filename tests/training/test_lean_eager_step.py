@@ -48,7 +48,10 @@ def test_integer_counter_counts():
     v = backend.Variable(np.array(0, "int64"), trainable=False, dtype="int64")
     for _ in range(3):
         v.assign_add(1)
-    assert int(_np(v.value)) == 3
+    v.assign_sub(1)
+    assert int(_np(v.value)) == 2
+    v.assign_add(2.0)  # a float number is converted to the variable's dtype first
+    assert int(_np(v.value)) == 4 and ops.dtype(v.value) == v.dtype
 
 
 def _log_softmax(z):

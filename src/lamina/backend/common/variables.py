@@ -457,31 +457,40 @@ class Variable:
         return self
 
     def assign_add(self, value):
-        delta = self._convert(_unwrap(value), self._dtype)
-        if self._plain_write(delta) and self._add_in_place(delta, 1):
-            return self
-        return self.assign(self.value + delta)
+        return self._assign_delta(value, 1)
 
     def assign_sub(self, value):
-        delta = self._convert(_unwrap(value), self._dtype)
-        if self._plain_write(delta) and self._add_in_place(delta, -1):
-            return self
-        return self.assign(self.value - delta)
+        return self._assign_delta(value, -1)
 
-    def _plain_write(self, value) -> bool:
-        """Whether a write of `value` would go straight to the storage: no scope, trace,
-        pending write-back or placement to go through, and the variable's exact shape."""
+    def _assign_delta(self, value, sign: int):
+        value = _unwrap(value)
+        if (
+            type(value) in (int, float)
+            and self._plain_write(())
+            and self._add_in_place(value, sign)
+        ):
+            return self  # a Python number (a counter's 1, a batch size) needs no tensor
+        delta = self._convert(value, self._dtype)
+        if self._plain_write(tuple(delta.shape)) and self._add_in_place(delta, sign):
+            return self
+        return self.assign(self.value + delta if sign > 0 else self.value - delta)
+
+    def _plain_write(self, shape: tuple) -> bool:
+        """Whether a write would go straight to the storage: no scope, trace, pending
+        write-back or placement to go through, and a delta of the variable's exact shape
+        (or a number, `()`, which any shape takes)."""
         return (
             not _scope_stack()
             and getattr(_state, "strict", None) is None
             and _pending_sync is None
             and self._placement is None
-            and tuple(value.shape) == self._shape
+            and (shape == () or shape == self._shape)
         )
 
     def _add_in_place(self, delta, sign: int) -> bool:
-        """Engine hook: add `sign * delta` to the storage in place and return True, or
-        return False (the default) to write a new value through `assign`."""
+        """Engine hook: add `sign * delta` (a tensor of the variable's dtype, or a Python
+        number) to the storage in place and return True, or return False (the default)
+        to write a new value through `assign`."""
         return False
 
     def __repr__(self) -> str:

@@ -141,7 +141,17 @@ class Variable(_BaseVariable):
     def _add_in_place(self, delta, sign: int) -> bool:
         # Counters and metric totals: one in-place kernel instead of an add and a copy.
         param = self.__dict__.get("_param")
-        if param is None or param.is_meta or delta.is_meta or delta.device != param.device:
+        if param is None or param.is_meta:
+            return False
+        if not isinstance(delta, torch.Tensor):
+            if param.dtype == torch.bool or (
+                isinstance(delta, float) and not (param.is_floating_point() or param.is_complex())
+            ):
+                return False  # the general path converts the number to the dtype first
+            with torch.no_grad():
+                param.add_(delta * sign)
+            return True
+        if delta.is_meta or delta.device != param.device:
             return False
         with torch.no_grad():
             param.add_(delta, alpha=sign)
