@@ -1,6 +1,7 @@
 """Training arrays kept on the device for a whole `fit`, and `predict`'s one-batch path.
 
-Small array datasets go to the device once per `fit` and each compiled step gathers its
+Small array datasets go to the device once per `fit` (on accelerators; on a CPU they stream
+unless `RESIDENT_BYTES` is set) and each compiled step gathers its
 rows there; larger ones stream a chunk at a time. Both must train identically.
 """
 
@@ -96,12 +97,26 @@ def _count_prepares(monkeypatch):
 
 
 def test_small_arrays_are_prepared_once_per_fit_not_once_per_batch(monkeypatch):
+    monkeypatch.setattr(data_adapter, "RESIDENT_BYTES", 2**30)
     calls = _count_prepares(monkeypatch)
     model = _two_input_model()
     model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy")
     x, y, _ = _data()
     model.fit(x, y, batch_size=4, epochs=3, verbose=0)
     assert len(calls) == 1  # 18 batches, one transfer
+
+
+def test_the_default_limit_keeps_data_resident_on_accelerators_only(monkeypatch):
+    from lamina import backend
+
+    on_cpu = str(backend.distribution.list_devices()[0]).startswith("cpu")
+    assert data_adapter.resident_bytes() == (0 if on_cpu else 256 * 2**20)
+    monkeypatch.setattr(data_adapter, "_on_accelerator", lambda: True)
+    assert data_adapter.resident_bytes() == 256 * 2**20
+    monkeypatch.setattr(data_adapter, "_on_accelerator", lambda: False)
+    assert data_adapter.resident_bytes() == 0
+    monkeypatch.setattr(data_adapter, "RESIDENT_BYTES", 123)  # a set limit wins
+    assert data_adapter.resident_bytes() == 123
 
 
 def test_arrays_over_the_limit_stream_a_chunk_at_a_time(monkeypatch):

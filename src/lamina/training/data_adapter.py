@@ -9,6 +9,7 @@ structure the user gave. `lamina.config.set_max_steps_per_epoch` caps every pass
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import warnings
@@ -16,7 +17,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from lamina import tree
+from lamina import backend, tree
 from lamina.config import debugging
 from lamina.layers.layer import is_text_array as is_text
 from lamina.utils import py_dataset
@@ -196,7 +197,25 @@ def check_sample_counts(x, y, sample_weight, where: str = "") -> int:
 # Training arrays up to this many bytes go to the device once per `fit`, and each compiled
 # call slices (or, shuffled, gathers) its batches there, as a hand-written JAX loop over
 # device-resident data does; larger data is copied to the device a chunk at a time.
-RESIDENT_BYTES = 256 * 2**20
+# None (the default): 256 MiB when the default device is an accelerator, 0 on a CPU,
+# whose "device" is host memory: there, copying the whole set first and gathering in the
+# program made `fit` slower than gathering each chunk on the host (1.1-1.7x on both
+# engines; bench/RESULTS.md).
+RESIDENT_BYTES: int | None = None
+_ACCELERATOR_RESIDENT_BYTES = 256 * 2**20
+
+
+def resident_bytes() -> int:
+    """The size up to which `fit` keeps the training arrays on the device."""
+    if RESIDENT_BYTES is not None:
+        return RESIDENT_BYTES
+    return _ACCELERATOR_RESIDENT_BYTES if _on_accelerator() else 0
+
+
+@functools.lru_cache(maxsize=1)
+def _on_accelerator() -> bool:
+    devices = backend.distribution.list_devices()
+    return bool(devices) and not str(devices[0]).startswith("cpu")
 
 
 def take(struct, idx):

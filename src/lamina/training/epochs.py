@@ -4,7 +4,7 @@ Batches enter here from `data_adapter` and reach a program (`programs.py`) throu
 pass's `targets.StepData`, made once per pass: inputs in graph order, class weights
 folded into the sample weights, packed as the `data` a step receives; nothing goes back
 to the trainer on the way. With `steps_per_execution=k`, up to k batches of one shape
-run as one call. Training arrays that fit `data_adapter.RESIDENT_BYTES` go to the device
+run as one call. Training arrays that fit `data_adapter.resident_bytes()` go to the device
 once per `fit`, and each call then receives only where its batches sit.
 
 During `fit` the training state lives outside the variables (`LiveState`) and is
@@ -296,7 +296,7 @@ def _step_done(values):
 def _resident_data(prep, batches):
     """The whole prepared training set on the device, once per `fit` (None if too big,
     or under a distribution, whose batches are split as each step takes them)."""
-    if batches.nbytes > data_adapter.RESIDENT_BYTES or current_distribution() is not None:
+    if batches.nbytes > data_adapter.resident_bytes() or current_distribution() is not None:
         return None
     if getattr(batches, "resident", None) is None:
         data = prep(*batches.arrays, check=False)
