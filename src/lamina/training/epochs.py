@@ -22,7 +22,7 @@ import numpy as np
 
 from lamina import backend, tree
 from lamina.backend.common.global_state import current_distribution
-from lamina.training import concurrency, data_adapter, loop_utils, stateful_steps
+from lamina.training import concurrency, data_adapter, loop_utils
 
 
 def flat_logs(logs) -> dict:
@@ -120,35 +120,6 @@ def fit_epochs(
     """The epochs of `fit` (from `initial_epoch`, or a backup's resume point); returns
     `model.history`."""
     callback_list.on_train_begin()
-    skip_logs = stateful_steps.batch_logs_skippable(model, callback_list)
-    model.__dict__["_train_batch_logs_unread"] = skip_logs
-    try:
-        return _fit_epochs(
-            model,
-            batches,
-            callback_list,
-            live,
-            num_epochs,
-            initial_epoch,
-            class_weight,
-            validation_data,
-            validation,
-        )
-    finally:
-        model.__dict__.pop("_train_batch_logs_unread", None)
-
-
-def _fit_epochs(
-    model,
-    batches,
-    callback_list,
-    live,
-    num_epochs,
-    initial_epoch,
-    class_weight,
-    validation_data,
-    validation,
-):
     resume, model._resume_point = model._resume_point, None
     if resume is not None:
         initial_epoch = resume["epoch"]

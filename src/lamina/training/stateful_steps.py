@@ -118,6 +118,7 @@ def batch_logs_skippable(model, callback_list) -> bool:
         and cls.train_step is StatefulStepAPI.train_step
         and cls.compute_metrics is StepAPI.compute_metrics
         and cls.get_metrics_result is StepAPI.get_metrics_result
+        and not {"train_step", "compute_metrics", "get_metrics_result"} & model.__dict__.keys()
         and not callback_list.reads_train_batch_logs()
     )
 

@@ -40,7 +40,7 @@ from lamina.training import (
 from lamina.training import epochs as loops
 from lamina.training.compile_utils import CompileLoss, CompileMetrics, flatten_outputs
 from lamina.training.generator_methods import GeneratorMethods
-from lamina.training.stateful_steps import step_api
+from lamina.training.stateful_steps import batch_logs_skippable, step_api
 from lamina.utils.traceback_utils import filter_traceback
 
 # Writes of the state a predict step leaves (a stateful RNN's) from concurrent calls.
@@ -495,6 +495,9 @@ class Trainer(step_api(), GeneratorMethods):
                 loops.build_from_first_batch(self, batches)
             distribution = current_distribution()
             live = self.__dict__["_live_state"] = loops.LiveState(self)
+            # With no callback reading a batch's logs, the default stateful step skips them.
+            skip = batch_logs_skippable(self, callback_list)
+            self.__dict__["_train_batch_logs_unread"] = skip
             try:
                 if distribution is not None and self.built:
                     distribution._check_rules_used()
@@ -517,6 +520,7 @@ class Trainer(step_api(), GeneratorMethods):
             finally:
                 live.sync()
                 self.__dict__.pop("_live_state", None)
+                self.__dict__.pop("_train_batch_logs_unread", None)
                 if distribution is not None:
                     distribution._check_rules_used()
 
