@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import inspect
 
-_PARTS = ("numpy_a_l", "numpy_m_z", "nn_core", "math_linalg_image")
+_PARTS = ("numpy_a_c", "numpy_d_l", "numpy_m_r", "numpy_s_z", "nn_core", "math_linalg_image")
 _DOCS: dict[str, dict[str, str]] | None = None
 
 
