@@ -497,21 +497,25 @@ class Optimizer:
         grads = self._clip(grads)
         learning_rate = ops.cast(self.learning_rate, "float32")
         self._apply_weight_decay(variables, learning_rate)
-        # With no per-step hook to feed, the fused update reads the step count as a
-        # number itself (it needs one): no step tensor is made for it.
-        if type(self)._before_update is not Optimizer._before_update or not self._fused_step(
-            variables, grads, learning_rate, None
-        ):
-            step = ops.cast(self._iterations.value + 1, "float32")
+        # The step tensor is made only for who needs it: a per-step hook, or the generic
+        # rule (the fused update reads the count as a number itself).
+        step = None
+        if type(self)._before_update is not Optimizer._before_update:
+            step = self._step_tensor()
             self._before_update(step)
-            if not self._fused_step(variables, grads, learning_rate, step):
-                self._generic_step(variables, grads, learning_rate, step)
+        if not self._fused_step(variables, grads, learning_rate, step):
+            step = self._step_tensor() if step is None else step
+            self._generic_step(variables, grads, learning_rate, step)
         if self.use_ema:
             self._update_averages()
         for v in variables:
             if getattr(v, "constraint", None) is not None:
                 v.assign(v.constraint(v.value))
         self._iterations.assign_add(1)
+
+    def _step_tensor(self):
+        """The number of the step being applied, as a float32 tensor."""
+        return ops.cast(self._iterations.value + 1, "float32")
 
     def _who(self) -> str:
         return f"{type(self).__name__} {self.name!r}"

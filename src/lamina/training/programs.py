@@ -41,13 +41,6 @@ def _tensors(data):
     return tree.map_structure(lambda a: None if a is None else backend.convert_to_tensor(a), data)
 
 
-def _take(data, rows):
-    """`data`'s rows `rows` (host indices), gathered by the engine's `take`."""
-    return tree.map_structure(
-        lambda a: None if a is None else backend.numpy.take(a, rows, axis=0), data
-    )
-
-
 def _row(chunk, i):
     return tree.map_structure(lambda a: None if a is None else a[i], chunk)
 
@@ -89,12 +82,12 @@ def _stateful_train_programs(model) -> dict:
         return state, logs
 
     def one_at(state, data, rows):
-        return state, model.train_step(_take(data, rows))
+        return state, model.train_step(loop_utils.take_rows(data, rows))
 
     def many_at(state, data, rows):
         logs = None
         for batch_rows in rows:
-            logs = model.train_step(_take(data, batch_rows))
+            logs = model.train_step(loop_utils.take_rows(data, batch_rows))
         return state, logs
 
     forms = {
