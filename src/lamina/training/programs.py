@@ -32,6 +32,10 @@ def _changed(new, old):
 
 def _program(model, fn, what, **kwargs):
     compiled = not model.run_eagerly
+    if backend.execution.STATEFUL and getattr(model, "jit_compile", None) is True:
+        # `compile(jit_compile=True)` on an eager engine: the model's call inside the
+        # step runs compiled (`torch.compile`); the step's own machinery stays eager.
+        kwargs["jit"] = model
     return backend.execution.program(
         fn, f"{what} of model {model.name!r}", compiled=compiled, **kwargs
     )

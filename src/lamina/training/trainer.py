@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import threading
-import warnings
 
 import numpy as np
 
@@ -121,7 +120,14 @@ class Trainer(step_api(), GeneratorMethods):
             weighted_metrics: metrics that take `sample_weight` / `class_weight` into account.
             run_eagerly: run the step uncompiled, for debugging.
             steps_per_execution: number of batches each compiled call processes.
-            jit_compile: `"auto"` or True compile the step; False runs it eagerly.
+            jit_compile: `"auto"` or True compile the step; False runs it eagerly. On
+                the torch engine `"auto"` runs the step eagerly (its fast path) and True
+                compiles the model's call inside the step with `torch.compile` (captured
+                once per input shape; the loss, metrics and optimizer stay eager). That
+                pays a compile per batch shape and, for small dense models on a CPU,
+                runs slower than eager; a call it cannot compile runs eagerly after one
+                warning saying why. `LAMINA_TORCH_COMPILE_BACKEND` picks the
+                `torch.compile` backend (default `"inductor"`).
         """
         if not isinstance(steps_per_execution, int) or steps_per_execution < 1:
             raise ValueError(
@@ -142,16 +148,6 @@ class Trainer(step_api(), GeneratorMethods):
         self._loss_tracker = metrics_module.Mean(name="loss")
         self._output_loss_trackers = []
         self.run_eagerly = bool(run_eagerly) or jit_compile is False
-        if jit_compile is True and backend.execution.STATEFUL:
-            # Measured: torch.compile of a whole lamina step breaks its graph at the
-            # Python machinery and recompiles on the step counter (30x slower per step).
-            warnings.warn(
-                "compile(jit_compile=True): the torch engine does not compile steps with "
-                "torch.compile yet; they run eagerly (its fast path). Pass "
-                "jit_compile='auto' to silence this.",
-                UserWarning,
-                stacklevel=2,
-            )
         self.steps_per_execution = steps_per_execution
         self.jit_compile = jit_compile
         self._reset_functions()

@@ -43,6 +43,8 @@ class Program:
             emptied (a long tail of shapes must not hold memory forever).
         gradients: whether the step differentiates (JAX differentiates by
             transformation, so this changes nothing here).
+        jit: the layer whose `call` an eager engine compiles inside the step; ignored
+            here, where the whole step is compiled with XLA.
     """
 
     def __init__(
@@ -54,7 +56,9 @@ class Program:
         compiled: bool = True,
         max_signatures: int = 32,
         gradients: bool = False,
+        jit=None,
     ):
+        del jit  # the whole step is compiled already
         self.fn = fn
         self.name = name
         self.compiled = bool(compiled)

@@ -21,13 +21,18 @@ import os
 import socket
 import threading
 import time
+import warnings
+import weakref
 
 import torch
+from torch.utils import _pytree
 
 from lamina.backend.common import execution as _common
 from lamina.backend.common.execution import TraceLog
+from lamina.backend.common.variables import StatelessScope, strict_trace
 from lamina.backend.common.variables import Variable as _BaseVariable
-from lamina.backend.common.variables import strict_trace
+from lamina.backend.common.variables import structure_version as _structure_version
+from lamina.backend.torch import core as backend_core
 from lamina.backend.torch.core import block_until_ready
 
 # Steps run on the live variables (`train_step(self, data)`), as in Keras's torch
@@ -50,6 +55,10 @@ class Program:
             emptied (so the count matches the JAX engine's cache policy).
         gradients: whether the step differentiates; otherwise it runs under
             `torch.no_grad()`.
+        jit: None, or the layer (the model) whose `call` the step reaches: while the
+            program runs, that call runs as a `torch.compile`d graph of its tensor
+            operations (`compile(jit_compile=True)`; see `_CompiledCall`). Ignored with
+            `compiled=False`.
     """
 
     def __init__(
@@ -61,8 +70,10 @@ class Program:
         compiled: bool = True,
         max_signatures: int = 32,
         gradients: bool = False,
+        jit=None,
     ):
         self.fn = fn
+        self.jit = _compiled_call_for(jit) if jit is not None and compiled else None
         self.name = name
         self.compiled = bool(compiled)
         self.max_signatures = int(max_signatures)
@@ -106,6 +117,9 @@ class Program:
             with grad_mode:
                 return self.fn(*args)
         self._note_signature(args)
+        if self.jit is not None:
+            with grad_mode, strict_trace(self.name), self.jit:
+                return self.fn(*args)
         with grad_mode, strict_trace(self.name):
             return self.fn(*args)
 
@@ -125,6 +139,9 @@ class Program:
 
     def __repr__(self) -> str:
         return f"<Program {self.name}: traced {self.trace_count} time(s)>"
+
+
+_PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
 
 
 def _signature(x, out: list) -> None:
@@ -199,3 +216,196 @@ def profile_trace(log_dir):
         yield
     os.makedirs(run, exist_ok=True)
     profiler.export_chrome_trace(os.path.join(run, f"{socket.gethostname()}.pt.trace.json"))
+
+
+# jit_compile=True: the model's call as a torch.compile'd graph ---------------------------
+# Which `torch.compile` backend compiles the captured calls: "inductor" (torch's default,
+# generated kernels) unless the environment names another ("eager" or "aot_eager" check
+# the capture without code generation, in seconds instead of ~10 s per graph on a CPU).
+_COMPILE_BACKEND_VARIABLE = "LAMINA_TORCH_COMPILE_BACKEND"
+
+# The compiled call of each model, shared by its train, test and predict programs.
+_COMPILED_CALLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_COMPILED_CALLS_LOCK = threading.Lock()
+
+
+def _compiled_call_for(owner) -> _CompiledCall:
+    with _COMPILED_CALLS_LOCK:
+        compiled = _COMPILED_CALLS.get(owner)
+        if compiled is None:
+            compiled = _COMPILED_CALLS[owner] = _CompiledCall(owner)
+        return compiled
+
+
+def _describe(error: BaseException) -> str:
+    """`Type: first line` of the error, and of the error it wraps (a compiler's own)."""
+    parts = []
+    while error is not None and len(parts) < 3:
+        first_line = (str(error).strip().split("\n", 1) or [""])[0]
+        parts.append(
+            f"{type(error).__name__}: {first_line}" if first_line else type(error).__name__
+        )
+        error = getattr(error, "inner_exception", None) or error.__cause__
+    return " <- ".join(parts)
+
+
+class _CompiledCall:
+    """`owner.call` (a layer's, usually the model's) run as a `torch.compile`d graph.
+
+    Dynamo cannot trace lamina's Python machinery well (a whole step graph-breaks at
+    it and recompiles on the step counter), so the call is captured first: for each
+    input signature (the tree, shapes and dtypes of the input tensors and `training`)
+    `make_fx` runs the call once on fake tensors, inside a stateless scope that maps
+    each of the owner's variables to a graph input. What remains is a pure graph of
+    tensor operations, `(variable values..., inputs...) -> (outputs..., assigned
+    values...)`, which `torch.compile` compiles whole (`fullgraph=True`, static
+    shapes). Calling it with the live variables' values keeps autograd working: the
+    backward of the compiled graph is compiled too. The new values the call assigns
+    (a BatchNormalization's moving statistics) come back as outputs and are assigned
+    after the call, eagerly.
+
+    While a program made with `jit=owner` runs, the compiled call is installed as the
+    owner's instance attribute `call`, so `owner(x)` anywhere in the step reaches it;
+    calls it cannot take (several positional arguments, a mask, non-tensor inputs) go
+    to the original `call`. If the capture or the compile fails (the call reads a
+    tensor's value in Python, draws random numbers from a seed it reads, touches a
+    variable outside the owner), the call says why in one warning and runs eagerly from
+    then on.
+    """
+
+    def __init__(self, owner):
+        self.owner = owner
+        self.name = getattr(owner, "name", type(owner).__name__)
+        self.original = type(owner).call.__get__(owner)
+        self.backend = os.environ.get(_COMPILE_BACKEND_VARIABLE, "inductor")
+        self.failed: str | None = None
+        self._log = TraceLog(f"torch.compile of the call of {self.name!r}")
+        self._graphs: dict = {}
+        self._variables: list = []
+        self._version = None
+        self._depth = 0
+        self._lock = threading.Lock()
+
+    @property
+    def capture_count(self) -> int:
+        """How many graphs were captured (one per input signature and `training`)."""
+        return self._log.count
+
+    # Installed around a program's run --------------------------------------------------
+    def __enter__(self):
+        with self._lock:
+            self._depth += 1
+            if self._depth == 1 and "call" not in self.owner.__dict__:
+                self.owner.__dict__["call"] = self
+        return self
+
+    def __exit__(self, *exc):
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0 and self.owner.__dict__.get("call") is self:
+                del self.owner.__dict__["call"]
+        return False
+
+    # The call --------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if self.failed is not None or len(args) != 1:
+            return self.original(*args, **kwargs)
+        training = None
+        for key, value in kwargs.items():
+            if key == "training":
+                training = value
+            elif value is not None:
+                return self.original(*args, **kwargs)  # a mask: not captured
+        leaves, spec = _pytree.tree_flatten(args[0])
+        if not leaves or not all(type(leaf) in _PLAIN_TENSORS for leaf in leaves):
+            return self.original(*args, **kwargs)  # symbolic or host inputs
+        version = _structure_version()
+        if version != self._version:
+            # The variables are looked up again only when the model's structure changed.
+            self._variables = list({id(v): v for v in self.owner.variables}.values())
+            self._version = version
+        variables = self._variables
+        key = (spec, tuple((leaf.shape, leaf.dtype) for leaf in leaves), training, version)
+        graph = self._graphs.get(key)
+        if graph is None:
+            graph = self._capture(variables, spec, leaves, kwargs, key)
+            if isinstance(graph, str):
+                # Reported only once the eager call has worked: an error in the model
+                # itself surfaces as it is, without a word about compiling.
+                out = self.original(*args, **kwargs)
+                self._fail(graph)
+                return out
+        compiled, out_spec, assigned, losses, checked = graph
+        values = [v.value for v in variables]
+        if checked:
+            flat = compiled(*values, *leaves)
+        else:
+            # The first run compiles: a compiler failure is reported once and the call
+            # runs eagerly (the graph is pure, so nothing ran twice).
+            try:
+                flat = compiled(*values, *leaves)
+            except Exception as error:  # noqa: BLE001 - any compiler failure
+                self._fail(f"torch.compile failed ({_describe(error)})")
+                return self.original(*args, **kwargs)
+            self._graphs[key] = (compiled, out_spec, assigned, losses, True)
+        n = len(flat) - len(assigned) - losses
+        for variable, value in zip(assigned, flat[n : n + len(assigned)], strict=True):
+            variable.assign(value)
+        for loss in flat[n + len(assigned) :]:
+            self.owner.add_loss(loss)  # `add_loss` and activity regularizers in the call
+        return _pytree.tree_unflatten(list(flat[:n]), out_spec)
+
+    def _capture(self, variables, spec, leaves, kwargs, key):
+        count = len(variables)
+        found: dict = {}
+
+        def pure(*flat):
+            values, inputs = flat[:count], flat[count:]
+            with (
+                strict_trace(self._log.name),
+                StatelessScope(zip(variables, values, strict=True), collect_losses=True) as scope,
+            ):
+                out = self.original(_pytree.tree_unflatten(list(inputs), spec), **kwargs)
+                updates = scope.updates
+            outputs, found["spec"] = _pytree.tree_flatten(out)
+            losses = [backend_core.convert_to_tensor(loss) for loss in scope.losses]
+            if not all(isinstance(o, torch.Tensor) for o in outputs):
+                raise TypeError("the call returned values that are not tensors")
+            found["assigned"] = [variable for variable, _ in updates]
+            found["losses"] = len(losses)
+            return (*outputs, *(value for _, value in updates), *losses)
+
+        # Imported here: it is needed only with jit_compile=True, and costs import time.
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        try:
+            with torch.no_grad():
+                graph = make_fx(pure, tracing_mode="fake")(*[v.value for v in variables], *leaves)
+        except Exception as error:  # noqa: BLE001 - reported, then the call runs eagerly
+            reason = f"capturing its graph failed ({_describe(error)})"
+            if "data-dependent" in reason:
+                reason += (
+                    "; the call reads a tensor's value in Python (`float(x)`, `.item()`; "
+                    "random layers such as Dropout read their seed this way)"
+                )
+            return reason
+        self._log.record(leaves)
+        if len(self._graphs) >= 32:
+            self._graphs.clear()
+        compiled = torch.compile(graph, backend=self.backend, dynamic=False, fullgraph=True)
+        entry = (compiled, found["spec"], found["assigned"], found["losses"], False)
+        self._graphs[key] = entry
+        return entry
+
+    def _fail(self, reason: str) -> None:
+        if self.failed is not None:
+            return
+        self.failed = reason
+        warnings.warn(
+            f"compile(jit_compile=True): the call of model {self.name!r} cannot be "
+            f"compiled with torch.compile: {reason}. It runs eagerly from now on (the "
+            "results are the same). Pass jit_compile='auto' to run eagerly without this "
+            "warning.",
+            UserWarning,
+            stacklevel=3,
+        )
