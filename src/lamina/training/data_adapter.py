@@ -5,6 +5,12 @@ sample counts, numeric dtypes, and (with `lamina.config.enable_input_checks()`) 
 values. A generator's or PyDataset's batches are checked as they arrive, each against the
 structure of the first one. Batches come out as `(x, y, sample_weight)` with the
 structure the user gave. `lamina.config.set_max_steps_per_epoch` caps every pass here.
+
+A `torch.utils.data.DataLoader` is an iterable source. When it shuffles with a
+`torch.Generator` of its own, the generator's state at each epoch's start is what
+`BackupAndRestore` records (and puts back when resuming), so an interrupted `fit`
+resumes in the loader's order exactly; the engine is never imported for this (the
+generator is used through its `get_state`/`set_state` methods).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from lamina import backend, tree
+from lamina.callbacks import backup as backup_callback
 from lamina.config import debugging
 from lamina.layers.layer import is_text_array as is_text
 from lamina.utils import py_dataset
@@ -260,6 +267,8 @@ class ArrayBatches:
     def epoch_order(self, rng: np.random.RandomState | None = None):
         """Sample order for the epoch, drawn now (so a run can record and replay it);
         an epoch that continues a pass keeps that pass's order."""
+        # (A backup redraws this order from NumPy's state; nothing else to record.)
+        backup_callback.data_epoch_begins(self)
         if self._steps is not None and self._cursor > 0:
             return self._order
         rng = rng or np.random
@@ -336,17 +345,61 @@ class IterableBatches:
             return None
 
     def epoch_order(self, rng=None):
+        """Called by `fit` as each epoch begins, before the epoch's batches are read; the
+        order is the source's own (None), but a `BackupAndRestore` records (or, resuming,
+        puts back) the state the source draws it from (`order_state`)."""
+        backup_callback.data_epoch_begins(self)
         return None
+
+    def order_state(self):
+        """The states of the generators a DataLoader-like source shuffles with, as uint8
+        arrays (None when it has none: a fixed order, or a generator or PyDataset)."""
+        generators = [] if self._is_pydataset else order_generators(self.source)
+        if not generators:
+            return None
+        # (`numpy()`: a torch tensor's own conversion, a copy taken of it)
+        return [np.array(g.get_state().numpy(), dtype=np.uint8) for g in generators]
+
+    def set_order_state(self, states) -> None:
+        """Put back states `order_state` returned, so the next pass draws the order the
+        recorded one drew. Raises `ValueError` when they do not fit this source."""
+        generators = order_generators(self.source)
+        if len(generators) != len(states):
+            raise ValueError(
+                f"recorded the state of {len(states)} generator(s) deciding the data "
+                f"order, but the data passed now shuffles with {len(generators)}"
+            )
+        for generator, state in zip(generators, states, strict=True):
+            template = generator.get_state()  # a fresh copy, of the engine's own type
+            view = template.numpy()  # shares the copy's memory
+            if view.shape != state.shape:
+                raise ValueError(
+                    f"recorded a generator state of {state.size} bytes, but the data "
+                    f"passed now has a generator whose state takes {view.size}"
+                )
+            view[...] = state
+            generator.set_state(template)
+
+    def shuffles_unrecorded(self) -> bool:
+        """True when the source shuffles from a generator it does not hold (a DataLoader
+        with `shuffle=True` and no `generator`: torch's global one), whose state no
+        backup can put back."""
+        return not self._is_pydataset and shuffles_unrecorded(self.source)
 
     def peek(self):
         """The first batch `(x, y, sample_weight)` without losing it (None if empty)."""
         if self._is_pydataset:
             return unpack_batch(self.source[0], _FIRST) if len(self.source) else None
         if self._peeked is _END:
+            states = self.order_state() if self._steps is None else None
             iterator = self._epoch_iterator()
             if self._steps is None and iterator is not self.source:
-                # Iterated afresh each epoch: this look costs nothing later.
+                # Iterated afresh each epoch: this look costs nothing later, and it
+                # leaves a seeded loader's generators as they were, so the first epoch
+                # draws the order it would draw without the look.
                 item = next(iterator, _END)
+                if states is not None:
+                    self.set_order_state(states)
                 return None if item is _END else unpack_batch(item, _FIRST)
             self._peeked = next(iterator, _END)
             if self._peeked is _END:
@@ -419,6 +472,48 @@ class IterableBatches:
 
 _END = object()
 _FIRST = " (in batch 0)"
+
+
+# Samplers that shuffle from torch's global generator when given no generator of their own.
+_GLOBAL_RANDOM_SAMPLERS = frozenset(
+    {"RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler"}
+)
+
+
+def _samplers(source) -> list:
+    """A DataLoader-like source's sampler, batch sampler and the batch sampler's sampler."""
+    batch_sampler = getattr(source, "batch_sampler", None)
+    found = (
+        getattr(source, "sampler", None),
+        batch_sampler,
+        getattr(batch_sampler, "sampler", None),
+    )
+    return [s for s in found if s is not None]
+
+
+def order_generators(source) -> list:
+    """The generators (objects with `get_state`/`set_state`, like `torch.Generator`) a
+    DataLoader-like source draws its order and worker seeds from, each once."""
+    generators = []
+    for owner in [source, *_samplers(source)]:
+        generator = getattr(owner, "generator", None)
+        if (
+            callable(getattr(generator, "get_state", None))
+            and callable(getattr(generator, "set_state", None))
+            and not any(generator is g for g in generators)
+        ):
+            generators.append(generator)
+    return generators
+
+
+def shuffles_unrecorded(source) -> bool:
+    """True when a DataLoader-like source has a random sampler without a generator of its
+    own (it draws from torch's global generator)."""
+    return any(
+        getattr(sampler, "generator", False) is None
+        and any(c.__name__ in _GLOBAL_RANDOM_SAMPLERS for c in type(sampler).__mro__)
+        for sampler in _samplers(source)
+    )
 
 
 def describe(struct) -> str:
