@@ -18,10 +18,7 @@ keras = pytest.importorskip("keras")
 
 # Keras parameters lamina leaves out, each with why. The lamina signature must still be
 # Keras's with these removed.
-KERAS_ONLY = {
-    # Keras forwards backend-specific einsum options; lamina's engines take none.
-    "einsum": {"kwargs"},
-}
+KERAS_ONLY: dict[str, set] = {}
 # lamina ops Keras 3 does not have.
 LAMINA_ONLY = {
     "mish",

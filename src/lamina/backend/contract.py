@@ -328,7 +328,7 @@ NUMPY = declare(
         Matrix product, batched over leading axes.
     dot(x1, x2)
         Dot product (NumPy's rules for each rank).
-    einsum(subscripts, *operands)
+    einsum(subscripts, *operands, **kwargs)
         Einstein summation over `operands` as described by `subscripts`.
     tensordot(x1, x2, axes=2)
         Tensor contraction over `axes`.
@@ -641,9 +641,9 @@ IMAGE = declare(
     """
     resize(images, size, interpolation='bilinear', antialias=False, crop_to_aspect_ratio=False, pad_to_aspect_ratio=False, fill_mode='constant', fill_value=0.0, data_format=None)
         `images` resized to `size` (optionally cropped or padded to its aspect ratio first).
-    affine_transform(images, transform, interpolation='bilinear', fill_mode='constant', fill_value=0.0, data_format=None)
+    affine_transform(images, transform, interpolation='bilinear', fill_mode='constant', fill_value=0, data_format=None)
         `images` resampled through projective `transform`s (8 numbers each).
-    map_coordinates(inputs, coordinates, order, fill_mode='constant', fill_value=0.0)
+    map_coordinates(inputs, coordinates, order, fill_mode='constant', fill_value=0)
         `inputs` interpolated (order 0: nearest, 1: linear) at `coordinates` (one array of
         positions per input axis, stacked first).
     scale_and_translate(images, output_shape, scale, translation, spatial_dims, method, antialias=True)

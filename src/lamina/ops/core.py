@@ -67,10 +67,13 @@ def _read(x):
     return x
 
 
-def _op(fn, name: str | None = None, declaration=None):
+def _op(fn, name: str | None = None, declaration=None, output_spec=None):
     """Make the public op for backend function `fn` (eager or symbolic by argument).
 
-    With a contract `declaration`, the op takes its declared signature and doc.
+    With a contract `declaration`, the op takes its declared signature and doc. An
+    `output_spec(*args, **kwargs)` gives the output KerasTensors of a symbolic call in
+    place of the engine's abstract evaluation: for an op whose output shape depends on
+    the data, which abstract evaluation cannot know.
     """
     op_name = name or fn.__name__
 
@@ -83,6 +86,8 @@ def _op(fn, name: str | None = None, declaration=None):
             if eager is not _NOT_EAGER:
                 return fn(*eager, **kwargs)
         if any_symbolic(args, kwargs):
+            if output_spec is not None:
+                return _SpecifiedOperation(fn, op_name, output_spec).symbolic_call(*args, **kwargs)
             return symbolic_call(fn, op_name, args, kwargs)
         return fn(*[_read(a) for a in args], **{k: _read(v) for k, v in kwargs.items()})
 
@@ -102,9 +107,27 @@ def build_ops(module: str, exclude=()) -> dict:
     }
 
 
-def declared_op(module: str, name: str):
-    """The pass-through op of one declared backend function."""
-    op = _op(getattr(getattr(backend, module), name), declaration=contract.ENGINE[module][name])
+class _SpecifiedOperation(FunctionOperation):
+    """The graph node of an op whose output specs come from its own `output_spec`."""
+
+    def __init__(self, fn, function_name: str, output_spec):
+        super().__init__(fn, function_name)
+        self._output_spec = output_spec
+
+    def compute_output_spec(self, *args, **kwargs):
+        return self._output_spec(*args, **kwargs)
+
+
+def declared_op(module: str, name: str, output_spec=None):
+    """The pass-through op of one declared backend function.
+
+    `output_spec`, if given, computes its symbolic outputs (see `_op`).
+    """
+    op = _op(
+        getattr(getattr(backend, module), name),
+        declaration=contract.ENGINE[module][name],
+        output_spec=output_spec,
+    )
     op.__doc__ = op_docs.lookup(module, name) or op.__doc__
     if module == "image":
         op.__module__ = "lamina.ops.image"
@@ -232,8 +255,10 @@ def shape(x) -> tuple:
 def dtype(x) -> str:
     """The dtype of `x` as a standard string such as `"float32"`.
 
-    Array-likes are converted to a tensor first, so a Python float or float64 NumPy array
-    reports the dtype the engine would hold it in.
+    As in Keras, anything with a `dtype` (a tensor, a NumPy array or scalar) reports that
+    dtype as it is: an int64 NumPy array is `"int64"`, though converting it to a tensor
+    gives int32 (as it does in Keras). Python scalars and lists, which have no `dtype`,
+    report the dtype `convert_to_tensor` would give them.
 
     Args:
         x: Tensor, array-like, Variable or symbolic tensor.
@@ -247,11 +272,16 @@ def dtype(x) -> str:
     >>> from lamina import ops
     >>> ops.dtype(ops.ones((2,), dtype="bfloat16"))
     'bfloat16'
+    >>> ops.dtype(np.arange(3, dtype="int64")), ops.dtype(ops.convert_to_tensor(np.arange(3)))
+    ('int64', 'int32')
     >>> ops.dtype([1.5, 2.5])
     'float32'
     """
     if isinstance(x, (KerasTensor, Variable)):
         return x.dtype
+    own = getattr(x, "dtype", None)
+    if own is not None:
+        return backend.standardize_dtype(own)
     return backend.standardize_dtype(backend.convert_to_tensor(x).dtype)
 
 
@@ -377,7 +407,9 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
         loop_vars: The initial state: a tensor, a tuple or list of loop variables
             (unpacked into separate arguments), or another nested structure of tensors.
         maximum_iterations: The most times to run `body`; None for no limit. The loop
-            stops when `cond` turns false or `body` has run this many times.
+            stops when `cond` turns false or `body` has run this many times. As in
+            Keras, `cond` is called before the count is checked, so a capped loop
+            calls it once more than `body`.
 
     Returns:
         The loop variables when the loop stops: a tuple when `loop_vars` is a tuple or

@@ -10,14 +10,64 @@ KerasTensors.
 [2.0, 3.0]
 """
 
-from lamina.ops.core import build_ops
+from lamina.backend.common.dtypes import result_type
+from lamina.graph.keras_tensor import KerasTensor
+from lamina.ops.core import build_ops, convert_to_tensor, declared_op, dtype
 
 _OPS = build_ops("numpy", exclude=("vectorize",))
+
+
+# Ops whose output length depends on the data: symbolically that length is unknown
+# (None), as in Keras, rather than what abstract evaluation on stand-in values gives.
+def _nonzero_spec(x):
+    return tuple(KerasTensor((None,), "int32") for _ in x.shape)
+
+
+def _unique_spec(
+    x,
+    sorted=True,
+    return_index=False,
+    return_inverse=False,
+    return_counts=False,
+    axis=None,
+    size=None,
+    fill_value=None,
+):
+    shape = tuple(x.shape)
+    if axis is None:
+        values_shape, inverse_shape = (size,), shape
+    else:
+        axis = axis % len(shape)
+        values_shape = shape[:axis] + (size,) + shape[axis + 1 :]
+        inverse_shape = (shape[axis],)
+    outputs = [KerasTensor(values_shape, x.dtype)]
+    if return_index:
+        outputs.append(KerasTensor((size,), "int32"))
+    if return_inverse:
+        outputs.append(KerasTensor(inverse_shape, "int32"))
+    if return_counts:
+        outputs.append(KerasTensor((size,), "int32"))
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def _bincount_spec(x, weights=None, minlength=0, sparse=False):
+    # Either argument may be the symbolic one; the other is converted as the op would.
+    x = x if isinstance(x, KerasTensor) else convert_to_tensor(x)
+    out_dtype = "int32"
+    if weights is not None:
+        weights = weights if isinstance(weights, KerasTensor) else convert_to_tensor(weights)
+        out_dtype = result_type(dtype(x), dtype(weights))
+    return KerasTensor(tuple(x.shape[:-1]) + (None,), out_dtype)
+
+
+_OPS.update(
+    nonzero=declared_op("numpy", "nonzero", output_spec=_nonzero_spec),
+    unique=declared_op("numpy", "unique", output_spec=_unique_spec),
+    bincount=declared_op("numpy", "bincount", output_spec=_bincount_spec),
+)
 globals().update(_OPS)
 
 __all__ = list(_OPS)
-
-from lamina.ops.core import declared_op  # noqa: E402
 
 slogdet = declared_op("linalg", "slogdet")
 __all__.append("slogdet")

@@ -213,12 +213,22 @@ def nanmin(x, axis=None, keepdims=False):
     return _nan_extreme(x, axis, keepdims, lnp.min, math.inf)
 
 
+def _nan_arg(arg, x, axis, keepdims, fill):
+    """`arg` (argmax or argmin) of `x` with NaNs as `fill`, and -1 where all are NaN."""
+    filled, nan = _masked(x, fill)
+    index = arg(filled, axis=axis, keepdims=keepdims)
+    if nan is None:
+        return index
+    all_nan = lnp.all(nan, axis=axis, keepdims=keepdims)
+    return lnp.where(all_nan, cast(-1, dtype(index)), index)
+
+
 @composite
 def nanargmax(x, axis=None, keepdims=False):
     """Index of the maximum of `x` along `axis`, ignoring NaNs.
 
     With `axis=None` the index is into the flattened `x`. Where every element reduced is
-    NaN the index is 0.
+    NaN the index is -1, as in Keras.
 
     Args:
         x: Input tensor.
@@ -235,7 +245,7 @@ def nanargmax(x, axis=None, keepdims=False):
     >>> ops.convert_to_numpy(ops.nanargmax(x, axis=1)).tolist()
     [2, 0]
     """
-    return lnp.argmax(_masked(x, -math.inf)[0], axis=axis, keepdims=keepdims)
+    return _nan_arg(lnp.argmax, x, axis, keepdims, -math.inf)
 
 
 @composite
@@ -243,7 +253,7 @@ def nanargmin(x, axis=None, keepdims=False):
     """Index of the minimum of `x` along `axis`, ignoring NaNs.
 
     With `axis=None` the index is into the flattened `x`. Where every element reduced is
-    NaN the index is 0.
+    NaN the index is -1, as in Keras.
 
     Args:
         x: Input tensor.
@@ -260,7 +270,7 @@ def nanargmin(x, axis=None, keepdims=False):
     >>> ops.convert_to_numpy(ops.nanargmin(x, axis=1)).tolist()
     [0, 1]
     """
-    return lnp.argmin(_masked(x, math.inf)[0], axis=axis, keepdims=keepdims)
+    return _nan_arg(lnp.argmin, x, axis, keepdims, math.inf)
 
 
 @composite

@@ -123,7 +123,8 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
 
     def cond_with_count(state):
         count, values = state
-        return jnp.logical_and(count < maximum_iterations, cond(values))
+        # `cond` traced first, then the cap, as Keras (and the torch engine) do.
+        return jnp.logical_and(cond(values), count < maximum_iterations)
 
     def body_with_count(state):
         count, values = state

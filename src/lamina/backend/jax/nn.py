@@ -283,6 +283,8 @@ def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None)
     # traced operand, `reduce_window` then loses its monoid form and cannot linearize.
     if jnp.issubdtype(inputs.dtype, jnp.floating):
         init = np.array(-np.inf, inputs.dtype)
+    elif inputs.dtype == jnp.bool_:
+        init = np.array(False)
     else:
         init = np.array(jnp.iinfo(inputs.dtype).min, inputs.dtype)
     return jax.lax.reduce_window(inputs, init, jax.lax.max, window, stride, padding)
@@ -291,6 +293,10 @@ def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None)
 def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
     """Average pooling; with `"same"` padding only the valid elements are averaged."""
     inputs = _operands(inputs)
+    if not jnp.issubdtype(inputs.dtype, jnp.inexact):
+        # Integers and booleans (as 0/1) average as float32, summed in float32: an
+        # integer sum can wrap around (uint8 windows of large values).
+        inputs = inputs.astype(jnp.float32)
     window, stride, padding = _pool_args(inputs, pool_size, strides, padding, data_format)
     zero = np.array(0, inputs.dtype)  # a constant, see `max_pool`
     total = jax.lax.reduce_window(inputs, zero, jax.lax.add, window, stride, padding)

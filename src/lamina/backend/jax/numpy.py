@@ -388,8 +388,10 @@ def dot(x1, x2):
     return jnp.dot(x1, x2)
 
 
-def einsum(subscripts, *operands):
-    return jnp.einsum(subscripts, *operands)
+def einsum(subscripts, *operands, **kwargs):
+    # As Keras on JAX: options (`optimize`, `precision`, `preferred_element_type`) go to
+    # `jnp.einsum`, which rejects any other name.
+    return jnp.einsum(subscripts, *operands, **kwargs)
 
 
 def tensordot(x1, x2, axes=2):

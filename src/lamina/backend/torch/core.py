@@ -375,7 +375,9 @@ def fori_loop(lower, upper, body_fun, init_val):
 
 def while_loop(cond, body, loop_vars, maximum_iterations=None):
     count = 0
-    while (maximum_iterations is None or count < maximum_iterations) and _truth(cond(loop_vars)):
+    # `cond` first, then the cap (as Keras): `cond` runs once more when the cap stops the
+    # loop, which a `cond` with side effects can see.
+    while _truth(cond(loop_vars)) and (maximum_iterations is None or count < maximum_iterations):
         loop_vars = body(loop_vars)
         count += 1
     return loop_vars

@@ -189,7 +189,7 @@ def affine_transform(
     transform,
     interpolation="bilinear",
     fill_mode="constant",
-    fill_value=0.0,
+    fill_value=0,
     data_format=None,
 ):
     """Resample images through projective transforms (Keras's 8-number convention).
@@ -298,7 +298,7 @@ def _coordinate_tensor(coordinates):
     return convert_to_tensor(coordinates)
 
 
-def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value=0.0):
+def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value=0):
     """Interpolate `inputs` at `coordinates`, as `jax.scipy.ndimage.map_coordinates`.
 
     `coordinates[i]` holds the positions along axis `i` of `inputs`; the result has the

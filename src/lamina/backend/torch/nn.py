@@ -423,8 +423,33 @@ def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None)
     x, n, data_format, size, strides, pad, ceil, trims = _pool_args(
         inputs, pool_size, strides, padding, data_format, "max_pool"
     )
+    if not x.is_floating_point():
+        return _restore(_max_pool_windows(x, size, strides, same=ceil), n, data_format)
     out = _trim(_MAX_POOL[n](x, size, strides, pad, 1, ceil), trims)
     return _restore(out, n, data_format)
+
+
+def _max_pool_windows(x, size, strides, same):
+    """Max pooling of integers or booleans (channels first), exact, on any device.
+
+    torch's pooling kernels lack most integer dtypes and bool (Keras takes them and keeps
+    the dtype): cut the windows out with `unfold` and take each one's maximum. "same"
+    padding pads with the dtype's least value, which a window's maximum never takes
+    from it (every window holds at least one input element).
+    """
+    is_bool = x.dtype == torch.bool
+    if is_bool:
+        x = x.to(torch.uint8)
+    n = len(size)
+    if same:
+        widths = []
+        for before, after in reversed(_same_pads(x.shape[2:], size, strides, (1,) * n)):
+            widths += [before, after]
+        x = F.pad(x, widths, value=torch.iinfo(x.dtype).min)
+    for axis, (k, s) in enumerate(zip(size, strides, strict=True), start=2):
+        x = x.unfold(axis, k, s)
+    out = x.amax(dim=tuple(range(-n, 0)))
+    return out != 0 if is_bool else out
 
 
 def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):

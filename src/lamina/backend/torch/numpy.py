@@ -587,11 +587,24 @@ def dot(x1, x2):
     return _product(numpy_dot, x1, x2)
 
 
-def einsum(subscripts, *operands):
+# `jnp.einsum`'s options: torch plans the contraction itself and computes at full precision.
+_EINSUM_OPTIONS = ("optimize", "precision", "preferred_element_type")
+
+
+def einsum(subscripts, *operands, **kwargs):
+    unknown = sorted(set(kwargs) - set(_EINSUM_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"einsum: unexpected keyword argument(s) {unknown}; the options it takes are "
+            f"{list(_EINSUM_OPTIONS)}. Pass the operands positionally after `subscripts`."
+        )
     operands = _promote_all(operands)
     if operands[0].dtype == torch.bool:
-        return torch.einsum(subscripts, *(x.to(_INT32) for x in operands)) != 0
-    return torch.einsum(subscripts, *operands)
+        out = torch.einsum(subscripts, *(x.to(_INT32) for x in operands)) != 0
+    else:
+        out = torch.einsum(subscripts, *operands)
+    preferred = kwargs.get("preferred_element_type")
+    return out if preferred is None else out.to(to_torch_dtype(preferred))
 
 
 def tensordot(x1, x2, axes=2):

@@ -109,9 +109,16 @@ DOCS: dict[str, dict[str, str]] = {
         Args:
             subscripts: The equation, such as `"ij,jk->ik"`.
             *operands: The tensors, one per comma-separated term of `subscripts`.
+            **kwargs: Options of `jax.numpy.einsum`, as Keras forwards them:
+                `optimize` (the contraction order), `precision` and
+                `preferred_element_type` (the result dtype). On torch, which plans
+                and computes the contraction itself, `optimize` and `precision` are
+                accepted and have no effect, and `preferred_element_type` casts the
+                result. Any other name raises a `TypeError`.
 
         Returns:
-            The contracted tensor, in the promoted dtype of the operands.
+            The contracted tensor, in the promoted dtype of the operands (or
+            `preferred_element_type`).
 
         Example:
 
