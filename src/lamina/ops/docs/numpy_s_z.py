@@ -283,9 +283,10 @@ DOCS: dict[str, dict[str, str]] = {
             Args:
                 x: Source tensor.
                 indices: Integer tensor (or int) of positions to pick; negative values
-                    count from the end. Indices must be in range: an index past the end
-                    raises an `IndexError` on the torch engine, while the JAX engine
-                    returns a fill value (NaN for floats) without an error.
+                    count from the end. Indices must be in range: out of range, the
+                    engines differ as Keras 3's do: the torch engine raises an
+                    `IndexError`, the JAX engine returns a fill value without an error
+                    (NaN for floats, the least value of a signed integer dtype).
                 axis: The axis to pick along. `None` (the default) picks from the
                     flattened `x`.
 
