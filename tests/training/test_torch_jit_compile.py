@@ -15,7 +15,17 @@ for the comparison and `eager` elsewhere.
 import numpy as np
 import pytest
 
-from lamina import Input, Sequential, backend, layers, losses, ops, optimizers
+from lamina import (
+    Input,
+    Model,
+    Sequential,
+    backend,
+    layers,
+    losses,
+    mixed_precision,
+    ops,
+    optimizers,
+)
 
 pytestmark = pytest.mark.skipif(
     not backend.execution.STATEFUL,
@@ -80,6 +90,35 @@ def test_fit_evaluate_predict_match_eager(monkeypatch):
     compiled = _compiled_call(jitted)
     assert compiled.failed is None
     assert compiled.capture_count == 2  # training=True for fit, False for evaluate/predict
+
+
+def test_dict_inputs_two_outputs_under_mixed_precision_match_eager(monkeypatch):
+    monkeypatch.setenv("LAMINA_TORCH_COMPILE_BACKEND", "eager")
+    xs = {"a": X[:, :4], "b": X[:, 4:]}
+    ys = [X[:, :2], X[:, 5:]]
+
+    def model():
+        a, b = Input((4,), name="a"), Input((2,), name="b")
+        h = layers.Dense(5, activation="tanh")(layers.Concatenate()([a, b]))
+        return Model({"a": a, "b": b}, [layers.Dense(2)(h), layers.Dense(1, dtype="float32")(h)])
+
+    mixed_precision.set_global_policy("mixed_bfloat16")  # weights float32, math bfloat16
+    try:
+        runs = []
+        for jit_compile in ("auto", True):
+            m = model()
+            if runs:
+                m.set_weights(runs[0][0])
+            runs.append([m.get_weights()])
+            m.compile(optimizer="sgd", loss=["mse", "mse"], jit_compile=jit_compile)
+            history = m.fit(xs, ys, batch_size=16, epochs=2, shuffle=False, verbose=0)
+            predicted = m.predict(xs, batch_size=16, verbose=0)
+            runs[-1] += [history.history["loss"], *predicted, *m.get_weights()]
+        assert _compiled_call(m).failed is None and _compiled_call(m).capture_count == 2
+    finally:
+        mixed_precision.set_global_policy("float32")
+    for a, b in zip(runs[1][1:], runs[0][1:], strict=True):
+        np.testing.assert_allclose(ops.convert_to_numpy(a).astype("float32"), b, rtol=1e-5)
 
 
 def test_one_capture_and_one_dynamo_graph_per_signature(monkeypatch):

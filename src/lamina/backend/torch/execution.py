@@ -237,6 +237,16 @@ def _compiled_call_for(owner) -> _CompiledCall:
         return compiled
 
 
+def _stored_value(variable):
+    """The variable's value as stored (or as an open stateless scope maps it), not cast
+    by a mixed-precision layer's autocast scope: the graph casts it itself, so that the
+    graph's inputs are the autograd leaves."""
+    return _read_value(variable)
+
+
+_read_value = backend_core.Variable.value.fget
+
+
 def _describe(error: BaseException) -> str:
     """`Type: first line` of the error, and of the error it wraps (a compiler's own)."""
     parts = []
@@ -274,9 +284,10 @@ class _CompiledCall:
     """
 
     def __init__(self, owner):
-        self.owner = owner
+        # A weak reference: the registry's value must not keep its key (the model) alive.
+        self._owner = weakref.ref(owner)
+        self._call = type(owner).call
         self.name = getattr(owner, "name", type(owner).__name__)
-        self.original = type(owner).call.__get__(owner)
         self.backend = os.environ.get(_COMPILE_BACKEND_VARIABLE, "inductor")
         self.failed: str | None = None
         self._log = TraceLog(f"torch.compile of the call of {self.name!r}")
@@ -285,6 +296,15 @@ class _CompiledCall:
         self._version = None
         self._depth = 0
         self._lock = threading.Lock()
+        self._capture_lock = threading.Lock()
+
+    @property
+    def owner(self):
+        return self._owner()
+
+    def original(self, *args, **kwargs):
+        """The owner's own `call`, run eagerly."""
+        return self._call(self.owner, *args, **kwargs)
 
     @property
     def capture_count(self) -> int:
@@ -328,7 +348,8 @@ class _CompiledCall:
         key = (spec, tuple((leaf.shape, leaf.dtype) for leaf in leaves), training, version)
         graph = self._graphs.get(key)
         if graph is None:
-            graph = self._capture(variables, spec, leaves, kwargs, key)
+            with self._capture_lock:  # one capture at a time (predict beside fit)
+                graph = self._graphs.get(key) or self._capture(variables, spec, leaves, kwargs, key)
             if isinstance(graph, str):
                 # Reported only once the eager call has worked: an error in the model
                 # itself surfaces as it is, without a word about compiling.
@@ -336,7 +357,7 @@ class _CompiledCall:
                 self._fail(graph)
                 return out
         compiled, out_spec, assigned, losses, checked = graph
-        values = [v.value for v in variables]
+        values = [_stored_value(v) for v in variables]
         if checked:
             flat = compiled(*values, *leaves)
         else:
@@ -380,7 +401,9 @@ class _CompiledCall:
 
         try:
             with torch.no_grad():
-                graph = make_fx(pure, tracing_mode="fake")(*[v.value for v in variables], *leaves)
+                graph = make_fx(pure, tracing_mode="fake")(
+                    *[_stored_value(v) for v in variables], *leaves
+                )
         except Exception as error:  # noqa: BLE001 - reported, then the call runs eagerly
             reason = f"capturing its graph failed ({_describe(error)})"
             if "data-dependent" in reason:
