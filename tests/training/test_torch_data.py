@@ -90,6 +90,18 @@ def test_steps_per_epoch_continues_through_the_loader():
     assert int(ops.convert_to_numpy(model.optimizer.iterations.value)) == 5
 
 
+def test_steps_per_epoch_starts_a_new_pass_once_the_loader_is_used_up():
+    # As with arrays (and in Keras 3): epoch 1 ends with the pass (batches 3-4), epoch 2
+    # starts a second pass, so 4 epochs of 3 steps over 5 batches take 3+2+3+2 steps.
+    loader_model = _model()
+    loader_model.fit(_loader(X, Y, batch_size=8), steps_per_epoch=3, epochs=4, verbose=0)
+    assert int(ops.convert_to_numpy(loader_model.optimizer.iterations.value)) == 10
+    array_model = _model()
+    array_model.fit(X, Y, batch_size=8, shuffle=False, steps_per_epoch=3, epochs=4, verbose=0)
+    for a, b in zip(loader_model.get_weights(), array_model.get_weights(), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
 def test_a_generator_yielding_lists_gives_x_and_y_as_keras_reads_them():
     def batches():
         for i in range(0, 40, 8):

@@ -90,7 +90,7 @@ def _reference(shuffle):
     return _uninterrupted(shuffle)
 
 
-def _interrupted_then_resumed(tmp_path, shuffle, save_freq, stop_at):
+def _interrupted_then_resumed(tmp_path, shuffle, save_freq, stop_at, **fit_kwargs):
     backup_dir = str(tmp_path / "backup")
     with pytest.raises(_Interrupt):
         _model().fit(
@@ -101,6 +101,7 @@ def _interrupted_then_resumed(tmp_path, shuffle, save_freq, stop_at):
                 callbacks.BackupAndRestore(backup_dir, save_freq=save_freq),
                 _StopAt(*stop_at),
             ],
+            **fit_kwargs,
         )
     assert os.path.isdir(backup_dir)
     model = _model()
@@ -109,6 +110,7 @@ def _interrupted_then_resumed(tmp_path, shuffle, save_freq, stop_at):
         epochs=EPOCHS,
         verbose=0,
         callbacks=[callbacks.BackupAndRestore(backup_dir, save_freq=save_freq)],
+        **fit_kwargs,
     )
     assert not os.path.exists(backup_dir)  # a finished run deletes its backup
     return _weights(model), history.history
@@ -135,6 +137,16 @@ def test_a_seeded_shuffle_resumed_at_an_epoch_start_draws_that_epochs_order(tmp_
     # the third pass of its generator, not the first.
     expected, _ = _reference(True)
     got, _ = _interrupted_then_resumed(tmp_path, True, save_freq="epoch", stop_at=(2, None))
+    _assert_same_weights(got, expected)
+
+
+def test_a_seeded_shuffle_resumed_mid_pass_with_steps_per_epoch(tmp_path):
+    # With steps_per_epoch=4 over the loader's 6 batches, epoch 0 reads batches 0-3 of
+    # the first pass, epoch 1 batches 4-5 (the pass ends it), epoch 2 a second pass.
+    # Interrupted after epoch 1's first batch, the resumed run must redraw the first
+    # pass, skip its 5 batches read, and then draw the second pass as it was drawn.
+    expected, _ = _uninterrupted(True, steps_per_epoch=4)
+    got, _ = _interrupted_then_resumed(tmp_path, True, 1, (1, 0), steps_per_epoch=4)
     _assert_same_weights(got, expected)
 
 

@@ -156,7 +156,10 @@ class BackupAndRestore(Callback):
             except ValueError as error:
                 problem = f"the backup {error}"
         elif batches.order_state() is not None:
-            problem = "the backup holds no record of the DataLoader's generator state"
+            problem = (
+                "the backup holds no record of where the data stood (its position in a "
+                "pass, its generators' state)"
+            )
         elif batches.shuffles_unrecorded():
             problem = (
                 "the DataLoader shuffles from torch's global generator, whose state no "
@@ -165,16 +168,16 @@ class BackupAndRestore(Callback):
         if problem is None or (epoch == 0 and step == 0):
             return
         consequence = (
-            f"the resumed epoch skips the first {step} batches of a new order, so it may "
-            "repeat some samples and miss others"
+            f"the resumed epoch skips the first {step} batches of what the data gives "
+            "now, so it may repeat some samples and miss others"
             if step
-            else "the epochs from here draw other orders than the interrupted run's"
+            else "the epochs from here may read other batches than the interrupted run's"
         )
         warnings.warn(
             f"BackupAndRestore: resuming at {where} from {directory!r}, but {problem}: "
-            f"{consequence}. For an exact resume, give the DataLoader a seeded generator "
-            "of its own, e.g. DataLoader(..., shuffle=True, "
-            "generator=torch.Generator().manual_seed(0)), built the same way each run.",
+            f"{consequence}. For an exact resume, build the data the same way each run "
+            "and give a shuffling DataLoader a seeded generator of its own, e.g. "
+            "DataLoader(..., shuffle=True, generator=torch.Generator().manual_seed(0)).",
             stacklevel=3,
         )
 

@@ -334,6 +334,11 @@ class IterableBatches:
         self._peeked = _END  # an item taken by `peek`, yielded first by the next epoch
         self._first = None  # (skeleton, description, index) of the first batch seen
         self._is_pydataset = hasattr(source, "__getitem__") and hasattr(source, "__len__")
+        # Where the current pass stands (for `order_state`): the source's generator
+        # states as its iterator was made, and the batches training took from it since.
+        self._pass_states = []
+        self._consumed = 0
+        self._resume_skip = 0  # batches a resumed pass skips first (`set_order_state`)
 
     @property
     def steps(self):
@@ -347,22 +352,59 @@ class IterableBatches:
     def epoch_order(self, rng=None):
         """Called by `fit` as each epoch begins, before the epoch's batches are read; the
         order is the source's own (None), but a `BackupAndRestore` records (or, resuming,
-        puts back) the state the source draws it from (`order_state`)."""
+        puts back) where the data stands and the state its order is drawn from
+        (`order_state`)."""
+        if self._steps is not None and self._pass_over():
+            self._iterator = None  # a DataLoader read to its end: a new pass begins
         backup_callback.data_epoch_begins(self)
         return None
 
-    def order_state(self):
-        """The states of the generators a DataLoader-like source shuffles with, as uint8
-        arrays (None when it has none: a fixed order, or a generator or PyDataset)."""
-        generators = [] if self._is_pydataset else order_generators(self.source)
-        if not generators:
-            return None
-        # (`numpy()`: a torch tensor's own conversion, a copy taken of it)
+    def _one_shot(self) -> bool:
+        """True for a source read only once (a generator), not re-iterated per pass."""
+        return isinstance(self.source, Iterator)
+
+    def _pass_over(self) -> bool:
+        """Whether the next batch starts a new pass of the source."""
+        if self._iterator is None:
+            return True
+        try:
+            return not self._one_shot() and self._consumed >= len(self.source)
+        except TypeError:  # no length: the pass ends when its iterator does
+            return False
+
+    def _generator_states(self) -> list:
+        # (`numpy()`: a torch tensor's own conversion, of a copy `get_state` made)
+        generators = order_generators(self.source)
         return [np.array(g.get_state().numpy(), dtype=np.uint8) for g in generators]
 
+    def order_state(self):
+        """Where the data stands as an epoch begins, for `BackupAndRestore`: None when a
+        resumed run needs nothing to read the same batches (a PyDataset, read by index;
+        a fixed-order source read afresh each epoch), else a list of arrays: the
+        batches already read from the current pass (with `steps_per_epoch`, epochs
+        continue a pass), then the states, as the pass began, of the generators a
+        DataLoader-like source shuffles with."""
+        if self._is_pydataset:
+            return None
+        if self._steps is None or self._pass_over():
+            position, states = 0, self._generator_states()
+        else:
+            position, states = self._consumed, self._pass_states
+        if self._steps is None and not states:
+            return None
+        return [np.array([position], dtype=np.int64), *states]
+
     def set_order_state(self, states) -> None:
-        """Put back states `order_state` returned, so the next pass draws the order the
-        recorded one drew. Raises `ValueError` when they do not fit this source."""
+        """Put back what `order_state` returned, so the next epoch reads the batches
+        the recorded one read. Raises `ValueError` when it does not fit this source."""
+        self._set_generator_states(states[1:])
+        if not self._one_shot():
+            # Re-read from the restored state (a look at the first batch made an
+            # iterator from the state before).
+            self._iterator, self._peeked = None, _END
+        self._resume_skip = int(states[0][0])
+
+    def _set_generator_states(self, states) -> None:
         generators = order_generators(self.source)
         if len(generators) != len(states):
             raise ValueError(
@@ -391,15 +433,15 @@ class IterableBatches:
         if self._is_pydataset:
             return unpack_batch(self.source[0], _FIRST) if len(self.source) else None
         if self._peeked is _END:
-            states = self.order_state() if self._steps is None else None
+            states = self._generator_states() if self._steps is None else None
             iterator = self._epoch_iterator()
             if self._steps is None and iterator is not self.source:
                 # Iterated afresh each epoch: this look costs nothing later, and it
                 # leaves a seeded loader's generators as they were, so the first epoch
                 # draws the order it would draw without the look.
                 item = next(iterator, _END)
-                if states is not None:
-                    self.set_order_state(states)
+                if states:
+                    self._set_generator_states(states)
                 return None if item is _END else unpack_batch(item, _FIRST)
             self._peeked = next(iterator, _END)
             if self._peeked is _END:
@@ -408,12 +450,17 @@ class IterableBatches:
 
     def _epoch_iterator(self):
         """What an epoch reads from: with steps_per_epoch one iterator kept across epochs
-        (each epoch continues the stream), else a fresh one."""
+        (each epoch continues the pass), else a fresh one."""
         if self._steps is None:
-            return iter(self.source)
+            return self._new_pass()
         if self._iterator is None:
-            self._iterator = iter(self.source)
+            self._iterator = self._new_pass()
         return self._iterator
+
+    def _new_pass(self):
+        self._pass_states = self._generator_states()
+        self._consumed = 0
+        return iter(self.source)
 
     def _items(self, start: int):
         if self._is_pydataset:
@@ -429,13 +476,28 @@ class IterableBatches:
         if self._peeked is not _END:
             iterator = itertools.chain([self._peeked], iterator)
             self._peeked = _END
-        for _ in range(start):  # resuming: these batches were trained before
+        skip, self._resume_skip = start + self._resume_skip, 0
+        for _ in range(skip):  # resuming: these batches were trained before
             if next(iterator, _END) is _END:
                 return
+            self._consumed += 1
+        delivered = 0
         while True:
             item = next(iterator, _END)
             if item is _END:
-                return
+                if self._steps is None or self._one_shot():
+                    return
+                # The pass is over: the next epoch (or this one, if it has read
+                # nothing yet) starts a new one, as with arrays.
+                self._iterator = None
+                if delivered or skip:
+                    return
+                iterator = self._epoch_iterator()
+                item = next(iterator, _END)
+                if item is _END:
+                    return
+            self._consumed += 1
+            delivered += 1
             yield item
 
     def batches(self, order=None, start: int = 0):
