@@ -80,6 +80,17 @@ def test_data_dependent_length_is_unknown_symbolically(name):
     assert _specs(ours) == _specs(theirs)
 
 
+def test_where_with_condition_only_is_nonzero_symbolically():
+    # Eagerly `where(condition)` is `nonzero(condition)` (Keras's symbolic spec says one
+    # tensor of the condition's shape, which its eager result is not).
+    ours = ops.where(KerasTensor((None, 3), "bool"))
+    eager = keras.ops.where(np.array([[True, False, True]]))
+    assert isinstance(ours, tuple) and len(ours) == len(eager) == 2
+    assert _specs(ours) == [((None,), "int32")] * 2
+    both = ops.where(KerasTensor((None, 3), "bool"), KerasTensor((3,), "float32"), 1.0)
+    assert _specs(both) == ((None, 3), "float32")
+
+
 def test_data_dependent_specs_match_eager_results():
     # The symbolic dtypes are those the engine computes; the lengths are data's.
     x = np.array([3, 0, 1, 3, 0, 2], "int32")
@@ -242,6 +253,16 @@ def test_nanarg_all_nan_is_minus_one(op_name, x, axis, keepdims):
 )
 def test_dtype_reports_the_numpy_dtype(value):
     assert ops.dtype(value) == keras.ops.dtype(value)
+
+
+def test_ops_from_other_ops_compute_in_the_converted_dtype():
+    # Ops written from other ops work in the dtype a NumPy input converts to: float64
+    # input on JAX (no x64) stays float32, with no truncation warning.
+    x = np.array([1.0, 3.0, 2.0], "float64")
+    out = ops.sparsemax(x)
+    assert ops.dtype(out) == ops.dtype(ops.convert_to_tensor(x))
+    np.testing.assert_allclose(_np(out), [0.0, 1.0, 0.0], atol=1e-6)
+    assert ops.dtype(ops.nanmean(x)) == ops.dtype(ops.convert_to_tensor(x))
 
 
 def test_dtype_of_converted_int64_stays_int32():

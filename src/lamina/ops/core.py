@@ -72,8 +72,9 @@ def _op(fn, name: str | None = None, declaration=None, output_spec=None):
 
     With a contract `declaration`, the op takes its declared signature and doc. An
     `output_spec(*args, **kwargs)` gives the output KerasTensors of a symbolic call in
-    place of the engine's abstract evaluation: for an op whose output shape depends on
-    the data, which abstract evaluation cannot know.
+    place of the engine's abstract evaluation (or None to use it for these arguments):
+    for an op whose output shape depends on the data, which abstract evaluation cannot
+    know.
     """
     op_name = name or fn.__name__
 
@@ -92,6 +93,9 @@ def _op(fn, name: str | None = None, declaration=None, output_spec=None):
         return fn(*[_read(a) for a in args], **{k: _read(v) for k, v in kwargs.items()})
 
     op.__module__ = "lamina.ops"
+    if output_spec is not None:
+        # Read when a graph is rebuilt from a config, to give the node the same specs.
+        op.output_spec = output_spec
     if declaration is not None:
         op.__signature__ = declaration.signature
         op.__doc__ = declaration.doc
@@ -110,12 +114,13 @@ def build_ops(module: str, exclude=()) -> dict:
 class _SpecifiedOperation(FunctionOperation):
     """The graph node of an op whose output specs come from its own `output_spec`."""
 
-    def __init__(self, fn, function_name: str, output_spec):
-        super().__init__(fn, function_name)
+    def __init__(self, fn, function_name: str, output_spec, name: str | None = None):
+        super().__init__(fn, function_name, name=name)
         self._output_spec = output_spec
 
     def compute_output_spec(self, *args, **kwargs):
-        return self._output_spec(*args, **kwargs)
+        specs = self._output_spec(*args, **kwargs)
+        return super().compute_output_spec(*args, **kwargs) if specs is None else specs
 
 
 def declared_op(module: str, name: str, output_spec=None):
@@ -282,6 +287,17 @@ def dtype(x) -> str:
     own = getattr(x, "dtype", None)
     if own is not None:
         return backend.standardize_dtype(own)
+    return backend.standardize_dtype(backend.convert_to_tensor(x).dtype)
+
+
+def _tensor_dtype(x) -> str:
+    """The dtype of `x` as an engine tensor: what an op written from other ops computes in.
+
+    Unlike `dtype`, a NumPy array reports the dtype it converts to (int64: int32, float64:
+    floatx), so that arrays made in that dtype exist on every engine.
+    """
+    if isinstance(x, (KerasTensor, Variable)):
+        return x.dtype
     return backend.standardize_dtype(backend.convert_to_tensor(x).dtype)
 
 

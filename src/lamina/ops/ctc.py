@@ -51,7 +51,7 @@ _LOG_ZERO = -1e5
 
 
 def _float_dtype(x) -> str:
-    return backend.result_type(core.dtype(x), "float32")
+    return backend.result_type(core._tensor_dtype(x), "float32")
 
 
 def _ctc_loss(target, output, target_length, output_length, mask_index=0):
@@ -78,7 +78,7 @@ def _ctc_loss(target, output, target_length, output_length, mask_index=0):
     skip_penalty = where(can_skip, 0.0, _LOG_ZERO)
     steps_valid = less(expand_dims(arange(num_steps), 1), expand_dims(output_length, 0))
 
-    start = full((batch, num_states), _LOG_ZERO, dtype=core.dtype(log_probs))
+    start = full((batch, num_states), _LOG_ZERO, dtype=core._tensor_dtype(log_probs))
     start = where(less(arange(num_states), 2), 0.0, start)
     first = start + emit[0]
 
@@ -90,8 +90,8 @@ def _ctc_loss(target, output, target_length, output_length, mask_index=0):
         return where(expand_dims(valid_t, 1), new, alpha), None
 
     final, _ = core.scan(step, first, (emit[1:], steps_valid[1:]))
-    last = one_hot(2 * target_length, num_states, dtype=core.dtype(final))
-    before_last = one_hot(2 * target_length - 1, num_states, dtype=core.dtype(final))
+    last = one_hot(2 * target_length, num_states, dtype=core._tensor_dtype(final))
+    before_last = one_hot(2 * target_length - 1, num_states, dtype=core._tensor_dtype(final))
     end_blank = sum(final * last, axis=1)
     end_label = where(greater(target_length, 0), sum(final * before_last, axis=1), _LOG_ZERO)
     return -logaddexp(end_blank, end_label)

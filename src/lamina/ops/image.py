@@ -16,7 +16,8 @@ import numpy as np
 from lamina import backend
 from lamina.ops import numpy as lnp
 from lamina.ops import random as lrandom
-from lamina.ops.core import build_ops, cast, composite, convert_to_numpy, declared_op, dtype
+from lamina.ops.core import _tensor_dtype as dtype
+from lamina.ops.core import build_ops, cast, composite, convert_to_numpy, declared_op
 from lamina.ops.image_extra import *  # noqa: F403
 from lamina.ops.image_extra import __all__ as _extra_all
 from lamina.ops.image_extra import _batched, _channels_last, _float, _unbatch

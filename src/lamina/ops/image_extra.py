@@ -17,7 +17,8 @@ import numpy as np
 
 from lamina import backend
 from lamina.ops import numpy as lnp
-from lamina.ops.core import cast, composite, convert_to_tensor, declared_op, dtype, shape
+from lamina.ops.core import _tensor_dtype as dtype
+from lamina.ops.core import cast, composite, convert_to_tensor, declared_op, shape
 
 _conv = declared_op("nn", "conv")
 _depthwise_conv = declared_op("nn", "depthwise_conv")

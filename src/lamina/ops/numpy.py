@@ -12,7 +12,8 @@ KerasTensors.
 
 from lamina.backend.common.dtypes import result_type
 from lamina.graph.keras_tensor import KerasTensor
-from lamina.ops.core import build_ops, convert_to_tensor, declared_op, dtype
+from lamina.ops.core import _tensor_dtype as dtype
+from lamina.ops.core import build_ops, convert_to_tensor, declared_op
 
 _OPS = build_ops("numpy", exclude=("vectorize",))
 
@@ -21,6 +22,12 @@ _OPS = build_ops("numpy", exclude=("vectorize",))
 # (None), as in Keras, rather than what abstract evaluation on stand-in values gives.
 def _nonzero_spec(x):
     return tuple(KerasTensor((None,), "int32") for _ in x.shape)
+
+
+def _where_spec(condition, x1=None, x2=None):
+    if x1 is None and x2 is None:  # the indices of the true elements, as `nonzero`
+        return _nonzero_spec(condition)
+    return None  # elementwise: the engine's abstract evaluation
 
 
 def _unique_spec(
@@ -64,6 +71,7 @@ _OPS.update(
     nonzero=declared_op("numpy", "nonzero", output_spec=_nonzero_spec),
     unique=declared_op("numpy", "unique", output_spec=_unique_spec),
     bincount=declared_op("numpy", "bincount", output_spec=_bincount_spec),
+    where=declared_op("numpy", "where", output_spec=_where_spec),
 )
 globals().update(_OPS)
 

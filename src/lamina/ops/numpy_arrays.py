@@ -17,7 +17,8 @@ import numpy as np
 
 from lamina import backend
 from lamina.ops import numpy as lnp
-from lamina.ops.core import _op, cast, composite, convert_to_tensor, dtype, shape
+from lamina.ops.core import _op, cast, composite, convert_to_tensor, shape
+from lamina.ops.core import _tensor_dtype as dtype
 from lamina.ops.numpy_extra import _float, diff
 
 

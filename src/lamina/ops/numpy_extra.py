@@ -17,7 +17,8 @@ import math
 from lamina import backend
 from lamina.ops import docs as op_docs
 from lamina.ops import numpy as lnp
-from lamina.ops.core import cast, composite, convert_to_tensor, declared_op, dtype, shape
+from lamina.ops.core import _tensor_dtype as dtype
+from lamina.ops.core import cast, composite, convert_to_tensor, declared_op, shape
 
 
 def _float(x):

@@ -16,7 +16,8 @@ import numpy as np
 
 from lamina import backend
 from lamina.ops import numpy as lnp
-from lamina.ops.core import cast, composite, convert_to_tensor, declared_op, dtype, shape
+from lamina.ops.core import _tensor_dtype as dtype
+from lamina.ops.core import cast, composite, convert_to_tensor, declared_op, shape
 
 _rfft = declared_op("math", "rfft")
 _irfft = declared_op("math", "irfft")
