@@ -50,12 +50,13 @@ def _model(*extra):
     )
 
 
-def _compiled(model, jit_compile):
+def _compiled(model, jit_compile, steps_per_execution=1):
     model.compile(
         optimizer=optimizers.Adam(0.01),
         loss=losses.SparseCategoricalCrossentropy(from_logits=True),
         metrics=["accuracy"],
         jit_compile=jit_compile,
+        steps_per_execution=steps_per_execution,
     )
     return model
 
@@ -71,7 +72,7 @@ def _numpy(values):
 def test_fit_evaluate_predict_match_eager(monkeypatch):
     monkeypatch.setenv("LAMINA_TORCH_COMPILE_BACKEND", "eager")
     eager = _compiled(_model(), "auto")
-    jitted = _compiled(_model(), True)
+    jitted = _compiled(_model(), True, steps_per_execution=2)  # 2 steps per program call
     jitted.set_weights(eager.get_weights())
     results = []
     for model in (eager, jitted):
