@@ -54,11 +54,13 @@ class BackupAndRestore(Callback):
     and the step within it, and the data order; running the same `fit` again after the
     process died continues from the last backup and ends with the same weights as an
     uninterrupted run. Backups of non-finite weights are never written. With a generator,
-    `PyDataset` or `torch.utils.data.DataLoader` the resumed run skips the batches the
-    interrupted epoch had trained, so the data must come in the same order when started
-    again (arrays are redrawn in the recorded order). A DataLoader that shuffles with a
-    `generator=torch.Generator().manual_seed(n)` of its own does: the backup records
-    that generator's state as the epoch began and the resumed run puts it back. One
+    `PyDataset` or `torch.utils.data.DataLoader` the resumed run skips the batches read
+    before the backup (in the interrupted epoch, and with `steps_per_epoch` in the
+    earlier epochs of the same pass), so the data must come in the same order when
+    started again (arrays are redrawn in the recorded order). A DataLoader that
+    shuffles with a `generator=torch.Generator().manual_seed(n)` of its own does: the
+    backup records that generator's state as the pass began and the resumed run puts
+    it back. One
     that shuffles from torch's global generator (`shuffle=True` and no `generator`)
     cannot be put back, and resuming it warns (Keras 3 itself restarts an interrupted
     epoch from its first batch in a new order). Metrics continue from the backup

@@ -554,16 +554,15 @@ def _samplers(source) -> list:
 
 
 def order_generators(source) -> list:
-    """The generators (objects with `get_state`/`set_state`, like `torch.Generator`) a
-    DataLoader-like source draws its order and worker seeds from, each once."""
+    """The `torch.Generator`s a DataLoader-like source draws its order and worker seeds
+    from, each once (known by their methods: the engine is not imported here)."""
     generators = []
     for owner in [source, *_samplers(source)]:
         generator = getattr(owner, "generator", None)
-        if (
-            callable(getattr(generator, "get_state", None))
-            and callable(getattr(generator, "set_state", None))
-            and not any(generator is g for g in generators)
-        ):
+        if all(
+            callable(getattr(generator, name, None))
+            for name in ("get_state", "set_state", "manual_seed", "initial_seed")
+        ) and not any(generator is g for g in generators):
             generators.append(generator)
     return generators
 
