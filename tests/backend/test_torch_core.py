@@ -437,6 +437,44 @@ def test_program_scope_is_strict_as_a_jax_trace():
     np.testing.assert_array_equal(out.numpy(), [1.0, 1.0])
 
 
+def test_a_live_program_reads_the_live_variables_and_restores_the_autograd_mode():
+    outside = core.Variable(np.ones(2, "float32"), name="outside")
+
+    def step(value):
+        return core.convert_to_tensor(outside) + value
+
+    out = execution.program(step, "live step", live=True)(torch.zeros(2))
+    np.testing.assert_array_equal(out.numpy(), [1.0, 1.0])
+    for enabled in (True, False):
+        with torch.set_grad_enabled(enabled):
+            for gradients in (False, True):
+                prog = execution.program(step, "step", gradients=gradients, live=True)
+                prog(torch.zeros(2))
+                assert torch.is_grad_enabled() is enabled
+                with pytest.raises(ZeroDivisionError):
+                    execution.program(lambda: 1 / 0, "fails", gradients=gradients)()
+                assert torch.is_grad_enabled() is enabled
+
+
+def test_jax_programs_refuse_live_steps():
+    from lamina.backend.jax import execution as jax_execution
+
+    with pytest.raises(ValueError, match="needs a stateful engine"):
+        jax_execution.program(lambda x: x, "pure step", live=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "int16", "int8", "uint8", "bool"])
+def test_numpy_batches_convert_to_the_same_dtype_as_copies(dtype):
+    host = (np.arange(12).reshape(3, 4) % 3).astype(dtype)
+    for arr in (host, np.asfortranarray(host), host[:, ::2]):
+        t = core.convert_to_tensor(arr)
+        assert _dtype(t) == dtype and tuple(t.shape) == arr.shape
+        np.testing.assert_array_equal(t.numpy(), arr)
+        before = arr.copy()
+        arr[...] = 1  # the tensor never aliases the caller's array
+        np.testing.assert_array_equal(t.numpy(), before)
+
+
 def test_gradients_of_a_recorded_loss():
     w = torch.tensor([1.0, 2.0], requires_grad=True)
     unused = torch.zeros(3, requires_grad=True)

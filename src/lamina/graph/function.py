@@ -313,6 +313,18 @@ class Function:
             training = context.training if context is not None else None
 
         for step in self._steps:
+            if step.lean is not None and not masks:
+                # One tensor in, one tensor out, no masks: the eager engine's common
+                # node, without the general bookkeeping below.
+                kwargs = dict(step.kwarg_constants) if step.kwarg_constants else {}
+                if training is not None and step.takes_training and "training" not in kwargs:
+                    kwargs["training"] = training
+                source, target = step.lean
+                outputs = step.graph_call(values[id(source)], kwargs)
+                if tree.is_nested(outputs):  # one tensor in a structure, as `call` gave it
+                    (outputs,) = tree.flatten(outputs)
+                values[id(target)] = outputs
+                continue
             node, op = step.node, step.operation
             if step.arg_tensors is None:
                 lookup = lambda t: values[id(t)] if isinstance(t, KerasTensor) else t  # noqa: E731
@@ -342,7 +354,10 @@ class Function:
                     source = node.call_kwargs.get(name, source)
                     if mask_name not in kwargs and isinstance(source, KerasTensor):
                         kwargs[mask_name] = masks.get(id(source))
-            outputs = op(*args, **kwargs)
+            if step.graph_call is not None and not masks:
+                outputs = step.graph_call(args[0], kwargs)
+            else:
+                outputs = op(*args, **kwargs)
             flat_out = tree.flatten(outputs) if tree.is_nested(outputs) else [outputs]
             out_masks = None
             # The symbolic call recorded which outputs carry a mask: compute only those.
@@ -387,7 +402,16 @@ class _NodeStep:
     the arguments are mapped as trees). It holds the tensors, not their ids, so that a
     copied graph's steps name the copied tensors."""
 
-    __slots__ = ("node", "operation", "arg_tensors", "kwarg_tensors", "kwarg_constants")
+    __slots__ = (
+        "node",
+        "operation",
+        "arg_tensors",
+        "kwarg_tensors",
+        "kwarg_constants",
+        "graph_call",
+        "takes_training",
+        "lean",
+    )
 
     def __init__(self, node):
         self.node = node
@@ -396,6 +420,9 @@ class _NodeStep:
             tree.is_nested(v) for v in node.call_kwargs.values()
         )
         self.arg_tensors = self.kwarg_tensors = self.kwarg_constants = None
+        self.graph_call = None
+        self.takes_training = bool(getattr(self.operation, "_call_has_training_arg", False))
+        self.lean = None
         if flat:
             self.arg_tensors = [
                 (a, None) if isinstance(a, KerasTensor) else (None, a) for a in node.call_args
@@ -409,6 +436,18 @@ class _NodeStep:
                     self.kwarg_constants[name] = None  # keeps the key order
                 else:
                     self.kwarg_constants[name] = value
+            if (
+                len(self.arg_tensors) == 1
+                and self.arg_tensors[0][0] is not None
+                and not self.kwarg_tensors
+            ):
+                # A layer on one tensor: its repeat calls may skip the checks they
+                # passed (`Layer._graph_call`).
+                self.graph_call = getattr(self.operation, "_graph_call", None)
+                outs = node.output_tensors
+                if self.graph_call is not None and len(outs) == 1 and outs[0]._keras_mask is None:
+                    # `(input tensor, output tensor)`: `Function.run`'s lean step.
+                    self.lean = (self.arg_tensors[0][0], outs[0])
 
 
 class _BackendFunction:

@@ -783,6 +783,81 @@ class Layer(Operation, backend.layer.LayerBase):
             self._apply_activity_regularizer(outputs)
         return outputs
 
+    def _graph_call(self, x, kwargs):
+        """A graph node's call of this layer on its one tensor `x` (see `_repeat_call`);
+        a subclass with its own `__call__` gets that."""
+        if type(self).__call__ is Layer.__call__:
+            return self._repeat_call(x, kwargs)
+        return self(x, **kwargs)
+
+    def _build_step_settled(self) -> bool:
+        """Whether `__call__` would not build anything on this built layer."""
+        return not self._own_build_step
+
+    def _repeat_call(self, x, kwargs):
+        """`Layer.__call__(self, x, **kwargs)` on one engine tensor `x`, whose keyword
+        arguments hold no tensors, minus the checks a repeat call has passed already.
+
+        When `x` has the type, shape and dtype of the last input that went through the
+        whole `__call__` here (with the same input spec, dtype policy and autocast flag,
+        and nothing was cast), `call` runs directly, with `training` resolved and the
+        call context kept as `__call__` does it. Anything else takes `__call__`. An eager
+        engine pays for each check on every call of every layer.
+        """
+        passed = self.__dict__.get("_passed_call")
+        if (
+            passed is not None
+            and passed[0] is type(x)
+            and passed[1] == x.shape
+            and passed[2] == x.dtype
+            and passed[3] is self.input_spec
+            and passed[4] is self._dtype_policy
+            and passed[5] is self.autocast
+            and self.activity_regularizer is None
+            and not self._mixed_precision
+            and "mask" not in kwargs
+            and _autocast.current_scope() is None
+        ):
+            context = current_call_context()
+            training = kwargs.get("training")
+            if self._call_has_training_arg:
+                if training is None and context is not None:
+                    training = context.training
+                if training is not None:
+                    kwargs["training"] = training
+                elif "training" in kwargs:
+                    del kwargs["training"]
+            elif "training" in kwargs:
+                del kwargs["training"]
+            if context is None:
+                self._clear_losses()
+                with CallContext(training=training):
+                    return self.call(x, **kwargs)
+            if training is not None and context.training is None:
+                context.training = training
+            return self.call(x, **kwargs)
+        outputs = Layer.__call__(self, x, **kwargs)
+        if (
+            self.built
+            and self._short_call
+            and self._build_step_settled()
+            and backend.is_tensor(x)
+            and not (
+                self.autocast
+                and _is_float(x.dtype)
+                and backend.standardize_dtype(x.dtype) != self._inputs_dtype()
+            )
+        ):
+            self.__dict__["_passed_call"] = (
+                type(x),
+                x.shape,
+                x.dtype,
+                self.input_spec,
+                self._dtype_policy,
+                self.autocast,
+            )
+        return outputs
+
     def _apply_activity_regularizer(self, outputs) -> None:
         """Adds `activity_regularizer(output) / batch_size` per output, as Keras 3 does
         (the penalty's strength does not grow with the batch size)."""

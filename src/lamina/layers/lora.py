@@ -103,7 +103,13 @@ def lora_weight_property(name: str) -> property:
     the base variable (as `build` does).
     """
 
+    key = f"_{name}"
+
     def get(self):
+        if not self.lora_enabled:
+            base = self.__dict__.get(key)
+            if base is not None:
+                return base  # the common case, read on every call
         if not self.built:
             raise AttributeError(
                 f"{type(self).__name__} {self.name!r} is not built yet, so it has no "
@@ -112,7 +118,7 @@ def lora_weight_property(name: str) -> property:
         return self._lora_merged()
 
     def assign_base(self, value):
-        self.__dict__[f"_{name}"] = value
+        self.__dict__[key] = value
 
     doc = (
         f"The {name} the layer computes with: the base `{name}` variable, plus "

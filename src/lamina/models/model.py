@@ -226,13 +226,20 @@ class Model(Trainer, Layer):
         override = self.__dict__.get("_stateful_override")
         if override is not None:
             return override
-        # The whole walk (self included) is the one kept per structure version: `predict`
-        # asks on every call, and the uncached walk cost ~0.15 ms per call.
-        return any(
-            getattr(layer, "stateful", False) is True
-            for layer in self._flatten_layers()
-            if layer is not self
-        )
+        # `predict` asks on every call: the layers that have a `stateful` attribute are
+        # kept per structure version (the uncached walk cost ~0.15 ms per call, and an
+        # attribute a layer lacks is slow to miss on a torch module).
+        version = backend_variables.structure_version()
+        cached = self.__dict__.get("_stateful_holders")
+        if cached is None or cached[0] != version:
+            holders = [
+                layer
+                for layer in self._flatten_layers()
+                if layer is not self
+                and ("stateful" in layer.__dict__ or hasattr(type(layer), "stateful"))
+            ]
+            cached = self.__dict__["_stateful_holders"] = (version, holders)
+        return any(layer.stateful is True for layer in cached[1])
 
     @stateful.setter
     def stateful(self, value) -> None:
@@ -293,6 +300,17 @@ class Model(Trainer, Layer):
     # Running -------------------------------------------------------------------------
     @filter_traceback
     def __call__(self, *args, **kwargs):
+        if (
+            backend_execution.STATEFUL
+            and len(args) == 1
+            and self._function is not None
+            and backend_core.is_tensor(args[0])
+            and not (kwargs.keys() - {"training"})
+            and self._host_plan() is None
+        ):
+            # An eager engine runs the graph layer by layer on every call: one tensor
+            # into a graph model repeats no check it has passed (`Layer._repeat_call`).
+            return self._unpack_singleton(self._repeat_call(args[0], dict(kwargs)))
         if self._function is not None and args:
             if self._host_plan() is not None:
                 # Host layers (strings, hashing) run in NumPy before the engine part.
@@ -511,6 +529,13 @@ class Model(Trainer, Layer):
         if isinstance(inputs, HostPrepared):
             return inputs  # the engine part's inputs, made by `_prepare_host_inputs`
         if len(function.inputs) == 1 and not isinstance(inputs, (dict, list, tuple)):
+            passed = self.__dict__.get("_conformed")
+            if (
+                passed is not None
+                and passed[0] is function
+                and passed[1] == getattr(inputs, "shape", None)
+            ):
+                return [inputs]  # the shape the last call checked: nothing to change
             flat = [inputs]  # one array for one input: what the general path gives
         else:
             flat = function._flatten_values(self._standardize_inputs(inputs))
@@ -532,6 +557,8 @@ class Model(Trainer, Layer):
                     "dimension, and any dimension shown as None, may vary)."
                 )
             out.append(x)
+        if len(out) == 1 and out[0] is inputs and hasattr(inputs, "shape"):
+            self.__dict__["_conformed"] = (function, inputs.shape)
         return out
 
     def _host_plan(self):

@@ -204,6 +204,9 @@ class Sequential(Model):
             self._maybe_build_graph((None,) + np.shape(args[0])[1:], "string")
         return super().__call__(*args, **kwargs)
 
+    def _build_step_settled(self) -> bool:
+        return self._function is not None and type(self)._maybe_build is Sequential._maybe_build
+
     def _maybe_build(self, inputs) -> None:
         if self._function is None:
             self._maybe_build_graph((None,) + tuple(inputs.shape[1:]), str(inputs.dtype))

@@ -13,7 +13,6 @@ one gather per chunk).
 from __future__ import annotations
 
 from lamina import backend, ops, tree
-from lamina.backend.common.variables import relaxed
 from lamina.training import loop_utils
 
 
@@ -42,6 +41,8 @@ def _program(model, fn, what, **kwargs):
 
 
 def _tensors(data):
+    if type(data) is tuple and len(data) == 1 and hasattr(data[0], "shape"):
+        return (backend.convert_to_tensor(data[0]),)  # one batch of `x`: no tree walk
     return tree.map_structure(lambda a: None if a is None else backend.convert_to_tensor(a), data)
 
 
@@ -49,16 +50,10 @@ def _row(chunk, i):
     return tree.map_structure(lambda a: None if a is None else a[i], chunk)
 
 
-def _live(fn):
-    """A stateful step's body: it reads and updates the live variables by design, so
-    the strict check of pure steps does not apply."""
-
-    def run(*args):
-        with relaxed(keep_scopes=True):
-            return fn(*args)
-
-    run.__name__ = getattr(fn, "__name__", "step")
-    return run
+def _live_program(model, fn, what, **kwargs):
+    """A stateful step's program: it reads and updates the live variables by design,
+    so the strict check of pure steps does not apply."""
+    return _program(model, fn, what, live=True, **kwargs)
 
 
 def _stateful_train_programs(model) -> dict:
@@ -103,7 +98,7 @@ def _stateful_train_programs(model) -> dict:
         "many_at": many_at,
     }
     return {
-        name: _program(model, _live(fn), f"train step ({name})", gradients=True)
+        name: _live_program(model, fn, f"train step ({name})", gradients=True)
         for name, fn in forms.items()
     }
 
@@ -174,7 +169,7 @@ def test_programs(model) -> dict:
             return metrics_values, logs
 
         forms = (("one", test_one), ("many", test_many))
-        return {name: _program(model, _live(fn), f"test step ({name})") for name, fn in forms}
+        return {name: _live_program(model, fn, f"test step ({name})") for name, fn in forms}
 
     def one(weights, metrics_values, data):
         trainable, non_trainable = weights
@@ -205,7 +200,7 @@ def predict_programs(model) -> dict:
             return tree.map_structure(lambda *v: ops.stack(v), *outs), None
 
         forms = (("one", predict_one), ("many", predict_many))
-        return {name: _program(model, _live(fn), f"predict step ({name})") for name, fn in forms}
+        return {name: _live_program(model, fn, f"predict step ({name})") for name, fn in forms}
 
     def one(weights, data):
         outputs, non_trainable = model.predict_step(weights, data)

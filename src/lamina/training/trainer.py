@@ -37,6 +37,7 @@ from lamina.training import (
     targets,
 )
 from lamina.training import epochs as loops
+from lamina.training.batch_methods import BatchMethods
 from lamina.training.compile_utils import CompileLoss, CompileMetrics, flatten_outputs
 from lamina.training.generator_methods import GeneratorMethods
 from lamina.training.stateful_steps import batch_logs_skippable, step_api
@@ -46,7 +47,7 @@ from lamina.utils.traceback_utils import filter_traceback
 _CARRY_LOCK = threading.Lock()
 
 
-class Trainer(step_api(), GeneratorMethods):
+class Trainer(step_api(), BatchMethods, GeneratorMethods):
     """Training methods shared by every model (mixed into `Model`)."""
 
     def __init__(self):
@@ -335,7 +336,9 @@ class Trainer(step_api(), GeneratorMethods):
     def _read_state(self, kind="train"):
         if backend.execution.STATEFUL:
             # The variables are the state: steps update them in place.
-            return {"train": None, "test": (None, None, None)}.get(kind, (None, None))
+            if kind == "train":
+                return None
+            return (None, None, None) if kind == "test" else (None, None)
         trainable, non_trainable, opt_vars, metric_vars = self._state_variables()
         if kind != "predict":
             # Donated buffers must be distinct: two variables holding one array (an EMA
@@ -577,6 +580,22 @@ class Trainer(step_api(), GeneratorMethods):
         """Model outputs on `x`, computed in batches and concatenated as NumPy arrays."""
         # Safe from several threads at once, and beside `fit` in another thread: the
         # weights are those of one complete step, held until the outputs are ready.
+        if (
+            verbose == 0
+            and not callbacks
+            and steps is None
+            and data_adapter.is_plain_batch(x, batch_size)
+            and not getattr(self, "stateful", False)
+        ):
+            # One ready NumPy batch and nobody to tell: the serving call, where each
+            # microsecond shows, goes straight to the step (the read side of the lock
+            # taken without a context manager's cost).
+            lock = concurrency.state_lock(self)
+            reader = lock.acquire_read()
+            try:
+                return self._predict_batch(x, plain=True)
+            finally:
+                lock.release_read(reader)
         with self._predict_lock():
             return self._predict(x, batch_size, verbose, steps, callbacks)
 
@@ -595,7 +614,7 @@ class Trainer(step_api(), GeneratorMethods):
         ):
             # One ready NumPy batch and nobody to tell: the serving call, where each
             # microsecond shows, goes straight to the compiled function.
-            return self.predict_on_batch(x)
+            return self._predict_batch(x, plain=True)
         batches = data_adapter.make_batches(
             x, None, None, batch_size=batch_size, shuffle=False, steps=steps
         )
@@ -607,7 +626,7 @@ class Trainer(step_api(), GeneratorMethods):
             callback_list = self._one_pass_callbacks(callbacks, verbose, batches)
             callback_list.on_predict_begin()
         elif loop_utils.is_arrays(batches) and 0 < batches.size <= batches.batch_size:
-            return self.predict_on_batch(batches.x)
+            return self._predict_batch(batches.x)
         outputs = loops.prediction_pass(self, batches, callback_list)
         if not outputs:
             raise ValueError("predict received no data (no batches were produced).")
@@ -624,59 +643,6 @@ class Trainer(step_api(), GeneratorMethods):
             callback_list.on_predict_end()
         return result
 
-    # *_on_batch ------------------------------------------------------------------------
-    @filter_traceback
-    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
-        """One training step on one batch; returns the loss and metrics of that batch
-        (the metrics restart on each call, as in Keras 3)."""
-        self._assert_compiled("train_on_batch")
-        xb, yb, swb = data_adapter.unpack_batch((x, y, sample_weight))
-        with (
-            concurrency.metrics_in_use(self, "train_on_batch"),
-            concurrency.state_lock(self).writing(),
-        ):
-            self._ensure_built(xb, yb)
-            self.reset_metrics()
-            fns = self.make_train_function()
-            data = loops._placed(self._step_data(class_weight)(xb, yb, swb), False)
-            state, logs = fns["one"](self._read_state(), data)
-            loops._step_done(logs)
-            self._write_state(state)
-            return self._format_logs(logs, return_dict)
-
-    @filter_traceback
-    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
-        """Loss and metrics on one batch (the metrics restart on each call, as in Keras 3)."""
-        self._assert_compiled("test_on_batch")
-        xb, yb, swb = data_adapter.unpack_batch((x, y, sample_weight))
-        with (
-            concurrency.metrics_in_use(self, "test_on_batch"),
-            concurrency.state_lock(self).reading(),
-        ):
-            self._ensure_built(xb, yb)
-            self.reset_metrics()
-            fns = self.make_test_function()
-            tv, ntv, mv = self._read_state("test")
-            data = loops._placed(self._step_data()(xb, yb, swb), False)
-            mv, logs = fns["one"]((tv, ntv), mv, data)
-            loops._step_done(logs)
-            self._write_state(mv, kind="test")
-            return self._format_logs(logs, return_dict)
-
-    @filter_traceback
-    def predict_on_batch(self, x):
-        """Model outputs on one batch, as NumPy arrays."""
-        xb = data_adapter.unpack_batch((x,))[0]
-        with self._predict_lock():
-            self._ensure_built_for_predict(xb)
-            fns = self.predict_function or self.make_predict_function()
-            weights = self._read_state("predict")
-            data = loops._placed(self._step_data().inputs(xb), False)
-            out, non_trainable = fns["one"](weights, data)
-            loops._step_done(out)
-            self._carry_non_trainable(weights, non_trainable)
-            return tree.map_structure(backend.convert_to_numpy, out)
-
     def _epoch_logs(self, logs) -> dict:
         """The logs of a finished pass, as Python floats. As in Keras, when the step's
         logs name exactly the model's metrics they are read from the metrics (a resumed
@@ -685,12 +651,3 @@ class Trainer(step_api(), GeneratorMethods):
         if not logs or set(loops.flat_logs(logs)) == set(results):
             logs = results
         return {k: float(v) for k, v in loops.flat_logs(logs).items()}
-
-    def _format_logs(self, logs, return_dict):
-        logs = {k: float(v) for k, v in loops.flat_logs(logs).items()}
-        if return_dict:
-            return logs
-        names = self._flat_metric_names()
-        values = [logs[name] for name in names if name in logs]
-        values += [logs[k] for k in sorted(logs) if k not in names]
-        return values[0] if len(values) == 1 else values

@@ -43,6 +43,8 @@ class Program:
             emptied (a long tail of shapes must not hold memory forever).
         gradients: whether the step differentiates (JAX differentiates by
             transformation, so this changes nothing here).
+        live: the step works on the live variables (a stateful engine's step); JAX
+            steps are pure, so it must be False here.
         jit: the layer whose `call` an eager engine compiles inside the step; ignored
             here, where the whole step is compiled with XLA.
     """
@@ -56,9 +58,15 @@ class Program:
         compiled: bool = True,
         max_signatures: int = 32,
         gradients: bool = False,
+        live: bool = False,
         jit=None,
     ):
         del jit  # the whole step is compiled already
+        if live:
+            raise ValueError(
+                f"Program {name!r}: `live=True` (a step on the live variables) needs a "
+                "stateful engine; JAX steps are pure functions of their state."
+            )
         self.fn = fn
         self.name = name
         self.compiled = bool(compiled)

@@ -205,6 +205,13 @@ def _unwrap(x):
 
 
 # Conversion ---------------------------------------------------------------------------
+# NumPy dtypes that convert to the torch dtype of the same name (not float64 or int64,
+# which become floatx and int32).
+_SAME_DTYPES = frozenset(
+    np.dtype(t) for t in (np.float32, np.float16, np.int32, np.int16, np.int8, np.uint8, np.bool_)
+)
+
+
 def convert_to_tensor(x, dtype=None):
     """Convert an array-like or Variable to a torch tensor (optionally cast to `dtype`)."""
     if isinstance(x, _BaseVariable):
@@ -217,6 +224,11 @@ def convert_to_tensor(x, dtype=None):
         if _meta[0] and not x.is_meta:
             x = x.to(_META_DEVICE)
         return x
+    if type(x) is np.ndarray and dtype is None and x.dtype in _SAME_DTYPES:
+        # The common batch: a dtype torch keeps as it is (a copy, never an alias).
+        out = torch.from_numpy(np.array(x, order="C"))
+        device = get_device()
+        return out if out.device == device else out.to(device)
     if isinstance(x, (list, tuple)) and _holds_tensors(x):
         # As `jnp.asarray([a, b])`: the elements stacked, each converted by these rules.
         return convert_to_tensor(torch.stack([convert_to_tensor(e) for e in x]), dtype)

@@ -36,7 +36,7 @@ from torch.utils import _pytree
 
 from lamina.backend.common import execution as _common
 from lamina.backend.common.execution import TraceLog
-from lamina.backend.common.variables import StatelessScope, strict_trace
+from lamina.backend.common.variables import StatelessScope, relaxed, strict_trace
 from lamina.backend.common.variables import Variable as _BaseVariable
 from lamina.backend.common.variables import structure_version as _structure_version
 from lamina.backend.torch import core as backend_core
@@ -62,6 +62,8 @@ class Program:
             emptied (so the count matches the JAX engine's cache policy).
         gradients: whether the step differentiates; otherwise it runs under
             `torch.no_grad()`.
+        live: the step reads and updates the live variables by design (the stateful
+            `train_step(self, data)`), so the strict check of pure steps does not apply.
         jit: None, or the layer (the model) whose `call` the step reaches: while the
             program runs, that call runs as a `torch.compile`d graph of its tensor
             operations (`compile(jit_compile=True)`; see `_CompiledCall`). Ignored with
@@ -77,9 +79,11 @@ class Program:
         compiled: bool = True,
         max_signatures: int = 32,
         gradients: bool = False,
+        live: bool = False,
         jit=None,
     ):
         self.fn = fn
+        self.live = bool(live)
         self.jit = _compiled_call_for(jit) if jit is not None and compiled else None
         self.name = name
         self.compiled = bool(compiled)
@@ -119,16 +123,22 @@ class Program:
         return True
 
     def _run(self, args):
-        grad_mode = torch.enable_grad() if self.gradients else torch.no_grad()
-        if not self.compiled:
-            with grad_mode:
+        if self.compiled:
+            self._note_signature(args)
+        # Autograd mode set and restored by hand: `with torch.no_grad()` costs ~1.5 us,
+        # which a one-sample predict shows.
+        before = torch.is_grad_enabled()
+        torch._C._set_grad_enabled(self.gradients)
+        try:
+            if not self.compiled:
                 return self.fn(*args)
-        self._note_signature(args)
-        if self.jit is not None:
-            with grad_mode, strict_trace(self.name), self.jit:
+            if self.jit is not None:
+                with self.jit, relaxed(keep_scopes=True) if self.live else strict_trace(self.name):
+                    return self.fn(*args)
+            with relaxed(keep_scopes=True) if self.live else strict_trace(self.name):
                 return self.fn(*args)
-        with grad_mode, strict_trace(self.name):
-            return self.fn(*args)
+        finally:
+            torch._C._set_grad_enabled(before)
 
     def __call__(self, *args):
         if _common._ACTIVE:

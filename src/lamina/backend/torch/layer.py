@@ -15,7 +15,7 @@ from collections import OrderedDict
 
 import torch
 
-from lamina.backend.torch.core import convert_to_tensor
+from lamina.backend.torch.core import _meta, convert_to_tensor
 
 
 def _key(path: str, taken: dict) -> str:
@@ -80,8 +80,15 @@ class LayerBase(torch.nn.Module):
 
 
 def dense(x, kernel, bias=None):
-    x, kernel = convert_to_tensor(x), convert_to_tensor(kernel)
-    bias = None if bias is None else convert_to_tensor(bias)
+    if not (
+        type(x) is torch.Tensor
+        and isinstance(kernel, torch.Tensor)
+        and (bias is None or isinstance(bias, torch.Tensor))
+        and _meta[0] is False
+    ):
+        # Values already tensors (the eager call's case) need no conversion.
+        x, kernel = convert_to_tensor(x), convert_to_tensor(kernel)
+        bias = None if bias is None else convert_to_tensor(bias)
     if (
         x.ndim == 2
         and kernel.ndim == 2
