@@ -314,6 +314,15 @@ def test_einsum_options():
         ops.einsum("ij,jk->ik", a, b, transpose=True)
 
 
+def test_einsum_of_int8_accumulates_in_int32():
+    a = np.full((2, 3), 100, "int8")
+    ours = ops.einsum("ij,kj->ik", a, a)
+    theirs = keras.ops.einsum("ij,kj->ik", a, a)
+    assert ops.dtype(ours) == keras.ops.dtype(theirs) == "int32"
+    np.testing.assert_array_equal(_np(ours), np.asarray(theirs))
+    np.testing.assert_array_equal(_np(ours), a.astype("int32") @ a.T.astype("int32"))
+
+
 # 8. take out of range ------------------------------------------------------------------
 TAKE_CASES = [
     (np.arange(4.0, dtype="float32"), 5, None),

@@ -390,7 +390,9 @@ def dot(x1, x2):
 
 def einsum(subscripts, *operands, **kwargs):
     # As Keras on JAX: options (`optimize`, `precision`, `preferred_element_type`) go to
-    # `jnp.einsum`, which rejects any other name.
+    # `jnp.einsum`, which rejects any other name; int8 products accumulate in int32.
+    if kwargs.get("preferred_element_type") is None and builtins.all(map(_is_int8, operands)):
+        kwargs["preferred_element_type"] = jnp.int32
     return jnp.einsum(subscripts, *operands, **kwargs)
 
 

@@ -601,6 +601,8 @@ def einsum(subscripts, *operands, **kwargs):
     operands = _promote_all(operands)
     if operands[0].dtype == torch.bool:
         out = torch.einsum(subscripts, *(x.to(_INT32) for x in operands)) != 0
+    elif operands[0].dtype == torch.int8:  # as in Keras: int8 products accumulate in int32
+        out = torch.einsum(subscripts, *(x.to(_INT32) for x in operands))
     else:
         out = torch.einsum(subscripts, *operands)
     preferred = kwargs.get("preferred_element_type")

@@ -117,8 +117,8 @@ DOCS: dict[str, dict[str, str]] = {
                 result. Any other name raises a `TypeError`.
 
         Returns:
-            The contracted tensor, in the promoted dtype of the operands (or
-            `preferred_element_type`).
+            The contracted tensor, in the promoted dtype of the operands (int32
+            when they are all int8, as in Keras), or `preferred_element_type`.
 
         Example:
 
