@@ -86,7 +86,8 @@ class _CountCalls(layers.Layer):
         return x
 
 
-# jit_compile=True counts Python runs of `call` as traces: JAX only (torch runs eagerly).
+# jit_compile=True counts Python runs of `call` as traces: JAX only (torch's compiled
+# call is covered by test_torch_jit_compile.py).
 @pytest.mark.parametrize(
     "jit_compile", [False, pytest.param(True, marks=pytest.mark.engine("jax"))]
 )
@@ -112,15 +113,6 @@ def test_jit_compile_false_matches_compiled_weights():
         weights.append(model.get_weights())
     for a, b in zip(*weights, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
-
-
-@pytest.mark.engine("torch")
-def test_jit_compile_true_on_torch_says_steps_run_eagerly():
-    model = _model()
-    with pytest.warns(UserWarning, match=r"does not compile steps with torch.compile yet"):
-        model.compile(optimizer=optimizers.SGD(0.1), loss="mse", jit_compile=True)
-    history = model.fit(X, Y, batch_size=5, epochs=1, verbose=0)
-    assert np.isfinite(history.history["loss"]).all()
 
 
 # loss_weights ---------------------------------------------------------------------------

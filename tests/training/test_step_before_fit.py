@@ -175,18 +175,8 @@ def test_an_overridden_predict_step_before_any_fit():
 
 
 # An override that calls `self.compute_loss` before anything built the model's output
-# structure (which `fit`, `evaluate` and the default steps build) fails with
-# `AttributeError: ... '_output_names_cache'`; Keras builds its compiled loss on the first
-# call. The fix is outside this test's module (see the report of helper H2 on issue 13):
-# strict, so the fix makes these pass and the markers come off.
-_COMPUTE_LOSS_UNBUILT = pytest.mark.xfail(
-    raises=AttributeError,
-    strict=True,
-    reason="compute_loss before the output structure is built (training/steps.py)",
-)
-
-
-@_COMPUTE_LOSS_UNBUILT
+# structure (which `fit`, `evaluate` and the default steps build): as in Keras, the
+# compiled loss and metrics are built from that first call.
 def test_the_guides_train_step_before_any_fit():
     model = _fresh(GuideModel)
     logs = model.train_step((torch.from_numpy(X), torch.from_numpy(Y)))
@@ -195,7 +185,6 @@ def test_the_guides_train_step_before_any_fit():
     _check_one_training_step(model, flat)
 
 
-@_COMPUTE_LOSS_UNBUILT
 def test_the_guides_test_step_before_any_fit():
     model = _fresh(GuideModel)
     kernel, bias = model.__dict__["_initial_weights"]

@@ -62,6 +62,10 @@ class StepAPI:
         total = None
         per_output = []
         if self._compile_loss is not None and y is not None:
+            if not self._structures_built:
+                # A step called by hand before `fit` or `evaluate` (as in Keras's torch
+                # guide): build the compiled loss and metrics from this batch.
+                self._build_structures(x, outputs=y_pred)
             names = self._output_names_cache
             y_flat = targets.flatten_targets(names, y)
             sw_flat = targets.sample_weights(names, y_flat, sample_weight, None)
@@ -133,6 +137,8 @@ class StepAPI:
 
     def _update_compiled_metrics(self, x, y, y_pred, sample_weight=None) -> None:
         compiled = self._compile_metrics
+        if compiled is not None and not compiled.built and y is not None:
+            self._build_structures(x, outputs=y_pred)  # a step called before `fit`
         if compiled is not None and compiled.built and y is not None:
             names = self._output_names_cache
             y_flat = targets.flatten_targets(names, y)

@@ -198,16 +198,22 @@ class Trainer(step_api(), BatchMethods, GeneratorMethods):
             type(self).call, "_lamina_default", False
         )
 
-    def _build_structures(self, x):
+    def _build_structures(self, x, outputs=None):
+        """Build the output structure, compiled loss and metrics from a batch `x` (or,
+        when a step already ran the model, from its `outputs`)."""
         if self._structures_built:
             return
         if not self._has_call():
             self._output_names_cache = []
             self._structures_built = True
             return
-        if not self.built or getattr(self, "_function", None) is None:
+        functional = getattr(self, "_function", None) is not None
+        if outputs is None and (not self.built or not functional):
             self(x)  # builds subclassed / deferred models on a real batch
-        spec = self._output_spec_for(x)
+        if outputs is None or functional:
+            spec = self._output_spec_for(x)
+        else:
+            spec = self._output_spec_for(outputs, outputs=True)
         self._output_struct = spec
         names = self._output_names_for(spec)
         shapes = [tuple(s.shape) for s in flatten_outputs(spec)]
@@ -232,14 +238,19 @@ class Trainer(step_api(), BatchMethods, GeneratorMethods):
         )
         self._structures_built = True
 
-    def _output_spec_for(self, x):
+    def _output_spec_for(self, x, outputs=False):
         from lamina.graph.keras_tensor import KerasTensor
 
         if getattr(self, "_function", None) is not None:
             return self._function._outputs_struct
         sample = tree.map_structure(
-            lambda a: KerasTensor((None,) + tuple(np.shape(a)[1:]), str(a.dtype)), x
+            lambda a: KerasTensor(
+                (None,) + tuple(np.shape(a)[1:]), backend.standardize_dtype(a.dtype)
+            ),
+            x,
         )
+        if outputs:  # `x` is what the model returned: its spec is the outputs' spec
+            return sample
         from lamina.graph.operation import output_spec
 
         return output_spec(lambda v: self.call(v), (sample,), {})
