@@ -7,6 +7,8 @@ torch's `nn.Module` integration) says so with `@pytest.mark.engine("jax")` (or a
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from lamina import backend
@@ -14,6 +16,10 @@ from lamina import backend
 # Scripts run by tests in their own processes (they set the engine and XLA flags at import,
 # which must never happen inside the test process): `--doctest-modules` would import them.
 collect_ignore_glob = ["*_script.py"]
+
+# `compile(jit_compile=True)` on torch: torch.compile's cheap backend, unless a test picks
+# one (inductor compiles for ~20 s on the 2-core CI machine).
+os.environ.setdefault("LAMINA_TORCH_COMPILE_BACKEND", "eager")
 
 
 def pytest_configure(config):
