@@ -278,6 +278,9 @@ class Function:
 
     # Running ---------------------------------------------------------------------------
     def _flatten_values(self, inputs) -> list:
+        if type(inputs) is list and len(inputs) == len(self.inputs) == 1:
+            if not tree.is_nested(inputs[0]):
+                return inputs  # already flat, in graph order (a model's conformed inputs)
         if isinstance(self._inputs_struct, dict) and isinstance(inputs, dict):
             return [inputs[k] for k in sorted(self._inputs_struct)]
         if len(self.inputs) == 1 and not isinstance(inputs, (list, tuple, dict)):

@@ -12,6 +12,8 @@ one gather per chunk).
 
 from __future__ import annotations
 
+import numpy as np
+
 from lamina import backend, ops, tree
 from lamina.training import loop_utils
 
@@ -41,8 +43,8 @@ def _program(model, fn, what, **kwargs):
 
 
 def _tensors(data):
-    if type(data) is tuple and len(data) == 1 and hasattr(data[0], "shape"):
-        return (backend.convert_to_tensor(data[0]),)  # one batch of `x`: no tree walk
+    if type(data) is np.ndarray or backend.is_tensor(data):
+        return backend.convert_to_tensor(data)  # a predict batch of one array: no tree walk
     return tree.map_structure(lambda a: None if a is None else backend.convert_to_tensor(a), data)
 
 
