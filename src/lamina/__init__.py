@@ -36,22 +36,38 @@ from lamina import (
     utils,
     wrappers,
 )
-from lamina.backend import Variable
+from lamina.backend import StatelessScope, Variable
 from lamina.dtype_policies import DTypePolicy, FloatDTypePolicy
-from lamina.layers import Input, InputLayer, Layer
+from lamina.graph import Function, KerasTensor, Operation
+from lamina.initializers import Initializer
+from lamina.layers import Input, InputLayer, InputSpec, Layer
+from lamina.losses import Loss
+from lamina.metrics import Metric
 from lamina.models import Model, Sequential
 from lamina.ops import random
+from lamina.optimizers import Optimizer
+from lamina.regularizers import Regularizer
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DTypePolicy",
     "FloatDTypePolicy",
+    "Function",
+    "Initializer",
     "Input",
     "InputLayer",
+    "InputSpec",
+    "KerasTensor",
     "Layer",
+    "Loss",
+    "Metric",
     "Model",
+    "Operation",
+    "Optimizer",
+    "Regularizer",
     "Sequential",
+    "StatelessScope",
     "Variable",
     "__version__",
     "activations",

@@ -135,3 +135,14 @@ def test_stateful_lstm_model_matches_keras_across_calls():
             rtol=1e-5,
             atol=1e-5,
         )
+
+
+def test_ops_with_data_dependent_lengths_rebuild_from_their_config():
+    # `nonzero` and `unique` have a length known only from the data: the rebuilt graph
+    # keeps it unknown (None), as the original does, on every engine.
+    x = lamina.Input((5,), dtype="int32")
+    model = lamina.Model(x, [*lamina.ops.nonzero(x), lamina.ops.unique(x)])
+    rebuilt = lamina.Model.from_config(model.get_config())
+    shapes = [tuple(t.shape) for t in model.outputs]
+    assert shapes == [(None,), (None,), (None,)]
+    assert [tuple(t.shape) for t in rebuilt.outputs] == shapes

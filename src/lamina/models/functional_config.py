@@ -14,6 +14,7 @@ from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.operation import FunctionOperation
 from lamina.layers.input_layer import InputLayer
 from lamina.layers.layer import Layer, _tuplify
+from lamina.ops.core import _SpecifiedOperation as SpecifiedOperation
 from lamina.utils import serialization
 
 _OPS_MODULE = "lamina.ops"
@@ -452,7 +453,11 @@ class _OpFactory:
             fn = _public_op(self.function_name)
         if fn is None:
             raise ValueError(f"Config names op {self.function_name!r}, which is not a lamina op.")
-        op = FunctionOperation(fn, self.function_name, name=self.name)
+        spec = getattr(_public_op(self.function_name), "output_spec", None)
+        if spec is not None:  # an op that gives its own output spec (`unique`, `nonzero`)
+            op = SpecifiedOperation(fn, self.function_name, spec, name=self.name)
+        else:
+            op = FunctionOperation(fn, self.function_name, name=self.name)
         outputs = op.symbolic_call(*args, **kwargs)
         self.nodes.append(op._inbound_nodes[-1])
         return outputs
