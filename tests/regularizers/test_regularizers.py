@@ -106,3 +106,15 @@ def test_kernel_regularizer_adds_to_layer_losses():
     layer = lamina.layers.Dense(2, kernel_regularizer="l2", kernel_initializer="ones")
     layer(np.ones((1, 3), "float32"))
     np.testing.assert_allclose(float(ops.convert_to_numpy(sum(layer.losses))), 0.01 * 6, rtol=1e-6)
+
+
+def test_l1l2_on_a_float64_numpy_array_computes_in_the_tensor_dtype():
+    # ops.dtype reports a NumPy array's own dtype (float64, as Keras does); the penalty
+    # must still be made in the dtype the array converts to, with no float64 request.
+    import warnings
+
+    x = np.array([1.0, -2.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value = lamina.regularizers.L1L2(l1=0.5, l2=0.25)(x)
+    np.testing.assert_allclose(float(value), 0.5 * 3.0 + 0.25 * 5.0)

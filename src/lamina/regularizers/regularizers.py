@@ -88,6 +88,8 @@ class L1L2(Regularizer):
         self.l2 = validate_float_arg(0.0 if l2 is None else l2, "l2")
 
     def __call__(self, x: TensorLike) -> TensorLike:
+        # The tensor's dtype, not a NumPy input's own (float64 is not JAX's without x64).
+        x = ops.convert_to_tensor(x)
         dtype = ops.dtype(x)
         total = ops.zeros((), dtype=dtype)
         if self.l1:
