@@ -9,6 +9,7 @@ import pytest
 
 import lamina
 from lamina import backend, layers, ops
+from lamina.layers import eager_calls
 from lamina.layers import input_spec as input_spec_module
 from lamina.layers import layer as layer_module
 
@@ -104,7 +105,8 @@ def test_repeat_calls_skip_the_input_checks_they_passed(monkeypatch, call):
         calls.append(layer.name)
         return real(spec, inputs, layer)
 
-    monkeypatch.setattr(layer_module, "check_input_compatibility", counting)
+    for module in (layer_module, eager_calls):
+        monkeypatch.setattr(module, "check_input_compatibility", counting)
     again = _np(call(model, x))
     np.testing.assert_array_equal(again, first)
     assert calls == [], f"the repeat call checked the inputs of {calls} again"

@@ -32,6 +32,7 @@ from lamina.graph.operation import (
     current_call_context,
     output_spec,
 )
+from lamina.layers.eager_calls import EagerCalls, _is_float
 from lamina.layers.input_spec import check_input_compatibility
 from lamina.ops import random as ops_random
 from lamina.utils import serialization
@@ -99,9 +100,6 @@ def _release_losses(layer) -> None:
         pass
 
 
-# (input dtype, compute dtype) -> whether `_convert_inputs` casts a tensor of that dtype.
-_AUTOCASTS: dict = {}
-
 # Call keyword values that cannot hold a tensor (a `training` flag, a `None` mask).
 _SCALAR_KWARG_TYPES = frozenset({bool, type(None), int, float, str})
 
@@ -160,7 +158,7 @@ def _record_arguments(cls, args, kwargs):
     return tuple(not_plain) if not_plain else recorded
 
 
-class Layer(Operation, backend.layer.LayerBase):
+class Layer(EagerCalls, Operation, backend.layer.LayerBase):
     """The base class of every layer.
 
     Subclass it and implement `call`; create weights in `build(input_shape)` with
@@ -735,141 +733,6 @@ class Layer(Operation, backend.layer.LayerBase):
             self._apply_activity_regularizer(outputs)
         return outputs
 
-    def _call_on_tensor(self, x, kwargs):
-        """`__call__` on one engine tensor into a built layer, with keyword arguments
-        that hold no tensors: the same steps as the general path, without its tree
-        walks (the eager engine pays for them on every call)."""
-        if self.autocast:
-            compute_dtype = self._inputs_dtype()
-            key = (x.dtype, compute_dtype)
-            cast = _AUTOCASTS.get(key)
-            if cast is None:
-                cast = _AUTOCASTS[key] = (
-                    _is_float(x.dtype) and backend.standardize_dtype(x.dtype) != compute_dtype
-                )
-            if cast:
-                x = backend.core.cast(x, compute_dtype)
-        spec = self.input_spec
-        if spec is not None:
-            check_input_compatibility(spec, [x], self)
-        if self._own_build_step:
-            # A subclass's build step may run on a built layer (a Sequential's graph).
-            self._maybe_build(x)
-            check_input_compatibility(self.input_spec, [x], self)
-
-        context = current_call_context()
-        training = kwargs.get("training")
-        if self._call_has_training_arg:
-            if training is None and context is not None:
-                training = context.training
-            if training is not None:
-                kwargs["training"] = training
-            elif "training" in kwargs:
-                del kwargs["training"]
-        elif "training" in kwargs:
-            del kwargs["training"]
-        if "mask" in kwargs and not self._call_has_mask_arg:
-            del kwargs["mask"]
-
-        if context is None:
-            self._clear_losses()
-            with CallContext(training=training):
-                outputs = self.call(x, **kwargs)
-                self._apply_activity_regularizer(outputs)
-        else:
-            if training is not None and context.training is None:
-                context.training = training
-            outputs = self.call(x, **kwargs)
-            self._apply_activity_regularizer(outputs)
-        return outputs
-
-    def _graph_call(self, x, kwargs):
-        """A graph node's call of this layer on its one tensor `x` (see `_repeat_call`);
-        a subclass with its own `__call__` gets that."""
-        if type(self).__call__ is Layer.__call__:
-            return self._repeat_call(x, kwargs)
-        return self(x, **kwargs)
-
-    def _build_step_settled(self) -> bool:
-        """Whether `__call__` would not build anything on this built layer."""
-        return not self._own_build_step
-
-    def _repeat_call(self, x, kwargs):
-        """`Layer.__call__(self, x, **kwargs)` on one engine tensor `x`, whose keyword
-        arguments hold no tensors, minus the checks a repeat call has passed already.
-
-        When `x` has the type, shape and dtype of the last input that went through the
-        whole `__call__` here (with the same input spec, dtype policy and autocast flag,
-        and nothing was cast), `call` runs directly, with `training` resolved and the
-        call context kept as `__call__` does it. Anything else takes `__call__`. An eager
-        engine pays for each check on every call of every layer.
-        """
-        passed = self.__dict__.get("_passed_call")
-        if (
-            passed is not None
-            and passed[0] is type(x)
-            and passed[1] == x.shape
-            and passed[2] == x.dtype
-            and passed[3] is self.input_spec
-            and passed[4] is self._dtype_policy
-            and passed[5] is self.autocast
-            and self.activity_regularizer is None
-            and not self._mixed_precision
-            and "mask" not in kwargs
-            and _autocast.current_scope() is None
-        ):
-            context = current_call_context()
-            training = kwargs.get("training")
-            if self._call_has_training_arg:
-                if training is None and context is not None:
-                    training = context.training
-                if training is not None:
-                    kwargs["training"] = training
-                elif "training" in kwargs:
-                    del kwargs["training"]
-            elif "training" in kwargs:
-                del kwargs["training"]
-            if context is None:
-                self._clear_losses()
-                with CallContext(training=training):
-                    return self.call(x, **kwargs)
-            if training is not None and context.training is None:
-                context.training = training
-            return self.call(x, **kwargs)
-        outputs = Layer.__call__(self, x, **kwargs)
-        if (
-            self.built
-            and self._short_call
-            and self._build_step_settled()
-            and backend.is_tensor(x)
-            and not (
-                self.autocast
-                and _is_float(x.dtype)
-                and backend.standardize_dtype(x.dtype) != self._inputs_dtype()
-            )
-        ):
-            self.__dict__["_passed_call"] = (
-                type(x),
-                x.shape,
-                x.dtype,
-                self.input_spec,
-                self._dtype_policy,
-                self.autocast,
-            )
-        return outputs
-
-    def _apply_activity_regularizer(self, outputs) -> None:
-        """Adds `activity_regularizer(output) / batch_size` per output, as Keras 3 does
-        (the penalty's strength does not grow with the batch size)."""
-        if self.activity_regularizer is not None:
-            for out in tree.flatten(outputs):
-                if backend.is_tensor(out):
-                    loss = self.activity_regularizer(out)
-                    shape = tuple(out.shape)
-                    if shape and shape[0]:
-                        loss = loss / shape[0]
-                    self.add_loss(loss)
-
     def _symbolic_layer_call(self, args, user_kwargs):
         inputs = args[0]
         check_input_compatibility(self.input_spec, _flat_shaped(inputs), self)
@@ -957,6 +820,7 @@ class Layer(Operation, backend.layer.LayerBase):
 
 
 _BASE_GET_CONFIGS.add(Layer.get_config)
+Layer._base_call = Layer.__call__  # what `EagerCalls` falls back to
 _BASE_INITS.add(Layer.__init__)
 
 
@@ -993,10 +857,6 @@ def _refuse_text(layer, value: np.ndarray) -> None:
         "of it, fed by Input(shape=(1,), dtype='string'); or convert the data before "
         "passing it."
     )
-
-
-def _is_float(dtype) -> bool:
-    return "float" in str(dtype)
 
 
 def _flat_shaped(x) -> list:
