@@ -250,3 +250,13 @@ def test_predict_hooks_and_batching_with_verbose_0():
     one = model.predict(X[:1], verbose=0)  # one batch: no callbacks, no concatenation
     assert isinstance(one, np.ndarray) and one.shape == (1, 2)
     np.testing.assert_allclose(one, want[:1], rtol=1e-5, atol=1e-6)
+
+
+def test_run_eagerly_with_jit_compile_true_turns_jit_off_with_a_warning():
+    # As Keras 3: the two contradict each other; the eager run wins.
+    model = _model()
+    with pytest.warns(UserWarning, match="jit_compile is turned off"):
+        model.compile(optimizer=optimizers.SGD(0.1), loss="mse", run_eagerly=True, jit_compile=True)
+    assert model.run_eagerly and model.jit_compile is False
+    history = model.fit(X, Y, batch_size=5, epochs=1, verbose=0)
+    assert np.isfinite(history.history["loss"]).all()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import threading
+import warnings
 
 import numpy as np
 
@@ -135,6 +136,16 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
             raise ValueError(
                 f"steps_per_execution must be a positive int; received {steps_per_execution!r}."
             )
+        if run_eagerly and jit_compile is True:
+            # As Keras: an eager run is what was asked for; compiling would contradict it.
+            warnings.warn(
+                "compile(run_eagerly=True, jit_compile=True): a step cannot run eagerly and "
+                "compiled at once, so jit_compile is turned off (as Keras does). Drop one "
+                "of the two to silence this.",
+                UserWarning,
+                stacklevel=2,
+            )
+            jit_compile = False
         self.optimizer = optimizers_module.get(optimizer)
         self._compile_args = dict(
             loss=loss,
