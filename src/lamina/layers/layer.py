@@ -708,16 +708,7 @@ class Layer(EagerCalls, Operation, backend.layer.LayerBase):
         check_input_compatibility(self.input_spec, _flat_shaped(inputs), self)
 
         context = current_call_context()
-        training = kwargs.get("training")
-        if self._call_has_training_arg:
-            if training is None and context is not None:
-                training = context.training
-            if training is not None:
-                kwargs["training"] = training
-            else:
-                kwargs.pop("training", None)
-        else:
-            kwargs.pop("training", None)
+        training = self._resolve_training(kwargs, context)
         if not self._call_has_mask_arg:
             kwargs.pop("mask", None)
 
