@@ -213,3 +213,28 @@ def test_resume_with_a_generator_or_pydataset(tmp_path, make_data, fit_kwargs):
     reference_model.fit(*make_data(), epochs=3, verbose=0, **fit_kwargs)
     for a, b in zip(reference_model.get_weights(), model.get_weights(), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_a_backup_another_process_removed_first_is_no_error(tmp_path, monkeypatch):
+    # The processes of a multi-process job share one backup directory, and each removes
+    # the backup (and the data-order record) as its fit ends: whichever removes a file
+    # second must not fail (the two-process torch test did, now and then, in CI).
+    real_remove = os.remove
+
+    def another_process_first(path):
+        if os.path.exists(path):
+            real_remove(path)  # the other process wins the race
+        real_remove(path)
+
+    backup_dir = tmp_path / "b"
+    model = _small_model()
+    monkeypatch.setattr(os, "remove", another_process_first)
+    history = model.fit(
+        *_data(),
+        batch_size=8,
+        epochs=2,
+        verbose=0,
+        callbacks=[callbacks.BackupAndRestore(str(backup_dir), save_freq=2)],
+    )
+    assert history.epoch == [0, 1]
+    assert not backup_dir.exists()  # deleted as the fit ended normally

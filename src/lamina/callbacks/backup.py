@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import shutil
 import threading
 import warnings
@@ -21,6 +23,19 @@ DATA_ORDER = "data_order.npz"
 
 # The BackupAndRestore callbacks of the `fit`s running in this thread, innermost last.
 _running = threading.local()
+
+
+def _temp_beside(path: str, verb: str) -> str:
+    """A hidden temporary name beside `path` that no other process picks: the
+    processes of a multi-process job share one backup directory and write alike."""
+    directory, name = os.path.split(path)
+    return os.path.join(directory, f".{verb}-{os.getpid()}-{secrets.token_hex(4)}-{name}")
+
+
+def _remove(path: str) -> None:
+    """Remove `path` if it is there: another process of the job may remove it first."""
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(path)
 
 
 def data_epoch_begins(batches) -> None:
@@ -212,13 +227,16 @@ class BackupAndRestore(Callback):
         previous = os.path.join(self.backup_dir, PREVIOUS)
         os.makedirs(previous, exist_ok=True)
         for name in names:
-            tmp = os.path.join(previous, f".copying-{name}")
+            tmp = _temp_beside(os.path.join(previous, name), "copying")
             try:
                 shutil.copyfile(os.path.join(self.backup_dir, name), tmp)
                 os.replace(tmp, os.path.join(previous, name))
+            except FileNotFoundError:
+                # Another process of the job replaced or removed it meanwhile; what it
+                # keeps in `previous/` is the same backup.
+                continue
             finally:
-                if os.path.exists(tmp):
-                    os.remove(tmp)
+                _remove(tmp)
 
     def _save(self, epoch, step, rng_state):
         try:
@@ -258,18 +276,16 @@ class BackupAndRestore(Callback):
             for i, state in enumerate(states)
         }
         if not arrays:
-            if os.path.exists(path):
-                os.remove(path)
+            _remove(path)
             return
         os.makedirs(self.backup_dir, exist_ok=True)
-        tmp = os.path.join(self.backup_dir, f".writing-{DATA_ORDER}")
+        tmp = _temp_beside(path, "writing")
         try:
             with open(tmp, "wb") as f:
                 np.savez(f, **arrays)
             os.replace(tmp, path)
         finally:
-            if os.path.exists(tmp):
-                os.remove(tmp)
+            _remove(tmp)
 
     def on_train_end(self, logs=None):
         _running.keepers = [k for k in getattr(_running, "keepers", ()) if k is not self]
@@ -288,9 +304,7 @@ class BackupAndRestore(Callback):
             return
         previous = os.path.join(self.backup_dir, PREVIOUS)
         for directory in (previous, self.backup_dir):
-            data_order = os.path.join(directory, DATA_ORDER)
-            if os.path.exists(data_order):
-                os.remove(data_order)
+            _remove(os.path.join(directory, DATA_ORDER))
         if os.path.isdir(previous):
             self.model._delete_backup(previous)
         self.model._delete_backup(self.backup_dir)

@@ -8,6 +8,7 @@ epoch, step within the epoch, and NumPy's generator state at the start of that e
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 
@@ -67,9 +68,10 @@ def read_backup(model, directory):
 
 
 def delete_backup(directory) -> None:
-    path = os.path.join(directory, BACKUP_FILE)
-    if os.path.exists(path):
-        os.remove(path)
+    """Remove the backup, if there: every process of a multi-process job deletes the
+    one they share as its `fit` ends, and another may have removed it first."""
+    with contextlib.suppress(FileNotFoundError):
+        os.remove(os.path.join(directory, BACKUP_FILE))
     try:
         os.rmdir(directory)
     except OSError:
