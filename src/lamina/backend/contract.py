@@ -685,12 +685,15 @@ EXECUTION = declare(
     STATEFUL
         True where `fit` runs steps statefully (torch: `train_step(self, data)` updates
         the variables in place), False where steps are pure functions of the state (JAX).
-    Program(fn, name, donate_argnums=(), static_argnums=(), compiled=True, max_signatures=32, gradients=False, live=False, jit=None)
+    Program(fn, name, donate_argnums=(), static_argnums=(), compiled=True, max_signatures=32, gradients=False, live=False, jit=None, replay=None)
         A step compiled once per input signature; `compiled=False` runs it as is;
         `gradients=True` for a step that differentiates (a taping engine records only then);
         `live=True` for a stateful engine's step on the live variables (no strict scope);
         `jit=model` on an eager engine compiles the model's `call` inside the step
-        (`compile(jit_compile=True)`: `torch.compile`), ignored where steps compile whole.
+        (`compile(jit_compile=True)`: `torch.compile`), ignored where steps compile whole;
+        `replay=variables_for` on an eager engine runs a read-only step (predict's) from a
+        graph of its operations captured once per signature, while `variables_for()`
+        names the variables it reads (None: eagerly); ignored where steps compile whole.
     program(fn, name, **kwargs)
         Make the `Program` that runs the step `fn` (see `Program`'s arguments).
     no_grad()

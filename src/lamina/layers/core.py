@@ -379,6 +379,8 @@ class Lambda(Layer):
         arguments: optional dict of extra keyword arguments for `function`.
     """
 
+    _pure_call = False  # the function is the user's: predict runs it on every call
+
     def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
         super().__init__(**kwargs)
         if not callable(function):

@@ -195,6 +195,22 @@ class Layer(EagerCalls, Operation, backend.layer.LayerBase):
     _mixed_precision = False
     # Image preprocessing layers take Keras's `bounding_box_format` (None only).
     _takes_bounding_box_format = False
+    # Whether `call` only computes tensors from its inputs and variables, so that an
+    # eager engine may capture it once per input signature and replay the captured
+    # operations (torch's predict; see `_call_is_pure`). False on layers that run a
+    # user's function (`Lambda`).
+    _pure_call = True
+
+    @classmethod
+    def _call_is_pure(cls) -> bool:
+        """Whether the class's `call` and `__call__` are lamina's own, with no Python
+        effect (a counter, a print, a value read from elsewhere) that a replay of the
+        captured operations would skip: lamina's layers, and subclasses of them that
+        keep their `call`. A `call` written elsewhere is not assumed to be pure."""
+        return cls._pure_call and all(
+            getattr(getattr(cls, name), "__module__", "").startswith("lamina.")
+            for name in ("call", "__call__")
+        )
 
     def __new__(cls, *args, **kwargs):
         instance = super().__new__(cls)

@@ -58,6 +58,25 @@ def _live_program(model, fn, what, **kwargs):
     return _program(model, fn, what, live=True, **kwargs)
 
 
+def _replay_variables(model):
+    """For the one-batch predict step of an eager engine: the function that says which
+    variables the step reads, when the step may be captured once per input signature
+    and replayed (`backend.execution.Program`'s `replay`), or None when it must run
+    eagerly every time: an overridden `predict_step`, or a layer whose `call` is not
+    lamina's own (a user's layer or model subclass, a `Lambda`) and may do more than
+    compute tensors."""
+    from lamina.training.stateful_steps import StatefulStepAPI
+
+    def variables():
+        if type(model).predict_step is not StatefulStepAPI.predict_step:
+            return None
+        if not all(type(layer)._call_is_pure() for layer in model._flatten_layers()):
+            return None
+        return list({id(v): v for v in model.variables}.values())
+
+    return variables
+
+
 def _stateful_train_programs(model) -> dict:
     """On a stateful engine: the same forms, running `model.train_step(data)` on the
     live variables (the state argument is passed through untouched, as None)."""
@@ -201,8 +220,12 @@ def predict_programs(model) -> dict:
             outs = [model.predict_step(_row(chunk, i)) for i in range(len(tree.flatten(chunk)[0]))]
             return tree.map_structure(lambda *v: ops.stack(v), *outs), None
 
-        forms = (("one", predict_one), ("many", predict_many))
-        return {name: _live_program(model, fn, f"predict step ({name})") for name, fn in forms}
+        return {
+            "one": _live_program(
+                model, predict_one, "predict step (one)", replay=_replay_variables(model)
+            ),
+            "many": _live_program(model, predict_many, "predict step (many)"),
+        }
 
     def one(weights, data):
         outputs, non_trainable = model.predict_step(weights, data)

@@ -108,6 +108,17 @@ def set_pending_sync(fn) -> None:
     _pending_sync = fn
 
 
+def reads_are_plain() -> bool:
+    """Whether reading a variable now returns its stored value as it is (see
+    `Variable.value`): no stateless scope open, no strict trace, no write-back pending.
+    A caller reading many variables per call may then take the stored values itself."""
+    return (
+        _pending_sync is None
+        and getattr(_state, "strict", None) is None
+        and not getattr(_state, "stateless_scopes", None)
+    )
+
+
 def _sync_pending() -> None:
     fn = _pending_sync
     if fn is not None:

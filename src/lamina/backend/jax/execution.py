@@ -47,6 +47,9 @@ class Program:
             steps are pure, so it must be False here.
         jit: the layer whose `call` an eager engine compiles inside the step; ignored
             here, where the whole step is compiled with XLA.
+        replay: for an eager engine's read-only step, which variables it reads when
+            it may be captured and replayed; ignored here, where every step is traced
+            once per signature and compiled.
     """
 
     def __init__(
@@ -60,8 +63,9 @@ class Program:
         gradients: bool = False,
         live: bool = False,
         jit=None,
+        replay=None,
     ):
-        del jit  # the whole step is compiled already
+        del jit, replay  # the whole step is compiled already
         if live:
             raise ValueError(
                 f"Program {name!r}: `live=True` (a step on the live variables) needs a "

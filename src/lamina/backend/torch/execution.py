@@ -31,6 +31,7 @@ import time
 import warnings
 import weakref
 
+import numpy as np
 import torch
 from torch.utils import _pytree
 
@@ -40,7 +41,9 @@ from lamina.backend.common.variables import StatelessScope, relaxed, strict_trac
 from lamina.backend.common.variables import Variable as _BaseVariable
 from lamina.backend.common.variables import structure_version as _structure_version
 from lamina.backend.torch import core as backend_core
+from lamina.backend.torch import replay as replay_lib
 from lamina.backend.torch.core import block_until_ready
+from lamina.backend.torch.replay import Replay
 
 # Steps run on the live variables (`train_step(self, data)`), as in Keras's torch
 # backend: trainable variables are autograd leaves, updated in place.
@@ -68,6 +71,11 @@ class Program:
             program runs, that call runs as a `torch.compile`d graph of its tensor
             operations (`compile(jit_compile=True)`; see `_CompiledCall`). Ignored with
             `compiled=False`.
+        replay: None, or for a read-only step `fn(state, data)` (predict's) a function
+            that returns the variables the step reads, or None when the step must run
+            eagerly: from the second call with an input signature on, the step runs
+            from a graph of its tensor operations captured for that signature (see
+            `backend/torch/replay.py`). Ignored with `compiled=False`, `gradients=True` or `jit`.
     """
 
     def __init__(
@@ -81,10 +89,16 @@ class Program:
         gradients: bool = False,
         live: bool = False,
         jit=None,
+        replay=None,
     ):
         self.fn = fn
         self.live = bool(live)
         self.jit = _compiled_call_for(jit) if jit is not None and compiled else None
+        self.replay = (
+            Replay(replay, name)
+            if replay is not None and compiled and not gradients and self.jit is None
+            else None
+        )
         self.name = name
         self.compiled = bool(compiled)
         self.max_signatures = int(max_signatures)
@@ -123,8 +137,7 @@ class Program:
         return True
 
     def _run(self, args):
-        if self.compiled:
-            self._note_signature(args)
+        new = self._note_signature(args) if self.compiled else True
         # Autograd mode set and restored by hand: `with torch.no_grad()` costs ~1.5 us,
         # which a one-sample predict shows.
         before = torch.is_grad_enabled()
@@ -132,6 +145,12 @@ class Program:
         try:
             if not self.compiled:
                 return self.fn(*args)
+            if self.replay is not None and not new:
+                # A signature met before: capture it (once) and replay. The first call
+                # with a signature runs eagerly, so one-off shapes cost no capture.
+                out = self.replay.run(self.fn, *args)
+                if out is not replay_lib.EAGER:
+                    return out
             if self.jit is not None:
                 with self.jit, relaxed(keep_scopes=True) if self.live else strict_trace(self.name):
                     return self.fn(*args)
@@ -163,7 +182,10 @@ _PLAIN_TENSORS = (torch.Tensor, torch.nn.Parameter)
 
 def _signature(x, out: list) -> None:
     """Append the signature of `x` (shapes and dtypes of its leaves) to `out`."""
-    if isinstance(x, torch.Tensor):
+    if type(x) is np.ndarray:  # a batch: the common case first
+        out.append(x.shape)
+        out.append(x.dtype)
+    elif isinstance(x, torch.Tensor):
         out.append(x.shape)
         out.append(x.dtype)
     elif isinstance(x, (list, tuple)):
@@ -396,33 +418,13 @@ class _CompiledCall:
         return _pytree.tree_unflatten(list(flat[:n]), out_spec)
 
     def _capture(self, variables, spec, leaves, kwargs, key):
-        count = len(variables)
-        found: dict = {}
-
-        def pure(*flat):
-            values, inputs = flat[:count], flat[count:]
-            with (
-                strict_trace(self._log.name),
-                StatelessScope(zip(variables, values, strict=True), collect_losses=True) as scope,
-            ):
-                out = self.original(_pytree.tree_unflatten(list(inputs), spec), **kwargs)
-                updates = scope.updates
-            outputs, found["spec"] = _pytree.tree_flatten(out)
-            losses = [backend_core.convert_to_tensor(loss) for loss in scope.losses]
-            if not all(isinstance(o, torch.Tensor) for o in outputs):
-                raise TypeError("the call returned values that are not tensors")
-            found["assigned"] = [variable for variable, _ in updates]
-            found["losses"] = len(losses)
-            return (*outputs, *(value for _, value in updates), *losses)
-
-        # Imported here: it is needed only with jit_compile=True, and costs import time.
-        from torch.fx.experimental.proxy_tensor import make_fx
+        def run(inputs):
+            return self.original(_pytree.tree_unflatten(inputs, spec), **kwargs)
 
         try:
-            with torch.no_grad():
-                graph = make_fx(pure, tracing_mode="fake")(
-                    *[_stored_value(v) for v in variables], *leaves
-                )
+            graph, out_spec, assigned, losses = _capture_graph(
+                run, variables, leaves, self._log.name
+            )
         except Exception as error:  # noqa: BLE001 - reported, then the call runs eagerly
             reason = f"capturing its graph failed ({_describe(error)})"
             if "data-dependent" in reason:
@@ -435,7 +437,7 @@ class _CompiledCall:
         if len(self._graphs) >= 32:
             self._graphs.clear()
         compiled = torch.compile(graph, backend=self.backend, dynamic=False, fullgraph=True)
-        entry = (compiled, found["spec"], found["assigned"], found["losses"], False)
+        entry = (compiled, out_spec, assigned, losses, False)
         self._graphs[key] = entry
         return entry
 
@@ -451,3 +453,40 @@ class _CompiledCall:
             UserWarning,
             stacklevel=3,
         )
+
+
+def _capture_graph(run, variables, leaves, name):
+    """`run(inputs)` (a list of input tensors in, any tree of tensors out) captured with
+    `make_fx` on fake tensors, inside a strict stateless scope that maps each of
+    `variables` to a graph input: a pure graph `(variable values..., inputs...) ->
+    (outputs..., assigned values..., added losses...)`.
+
+    Returns `(graph, out_spec, assigned variables, number of losses)`; raises whatever
+    the capture raised (a variable outside `variables`, a tensor's value read in
+    Python, outputs that are not tensors).
+    """
+    count = len(variables)
+    found: dict = {}
+
+    def pure(*flat):
+        values, inputs = flat[:count], flat[count:]
+        with (
+            strict_trace(name),
+            StatelessScope(zip(variables, values, strict=True), collect_losses=True) as scope,
+        ):
+            out = run(list(inputs))
+            updates = scope.updates
+        outputs, found["spec"] = _pytree.tree_flatten(out)
+        losses = [backend_core.convert_to_tensor(loss) for loss in scope.losses]
+        if not all(isinstance(o, torch.Tensor) for o in outputs):
+            raise TypeError("the call returned values that are not tensors")
+        found["assigned"] = [variable for variable, _ in updates]
+        found["losses"] = len(losses)
+        return (*outputs, *(value for _, value in updates), *losses)
+
+    # Imported here: it costs import time, and only captures need it.
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    with torch.no_grad():
+        graph = make_fx(pure, tracing_mode="fake")(*[_stored_value(v) for v in variables], *leaves)
+    return graph, found["spec"], found["assigned"], found["losses"]

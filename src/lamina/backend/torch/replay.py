@@ -1,0 +1,291 @@
+"""predict's step on torch, captured once per input signature and replayed.
+
+JAX traces a step once per signature and runs the compiled program after; torch runs
+each call eagerly, through every layer's Python. For a read-only step (predict's),
+`Replay` records the aten operations one eager call dispatches into an FX graph and
+runs that graph on later calls with the same signature. Nothing is compiled: the
+kernels are the eager step's, so the outputs are bitwise the same, without the layers'
+Python around them. `Program(replay=...)` (`execution.py`) uses it.
+"""
+
+from __future__ import annotations
+
+import operator
+import threading
+
+import numpy as np
+import torch
+import torch.fx
+from torch.overrides import TorchFunctionMode
+from torch.utils import _pytree
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from lamina.backend.common.variables import StatelessScope, reads_are_plain, strict_trace
+from lamina.backend.common.variables import structure_version as _structure_version
+from lamina.backend.torch import core as backend_core
+
+_read_value = backend_core.Variable.value.fget
+
+
+# What `Replay.run` returns when the step must run eagerly instead.
+EAGER = object()
+
+_REPLAY_INPUTS = (np.ndarray, torch.Tensor, torch.nn.Parameter)
+
+# Operations whose replay would not compute what the eager call did: fresh random
+# numbers (the eager step draws from seed state), outputs shaped by values (later
+# operations' arguments were computed from the shape in Python).
+_UNREPLAYABLE_TAGS = {
+    torch.Tag.nondeterministic_seeded: "draws random numbers",
+    torch.Tag.dynamic_output_shape: "makes an output whose shape depends on values",
+    torch.Tag.data_dependent_output: "reads a tensor's value",
+}
+
+
+_LIFT_FRESH = torch.ops.aten.lift_fresh.default
+
+
+class _Tape(TorchDispatchMode):
+    """Records each aten operation a call dispatches as a node of an FX graph whose
+    inputs are the tensors registered in `known` (`id(tensor) -> (tensor, node)`).
+
+    `refused` says why the call cannot be replayed from the graph: an operation that
+    changes a tensor in place, draws random numbers or makes a value-shaped output, an
+    operation that reads a tensor neither registered nor computed in the call (a
+    constant, or data brought in from NumPy), or one that returns a Python value (the
+    call reads a tensor's value in Python: `float(x)`, `if x > 0`). The call itself runs
+    as it would without the tape.
+    """
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        # torch wraps a mode's `__torch_dispatch__` to keep `torch.compile` out of it by
+        # default, importing torch._dynamo (~1 s, 800 modules) on the first operation.
+        return False
+
+    def __init__(self, graph, known: dict):
+        super().__init__()
+        self.graph = graph
+        self.known = known
+        self.constants: dict = {}  # attribute name -> a tensor made in the call from data
+        self.refused: str | None = None
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        if self.refused is None:
+            self.refused = self._record(func, args, kwargs, out)
+        return out
+
+    def _node(self, value):
+        if isinstance(value, torch.Tensor):
+            found = self.known.get(id(value))
+            if found is None or found[0] is not value:
+                raise _Refused("reads a tensor made outside the call (a constant, or data)")
+            return found[1]
+        if isinstance(value, (list, tuple)):
+            return type(value)(self._node(v) for v in value)
+        return value
+
+    def _record(self, func, args, kwargs, out) -> str | None:
+        name = getattr(func, "__name__", repr(func))
+        if func is _LIFT_FRESH:
+            # A tensor made in the call from Python or NumPy data (a constant such as
+            # `convert_to_tensor(0.5)`; values read from tensors are refused by
+            # `_HostReads`): the graph keeps it.
+            attribute = f"constant_{len(self.constants)}"
+            self.constants[attribute] = out
+            self.known[id(out)] = (out, self.graph.get_attr(attribute))
+            return None
+        if func._schema.is_mutable:
+            return f"changes a tensor in place ({name})"
+        for tag, what in _UNREPLAYABLE_TAGS.items():
+            if tag in func.tags:
+                return f"{what} ({name})"
+        try:
+            node = self.graph.call_function(
+                func,
+                tuple(self._node(a) for a in args),
+                {k: self._node(v) for k, v in kwargs.items()},
+            )
+        except _Refused as refused:
+            return f"{refused} ({name})"
+        if isinstance(out, torch.Tensor):
+            self.known[id(out)] = (out, node)
+            return None
+        if isinstance(out, (list, tuple)) and all(
+            o is None or isinstance(o, torch.Tensor) for o in out
+        ):
+            for i, o in enumerate(out):
+                if o is not None:
+                    self.known[id(o)] = (o, self.graph.call_function(operator.getitem, (node, i)))
+            return None
+        return f"returns a Python value to the call ({name})"
+
+
+class _Refused(Exception):
+    pass
+
+
+# Tensor methods through which Python reads a tensor's value: a call that uses them may
+# compute what follows from the value on the host, which a replay would not repeat.
+_HOST_READS = {
+    torch.Tensor.numpy,
+    torch.Tensor.tolist,
+    torch.Tensor.item,
+    torch.Tensor.__array__,
+    torch.Tensor.__bool__,
+    torch.Tensor.__float__,
+    torch.Tensor.__int__,
+    torch.Tensor.__index__,
+    torch.Tensor.__complex__,
+    torch.Tensor.data_ptr,
+}
+
+
+class _HostReads(TorchFunctionMode):
+    """Notes the first tensor method that hands a tensor's value to Python."""
+
+    def __init__(self):
+        super().__init__()
+        self.read: str | None = None
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if self.read is None and func in _HOST_READS:
+            self.read = f"Tensor.{getattr(func, '__name__', func)}"
+        return func(*args, **(kwargs or {}))
+
+
+class Replay:
+    """A read-only step `fn(state, data)` (predict's) run from a graph captured once per
+    input signature, as JAX traces a step once and runs the compiled program after.
+
+    The capture is an eager run of the step that also records, through a torch
+    dispatch mode (`_Tape`), each aten operation it dispatches into an FX graph whose
+    inputs are the variables' values and the data. Replaying the graph runs those
+    operations and nothing else, skipping the layers' Python (a 784-32-32-10 MLP's
+    one-sample step: ~60 us eager, ~20 us replayed, less than its `nn.Sequential`'s own
+    call). Nothing is compiled: the kernels are the eager step's, so the outputs are
+    bitwise the same. The first call with a signature runs eagerly without the tape, so
+    shapes met once cost nothing; the second captures (an eager call, plus ~1 ms).
+
+    `variables_for()` says which variables the step reads, or None when its code may do
+    more than compute tensors (a layer defined outside lamina, a `Lambda`, an overridden
+    `predict_step`): then every call runs eagerly. So does every call once a capture
+    is refused; `off` says why: the step reads a variable it was not given, assigns
+    one or adds a loss (a stateful RNN, an activity regularizer), or does what the
+    graph cannot repeat (see `_Tape`). Graphs are keyed by the data's structure,
+    shapes, dtypes and devices and by the model's structure version (a layer added or
+    rebuilt), 32 at most.
+    """
+
+    def __init__(self, variables_for, name: str):
+        self._variables_for = variables_for
+        self.name = name
+        self.off: str | None = None
+        self._graphs: dict = {}
+        self._variables: list | None = None
+        self._version = None
+        self._lock = threading.Lock()
+
+    @property
+    def graph_count(self) -> int:
+        """How many captured graphs are held (one per input signature)."""
+        return len(self._graphs)
+
+    def run(self, fn, state, data):
+        if self.off is not None:
+            return EAGER
+        version = _structure_version()
+        if version != self._version:
+            # Asked again only when the model's structure changed.
+            variables = self._variables_for()
+            self._variables = None if variables is None else list(variables)
+            self._version = version
+        variables = self._variables
+        if variables is None:
+            return EAGER
+        if type(data) in _REPLAY_INPUTS:  # one array: no tree to walk
+            leaf = backend_core.convert_to_tensor(data)
+            leaves, spec = [leaf], None
+            key = (leaf.shape, leaf.dtype, leaf.device, version)
+        else:
+            flat, spec = _pytree.tree_flatten(data)
+            if not flat or not all(type(leaf) in _REPLAY_INPUTS for leaf in flat):
+                return EAGER  # Python values, strings: not graph inputs
+            leaves = [backend_core.convert_to_tensor(leaf) for leaf in flat]
+            key = (spec, *((leaf.shape, leaf.dtype, leaf.device) for leaf in leaves), version)
+        entry = self._graphs.get(key)
+        if entry is None:
+            with self._lock:  # one capture at a time (predicts from several threads)
+                entry = self._graphs.get(key)
+                if entry is None:
+                    return self._capture(fn, state, spec, leaves, key, variables)
+        forward, stores = entry
+        if reads_are_plain() and not backend_core._meta[0]:
+            # The stored values, read without the variable's property (~0.5 us each).
+            return forward(*[store["_param"] for store in stores], *leaves)
+        return forward(*[_read_value(v) for v in variables], *leaves)
+
+    def _capture(self, fn, state, spec, leaves, key, variables):
+        """Run the step eagerly on the tape; keep its graph if it can be replayed."""
+        values = [_read_value(v) for v in variables]
+        graph = torch.fx.Graph()
+        known: dict = {}
+        for i, tensor in enumerate([*values, *leaves]):
+            if id(tensor) in known:
+                # Two inputs holding one tensor (tied values, data that is a weight):
+                # the graph could not tell them apart once they part.
+                self.off = "two of its inputs hold the same tensor"
+                return fn(
+                    state, leaves[0] if spec is None else _pytree.tree_unflatten(leaves, spec)
+                )
+            known[id(tensor)] = (tensor, graph.placeholder(f"input_{i}"))
+        data = leaves[0] if spec is None else _pytree.tree_unflatten(leaves, spec)
+        tape = _Tape(graph, known)
+        with (
+            strict_trace(self.name),
+            StatelessScope(zip(variables, values, strict=True), collect_losses=True) as scope,
+            _HostReads() as host,
+            tape,
+        ):
+            out = fn(state, data)
+        flat_out, out_spec = _pytree.tree_flatten(out)
+        refused = tape.refused
+        if refused is None and host.read is not None:
+            refused = f"reads a tensor's value in Python ({host.read})"
+        if refused is None and (scope.updates or scope.losses):
+            refused = (
+                f"assigns {', '.join(getattr(v, 'path', repr(v)) for v, _ in scope.updates)}"
+                if scope.updates
+                else "adds losses (an activity regularizer)"
+            )
+        if refused is None:
+            nodes = []
+            for leaf in flat_out:
+                if leaf is None:
+                    nodes.append(None)
+                    continue
+                found = known.get(id(leaf)) if isinstance(leaf, torch.Tensor) else None
+                if found is None or found[0] is not leaf:
+                    refused = "returns a value the call did not compute from its inputs"
+                    break
+                nodes.append(found[1])
+        if refused is not None:
+            self.off = f"the step {refused}"
+            for variable, value in scope.updates:
+                variable.assign(value)  # what the eager step would have done
+            return out
+        # The graph returns the step's own structure: nothing to rebuild per call.
+        graph.output(_pytree.tree_unflatten(nodes, out_spec))
+        graph.eliminate_dead_code()
+        if len(self._graphs) >= 32:
+            self._graphs.clear()
+        # The graph's generated `forward`, called directly: `GraphModule.__call__` adds
+        # a module call's hook machinery (~3 us) for nothing.
+        root = torch.nn.Module()
+        for attribute, tensor in tape.constants.items():
+            setattr(root, attribute, tensor)
+        module = torch.fx.GraphModule(root, graph)
+        self._graphs[key] = (module.forward, [vars(v) for v in variables])
+        return out

@@ -1,0 +1,306 @@
+"""`predict` on torch replays a captured graph of its step from a signature's second call.
+
+The first call with an input signature runs the step eagerly; the second runs it
+eagerly while a dispatch mode records its aten operations into a graph; later calls run
+that graph (`backend/torch/execution.py`, `_Replay`). These tests pin that the replay
+engages for models made of lamina's layers, gives outputs bitwise equal to the eager
+step (the same kernels run) and equal to a NumPy forward pass, follows the weights as
+they change, and never replays what it cannot repeat: a user's layer or `Lambda` (their
+Python runs on every call), an overridden `predict_step`, a step that assigns, adds a
+loss, or reads a tensor's value in Python.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import Input, Model, Sequential, layers, ops
+
+pytestmark = pytest.mark.engine("torch")
+
+RNG = np.random.default_rng(0)
+
+
+def _mlp(seed=0):
+    lamina.utils.set_random_seed(seed)
+    model = Sequential(
+        [
+            Input((6,)),
+            layers.Dense(5, activation="relu"),
+            layers.Dense(4, activation="tanh"),
+            layers.Dense(3),
+        ]
+    )
+    model.compile(optimizer="sgd", loss="mse")
+    return model
+
+
+def _numpy_forward(model, x):
+    (w1, b1), (w2, b2), (w3, b3) = [layer.get_weights() for layer in model.layers]
+    h = np.maximum(x @ w1 + b1, 0.0)
+    h = np.tanh(h @ w2 + b2)
+    return h @ w3 + b3
+
+
+def _replay(model):
+    return model.predict_function["one"].replay
+
+
+def test_the_second_call_captures_and_later_calls_replay_the_same_outputs():
+    model = _mlp()
+    x = RNG.standard_normal((4, 6)).astype("float32")
+    first = model.predict(x, verbose=0)  # eager
+    replay = _replay(model)
+    assert replay.graph_count == 0
+    second = model.predict(x, verbose=0)  # eager, recorded
+    assert replay.graph_count == 1 and replay.off is None
+    later = [model.predict(x, verbose=0) for _ in range(3)]
+    assert replay.graph_count == 1  # one graph per signature, not per call
+    for out in [second, *later]:
+        np.testing.assert_array_equal(out, first)  # the same kernels: bitwise
+    np.testing.assert_allclose(first, _numpy_forward(model, x), rtol=1e-5, atol=1e-6)
+    # predict_on_batch shares the program, and so the graph.
+    np.testing.assert_array_equal(model.predict_on_batch(x), first)
+
+
+def test_the_replay_follows_the_weights_and_new_shapes():
+    model = _mlp()
+    x = RNG.standard_normal((2, 6)).astype("float32")
+    for _ in range(3):
+        model.predict(x, verbose=0)
+    assert _replay(model).graph_count == 1
+    model.fit(RNG.standard_normal((8, 6)), RNG.standard_normal((8, 3)), epochs=1, verbose=0)
+    np.testing.assert_allclose(
+        model.predict(x, verbose=0), _numpy_forward(model, x), rtol=1e-5, atol=1e-6
+    )
+    model.set_weights([w * 0.5 for w in model.get_weights()])
+    np.testing.assert_allclose(
+        model.predict(x, verbose=0), _numpy_forward(model, x), rtol=1e-5, atol=1e-6
+    )
+    other = RNG.standard_normal((7, 6)).astype("float32")  # a new signature
+    for _ in range(3):
+        np.testing.assert_allclose(
+            model.predict(other, verbose=0), _numpy_forward(model, other), rtol=1e-5, atol=1e-6
+        )
+    assert _replay(model).graph_count == 2
+    # A batched predict (full batches and a smaller last one) agrees too.
+    many = RNG.standard_normal((21, 6)).astype("float32")
+    for _ in range(2):
+        np.testing.assert_allclose(
+            model.predict(many, batch_size=8, verbose=0),
+            _numpy_forward(model, many),
+            rtol=1e-5,
+            atol=1e-6,
+        )
+
+
+def _gallery():
+    image = Sequential(
+        [
+            Input((6, 6, 2)),
+            layers.Conv2D(3, 3, padding="same"),
+            layers.BatchNormalization(),
+            layers.ReLU(),
+            layers.MaxPooling2D(),
+            layers.Flatten(),
+            layers.Dropout(0.5),
+            layers.Dense(2, activation="softmax"),
+        ]
+    )
+    recurrent = Sequential(
+        [Input((5, 3)), layers.Masking(), layers.LSTM(4, return_sequences=True), layers.GRU(2)]
+    )
+    tokens = Input((5,), dtype="int32")
+    embedded = layers.Embedding(11, 4)(tokens)
+    attention = Model(
+        tokens, layers.LayerNormalization()(layers.MultiHeadAttention(2, 3)(embedded, embedded))
+    )
+    a, b = Input((3,), name="a"), Input((3,), name="b")
+    two_in_two_out = Model(
+        {"a": a, "b": b},
+        {"s": layers.Dense(2)(layers.Concatenate()([a, b])), "t": layers.Add()([a, b])},
+    )
+    normalized = Sequential(
+        [Input((3,)), layers.Normalization(mean=[1.0, 2.0, 3.0], variance=[1.0, 4.0, 9.0])]
+    )
+    x_rec = RNG.standard_normal((2, 5, 3)).astype("float32")
+    x_rec[:, 3:] = 0.0  # masked steps
+    return [
+        (image, RNG.standard_normal((2, 6, 6, 2)).astype("float32")),
+        (recurrent, x_rec),
+        (attention, RNG.integers(0, 11, (2, 5)).astype("int32")),
+        (
+            two_in_two_out,
+            {
+                "a": RNG.standard_normal((2, 3)).astype("float32"),
+                "b": RNG.standard_normal((2, 3)).astype("float32"),
+            },
+        ),
+        (normalized, RNG.standard_normal((2, 3)).astype("float32")),
+    ]
+
+
+@pytest.mark.parametrize("case", range(5), ids=["conv", "rnn", "attention", "dicts", "norm"])
+def test_lamina_layers_replay_bitwise_equal_to_the_eager_step(case):
+    lamina.utils.set_random_seed(1)
+    model, x = _gallery()[case]
+    model.compile(loss="mse")
+    outs = [model.predict(x, verbose=0) for _ in range(4)]
+    replay = _replay(model)
+    assert replay.off is None and replay.graph_count == 1
+    for out in outs[1:]:
+        lamina.tree.map_structure(np.testing.assert_array_equal, out, outs[0])
+    if case == 4:  # Normalization: (x - mean) / sqrt(variance)
+        np.testing.assert_allclose(outs[3], (x - [1, 2, 3]) / [1, 2, 3], rtol=1e-6)
+
+
+def test_a_users_layer_and_a_lambda_run_their_python_on_every_call():
+    calls = []
+
+    class Counted(layers.Layer):
+        def call(self, x):
+            calls.append(1)
+            return x * 2.0
+
+    def counted(x):
+        calls.append(1)
+        return x + 1.0
+
+    for middle in (Counted(), layers.Lambda(counted)):
+        model = Sequential([Input((3,)), middle, layers.Dense(2)])
+        calls.clear()  # building the model ran the call symbolically
+        x = np.ones((1, 3), "float32")
+        for _ in range(4):
+            model.predict(x, verbose=0)
+        assert len(calls) == 4
+        assert _replay(model).graph_count == 0
+
+
+def test_an_overridden_predict_step_runs_on_every_call():
+    class Doubling(Model):
+        steps = 0
+
+        def predict_step(self, data):
+            type(self).steps += 1
+            return super().predict_step(data) * 2.0
+
+    inputs = Input((3,))
+    model = Doubling(inputs, layers.Dense(2, kernel_initializer="ones")(inputs))
+    model.compile(loss="mse")
+    x = np.ones((1, 3), "float32")
+    for _ in range(4):
+        np.testing.assert_allclose(model.predict(x, verbose=0), [[6.0, 6.0]])
+    assert Doubling.steps == 4
+
+
+def test_a_subclass_of_a_lamina_layer_that_keeps_its_call_replays():
+    class Wide(layers.Dense):
+        def __init__(self, **kwargs):
+            super().__init__(7, **kwargs)
+
+    model = Sequential([Input((3,)), Wide()])
+    x = np.ones((2, 3), "float32")
+    outs = [model.predict(x, verbose=0) for _ in range(3)]
+    assert _replay(model).graph_count == 1
+    np.testing.assert_array_equal(outs[2], outs[0])
+
+
+class _Norm(layers.Layer):
+    """Reads a tensor's value in Python to decide what to compute."""
+
+    @classmethod
+    def _call_is_pure(cls):
+        return True  # claims purity (its call is defined here): the tape must catch the read
+
+    def call(self, x):
+        if float(ops.max(x)) > 10.0:
+            return x / 10.0
+        return x
+
+
+def test_a_step_that_reads_a_value_in_python_is_not_replayed():
+    model = Sequential([Input((2,)), _Norm()])
+    small, large = np.ones((1, 2), "float32"), np.full((1, 2), 50.0, "float32")
+    for _ in range(3):
+        np.testing.assert_allclose(model.predict(small, verbose=0), small)
+    assert "reads a tensor's value" in _replay(model).off
+    np.testing.assert_allclose(model.predict(large, verbose=0), large / 10.0)
+    assert _replay(model).graph_count == 0
+
+
+def test_a_step_that_adds_a_loss_or_assigns_runs_eagerly_and_keeps_its_effects():
+    model = Sequential([Input((3,)), layers.Dense(2, activity_regularizer="l2")])
+    x = np.ones((1, 3), "float32")
+    outs = [model.predict(x, verbose=0) for _ in range(3)]
+    assert "adds losses" in _replay(model).off
+    np.testing.assert_array_equal(outs[2], outs[0])
+
+    # A stateful RNN carries its state from call to call (predict_on_batch, the step).
+    rnn = Sequential([Input((2, 1), batch_size=1), layers.SimpleRNN(2, stateful=True)])
+    x = np.ones((1, 2, 1), "float32")
+    outs = [rnn.predict_on_batch(x) for _ in range(3)]
+    assert "assigns" in _replay(rnn).off
+    assert not np.array_equal(outs[0], outs[1]) and not np.array_equal(outs[1], outs[2])
+    rnn.reset_states()
+    np.testing.assert_array_equal(rnn.predict_on_batch(x), outs[0])
+
+
+def test_run_eagerly_never_replays():
+    model = _mlp()
+    model.compile(optimizer="sgd", loss="mse", run_eagerly=True)
+    x = np.ones((1, 6), "float32")
+    for _ in range(3):
+        model.predict(x, verbose=0)
+    assert _replay(model) is None
+
+
+def test_predicts_from_several_threads_agree():
+    model = _mlp()
+    xs = [RNG.standard_normal((3, 6)).astype("float32") for _ in range(4)]
+    expected = [_numpy_forward(model, x) for x in xs]
+    errors = []
+
+    def work(i):
+        try:
+            for _ in range(20):
+                np.testing.assert_allclose(
+                    model.predict(xs[i], verbose=0), expected[i], rtol=1e-5, atol=1e-6
+                )
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
+def test_capturing_does_not_import_torch_dynamo():
+    # torch's dispatch modes import torch._dynamo (~1 s) on their first operation unless
+    # told otherwise: a second predict must not pay that.
+    script = textwrap.dedent(
+        """
+        import sys
+        import numpy as np
+        import lamina
+        model = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(2)])
+        for _ in range(3):
+            model.predict(np.ones((1, 3), "float32"), verbose=0)
+        assert model.predict_function["one"].replay.graph_count == 1
+        print("torch._dynamo" in sys.modules)
+        """
+    )
+    env = {**os.environ, "LAMINA_BACKEND": "torch"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "False"
