@@ -91,3 +91,28 @@ def test_legitimate_target_shapes_still_train(units, loss, target):
     model = _dense(units, loss=loss, metrics=["mae"] if loss == "mse" else ["accuracy"])
     history = model.fit(X, target, batch_size=4, verbose=0)
     assert np.isfinite(history.history["loss"][0])
+
+
+@pytest.mark.parametrize(
+    "extra, before, after",
+    [
+        # Keras 3.15's lists, checked by hand: `compile_metrics` from `compile` on whenever
+        # metrics were given (even an empty list), before the per-output losses.
+        ({"metrics": {"a": ["mae"], "b": ["mse"]}}, ["loss", "compile_metrics"], None),
+        ({"metrics": []}, ["loss", "compile_metrics"], None),
+        ({"weighted_metrics": {"a": ["mae"]}}, ["loss", "compile_metrics"], None),
+        ({}, ["loss"], ["loss", "a_loss", "b_loss"]),
+    ],
+)
+def test_metrics_names_in_keras_order(extra, before, after):
+    model = _two_outputs({"a": "mse", "b": "mae"})
+    model.compile(optimizer="sgd", loss={"a": "mse", "b": "mae"}, **extra)
+    assert model.metrics_names == before
+    y = {"a": np.ones((8, 5), "float32"), "b": np.ones((8, 1), "float32")}
+    model.fit(X, y, verbose=0)
+    assert model.metrics_names == (after or before + ["a_loss", "b_loss"])
+    # evaluate's list keeps Keras's order of values: the losses, then the metrics.
+    logs = model.evaluate(X, y, verbose=0, return_dict=True)
+    values = model.evaluate(X, y, verbose=0)
+    names = ["loss", "a_loss", "b_loss"] + sorted(set(logs) - {"loss", "a_loss", "b_loss"})
+    np.testing.assert_allclose(values, [logs[n] for n in names], rtol=1e-6)

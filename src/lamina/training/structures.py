@@ -119,13 +119,18 @@ class OutputStructures:
         )
 
     def _collect_metrics(self) -> list:
+        # Keras 3's order. `compile_metrics` is listed from `compile` on whenever
+        # `metrics` or `weighted_metrics` was given (even empty, or not yet built), as
+        # in Keras; the per-output loss trackers appear once the outputs are known.
         out = []
         if self._loss_tracker is not None:
             out.append(self._loss_tracker)
+        compiled = self._compile_metrics
+        if compiled is not None and (
+            compiled._metrics_spec is not None or compiled._weighted_spec is not None
+        ):
+            out.append(compiled)
         out.extend(t for t in self._output_loss_trackers if t is not None)
-        if self._compile_metrics is not None and self._compile_metrics.built:
-            if self._compile_metrics.metrics:
-                out.append(self._compile_metrics)
         seen = {id(m) for m in out}
         for value in self.__dict__.values():
             for item in value if isinstance(value, (list, tuple)) else [value]:
@@ -145,10 +150,15 @@ class OutputStructures:
             m.reset_state()
 
     def _flat_metric_names(self) -> list[str]:
-        names = []
+        """The order of `evaluate`'s (and `*_on_batch`'s) list of results, which is
+        Keras's: the loss, each output's loss, the compiled metrics, then the rest."""
+        names, compiled = [], []
         for m in self.metrics:
             if isinstance(m, CompileMetrics):
-                names.extend(sub.name for sub in m.metrics)
+                compiled.extend(sub.name for sub in m.metrics)
             else:
                 names.append(m.name)
-        return names
+        losses = (self._loss_tracker is not None) + sum(
+            t is not None for t in self._output_loss_trackers
+        )
+        return names[:losses] + compiled + names[losses:]
