@@ -24,7 +24,7 @@ from lamina.backend.common.variables import StatelessScope, in_stateless_scope
 from lamina.graph.function import Function, _is_input_tensor, clone_graph_nodes
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
-from lamina.graph.operation import current_call_context
+from lamina.graph.operation import Operation, current_call_context
 from lamina.layers.input_layer import Input, InputLayer
 from lamina.layers.input_spec import shapes_differ
 from lamina.layers.layer import (
@@ -37,10 +37,11 @@ from lamina.layers.layer import (
 )
 from lamina.models import functional_config, summary_utils
 from lamina.models.host_part import HostPrepared, host_plan
+from lamina.ops.core import _SpecifiedOperation
 from lamina.training import concurrency, data_adapter
 from lamina.training.trainer import Trainer
 from lamina.utils import serialization
-from lamina.utils.traceback_utils import filter_traceback
+from lamina.utils.traceback_utils import filter_traceback, unfiltered_traceback
 
 
 def _input_standing_for(tensor):
@@ -330,9 +331,74 @@ class Model(Trainer, Layer):
             and not in_stateless_scope()
         ):
             flat = tree.flatten(args[0])
-            if flat and all(backend_core.is_concrete(v) for v in flat):
+            if (
+                flat
+                and all(backend_core.is_concrete(v) for v in flat)
+                and not self._value_dependent_ops()
+            ):
                 return self._unpack_singleton(self._compiled_call(args[0]))
-        return self._unpack_singleton(Layer.__call__(self, *args, **kwargs))
+        # A graph with an op whose output shape depends on the values (`ops.unique`) runs
+        # here op by op on data, as Keras 3 runs `model(x)` on every engine.
+        if backend_execution.STATEFUL or self._function is None:
+            return self._unpack_singleton(Layer.__call__(self, *args, **kwargs))
+        try:
+            outputs = Layer.__call__(self, *args, **kwargs)
+        except Exception as error:
+            self._explain_value_dependent(error)
+            raise
+        return self._unpack_singleton(outputs)
+
+    def _value_dependent_ops(self) -> list:
+        """The graph's ops (nested models' included) whose output shape depends on the
+        values of their inputs, as `(op, model)` pairs: empty for an ordinary graph.
+
+        Such an op declares its own output spec (a length `None` that no stand-in
+        evaluation could know) and the engine cannot evaluate it abstractly: neither can
+        it trace it into a compiled program. Found once per graph (graphs are fixed).
+        """
+        function = self._function
+        cached = self.__dict__.get("_value_dependent_cache")
+        if cached is not None and cached[0] is function:
+            return cached[1]
+        found = []
+        for node in function.nodes if function is not None else ():
+            op = node.operation
+            if isinstance(op, Model) and op._function is not None:
+                found.extend(op._value_dependent_ops())
+            elif _declares_own_spec(op) and not _abstractly_evaluable(node):
+                found.append((op, self))
+        self.__dict__["_value_dependent_cache"] = (function, found)
+        return found
+
+    def _explain_value_dependent(self, error) -> None:
+        """Raise a clear error if `error` came from an op whose output shape depends on
+        the values, run under tracing (a compiled `predict`, `evaluate` or `fit` step);
+        return (the caller raises `error` as it is) for any other error."""
+        found = self._value_dependent_ops()
+        if not found:
+            return
+        culprits = {id(op): (op, model) for op, model in found}
+        entry = unfiltered_traceback(error)
+        while entry is not None:
+            hit = culprits.get(id(entry.tb_frame.f_locals.get("self")))
+            if hit is not None:
+                break
+            entry = entry.tb_next
+        else:
+            return
+        op, model = hit
+        where = (
+            f"model {model.name!r}"
+            if model is self
+            else (f"model {model.name!r} (inside model {self.name!r})")
+        )
+        raise ValueError(
+            _VALUE_DEPENDENT_MESSAGE.format(
+                op=f"{getattr(op, 'function_name', type(op).__name__)} {op.name!r}",
+                where=where,
+                error=f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}",
+            )
+        ) from error
 
     def _unpack_singleton(self, outputs):
         """As Keras 3 does, a model built with its one output in a list (`Model(x, [y])`)
@@ -452,7 +518,9 @@ class Model(Trainer, Layer):
     @property
     def call_function(self):
         """The compiled program behind `model(x)` on data (None before the first call);
-        its `trace_count` says how often it was traced."""
+        its `trace_count` says how often it was traced. It stays None for a graph holding
+        an op whose output shape depends on the values (`ops.unique`): such a graph runs
+        op by op on data, as Keras 3 runs `model(x)`."""
         entry = self.__dict__.get("_call_entry")
         return entry[1] if entry is not None else None
 
@@ -505,6 +573,13 @@ class Model(Trainer, Layer):
     def compute_mask(self, inputs, previous_mask=None):
         if self._function is None:
             return None
+        if (
+            not backend_execution.STATEFUL
+            and self._value_dependent_ops()
+            and not any(getattr(t, "_keras_mask", None) is not None for t in self.outputs)
+            and not any(m is not None for m in tree.flatten(previous_mask))
+        ):
+            return None  # nothing to mask, and running the graph abstractly cannot work
         if isinstance(inputs, HostPrepared):
             _, masks = self._host_plan().engine.run(inputs.values)
         else:
@@ -516,6 +591,12 @@ class Model(Trainer, Layer):
     def compute_output_spec(self, *args, **kwargs):
         if self._function is not None:
             self._conform_inputs(args[0])  # clear errors before abstract evaluation
+            if not backend_execution.STATEFUL and self._value_dependent_ops():
+                # Abstract evaluation cannot run such an op; the graph's own output
+                # specs hold (their `None` dims are the batch or a data-dependent size).
+                return tree.map_structure(
+                    lambda t: KerasTensor(t.shape, t.dtype), self._function._outputs_struct
+                )
         return super().compute_output_spec(*args, **kwargs)
 
     def _conform_inputs(self, inputs) -> list:
@@ -821,6 +902,32 @@ serialization.register_builtin("models", Model, name="Functional")
 serialization.register_builtin("layers", Model, name="Functional")
 serialization.register_builtin("layers", Model)
 __all__ = ["InputLayer", "Model"]
+
+
+_VALUE_DEPENDENT_MESSAGE = (
+    "Op {op} in {where} gives an output whose shape depends on the values of its "
+    "input, so it cannot run inside a compiled program (JAX traces `fit`, `evaluate` and "
+    "`predict` steps with jax.jit; the trace failed with {error}). Run the steps op by "
+    "op: `model.compile(..., run_eagerly=True)` (or `jit_compile=False`); `model(x)` on "
+    "data already runs such a graph op by op. Or give the op a fixed output size: "
+    "`ops.unique(x, size=N, fill_value=...)`, `ops.bincount(x, minlength=N)`, "
+    "`ops.where(condition, x1, x2)` in place of `ops.where(condition)`."
+)
+
+
+def _declares_own_spec(op) -> bool:
+    """An op made with its own `output_spec` rule (see `lamina.ops.core._op`): what ops
+    whose output length may depend on the data do, as abstract evaluation cannot know it."""
+    return isinstance(op, _SpecifiedOperation)
+
+
+def _abstractly_evaluable(node) -> bool:
+    """Whether the engine evaluates the node's op on specs (as a trace would see it)."""
+    try:
+        Operation.compute_output_spec(node.operation, *node.call_args, **node.call_kwargs)
+    except Exception:  # the trace of a compiled program would fail the same way
+        return False
+    return True
 
 
 def _holds_text(x) -> bool:
