@@ -716,6 +716,25 @@ LAYER = declare(
     dense(x, kernel, bias=None)
         `Dense`'s math, `x @ kernel + bias` exactly as `matmul` then `add` give it, with
         one fused kernel where the engine has one.
+    wrap_modules(wrapper)
+        From now on a layer replaces a bare engine module assigned as its attribute by
+        `wrapper(module)` (Keras's torch backend wraps a `torch.nn.Module` so); nothing on JAX.
+    module_variables(module, path, who)
+        `TorchModuleWrapper`'s parameters: checks `module` (a `torch.nn.Module`), moves it
+        to the engine's device and returns `[(name, Variable)]`, each Variable holding the
+        parameter's own tensor. JAX, which has no modules, raises naming the fix.
+    call_module(module, variables, training, args, kwargs)
+        `module(*args, **kwargs)` with its parameters read through `variables` (so
+        stateless scopes and abstract evaluation apply); `training` False puts it in
+        eval mode, anything else in train mode (Keras's rule).
+    module_state(module)
+        The module's `state_dict()` (parameters and buffers) as NumPy arrays by name.
+    load_module_state(module, state, who)
+        Load `{name: array}` into the module's `state_dict`, refusing other entries or shapes.
+    serialize_module(module)
+        The module pickled (`torch.save`) as base64 text, Keras's `TorchModuleWrapper` config.
+    deserialize_module(data)
+        The module `serialize_module` wrote; runs pickle, so callers check `safe_mode` first.
     """
 )
 

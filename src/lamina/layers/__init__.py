@@ -176,6 +176,7 @@ from lamina.layers.spectral_normalization import SpectralNormalization
 from lamina.layers.spectrogram import MelSpectrogram, STFTSpectrogram
 from lamina.layers.string_lookup import StringLookup
 from lamina.layers.text_vectorization import TextVectorization
+from lamina.layers.torch_module_wrapper import TorchModuleWrapper
 from lamina.layers.wrapper_base import Wrapper
 from lamina.layers.wrappers import Bidirectional, TimeDistributed
 
@@ -200,6 +201,7 @@ __all__ = [
     "InputSpec",
     "JaxLayer",
     "FlaxLayer",
+    "TorchModuleWrapper",
     "Lambda",
     "Layer",
     "LeakyReLU",

@@ -16,6 +16,16 @@ from collections import OrderedDict
 import torch
 
 from lamina.backend.torch.core import _meta, convert_to_tensor
+from lamina.backend.torch.module_wrapper import (  # noqa: F401 - the contract's names
+    call_module,
+    deserialize_module,
+    load_module_state,
+    module_state,
+    module_variables,
+    serialize_module,
+    wrap_modules,
+    wrapped_attribute,
+)
 
 
 def _key(path: str, taken: dict) -> str:
@@ -46,7 +56,11 @@ class LayerBase(torch.nn.Module):
 
     def __setattr__(self, name, value):
         # Layers track their sublayers and variables from their attributes; torch's
-        # `__setattr__` would move modules and parameters out of `__dict__`.
+        # `__setattr__` would move modules and parameters out of `__dict__`. A bare
+        # `torch.nn.Module` is wrapped in a layer, as Keras's torch backend does, so its
+        # parameters are tracked and trained.
+        if isinstance(value, torch.nn.Module) and not isinstance(value, LayerBase):
+            value = wrapped_attribute(self, value)
         object.__setattr__(self, name, value)
 
     @property
