@@ -116,3 +116,31 @@ def test_metrics_names_in_keras_order(extra, before, after):
     values = model.evaluate(X, y, verbose=0)
     names = ["loss", "a_loss", "b_loss"] + sorted(set(logs) - {"loss", "a_loss", "b_loss"})
     np.testing.assert_allclose(values, [logs[n] for n in names], rtol=1e-6)
+
+
+@pytest.mark.parametrize("as_dict", [True, False])
+def test_per_output_losses_follow_the_loss_dict_order(as_dict):
+    """Keras 3 walks a `loss` dict in its own order for a model with dict outputs (list
+    outputs keep the outputs' order), and `evaluate`'s list follows `metrics_names`: a
+    program that unpacks `loss, zeta_loss, alpha_loss = model.evaluate(...)` must get
+    each output's own loss (checked against NumPy's MSE of `predict`)."""
+    inp = Input((4,))
+    heads = {"zeta": layers.Dense(1, name="zeta")(inp), "alpha": layers.Dense(2, name="alpha")(inp)}
+    model = Model(inp, heads if as_dict else [heads["zeta"], heads["alpha"]])
+    model.compile(optimizer="sgd", loss={"zeta": "mse", "alpha": "mae"})
+    y = {"zeta": np.full((8, 1), 1.0, "float32"), "alpha": np.full((8, 2), 10.0, "float32")}
+    targets = y if as_dict else [y["zeta"], y["alpha"]]
+    model.fit(X, targets, verbose=0)
+    expected_order = ["zeta", "alpha"] if as_dict else ["alpha", "zeta"]
+    if not as_dict:
+        expected_order = [n for n in model.output_names]  # the outputs' order
+    assert model.metrics_names == ["loss"] + [f"{n}_loss" for n in expected_order]
+    pred = model.predict(X, verbose=0)
+    pred = pred if as_dict else dict(zip(["zeta", "alpha"], pred))
+    per_output = {
+        "zeta": np.mean((pred["zeta"] - y["zeta"]) ** 2),
+        "alpha": np.mean(np.abs(pred["alpha"] - y["alpha"])),
+    }
+    total, *losses = model.evaluate(X, targets, verbose=0)
+    np.testing.assert_allclose(losses, [per_output[n] for n in expected_order], rtol=1e-5)
+    np.testing.assert_allclose(total, sum(per_output.values()), rtol=1e-5)

@@ -75,7 +75,21 @@ class OutputStructures:
             if multi
             else []
         )
+        self._output_loss_order = self._loss_tracker_order(spec, names)
         self._structures_built = True
+
+    def _loss_tracker_order(self, spec, names) -> list[int]:
+        """The order of the per-output loss trackers in `model.metrics` (so in
+        `metrics_names` and `evaluate`'s list), as Keras 3 builds them: a `loss` dict
+        for a model with dict outputs is walked in the dict's own order; otherwise the
+        outputs' order."""
+        order = list(range(len(self._output_loss_trackers)))
+        loss = getattr(self, "_compile_args", {}).get("loss")
+        if isinstance(loss, dict) and isinstance(spec, dict) and order:
+            position = {name: i for i, name in enumerate(names)}
+            first = [position[key] for key in loss if key in position]
+            order = first + [i for i in order if i not in first]
+        return order
 
     def _output_spec_for(self, x, outputs=False):
         from lamina.graph.keras_tensor import KerasTensor
@@ -130,7 +144,11 @@ class OutputStructures:
             compiled._metrics_spec is not None or compiled._weighted_spec is not None
         ):
             out.append(compiled)
-        out.extend(t for t in self._output_loss_trackers if t is not None)
+        trackers = self._output_loss_trackers
+        order = self.__dict__.get("_output_loss_order")
+        if order is None or len(order) != len(trackers):  # recompiled, not yet built
+            order = range(len(trackers))
+        out.extend(trackers[i] for i in order if trackers[i] is not None)
         seen = {id(m) for m in out}
         for value in self.__dict__.values():
             for item in value if isinstance(value, (list, tuple)) else [value]:
