@@ -311,15 +311,20 @@ class _CompiledCall:
     shapes). Calling it with the live variables' values keeps autograd working: the
     backward of the compiled graph is compiled too. The new values the call assigns
     (a BatchNormalization's moving statistics) come back as outputs and are assigned
-    after the call, eagerly.
+    after the call, eagerly. Random draws (Dropout, GaussianNoise, augmentation
+    layers) are captured too: each is one opaque node of the graph (the custom op
+    `lamina::random_draw`, see `backend/torch/random.py`) whose seed input the graph
+    computes from the layer's `SeedGenerator` state, whose advance is an assigned
+    value like any other; it runs the eager draw, so the masks and the noise are bit
+    for bit those of the eager call with the same seeds.
 
     While a program made with `jit=owner` runs, the compiled call is installed as the
     owner's instance attribute `call`, so `owner(x)` anywhere in the step reaches it;
     calls it cannot take (several positional arguments, a mask, non-tensor inputs) go
     to the original `call`. If the capture or the compile fails (the call reads a
-    tensor's value in Python, draws random numbers from a seed it reads, touches a
-    variable outside the owner), the call says why in one warning and runs eagerly from
-    then on.
+    tensor's value in Python, touches a variable outside the owner, differentiates
+    a random draw with respect to its parameters), the call says why in one warning
+    and runs eagerly from then on.
     """
 
     def __init__(self, owner):
@@ -429,8 +434,8 @@ class _CompiledCall:
             reason = f"capturing its graph failed ({_describe(error)})"
             if "data-dependent" in reason:
                 reason += (
-                    "; the call reads a tensor's value in Python (`float(x)`, `.item()`; "
-                    "random layers such as Dropout read their seed this way)"
+                    "; the call reads a tensor's value in Python (`float(x)`, `.item()`, "
+                    "`int(x)`, or a slice or shape taken from a tensor)"
                 )
             return reason
         self._log.record(leaves)

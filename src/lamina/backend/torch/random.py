@@ -4,13 +4,25 @@ Samples are a deterministic function of the seed tensor: each call seeds a fresh
 `torch.Generator` from the two numbers (mixed, so neighbouring seeds give unrelated
 streams), on the device the result lives on. During abstract evaluation (`meta`
 device) no numbers are drawn: the functions return tensors of the right shape only.
+
+Reading the seed's numbers in Python is what a graph capture cannot do (`make_fx` on
+fake tensors, for `compile(jit_compile=True)`), so there the draw itself becomes one
+node of the graph: the custom op `lamina::random_draw` (registered on first use), whose
+input is the seed tensor (computed in the graph, from a `SeedGenerator`'s state) and
+whose real kernel is the eager draw below. The graph computes what the eager call
+computes, bit for bit; the op returns the raw sample (a uniform draw for dropout's
+mask, a standard normal), and what follows it (the mask, the scaling, the gradient
+through the multiply) stays ordinary graph code.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
+import threading
 
 import torch
+from torch._subclasses.fake_tensor import is_fake
 
 from lamina.backend import config
 from lamina.backend.torch.core import (
@@ -60,15 +72,105 @@ def _abstract(shape, dtype):
     return None
 
 
-def _draw(fn, shape, dtype, seed):
-    """`fn(shape, generator, device)` in float32 for half types (cast after), else `dtype`."""
+def _sample(seed, kind, shape, dtype, device, tensors, integers):
+    """The draw `kind` in float32 for half types (cast after), else in `dtype`."""
+    work = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+    generator = _generator(seed, device)
+    sample = _DRAWS[kind](tuple(shape), generator, device, work, tensors, integers)
+    return sample if sample.dtype == dtype else sample.to(dtype)
+
+
+def _draw(kind, shape, dtype, seed, tensors=(), integers=()):
+    """A sample of the draw `kind` (a key of `_DRAWS`) from `seed`.
+
+    `tensors` and `integers` are the draw's parameters (a Gamma's concentration,
+    randint's bounds); everything of the draw that reads `seed` happens here.
+    """
     out = _abstract(shape, dtype)
     if out is not None:
         return out
     device = get_device()
-    work = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
-    sample = fn(tuple(int(d) for d in shape), _generator(seed, device), device, work)
-    return sample if sample.dtype == dtype else sample.to(dtype)
+    shape = tuple(int(d) for d in shape)
+    if seed is not None and type(seed) is not torch.Tensor and is_fake(seed):
+        # Under a capture: the draw is one opaque node of the graph (see the module
+        # docstring); eager calls never come here.
+        op = _random_draw_op()
+        return op(seed, kind, shape, dtype, device, list(tensors), list(integers))
+    return _sample(seed, kind, shape, dtype, device, tensors, integers)
+
+
+_NO_TRACED_GRADIENT = (
+    "the gradient of the random draw {kind!r} with respect to its parameters (such as "
+    "random.gamma's alpha) is computed from the seed's value, which a traced backward "
+    "cannot read; it is computed only when the backward runs eagerly"
+)
+
+_OP_LOCK = threading.Lock()
+_OP = None
+
+
+def _random_draw_op():
+    """The custom op `lamina::random_draw`, registered on first use (no import cost)."""
+    global _OP
+    if _OP is None:
+        with _OP_LOCK:
+            if _OP is None:
+                _OP = _register_random_draw()
+    return _OP
+
+
+def _register_random_draw():
+    existing = getattr(getattr(torch.ops, "lamina", None), "random_draw", None)
+    if existing is not None:  # registered by an earlier import of this module
+        return existing
+
+    @torch.library.custom_op("lamina::random_draw", mutates_args=())
+    def random_draw(
+        seed: torch.Tensor,
+        kind: str,
+        shape: list[int],
+        dtype: torch.dtype,
+        device: torch.device,
+        tensors: list[torch.Tensor],
+        integers: list[int],
+    ) -> torch.Tensor:
+        # The real kernel, run with real tensors when the compiled graph runs.
+        return _sample(seed, kind, shape, dtype, device, tensors, integers)
+
+    @random_draw.register_fake
+    def _(seed, kind, shape, dtype, device, tensors, integers):
+        return torch.empty(tuple(shape), dtype=dtype, device=device)
+
+    # A sample's gradient with respect to the draw's parameters (a Gamma's concentration:
+    # torch's samplers are reparameterized) is what eager autograd gives: the backward
+    # draws the same sample again from the seed and differentiates that. It needs the
+    # seed's value, so a compiler that traces the backward ahead (AOTAutograd, under
+    # inductor) cannot take it: that compile fails, and the call runs eagerly.
+    def setup_context(ctx, inputs, output):
+        seed, kind, shape, dtype, device, tensors, integers = inputs
+        ctx.save_for_backward(seed, *tensors)
+        ctx.draw = (kind, shape, dtype, device, integers)
+
+    def backward(ctx, grad):
+        seed, *tensors = ctx.saved_tensors
+        kind, shape, dtype, device, integers = ctx.draw
+        if is_fake(seed):
+            raise RuntimeError(_NO_TRACED_GRADIENT.format(kind=kind))
+        with torch.enable_grad():
+            params = [t.detach().requires_grad_(t.is_floating_point()) for t in tensors]
+            sample = _sample(seed, kind, shape, dtype, device, params, integers)
+            wanted = [p for p in params if p.requires_grad]
+            found = iter(
+                torch.autograd.grad(sample, wanted, grad, allow_unused=True)
+                if sample.requires_grad and wanted
+                else [None] * len(wanted)
+            )
+        grads = [next(found) if p.requires_grad else None for p in params]
+        # An empty `integers` reads as an empty list of tensors, whose gradient is `[]`.
+        return None, None, None, None, None, grads, [] if not integers else None
+
+    random_draw.register_autograd(backward, setup_context=setup_context)
+    return torch.ops.lamina.random_draw.default
 
 
 def make_seed(seed: int):
@@ -76,61 +178,106 @@ def make_seed(seed: int):
     return convert_to_tensor([0, int(seed) % (2**32)], dtype=SEED_DTYPE)
 
 
-def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    dtype = _float(dtype)
-
-    def draw(shape, generator, device, work):
-        return torch.randn(shape, generator=generator, device=device, dtype=work)
-
-    return _draw(draw, shape, dtype, seed) * stddev + mean
+def _normal(shape, generator, device, work, tensors, integers):
+    return torch.randn(shape, generator=generator, device=device, dtype=work)
 
 
-def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
-    dtype = _float(dtype)
-
-    def draw(shape, generator, device, work):
-        return torch.rand(shape, generator=generator, device=device, dtype=work)
-
-    return _draw(draw, shape, dtype, seed) * (maxval - minval) + minval
+def _uniform(shape, generator, device, work, tensors, integers):
+    return torch.rand(shape, generator=generator, device=device, dtype=work)
 
 
 _LOW = 0.5 * (1.0 + math.erf(-2.0 / math.sqrt(2.0)))  # Phi(-2)
 _HIGH = 0.5 * (1.0 + math.erf(2.0 / math.sqrt(2.0)))  # Phi(2)
 
 
+def _truncated_normal(shape, generator, device, work, tensors, integers):
+    # Inverse CDF of a uniform draw inside [Phi(-2), Phi(2)], as JAX does.
+    u = torch.rand(shape, generator=generator, device=device, dtype=work)
+    p = _LOW + u * (_HIGH - _LOW)
+    return (math.sqrt(2.0) * torch.special.erfinv(2.0 * p - 1.0)).clamp(-2.0, 2.0)
+
+
+def _randint(shape, generator, device, work, tensors, integers):
+    low, high = integers
+    return torch.randint(low, high, shape, generator=generator, device=device)
+
+
+def _categorical(shape, generator, device, work, tensors, integers):
+    (logits,) = tensors
+    probs = torch.softmax(logits.reshape(-1, logits.shape[-1]).to(torch.float32), dim=-1)
+    picks = torch.multinomial(probs, shape[-1], replacement=True, generator=generator)
+    return picks.reshape(shape)
+
+
+def _permutation(shape, generator, device, work, tensors, integers):
+    return torch.randperm(shape[0], generator=generator, device=device)
+
+
+def _parameter(value, shape, device, work):
+    """A distribution parameter broadcast to the sample shape, in the working dtype."""
+    return torch.broadcast_to(value.to(device=device, dtype=work), shape)
+
+
+def _gamma(shape, generator, device, work, tensors, integers):
+    (alpha,) = tensors
+    return torch._standard_gamma(_parameter(alpha, shape, device, work), generator=generator)
+
+
+def _binomial(shape, generator, device, work, tensors, integers):
+    # torch.binomial samples in float; float64 keeps large counts exact.
+    n = _parameter(tensors[0], shape, device, torch.float64)
+    p = _parameter(tensors[1], shape, device, torch.float64)
+    return torch.binomial(n, p, generator=generator).to(work)
+
+
+def _beta(shape, generator, device, work, tensors, integers):
+    # X / (X + Y) with X ~ Gamma(alpha), Y ~ Gamma(beta) is Beta(alpha, beta).
+    x = torch._standard_gamma(_parameter(tensors[0], shape, device, work), generator=generator)
+    y = torch._standard_gamma(_parameter(tensors[1], shape, device, work), generator=generator)
+    return x / (x + y).clamp_min(torch.finfo(work).tiny)
+
+
+# Every draw by name: the custom op names its draw by a string.
+_DRAWS = {
+    "normal": _normal,
+    "uniform": _uniform,
+    "truncated_normal": _truncated_normal,
+    "randint": _randint,
+    "categorical": _categorical,
+    "permutation": _permutation,
+    "gamma": _gamma,
+    "binomial": _binomial,
+    "beta": _beta,
+}
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    return _draw("normal", shape, _float(dtype), seed) * stddev + mean
+
+
+def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    return _draw("uniform", shape, _float(dtype), seed) * (maxval - minval) + minval
+
+
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    dtype = _float(dtype)
+    return _draw("truncated_normal", shape, _float(dtype), seed) * stddev + mean
 
-    def draw(shape, generator, device, work):
-        # Inverse CDF of a uniform draw inside [Phi(-2), Phi(2)], as JAX does.
-        u = torch.rand(shape, generator=generator, device=device, dtype=work)
-        p = _LOW + u * (_HIGH - _LOW)
-        return (math.sqrt(2.0) * torch.special.erfinv(2.0 * p - 1.0)).clamp(-2.0, 2.0)
 
-    return _draw(draw, shape, dtype, seed) * stddev + mean
+def _python_int(value) -> int:
+    if isinstance(value, numbers.Real):  # read without a tensor: capturable
+        return int(value)
+    return int(convert_to_tensor(value).item())
 
 
 def randint(shape, minval, maxval, dtype="int32", seed=None):
-    dtype = to_torch_dtype(dtype)
-    low, high = int(convert_to_tensor(minval).item()), int(convert_to_tensor(maxval).item())
-
-    def draw(shape, generator, device, work):
-        return torch.randint(low, high, shape, generator=generator, device=device)
-
-    return _draw(draw, shape, dtype, seed)
+    bounds = (_python_int(minval), _python_int(maxval))
+    return _draw("randint", shape, to_torch_dtype(dtype), seed, integers=bounds)
 
 
 def categorical(logits, num_samples, dtype="int32", seed=None):
     logits = convert_to_tensor(logits)
-    dtype = to_torch_dtype(dtype)
-    batch = tuple(logits.shape[:-1])
-
-    def draw(shape, generator, device, work):
-        probs = torch.softmax(logits.reshape(-1, logits.shape[-1]).to(torch.float32), dim=-1)
-        picks = torch.multinomial(probs, num_samples, replacement=True, generator=generator)
-        return picks.reshape(shape)
-
-    return _draw(draw, batch + (int(num_samples),), dtype, seed)
+    shape = tuple(logits.shape[:-1]) + (int(num_samples),)
+    return _draw("categorical", shape, to_torch_dtype(dtype), seed, tensors=(logits,))
 
 
 def dropout(inputs, rate, noise_shape=None, seed=None):
@@ -141,11 +288,7 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
         else tuple(s if n is None else n for s, n in zip(inputs.shape, noise_shape, strict=True))
     )
     keep_prob = 1.0 - rate
-
-    def draw(shape, generator, device, work):
-        return torch.rand(shape, generator=generator, device=device) < keep_prob
-
-    keep = _draw(draw, shape, torch.bool, seed)
+    keep = _draw("uniform", shape, torch.float32, seed) < keep_prob
     return torch.where(
         keep, inputs / keep_prob, torch.zeros((), dtype=inputs.dtype, device=inputs.device)
     )
@@ -153,49 +296,19 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
 
 def shuffle(x, axis=0, seed=None):
     x = convert_to_tensor(x)
-    n = x.shape[axis]
-
-    def draw(shape, generator, device, work):
-        return torch.randperm(n, generator=generator, device=device)
-
-    perm = _draw(draw, (n,), torch.int64, seed)
+    perm = _draw("permutation", (x.shape[axis],), torch.int64, seed)
     return torch.index_select(x, axis, perm)
 
 
-def _parameter(value, shape, device, work):
-    """A distribution parameter broadcast to the sample shape, in the working dtype."""
-    value = convert_to_tensor(value).to(device=device, dtype=work)
-    return torch.broadcast_to(value, shape)
-
-
 def gamma(shape, alpha, dtype=None, seed=None):
-    dtype = _float(dtype)
-
-    def draw(shape, generator, device, work):
-        return torch._standard_gamma(_parameter(alpha, shape, device, work), generator=generator)
-
-    return _draw(draw, shape, dtype, seed)
+    return _draw("gamma", shape, _float(dtype), seed, tensors=(convert_to_tensor(alpha),))
 
 
 def binomial(shape, counts, probabilities, dtype=None, seed=None):
-    dtype = _float(dtype)
-
-    def draw(shape, generator, device, work):
-        # torch.binomial samples in float; float64 keeps large counts exact.
-        n = _parameter(counts, shape, device, torch.float64)
-        p = _parameter(probabilities, shape, device, torch.float64)
-        return torch.binomial(n, p, generator=generator).to(work)
-
-    return _draw(draw, shape, dtype, seed)
+    parameters = (convert_to_tensor(counts), convert_to_tensor(probabilities))
+    return _draw("binomial", shape, _float(dtype), seed, tensors=parameters)
 
 
 def beta(shape, alpha, beta, dtype=None, seed=None):
-    dtype = _float(dtype)
-
-    def draw(shape, generator, device, work):
-        # X / (X + Y) with X ~ Gamma(alpha), Y ~ Gamma(beta) is Beta(alpha, beta).
-        x = torch._standard_gamma(_parameter(alpha, shape, device, work), generator=generator)
-        y = torch._standard_gamma(_parameter(beta, shape, device, work), generator=generator)
-        return x / (x + y).clamp_min(torch.finfo(work).tiny)
-
-    return _draw(draw, shape, dtype, seed)
+    parameters = (convert_to_tensor(alpha), convert_to_tensor(beta))
+    return _draw("beta", shape, _float(dtype), seed, tensors=parameters)
