@@ -102,6 +102,16 @@ class _RealDevice:
 
 
 # Variables ----------------------------------------------------------------------------
+def _variable_values(args):
+    if isinstance(args, Variable):
+        return args.value
+    if type(args) in (list, tuple):
+        return type(args)(_variable_values(a) for a in args)
+    if type(args) is dict:
+        return {k: _variable_values(v) for k, v in args.items()}
+    return args
+
+
 class Variable(_BaseVariable):
     __doc__ = _BaseVariable.__doc__
 
@@ -181,6 +191,14 @@ class Variable(_BaseVariable):
             # refuses `meta + cpu`), whatever code reads it.
             return value.to(_META_DEVICE)
         return value
+
+    # A torch function given a variable computes with its value, nested lists of
+    # arguments included: `torch.matmul(x, self.kernel)` and `torch.cat([self.a, self.b])`
+    # in a layer's call work as on Keras's torch engine. `value` honours stateless
+    # scopes, autocast and abstract (meta) evaluation, so this is the same read.
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return func(*_variable_values(args), **_variable_values(kwargs or {}))
 
     def numpy(self) -> np.ndarray:
         return convert_to_numpy(self.value)
