@@ -6,6 +6,7 @@ import pytest
 from scipy import special
 
 from lamina import backend, metrics, ops
+from lamina.utils import serialization
 
 RNG = np.random.default_rng(1)
 B, C = 6, 4
@@ -266,6 +267,25 @@ def test_stateless_helpers():
 )
 def test_get_resolves_keras_names(name, cls):
     assert type(metrics.get(name)) is cls
+
+
+def test_a_model_compiled_with_metric_short_names_loads_from_its_file(tmp_path):
+    # load_model checks the file's compile_config names against the registry; every
+    # name compile takes must pass it ('mae' and 'auc' were refused as unknown).
+    import lamina
+
+    inputs = lamina.Input((3,))
+    model = lamina.Model(inputs, lamina.layers.Dense(1, activation="sigmoid")(inputs))
+    model.compile("sgd", "mse", metrics=["mae", "auc", "r2_score", "kld"])
+    x, y = np.ones((4, 3), "float32"), np.array([[0.0], [1.0], [1.0], [0.0]], "float32")
+    expected = model.evaluate(x, y, verbose=0, return_dict=True)
+    model.save(tmp_path / "m.keras")
+    loaded = lamina.saving.load_model(tmp_path / "m.keras")
+    got = loaded.evaluate(x, y, verbose=0, return_dict=True)
+    assert got.keys() == expected.keys()
+    np.testing.assert_allclose(list(got.values()), list(expected.values()), rtol=1e-6)
+    for name in metrics._NAMES:
+        assert serialization.get_registered_object(name, None, "metrics") is not None, name
 
 
 CONFIG_CASES = [

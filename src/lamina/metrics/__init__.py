@@ -162,6 +162,13 @@ _NAMES: dict[str, type] = dict(
     }
 )
 
+# The registry knows every name `get` takes, so a saved model's compile_config (which
+# `load_model` checks against it) may name metrics as `compile` accepted them ("mae").
+# A name already registered keeps its object (`"accuracy"` the function).
+for _name, _cls in _NAMES.items():
+    if _name not in serialization.builtins("metrics"):
+        serialization.register_builtin("metrics", _cls, name=_name)
+
 
 def serialize(metric):
     """A metric's config dict (or a metric function's name)."""
