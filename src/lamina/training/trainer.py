@@ -289,6 +289,10 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
                 if hasattr(metric, "build") and y_flat[i] is not None:
                     metric.build(np.shape(y_flat[i]), (batch,) + tuple(outputs[i].shape[1:]))
             self._metrics_built = True
+            # The metrics join `metrics_variables` now, possibly creating no variable (a
+            # loaded model's were made at load): a state list cached before (by
+            # `predict`) would lack them.
+            self._state_vars_cache = None
         if not self.optimizer_built():
             self.optimizer.build(self.trainable_variables)
 
