@@ -5,10 +5,11 @@ given a seeded random value (batch-norm statistics and biases included, so that 
 one matters), the weights are saved with
 `save_weights("x.weights.h5")`, and lamina's architecture loads that file and must give
 Keras's predictions on a random batch. The models are big for CI, so the inputs are
-the smallest each allows (32x32, 71x71 for Xception; `alpha=0.35` for MobileNetV2),
-and only a seeded sample of the seven architectures runs by default (one per run,
-chosen by the day of the year so that CI covers all seven each week; choose another
-with `LAMINA_APPLICATIONS_SEED=<int>`, an index modulo 7). `LAMINA_SLOW_TESTS=1` runs all seven.
+the smallest each allows (32x32, 71x71 for Xception, 75x75 for InceptionV3; small
+`alpha` for the MobileNets), and only a seeded sample of the architectures runs by
+default (one per run, chosen by the day of the year so that CI covers the cheaper ones
+in turn; choose another with `LAMINA_APPLICATIONS_SEED=<int>`, an index modulo their
+number). `LAMINA_SLOW_TESTS=1` runs them all.
 
 No test touches the network: `weights="imagenet"` is checked with a file placed in a
 temporary Keras cache (`KERAS_HOME`) and with a missing file whose origin is an absent
@@ -52,6 +53,20 @@ ARCHITECTURES = {
     "VGG16": ("vgg16", dict(include_top=False, pooling="max", input_shape=(32, 32, 3))),
     "DenseNet121": ("densenet", dict(include_top=False, pooling="avg", input_shape=(32, 32, 3))),
     "Xception": ("xception", dict(include_top=False, input_shape=(71, 71, 3))),
+    "VGG19": ("vgg19", dict(input_shape=(32, 32, 3), classes=3, classifier_activation=None)),
+    "MobileNet": (
+        "mobilenet",
+        dict(input_shape=(32, 32, 3), alpha=0.25, classes=3, classifier_activation=None),
+    ),
+    "MobileNetV3Small": (
+        "mobilenet_v3",
+        dict(input_shape=(32, 32, 3), alpha=0.25, classes=3, classifier_activation=None),
+    ),
+    "MobileNetV3Large": (
+        "mobilenet_v3",
+        dict(include_top=False, pooling="avg", input_shape=(32, 32, 3), alpha=0.25),
+    ),
+    "InceptionV3": ("inception_v3", dict(include_top=False, input_shape=(75, 75, 3))),
 }
 
 
@@ -62,9 +77,9 @@ def _sample():
     seed = os.environ.get("LAMINA_APPLICATIONS_SEED")
     if seed is not None:
         return [names[int(seed) % len(names)]]
-    # One of the five cheaper ones a day (DenseNet121 and EfficientNetB0 take 25-35 s
-    # each, over the suite's budget): they run with LAMINA_SLOW_TESTS=1 or a seed.
-    cheap = [n for n in names if n not in ("DenseNet121", "EfficientNetB0")]
+    # One of the cheaper ones a day (DenseNet121, EfficientNetB0 and InceptionV3 take
+    # 20-35 s each, over the suite's budget): they run with LAMINA_SLOW_TESTS=1 or a seed.
+    cheap = [n for n in names if n not in ("DenseNet121", "EfficientNetB0", "InceptionV3")]
     return [cheap[datetime.date.today().timetuple().tm_yday % len(cheap)]]
 
 
@@ -145,7 +160,15 @@ def test_keras_weights_load_and_predict_the_same(name, tmp_path, placeholder_ini
 @pytest.mark.parametrize("data_format", ["channels_last", "channels_first"])
 @pytest.mark.parametrize(
     "module, mode",
-    [("resnet50", "caffe"), ("resnet_v2", "tf"), ("densenet", "torch"), ("vgg16", "caffe")],
+    [
+        ("resnet50", "caffe"),
+        ("resnet_v2", "tf"),
+        ("densenet", "torch"),
+        ("vgg16", "caffe"),
+        ("vgg19", "caffe"),
+        ("mobilenet", "tf"),
+        ("inception_v3", "tf"),
+    ],
 )
 def test_preprocess_input_matches_keras(module, mode, data_format):
     rng = np.random.default_rng(1)
@@ -178,6 +201,7 @@ def test_preprocess_input_refuses_unknown_mode_and_format():
     with pytest.raises(ValueError, match="data_format='nhwc'"):
         imagenet_utils.preprocess_input(images, data_format="nhwc")
     assert applications.efficientnet.preprocess_input(images) is images
+    assert applications.mobilenet_v3.preprocess_input(images) is images
 
 
 @pytest.fixture
@@ -253,3 +277,95 @@ def test_arguments_keras_refuses_are_refused_clearly(tmp_path):
         applications.VGG16(weights=None, input_shape=(None, None, 3))
     with pytest.raises(ValueError, match="alpha=0.2"):
         applications.MobileNetV2(weights="imagenet", alpha=0.2, include_top=False)
+    with pytest.raises(ValueError, match="alpha=0.35"):
+        applications.MobileNet(weights="imagenet", alpha=0.35, include_top=False)
+    with pytest.raises(ValueError, match="depth_multiplier=2"):
+        applications.MobileNet(weights="imagenet", depth_multiplier=2, include_top=False)
+    with pytest.raises(ValueError, match="alpha=0.75, minimalistic=True"):
+        applications.MobileNetV3Small(alpha=0.75, minimalistic=True)
+    with pytest.raises(ValueError, match="at least 32x32.*16, 16, 3"):
+        applications.MobileNetV3Large(weights=None, input_shape=(16, 16, 3))
+    with pytest.raises(ValueError, match="does not match.*input_tensor"):
+        applications.MobileNetV3Small(
+            weights=None, input_shape=(64, 64, 3), input_tensor=lamina.Input((32, 32, 3))
+        )
+    with pytest.raises(ValueError, match="at least 75x75"):
+        applications.InceptionV3(weights=None, include_top=False, input_shape=(71, 71, 3))
+
+
+class _Fetched(Exception):
+    """Raised by a stand-in `get_file` once it has recorded what was asked for."""
+
+
+# (name, constructor kwargs with weights="imagenet", whether both warn of the size)
+IMAGENET_FILES = [
+    ("VGG19", dict(), False),
+    ("VGG19", dict(include_top=False), False),
+    ("MobileNet", dict(alpha=0.5, include_top=False, input_shape=(160, 160, 3)), False),
+    ("MobileNet", dict(alpha=0.25, include_top=False, input_shape=(100, 100, 3)), True),
+    ("MobileNet", dict(), False),
+    ("MobileNetV3Small", dict(minimalistic=True, input_shape=(224, 224, 3)), False),
+    ("MobileNetV3Large", dict(alpha=0.75, include_top=False, input_shape=(224, 224, 3)), False),
+    ("MobileNetV3Large", dict(include_top=False), True),
+    ("InceptionV3", dict(), False),
+]
+
+
+@pytest.mark.parametrize("name, kwargs, warns", IMAGENET_FILES)
+def test_imagenet_weights_are_the_files_keras_reads(name, kwargs, warns, monkeypatch):
+    # The same cache file name, origin and hash as Keras's, so a file Keras downloaded
+    # is found (and checked) in the cache. Keras builds the model before it asks.
+    from keras.src.utils import file_utils
+
+    def recorder(calls):
+        def get_file(fname, origin, cache_subdir="datasets", file_hash=None, **kwargs):
+            calls.append((fname, origin, cache_subdir, file_hash))
+            raise _Fetched
+
+        return get_file
+
+    keras_calls, ours = [], []
+    monkeypatch.setattr(file_utils, "get_file", recorder(keras_calls))
+    monkeypatch.setattr(imagenet_utils, "get_file", recorder(ours))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with keras.StatelessScope(initialize_variables=False), pytest.raises(_Fetched):
+            getattr(keras.applications, name)(**kwargs)
+        keras_warned = bool(caught)
+        with pytest.raises(RuntimeError, match="Could not get the ImageNet weights"):
+            getattr(applications, name)(**kwargs)
+    assert ours == keras_calls
+    assert keras_warned == warns
+    assert (len(caught) > int(keras_warned)) == warns  # ours warned too
+
+
+# Variants the load-and-predict test does not build: (name, kwargs for both).
+VARIANTS = [
+    ("MobileNet", dict(include_top=False, alpha=0.5, depth_multiplier=2, pooling="max")),
+    ("MobileNetV3Small", dict(minimalistic=True, include_preprocessing=False)),
+    ("MobileNetV3Large", dict(minimalistic=True, alpha=1.25, dropout_rate=0.0, classes=5)),
+]
+
+
+@pytest.mark.parametrize("name, kwargs", VARIANTS)
+def test_variants_have_keras_layers_and_parameter_counts(name, kwargs, placeholder_initial_values):
+    kwargs = dict(kwargs, input_shape=(75, 75, 3))
+    with keras.StatelessScope(initialize_variables=False):
+        keras_model = getattr(keras.applications, name)(weights=None, **kwargs)
+    model = getattr(applications, name)(weights=None, **kwargs)
+    assert _layer_names(model) == _layer_names(keras_model)
+    assert [tuple(w.shape) for w in model.weights] == [tuple(w.shape) for w in keras_model.weights]
+    assert model.count_params() == sum(int(np.prod(w.shape)) for w in keras_model.weights)
+    assert tuple(model.output.shape) == tuple(keras_model.output.shape)
+
+
+def test_mobilenet_v3_uses_the_given_input_tensor(placeholder_initial_values):
+    kwargs = dict(weights=None, include_top=False, alpha=0.25, pooling="avg")
+    with keras.StatelessScope(initialize_variables=False):
+        expected = keras.applications.MobileNetV3Small(
+            input_tensor=keras.Input((48, 40, 3)), **kwargs
+        ).output.shape
+    images = lamina.Input((48, 40, 3))
+    model = applications.MobileNetV3Small(input_tensor=images, **kwargs)
+    assert model.inputs[0] is images
+    assert tuple(model.output.shape) == tuple(expected)

@@ -21,11 +21,15 @@ from lamina.applications import (
     densenet,
     efficientnet,
     imagenet_utils,
+    inception_v3,
+    mobilenet,
     mobilenet_v2,
+    mobilenet_v3,
     resnet,
     resnet50,
     resnet_v2,
     vgg16,
+    vgg19,
     xception,
 )
 from lamina.applications.densenet import (
@@ -43,8 +47,18 @@ from lamina.applications.efficientnet import (
     EfficientNetB6,
     EfficientNetB7,
 )
+from lamina.applications.inception_v3 import (
+    InceptionV3,
+)
+from lamina.applications.mobilenet import (
+    MobileNet,
+)
 from lamina.applications.mobilenet_v2 import (
     MobileNetV2,
+)
+from lamina.applications.mobilenet_v3 import (
+    MobileNetV3Large,
+    MobileNetV3Small,
 )
 from lamina.applications.resnet import (
     ResNet50,
@@ -58,6 +72,9 @@ from lamina.applications.resnet_v2 import (
 )
 from lamina.applications.vgg16 import (
     VGG16,
+)
+from lamina.applications.vgg19 import (
+    VGG19,
 )
 from lamina.applications.xception import (
     Xception,
@@ -75,7 +92,11 @@ __all__ = [
     "EfficientNetB5",
     "EfficientNetB6",
     "EfficientNetB7",
+    "InceptionV3",
+    "MobileNet",
     "MobileNetV2",
+    "MobileNetV3Large",
+    "MobileNetV3Small",
     "ResNet101",
     "ResNet101V2",
     "ResNet152",
@@ -83,14 +104,19 @@ __all__ = [
     "ResNet50",
     "ResNet50V2",
     "VGG16",
+    "VGG19",
     "Xception",
     "densenet",
     "efficientnet",
     "imagenet_utils",
+    "inception_v3",
+    "mobilenet",
     "mobilenet_v2",
+    "mobilenet_v3",
     "resnet",
     "resnet50",
     "resnet_v2",
     "vgg16",
+    "vgg19",
     "xception",
 ]

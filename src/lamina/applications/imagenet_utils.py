@@ -280,6 +280,47 @@ def correct_pad(inputs, kernel_size):
     return ((half[0] - adjust[0], half[0]), (half[1] - adjust[1], half[1]))
 
 
+def make_divisible(value, divisor=8, min_value=None):
+    """Round a channel count to a multiple of `divisor`, never more than 10% below it.
+
+    The rounding of the MobileNet papers' reference code, which every MobileNet's
+    filter counts (and so its weight shapes) depend on.
+    """
+    min_value = divisor if min_value is None else min_value
+    rounded = max(min_value, int(value + divisor / 2) // divisor * divisor)
+    return rounded + divisor if rounded < 0.9 * value else rounded
+
+
+def square_size(input_shape, input_tensor, sizes, default=224):
+    """The input's side when square and in `sizes` (sizes with weight files), else `default`.
+
+    Read from `input_shape`, else from a symbolic `input_tensor`: the default size
+    `obtain_input_shape` is given by the families with weights for several sizes.
+    """
+    if input_shape is not None:
+        shape = tuple(input_shape)
+    elif input_tensor is not None and is_keras_tensor(input_tensor):
+        shape = tuple(input_tensor.shape[1:])
+    else:
+        return default
+    if len(shape) != 3:
+        return default
+    rows, cols = shape[1:] if backend.image_data_format() == "channels_first" else shape[:2]
+    return rows if rows == cols and rows in sizes else default
+
+
+def pretrained_size(rows, cols, sizes, model_name, default=224):
+    """The input size whose ImageNet weights load: `rows`, or `default` with a warning."""
+    if rows == cols and rows in sizes:
+        return rows
+    warnings.warn(
+        f"{model_name}: `input_shape` is undefined, not square, or not one of {tuple(sizes)}; "
+        f"the ImageNet weights for {default}x{default} inputs are loaded.",
+        stacklevel=3,
+    )
+    return default
+
+
 def top_or_pooling(x, include_top, pooling, classes, classifier_activation, weights, pool_names):
     """The classifier head, or the optional global pooling of a headless model.
 

@@ -8,8 +8,6 @@ tf mode (scaled to [-1, 1]).
 
 from __future__ import annotations
 
-import warnings
-
 from lamina import backend, layers
 from lamina.applications import imagenet_utils
 from lamina.graph.keras_tensor import is_keras_tensor
@@ -30,13 +28,6 @@ _BLOCKS = (
 )  # fmt: skip
 
 
-def _make_divisible(value, divisor, min_value=None):
-    """Round `value` to a multiple of `divisor`, never more than 10% below it."""
-    min_value = divisor if min_value is None else min_value
-    rounded = max(min_value, int(value + divisor / 2) // divisor * divisor)
-    return rounded + divisor if rounded < 0.9 * value else rounded
-
-
 def _bn(name):
     return layers.BatchNormalization(
         axis=imagenet_utils.channel_axis(), epsilon=1e-3, momentum=0.999, name=name
@@ -46,7 +37,7 @@ def _bn(name):
 def _inverted_res_block(inputs, expansion, stride, alpha, filters, block_id):
     """Expand (1x1), depthwise 3x3, project (1x1); a residual add when shapes allow."""
     in_channels = inputs.shape[imagenet_utils.channel_axis()]
-    pointwise_filters = _make_divisible(int(filters * alpha), 8)
+    pointwise_filters = imagenet_utils.make_divisible(int(filters * alpha), 8)
     x = inputs
     prefix = f"block_{block_id}_"
     if block_id:
@@ -75,20 +66,6 @@ def _inverted_res_block(inputs, expansion, stride, alpha, filters, block_id):
     if in_channels == pointwise_filters and stride == 1:
         return layers.Add(name=f"{prefix}add")([inputs, x])
     return x
-
-
-def _default_size(input_shape, input_tensor):
-    """224, or the input's square size when it is one of the sizes Keras has weights for."""
-    if input_shape is not None:
-        shape = tuple(input_shape)
-    elif input_tensor is not None and is_keras_tensor(input_tensor):
-        shape = tuple(input_tensor.shape[1:])
-    else:
-        return 224
-    if len(shape) != 3:
-        return 224
-    rows, cols = shape[1:] if backend.image_data_format() == "channels_first" else shape[:2]
-    return rows if rows == cols and rows in _SIZES else 224
 
 
 def MobileNetV2(
@@ -137,7 +114,7 @@ def MobileNetV2(
             )
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape,
-        default_size=_default_size(input_shape, input_tensor),
+        default_size=imagenet_utils.square_size(input_shape, input_tensor, _SIZES),
         min_size=32,
         data_format=backend.image_data_format(),
         require_flatten=include_top,
@@ -151,13 +128,7 @@ def MobileNetV2(
                 f"MobileNetV2 ImageNet weights exist for alpha in {_ALPHAS}. "
                 f"Received: alpha={alpha}. Use weights=None for other widths."
             )
-        if rows != cols or rows not in _SIZES:
-            rows = 224
-            warnings.warn(
-                "MobileNetV2: `input_shape` is undefined, not square, or not one of "
-                f"{_SIZES}; the ImageNet weights for 224x224 inputs are loaded.",
-                stacklevel=2,
-            )
+        rows = imagenet_utils.pretrained_size(rows, cols, _SIZES, "MobileNetV2")
     suffix = "" if include_top else "_no_top"
     file_name = f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{float(alpha)}_{rows}{suffix}.h5"
     # Keras publishes no hashes for these files.
@@ -167,7 +138,7 @@ def MobileNetV2(
     img_input = imagenet_utils.make_input(input_tensor, input_shape)
 
     x = layers.Conv2D(
-        _make_divisible(32 * alpha, 8),
+        imagenet_utils.make_divisible(32 * alpha, 8),
         3,
         strides=(2, 2),
         padding="same",
@@ -180,7 +151,7 @@ def MobileNetV2(
         x = _inverted_res_block(
             x, filters=filters, alpha=alpha, stride=stride, expansion=expansion, block_id=block_id
         )
-    last_filters = _make_divisible(1280 * alpha, 8) if alpha > 1.0 else 1280
+    last_filters = imagenet_utils.make_divisible(1280 * alpha, 8) if alpha > 1.0 else 1280
     x = layers.Conv2D(last_filters, 1, use_bias=False, name="Conv_1")(x)
     x = _bn("Conv_1_bn")(x)
     x = layers.ReLU(6.0, name="out_relu")(x)

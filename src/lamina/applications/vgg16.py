@@ -21,8 +21,8 @@ WEIGHTS_PATH = BASE_WEIGHTS_PATH + FILE_NAMES[0]
 WEIGHTS_PATH_NO_TOP = BASE_WEIGHTS_PATH + FILE_NAMES[1]
 _HASHES = ("64373286793e3c8b2b4e3219cbf3544b", "6d6bbae143d832006294945121d1f1fc")
 
-# (filters, convolutions) of the five blocks.
-_BLOCKS = ((64, 2), (128, 2), (256, 3), (512, 3), (512, 3))
+# Filters of the five blocks; VGG16 and VGG19 differ only in convolutions per block.
+_FILTERS = (64, 128, 256, 512, 512)
 
 
 def VGG16(
@@ -55,6 +55,39 @@ def VGG16(
     Returns:
         A `lamina.Model`.
     """
+    return build_vgg(
+        (2, 2, 3, 3, 3),
+        (BASE_WEIGHTS_PATH, FILE_NAMES, _HASHES),
+        include_top=include_top,
+        weights=weights,
+        input_tensor=input_tensor,
+        input_shape=input_shape,
+        pooling=pooling,
+        classes=classes,
+        classifier_activation=classifier_activation,
+        name=name,
+    )
+
+
+def build_vgg(
+    convs_per_block,
+    weight_files,
+    *,
+    include_top,
+    weights,
+    input_tensor,
+    input_shape,
+    pooling,
+    classes,
+    classifier_activation,
+    name,
+):
+    """A VGG network with `convs_per_block[i]` 3x3 convolutions in block `i + 1`.
+
+    `weight_files` is `(base URL, (file with top, file without), (their MD5 hashes))`,
+    Keras's ImageNet files for this depth.
+    """
+    base_path, file_names, hashes = weight_files
     imagenet_utils.check_weights_and_classes(weights, include_top, classes)
     input_shape = imagenet_utils.obtain_input_shape(
         input_shape,
@@ -66,11 +99,11 @@ def VGG16(
     )
     which = 0 if include_top else 1
     path = imagenet_utils.weights_path(
-        weights, FILE_NAMES[which], BASE_WEIGHTS_PATH + FILE_NAMES[which], _HASHES[which], name
+        weights, file_names[which], base_path + file_names[which], hashes[which], name
     )
     img_input = imagenet_utils.make_input(input_tensor, input_shape)
     x = img_input
-    for block, (filters, convs) in enumerate(_BLOCKS, start=1):
+    for block, (filters, convs) in enumerate(zip(_FILTERS, convs_per_block), start=1):
         for conv in range(1, convs + 1):
             x = layers.Conv2D(
                 filters, (3, 3), activation="relu", padding="same", name=f"block{block}_conv{conv}"
