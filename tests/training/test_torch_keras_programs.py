@@ -70,3 +70,27 @@ def test_a_layer_calling_torch_functions_on_its_weights_runs_and_trains():
     assert len(history.history["loss"]) == 2
     assert not np.allclose(before, model.layers[0].w.numpy())
     assert model.predict(x, verbose=0).shape == (4, 1)
+
+
+def _mlp():
+    inputs = lamina.Input((4,))
+    hidden = layers.Dense(8, activation="relu")(inputs)
+    return lamina.Model(inputs, layers.Dense(2)(hidden))
+
+
+def test_export_after_the_model_was_called_keeps_the_batch_dynamic(tmp_path):
+    # model(x) caches the shape it checked; comparing that cache with export's symbolic
+    # batch added the guard `batch != 3`, and export refused the dynamic batch.
+    model = _mlp()
+    x = torch.rand(3, 4)
+    expected = model(x).detach()
+    model.export(tmp_path / "m.pt2", format="torch", verbose=False)
+    program = torch.export.load(tmp_path / "m.pt2").module()
+    torch.testing.assert_close(program(x), expected)
+    assert program(torch.rand(5, 4)).shape == (5, 2)
+    # The capture's symbolic shape is not left in the cache for later calls.
+    torch.testing.assert_close(model(x), expected)
+    batch = torch.export.Dim("batch")
+    direct = torch.export.export(model, (x,), dynamic_shapes=(({0: batch},),)).module()
+    torch.testing.assert_close(direct(x), expected)
+    assert direct(torch.rand(5, 4)).shape == (5, 2)

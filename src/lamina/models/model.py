@@ -44,6 +44,12 @@ from lamina.utils import serialization
 from lamina.utils.traceback_utils import filter_traceback, unfiltered_traceback
 
 
+def _concrete(shape) -> bool:
+    # A traced call (torch.export's dynamic batch) has symbolic sizes; comparing one with
+    # a cached int would make the tracer specialize on it (a guard `batch != 3`).
+    return shape is not None and all(type(d) is int for d in shape)
+
+
 def _input_standing_for(tensor):
     """A new Input for an intermediate tensor given as a model input (Keras's name)."""
     return Input(batch_shape=tensor.shape, dtype=tensor.dtype, name=f"{tensor.name}CLONE")
@@ -614,7 +620,8 @@ class Model(Trainer, Layer):
             if (
                 passed is not None
                 and passed[0] is function
-                and passed[1] == getattr(inputs, "shape", None)
+                and _concrete(getattr(inputs, "shape", None))
+                and passed[1] == inputs.shape
             ):
                 return [inputs]  # the shape the last call checked: nothing to change
             flat = [inputs]  # one array for one input: what the general path gives
@@ -638,7 +645,7 @@ class Model(Trainer, Layer):
                     "dimension, and any dimension shown as None, may vary)."
                 )
             out.append(x)
-        if len(out) == 1 and out[0] is inputs and hasattr(inputs, "shape"):
+        if len(out) == 1 and out[0] is inputs and _concrete(getattr(inputs, "shape", None)):
             self.__dict__["_conformed"] = (function, inputs.shape)
         return out
 
