@@ -67,7 +67,14 @@ ARCHITECTURES = {
         dict(include_top=False, pooling="avg", input_shape=(32, 32, 3), alpha=0.25),
     ),
     "InceptionV3": ("inception_v3", dict(include_top=False, input_shape=(75, 75, 3))),
+    "InceptionResNetV2": (
+        "inception_resnet_v2",
+        dict(input_shape=(75, 75, 3), classes=3, classifier_activation=None),
+    ),
 }
+
+
+_EXPENSIVE = ("DenseNet121", "EfficientNetB0", "InceptionV3", "InceptionResNetV2")
 
 
 def _sample():
@@ -77,9 +84,9 @@ def _sample():
     seed = os.environ.get("LAMINA_APPLICATIONS_SEED")
     if seed is not None:
         return [names[int(seed) % len(names)]]
-    # One of the cheaper ones a day (DenseNet121, EfficientNetB0 and InceptionV3 take
-    # 20-35 s each, over the suite's budget): they run with LAMINA_SLOW_TESTS=1 or a seed.
-    cheap = [n for n in names if n not in ("DenseNet121", "EfficientNetB0", "InceptionV3")]
+    # One of the cheaper ones a day (the expensive ones take 20-45 s each, over the
+    # suite's budget): they run with LAMINA_SLOW_TESTS=1 or a seed.
+    cheap = [n for n in names if n not in _EXPENSIVE]
     return [cheap[datetime.date.today().timetuple().tm_yday % len(cheap)]]
 
 
@@ -168,6 +175,7 @@ def test_keras_weights_load_and_predict_the_same(name, tmp_path, placeholder_ini
         ("vgg19", "caffe"),
         ("mobilenet", "tf"),
         ("inception_v3", "tf"),
+        ("inception_resnet_v2", "tf"),
     ],
 )
 def test_preprocess_input_matches_keras(module, mode, data_format):
@@ -308,6 +316,7 @@ IMAGENET_FILES = [
     ("MobileNetV3Large", dict(alpha=0.75, include_top=False, input_shape=(224, 224, 3)), False),
     ("MobileNetV3Large", dict(include_top=False), True),
     ("InceptionV3", dict(), False),
+    ("InceptionResNetV2", dict(include_top=False), False),
 ]
 
 

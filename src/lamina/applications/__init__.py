@@ -21,6 +21,7 @@ from lamina.applications import (
     densenet,
     efficientnet,
     imagenet_utils,
+    inception_resnet_v2,
     inception_v3,
     mobilenet,
     mobilenet_v2,
@@ -46,6 +47,9 @@ from lamina.applications.efficientnet import (
     EfficientNetB5,
     EfficientNetB6,
     EfficientNetB7,
+)
+from lamina.applications.inception_resnet_v2 import (
+    InceptionResNetV2,
 )
 from lamina.applications.inception_v3 import (
     InceptionV3,
@@ -92,6 +96,7 @@ __all__ = [
     "EfficientNetB5",
     "EfficientNetB6",
     "EfficientNetB7",
+    "InceptionResNetV2",
     "InceptionV3",
     "MobileNet",
     "MobileNetV2",
@@ -109,6 +114,7 @@ __all__ = [
     "densenet",
     "efficientnet",
     "imagenet_utils",
+    "inception_resnet_v2",
     "inception_v3",
     "mobilenet",
     "mobilenet_v2",

@@ -50,7 +50,7 @@ def conv2d_bn(x, filters, num_row, num_col, padding="same", strides=(1, 1), name
     return layers.Activation("relu", name=name)(x)
 
 
-def _tower(x, *convs):
+def conv_tower(x, *convs):
     """A chain of `conv2d_bn`s, each given as `(filters, rows, cols[, strides, padding])`."""
     for filters, rows, cols, *rest in convs:
         strides, padding = rest if rest else ((1, 1), "same")
@@ -58,23 +58,25 @@ def _tower(x, *convs):
     return x
 
 
-def _avg_pool_tower(x, filters):
+def avg_pool_tower(x, filters):
+    """A 3x3 average pool (stride 1) then a 1x1 `conv2d_bn`."""
     x = layers.AveragePooling2D((3, 3), strides=(1, 1), padding="same")(x)
     return conv2d_bn(x, filters, 1, 1)
 
 
-def _concat(towers, name=None):
+def concat(towers, name=None):
+    """Concatenate towers along the channels."""
     return layers.Concatenate(axis=imagenet_utils.channel_axis(), name=name)(towers)
 
 
 def _module_a(x, pool_filters, name):
     """35x35: 1x1, 5x5, double 3x3 and pooling towers."""
-    return _concat(
+    return concat(
         [
-            _tower(x, (64, 1, 1)),
-            _tower(x, (48, 1, 1), (64, 5, 5)),
-            _tower(x, (64, 1, 1), (96, 3, 3), (96, 3, 3)),
-            _avg_pool_tower(x, pool_filters),
+            conv_tower(x, (64, 1, 1)),
+            conv_tower(x, (48, 1, 1), (64, 5, 5)),
+            conv_tower(x, (64, 1, 1), (96, 3, 3), (96, 3, 3)),
+            avg_pool_tower(x, pool_filters),
         ],
         name,
     )
@@ -82,14 +84,14 @@ def _module_a(x, pool_filters, name):
 
 def _module_b(x, filters, name):
     """17x17: 1x1, factorized 7x7 (1x7 then 7x1), double 7x7 and pooling towers."""
-    return _concat(
+    return concat(
         [
-            _tower(x, (192, 1, 1)),
-            _tower(x, (filters, 1, 1), (filters, 1, 7), (192, 7, 1)),
-            _tower(
+            conv_tower(x, (192, 1, 1)),
+            conv_tower(x, (filters, 1, 1), (filters, 1, 7), (192, 7, 1)),
+            conv_tower(
                 x, (filters, 1, 1), (filters, 7, 1), (filters, 1, 7), (filters, 7, 1), (192, 1, 7)
             ),
-            _avg_pool_tower(x, 192),
+            avg_pool_tower(x, 192),
         ],
         name,
     )
@@ -97,22 +99,24 @@ def _module_b(x, filters, name):
 
 def _module_c(x, index):
     """8x8: 1x1, and two towers that end split into parallel 1x3 and 3x1 convolutions."""
-    branch3x3 = _tower(x, (384, 1, 1))
-    branch3x3 = _concat(
-        [_tower(branch3x3, (384, 1, 3)), _tower(branch3x3, (384, 3, 1))], f"mixed9_{index}"
+    branch3x3 = conv_tower(x, (384, 1, 1))
+    branch3x3 = concat(
+        [conv_tower(branch3x3, (384, 1, 3)), conv_tower(branch3x3, (384, 3, 1))], f"mixed9_{index}"
     )
-    branch3x3dbl = _tower(x, (448, 1, 1), (384, 3, 3))
-    branch3x3dbl = _concat([_tower(branch3x3dbl, (384, 1, 3)), _tower(branch3x3dbl, (384, 3, 1))])
-    return _concat(
-        [_tower(x, (320, 1, 1)), branch3x3, branch3x3dbl, _avg_pool_tower(x, 192)],
+    branch3x3dbl = conv_tower(x, (448, 1, 1), (384, 3, 3))
+    branch3x3dbl = concat(
+        [conv_tower(branch3x3dbl, (384, 1, 3)), conv_tower(branch3x3dbl, (384, 3, 1))]
+    )
+    return concat(
+        [conv_tower(x, (320, 1, 1)), branch3x3, branch3x3dbl, avg_pool_tower(x, 192)],
         f"mixed{9 + index}",
     )
 
 
-def _reduction(x, towers, name):
+def reduction(x, towers, name):
     """Strided towers beside a strided max pool: half the resolution."""
     pool = layers.MaxPooling2D((3, 3), strides=(2, 2))(x)
-    return _concat([_tower(x, *convs) for convs in towers] + [pool], name)
+    return concat([conv_tower(x, *convs) for convs in towers] + [pool], name)
 
 
 def InceptionV3(
@@ -159,20 +163,20 @@ def InceptionV3(
     img_input = imagenet_utils.make_input(input_tensor, input_shape)
 
     valid, stride2 = "valid", (2, 2)
-    x = _tower(img_input, (32, 3, 3, stride2, valid), (32, 3, 3, (1, 1), valid), (64, 3, 3))
+    x = conv_tower(img_input, (32, 3, 3, stride2, valid), (32, 3, 3, (1, 1), valid), (64, 3, 3))
     x = layers.MaxPooling2D((3, 3), strides=(2, 2))(x)
-    x = _tower(x, (80, 1, 1, (1, 1), valid), (192, 3, 3, (1, 1), valid))
+    x = conv_tower(x, (80, 1, 1, (1, 1), valid), (192, 3, 3, (1, 1), valid))
     x = layers.MaxPooling2D((3, 3), strides=(2, 2))(x)
     for index, pool_filters in enumerate((32, 64, 64)):
         x = _module_a(x, pool_filters, f"mixed{index}")
-    x = _reduction(
+    x = reduction(
         x,
         [[(384, 3, 3, stride2, valid)], [(64, 1, 1), (96, 3, 3), (96, 3, 3, stride2, valid)]],
         "mixed3",
     )
     for index, filters in enumerate((128, 160, 160, 192), start=4):
         x = _module_b(x, filters, f"mixed{index}")
-    x = _reduction(
+    x = reduction(
         x,
         [
             [(192, 1, 1), (320, 3, 3, stride2, valid)],
