@@ -77,6 +77,27 @@ def test_normalization_adapt_matches_numpy(axis, reduce):
     assert int(layer.count.numpy()) == np.prod([DATA.shape[a] for a in reduce])
 
 
+@pytest.mark.parametrize("kwargs", [{}, {"axis": None}, {"mean": 2.0, "variance": 4.0}])
+def test_normalization_mean_and_variance_attributes_as_keras_shows_them(kwargs):
+    # Keras 3: `layer.mean` / `layer.variance` are None until built, then compute-dtype
+    # tensors in the broadcast shape ((1, 3) per feature, (1, 1) for axis=None).
+    x = DATA[:, 0, :]
+    layer = layers.Normalization(**kwargs)
+    assert layer.mean is None and layer.variance is None
+    if "mean" in kwargs:
+        layer(x)
+        want_mean = np.full((1, 3), 2.0)
+        want_variance = np.full((1, 3), 4.0)
+    else:
+        layer.adapt(x)
+        axis = None if "axis" in kwargs else 0
+        want_mean = np.reshape(x.astype("float64").mean(axis=axis), (1, -1))
+        want_variance = np.reshape(x.astype("float64").var(axis=axis), (1, -1))
+    assert backend.standardize_dtype(layer.mean.dtype) == "float32"
+    np.testing.assert_allclose(ops.convert_to_numpy(layer.mean), want_mean, rtol=1e-5)
+    np.testing.assert_allclose(ops.convert_to_numpy(layer.variance), want_variance, rtol=1e-5)
+
+
 def test_normalization_adapt_on_batches_equals_whole_array():
     whole = layers.Normalization()
     whole.adapt(DATA)

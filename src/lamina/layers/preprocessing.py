@@ -124,6 +124,29 @@ class Normalization(Layer):
             )
         self.built = True
 
+    @property
+    def mean(self):
+        """The mean in use, in the broadcast shape (`(1, features)`) as Keras shows it;
+        None before the layer is built."""
+        return self._stats_tensors()[0]
+
+    @property
+    def variance(self):
+        """The variance in use, shaped as `mean`; None before the layer is built."""
+        return self._stats_tensors()[1]
+
+    def _stats_tensors(self):
+        if not self.built:
+            return None, None
+        if self.input_mean is None:
+            stats = (
+                ops.reshape(self.adapt_mean, self._broadcast_shape),
+                ops.reshape(self.adapt_variance, self._broadcast_shape),
+            )
+        else:
+            stats = self._fixed_stats()
+        return tuple(ops.cast(s, self.compute_dtype) for s in stats)
+
     def _fixed_stats(self):
         """`mean` and `variance` given to the constructor, laid along the kept axes."""
         shape = [1] * len(self._broadcast_shape)
