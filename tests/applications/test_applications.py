@@ -378,3 +378,23 @@ def test_mobilenet_v3_uses_the_given_input_tensor(placeholder_initial_values):
     model = applications.MobileNetV3Small(input_tensor=images, **kwargs)
     assert model.inputs[0] is images
     assert tuple(model.output.shape) == tuple(expected)
+
+
+def test_inception_resnet_scale_layer_loads_without_custom_objects(tmp_path):
+    # Keras's InceptionResNetV2 holds its own `CustomScaleLayer`: a `.keras` file of it,
+    # Keras's or lamina's, must load without `custom_objects`.
+    from keras.src.applications.inception_resnet_v2 import CustomScaleLayer
+
+    inputs = keras.Input((4,))
+    model = keras.Model(inputs, CustomScaleLayer(0.5)([inputs, keras.layers.Dense(4)(inputs)]))
+    x = np.random.default_rng(0).standard_normal((2, 4)).astype("float32")
+    with warnings.catch_warnings():
+        # Keras's own h5 writer trips NumPy 2's `copy=` deprecation on JAX arrays.
+        warnings.filterwarnings("ignore", "__array__ implementation", DeprecationWarning)
+        model.save(tmp_path / "keras.keras")
+    loaded = lamina.models.load_model(tmp_path / "keras.keras")
+    np.testing.assert_allclose(loaded.predict(x, verbose=0), model.predict(x, verbose=0), rtol=1e-6)
+    loaded.save(tmp_path / "lamina.keras")
+    again = lamina.models.load_model(tmp_path / "lamina.keras")
+    assert type(again.layers[-1]).__name__ == "CustomScaleLayer"
+    np.testing.assert_allclose(again.predict(x, verbose=0), model.predict(x, verbose=0), rtol=1e-6)

@@ -21,6 +21,7 @@ from lamina.applications import imagenet_utils
 from lamina.applications.inception_v3 import avg_pool_tower, concat, conv_tower, reduction
 from lamina.layers.layer import Layer
 from lamina.models import Model
+from lamina.utils import serialization
 
 BASE_WEIGHT_URL = (
     "https://storage.googleapis.com/tensorflow/keras-applications/inception_resnet_v2/"
@@ -58,6 +59,11 @@ class CustomScaleLayer(Layer):
 
     def get_config(self):
         return {**super().get_config(), "scale": self.scale}
+
+
+# A built-in, so that a `.keras` file holding the model (lamina's or Keras's) loads
+# without `custom_objects`.
+serialization.register_builtin("layers", CustomScaleLayer)
 
 
 def inception_resnet_block(x, scale, block_type, block_idx, activation="relu"):
