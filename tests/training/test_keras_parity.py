@@ -414,3 +414,63 @@ def test_one_output_in_a_list_comes_back_bare_from_data_as_in_keras():
         )
 
     assert kinds(lamina) == kinds(keras) == (False, False, False, True, (24, 2))
+
+
+# The logs a user sees: keys sorted, values Python floats ------------------------------------
+def _what_logs_show(lib):
+    """Every place a user meets logs, as (where, keys in order, value types)."""
+    seen = []
+
+    class Spy(lib.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            seen.append(("train_batch", list(logs), {type(v).__name__ for v in logs.values()}))
+
+        def on_test_batch_end(self, batch, logs=None):
+            seen.append(("test_batch", list(logs), {type(v).__name__ for v in logs.values()}))
+
+        def on_epoch_end(self, epoch, logs=None):
+            seen.append(("epoch", list(logs), {type(v).__name__ for v in logs.values()}))
+
+        def on_test_end(self, logs=None):
+            seen.append(("test_end", list(logs), {type(v).__name__ for v in logs.values()}))
+
+        def on_predict_batch_end(self, batch, logs=None):
+            seen.append(("predict_batch", list(logs), {type(v).__name__ for v in logs.values()}))
+
+    inputs = lib.Input((4,))
+    out1 = lib.layers.Dense(3, activation="softmax", name="out1")(inputs)
+    model = lib.Model(inputs, [out1, lib.layers.Dense(1, name="out2")(inputs)])
+    model.compile(
+        optimizer="sgd",
+        loss=["categorical_crossentropy", "mse"],
+        metrics=[["accuracy", lib.metrics.AUC(name="zauc")], ["mae"]],
+    )
+    history = model.fit(
+        X,
+        [ONE_HOT, TARGET],
+        batch_size=12,
+        epochs=1,
+        verbose=0,
+        callbacks=[Spy()],
+        validation_data=(X, [ONE_HOT, TARGET]),
+    )
+    evaluated = model.evaluate(X, [ONE_HOT, TARGET], verbose=0, return_dict=True)
+    on_batch = model.train_on_batch(X, [ONE_HOT, TARGET], return_dict=True)
+    single = lib.Sequential([lib.Input((4,)), lib.layers.Dense(1)])
+    single.compile(optimizer="sgd", loss="mse")
+    single.predict(X, batch_size=24, verbose=0, callbacks=[Spy()])
+    return (
+        [(where, keys, sorted(types)) for where, keys, types in seen],
+        list(history.history),
+        list(evaluated),
+        list(on_batch),
+    )
+
+
+def test_logs_are_sorted_by_name_with_python_float_values_as_keras_shows_them():
+    # Keras 3 passes every logs dict through `pythonify_logs`: keys sorted (so
+    # 'accuracy' comes before 'loss', and a metric named after 'val_' after the
+    # validation keys), values floats (a predict batch's outputs a NumPy array).
+    ours, theirs = _what_logs_show(lamina), _what_logs_show(keras)
+    assert ours == theirs
+    assert theirs[1][:3] == ["loss", "out1_accuracy", "out1_loss"]

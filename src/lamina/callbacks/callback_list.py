@@ -7,9 +7,30 @@ otherwise import each other.
 
 from __future__ import annotations
 
+import numpy as np
+
+from lamina import backend
 from lamina.callbacks.callback import Callback
 from lamina.callbacks.history import History
 from lamina.callbacks.progbar_logger import ProgbarLogger
+
+
+def _as_keras_shows(logs: dict, convert: bool) -> dict:
+    """`logs` as Keras 3 hands them to callbacks (its `pythonify_logs`): a new dict,
+    keys sorted, nested dicts flattened in their place, and with `convert` each tensor
+    a NumPy array and each scalar a Python float."""
+    out = {}
+    for key, value in sorted(logs.items(), key=lambda item: item[0]):
+        if isinstance(value, dict):
+            out.update(_as_keras_shows(value, convert))
+            continue
+        if convert:
+            if backend.is_tensor(value):
+                value = backend.convert_to_numpy(value)
+            if np.ndim(value) == 0 and isinstance(value, (int, float, np.generic, np.ndarray)):
+                value = float(value)
+        out[key] = value
+    return out
 
 
 class CallbackList(Callback):
@@ -104,11 +125,28 @@ class CallbackList(Callback):
     def __len__(self) -> int:
         return len(self.callbacks)
 
+    def _reads_batch_logs(self, hook: str) -> bool:
+        """Whether a callback other than the progress bar (which reads tensors itself)
+        has its own `hook`, so the batch's logs must become Python values for it."""
+        hooks = (hook, "on_batch_end") if hook == "on_train_batch_end" else (hook,)
+        return any(
+            not isinstance(cb, ProgbarLogger)
+            and any(getattr(type(cb), h) is not getattr(Callback, h) for h in hooks)
+            for cb in self.callbacks
+        )
+
     def _call(self, hook: str, *args) -> None:
-        if args[-1] is None:
-            # As in Keras, every callback gets a dict (`logs.get(...)` works in any
-            # hook), one dict shared by the list so later callbacks see additions.
-            args = (*args[:-1], {})
+        logs = args[-1]
+        if logs is None:
+            logs = {}
+        elif logs:
+            # Values become Python floats only for a reader: the conversion waits for
+            # the device, which a batch's logs nobody reads need not do.
+            convert = not hook.endswith("batch_end") or self._reads_batch_logs(hook)
+            logs = _as_keras_shows(logs, convert)
+        # As in Keras, every callback gets a dict (`logs.get(...)` works in any hook),
+        # one dict shared by the list so later callbacks see additions.
+        args = (*args[:-1], logs)
         for cb in self.callbacks:
             getattr(cb, hook)(*args)
 

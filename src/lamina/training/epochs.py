@@ -26,18 +26,19 @@ from lamina.training import concurrency, data_adapter, loop_utils
 
 
 def flat_logs(logs) -> dict:
-    """Logs with nested dicts (a `compile_metrics` result) flattened into one, as Keras
-    flattens a custom step's logs."""
+    """Logs with nested dicts (a `compile_metrics` result) flattened into one, keys
+    sorted by name: Keras 3 hands out every logs dict in that order (its
+    `pythonify_logs`), so history keys, `evaluate(return_dict=True)` and callbacks read
+    'accuracy', 'loss', 'val_accuracy', 'val_loss'. A nested dict's keys, sorted, take
+    its place."""
     if not isinstance(logs, dict):
         raise TypeError(
             f"A train/test step must return its logs as a dict of metric values; received "
             f"{type(logs).__name__}. Return e.g. `{{'loss': loss}}` (or "
             "`self.get_metrics_result()`) as the first element of `(logs, state)`."
         )
-    if not any(isinstance(v, dict) for v in logs.values()):
-        return logs
     out = {}
-    for key, value in logs.items():
+    for key, value in sorted(logs.items(), key=lambda item: item[0]):
         if isinstance(value, dict):
             out.update(flat_logs(value))
         else:
