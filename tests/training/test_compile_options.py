@@ -260,3 +260,18 @@ def test_run_eagerly_with_jit_compile_true_turns_jit_off_with_a_warning():
     assert model.run_eagerly and model.jit_compile is False
     history = model.fit(X, Y, batch_size=5, epochs=1, verbose=0)
     assert np.isfinite(history.history["loss"]).all()
+
+
+def test_model_loss_is_what_compile_was_given_as_in_keras(tmp_path):
+    # Keras 3's compile keeps `model.loss = loss` (None before, unchanged by a compile
+    # without a loss); a loaded model has the loss its file names.
+    model = _model()
+    assert model.loss is None
+    mse = lamina.losses.MeanSquaredError()
+    model.compile(optimizer="sgd", loss=mse)
+    assert model.loss is mse
+    model.compile(optimizer="sgd", loss={"dense": "mae"})
+    assert model.loss == {"dense": "mae"}
+    model.compile(optimizer="sgd", loss="mse")
+    model.save(tmp_path / "m.keras")
+    assert lamina.models.load_model(tmp_path / "m.keras").loss == "mse"

@@ -55,6 +55,7 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
     def __init__(self):
         self.compiled = False
         self.optimizer = None
+        self.loss = None  # what `compile` was given, as Keras keeps it
         self.stop_training = False
         self.history = None
         self._compile_loss = None
@@ -157,6 +158,8 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
             jit_compile=jit_compile,
         )
         self._compile_loss = CompileLoss(loss, loss_weights) if loss is not None else None
+        if loss is not None:
+            self.loss = loss
         self._compile_metrics = CompileMetrics(metrics, weighted_metrics)
         self._loss_tracker = metrics_module.Mean(name="loss")
         self._output_loss_trackers = []
