@@ -90,6 +90,8 @@ def test_export_after_the_model_was_called_keeps_the_batch_dynamic(tmp_path):
     assert program(torch.rand(5, 4)).shape == (5, 2)
     # The capture's symbolic shape is not left in the cache for later calls.
     torch.testing.assert_close(model(x), expected)
+    static = torch.export.export(model, (x,)).module()  # no symbolic size left cached
+    torch.testing.assert_close(static(x), expected)
     batch = torch.export.Dim("batch")
     direct = torch.export.export(model, (x,), dynamic_shapes=(({0: batch},),)).module()
     torch.testing.assert_close(direct(x), expected)

@@ -131,6 +131,9 @@ class EagerCalls:
             and self._short_call
             and self._build_step_settled()
             and backend.is_tensor(x)
+            # Not a traced tensor (torch.export's fake tensors, whose sizes may be
+            # symbolic): comparing a later call with it would specialize that trace.
+            and backend.core.is_concrete(x)
             and not (
                 self.autocast
                 and _is_float(x.dtype)

@@ -44,12 +44,6 @@ from lamina.utils import serialization
 from lamina.utils.traceback_utils import filter_traceback, unfiltered_traceback
 
 
-def _concrete(shape) -> bool:
-    # A traced call (torch.export's dynamic batch) has symbolic sizes; comparing one with
-    # a cached int would make the tracer specialize on it (a guard `batch != 3`).
-    return shape is not None and all(type(d) is int for d in shape)
-
-
 def _input_standing_for(tensor):
     """A new Input for an intermediate tensor given as a model input (Keras's name)."""
     return Input(batch_shape=tensor.shape, dtype=tensor.dtype, name=f"{tensor.name}CLONE")
@@ -620,8 +614,8 @@ class Model(Trainer, Layer):
             if (
                 passed is not None
                 and passed[0] is function
-                and _concrete(getattr(inputs, "shape", None))
-                and passed[1] == inputs.shape
+                and passed[1] is type(inputs)
+                and passed[2] == getattr(inputs, "shape", None)
             ):
                 return [inputs]  # the shape the last call checked: nothing to change
             flat = [inputs]  # one array for one input: what the general path gives
@@ -645,8 +639,11 @@ class Model(Trainer, Layer):
                     "dimension, and any dimension shown as None, may vary)."
                 )
             out.append(x)
-        if len(out) == 1 and out[0] is inputs and _concrete(getattr(inputs, "shape", None)):
-            self.__dict__["_conformed"] = (function, inputs.shape)
+        if len(out) == 1 and out[0] is inputs and backend_core.is_concrete(inputs):
+            # Not a traced input (torch.export's fake tensors, of their own type, whose
+            # sizes may be symbolic): comparing a later call's shape with it, or its
+            # shape with a real one, would specialize the trace (a guard `batch != 3`).
+            self.__dict__["_conformed"] = (function, type(inputs), inputs.shape)
         return out
 
     def _host_plan(self):

@@ -18,6 +18,7 @@ import warnings
 
 import numpy as np
 import torch
+from torch._subclasses.fake_tensor import is_fake
 
 from lamina import tree as nest
 from lamina.backend.common.variables import StatelessScope, relaxed, standardize_dtype
@@ -330,8 +331,11 @@ def is_tensor(x) -> bool:
 
 
 def is_concrete(x) -> bool:
-    """True for data that exists now (NumPy, or a torch tensor that is not on `meta`)."""
-    return isinstance(x, np.ndarray) or (isinstance(x, torch.Tensor) and not x.is_meta)
+    """True for data that exists now (NumPy, or a torch tensor that is not on `meta` nor
+    the fake tensor of a trace, as `torch.export` and `torch.compile` run code on)."""
+    return isinstance(x, np.ndarray) or (
+        isinstance(x, torch.Tensor) and not x.is_meta and not is_fake(x)
+    )
 
 
 def shape(x) -> tuple:
