@@ -25,8 +25,10 @@ def test_deferred_build_on_first_call():
     model.add(layers.Dense(3))
     model.add(layers.Dense(2))
     assert not model.built
-    with pytest.raises(ValueError, match="not been built"):
-        model.summary()
+    # Keras 3 lists an unbuilt model's layers rather than refusing.
+    printed = []
+    model.summary(print_fn=printed.append)
+    assert printed[0].count("0 (unbuilt)") == 2
     out = model(np.ones((4, 7), "float32"))
     assert out.shape == (4, 2) and model.built and model.input_shape == (None, 7)
     assert len(model.weights) == 4

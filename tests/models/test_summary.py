@@ -1,9 +1,13 @@
 """`summary(expand_nested=..., layer_range=...)` lists the rows Keras 3 lists, in order."""
 
+import os
+
 import pytest
 
 import lamina
 
+# Keras's import needs a backend it can load (its default, TensorFlow, is not installed).
+os.environ.setdefault("KERAS_BACKEND", "jax")
 keras = pytest.importorskip("keras")
 
 
@@ -84,3 +88,31 @@ def test_expand_nested_indents_each_level_under_its_model():
 def test_a_bad_layer_range_is_refused(layer_range, message):
     with pytest.raises(ValueError, match=message):
         _models(lamina)["chain"].summary(layer_range=layer_range, print_fn=lambda line: None)
+
+
+def _unbuilt(lib):
+    class Sub(lib.Model):
+        def __init__(self):
+            super().__init__(name="sub")
+            self.dense = lib.layers.Dense(2, name="dense_a")
+
+        def call(self, x):
+            return self.dense(x)
+
+    seq = lib.Sequential([lib.layers.Dense(4, name="d1"), lib.layers.Dense(1, name="d2")])
+    return {"seq": seq, "sub": Sub(), "empty": lib.Sequential(name="empty")}
+
+
+@pytest.mark.parametrize("name", ["seq", "sub", "empty"])
+def test_an_unbuilt_model_summary_lists_its_layers_unbuilt_as_keras_does(name):
+    # Keras 3 prints the table (shape '?', Param # '0 (unbuilt)', totals 0) where
+    # lamina raised ValueError.
+    def cells(lib):
+        lines = []
+        _unbuilt(lib)[name].summary(print_fn=lambda text, *a, **k: lines.extend(text.split("\n")))
+        rows = [
+            [c.strip() for c in line.split("│")[1:-1]] for line in lines if line.startswith("│")
+        ]
+        return rows, [line.strip() for line in lines if "params:" in line]
+
+    assert cells(lamina) == cells(keras)

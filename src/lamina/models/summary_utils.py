@@ -219,12 +219,8 @@ def print_summary(
     it the text goes to stdout, or to the `"lamina"` logger when interactive logging is
     off (`lamina.utils.disable_interactive_logging()`).
     """
-    if not model.built:
-        raise ValueError(
-            f"Model {model.name!r} has not been built yet, so its layers and shapes are "
-            "unknown. Call it on data, call `build(input_shape)`, or start it with an "
-            "`Input` / `input_shape=` argument."
-        )
+    # An unbuilt model is listed as Keras 3 lists it: its layers, shape '?', Param #
+    # '0 (unbuilt)'.
     graph_mode = model._function is not None and not _is_sequential_like(model)
     headers = ["Layer (type)", "Output Shape", "Param #"] + (["Connected to"] if graph_mode else [])
     right_aligned = {2}
