@@ -96,3 +96,16 @@ def test_export_after_the_model_was_called_keeps_the_batch_dynamic(tmp_path):
     direct = torch.export.export(model, (x,), dynamic_shapes=(({0: batch},),)).module()
     torch.testing.assert_close(direct(x), expected)
     assert direct(torch.rand(5, 4)).shape == (5, 2)
+
+
+def test_fit_without_any_loss_says_so():
+    # Keras's torch backend: "No loss to compute. Provide a `loss` argument in
+    # `compile()`."; lamina failed in autograd ("element 0 of tensors does not require
+    # grad and does not have a grad_fn").
+    model = _mlp()
+    model.compile(optimizer="adam", metrics=["mae"])
+    x, y = np.ones((4, 4), "float32"), np.ones((4, 2), "float32")
+    with pytest.raises(ValueError, match=r"No loss to compute.*compile\(\)"):
+        model.fit(x, y, verbose=0)
+    # Evaluating needs no gradient: the loss reads 0, as before.
+    assert model.evaluate(x, y, verbose=0, return_dict=True)["loss"] == 0.0

@@ -24,6 +24,13 @@ from lamina.training import targets
 from lamina.training.compile_utils import PerOutput, flatten_outputs
 from lamina.utils.data_utils import unpack_x_y_sample_weight
 
+_NO_LOSS = (
+    "No loss to compute. Provide a `loss` argument in `compile()`: the model was "
+    "compiled without one (or the data has no targets `y`) and adds no losses of its "
+    "own (`model.losses` is empty), so a training step has nothing to differentiate. "
+    "Pass e.g. `compile(loss='mse')` with targets, or override `compute_loss`."
+)
+
 
 def _batch_size(x):
     return tree.flatten(x)[0].shape[0]
@@ -78,6 +85,10 @@ class StepAPI:
             extra = ops.cast(extra, "float32")
             total = extra if total is None else total + extra
         if total is None:
+            if training and backend.execution.STATEFUL:
+                # A stateful step differentiates this loss; a constant has no gradient
+                # (the engine's own error would not say why). JAX differentiates zeros.
+                raise ValueError(_NO_LOSS)
             return ops.convert_to_tensor(0.0, "float32")
         if backend.is_tensor(total) and ops.dtype(total) == "float32":
             return total
