@@ -6,7 +6,7 @@ import io
 import numpy as np
 import pytest
 
-from lamina import Input, Sequential, callbacks, layers, optimizers
+from lamina import Input, Sequential, callbacks, layers, models, optimizers
 
 
 def _model(lr=0.05):
@@ -136,3 +136,14 @@ def test_history_and_hook_arguments():
     )
     with pytest.raises(TypeError, match="must be Callback instances"):
         model.fit(X, Y, epochs=1, verbose=0, callbacks=[print])
+
+
+def test_checkpoint_to_a_legacy_h5_file(tmp_path):
+    # Keras 3 accepts a whole-model checkpoint in the legacy `.h5` format, as `model.save`
+    # does; the file loads back with the weights of the epoch saved.
+    model = _model()
+    path = tmp_path / "model.h5"
+    model.fit(X, Y, epochs=2, verbose=0, callbacks=[callbacks.ModelCheckpoint(str(path))])
+    restored = models.load_model(path)
+    for a, b in zip(restored.get_weights(), model.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)

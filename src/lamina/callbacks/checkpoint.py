@@ -40,7 +40,7 @@ class ModelCheckpoint(MonitorCallback):
 
     Args:
         filepath: where to save; ends in `.weights.h5` with `save_weights_only=True`,
-            else in `.keras`.
+            else in `.keras` (or `.h5`: the legacy HDF5 format, as `model.save` writes it).
         monitor: the quantity compared with `save_best_only`.
         verbose: 1 prints a message at each save.
         save_best_only: save only when `monitor` improves on the best so far (with a
@@ -75,11 +75,15 @@ class ModelCheckpoint(MonitorCallback):
                 "With save_weights_only=True, ModelCheckpoint's filepath must end in "
                 f"`.weights.h5`; received filepath={self.filepath!r}."
             )
-        if not save_weights_only and not self.filepath.endswith(".keras"):
+        # `x.weights.h5` without save_weights_only is refused (Keras would write a whole
+        # legacy model under a weights-file name, which `load_weights` then misreads).
+        if not save_weights_only and (
+            not self.filepath.endswith((".keras", ".h5")) or self.filepath.endswith(".weights.h5")
+        ):
             raise ValueError(
-                "ModelCheckpoint saves whole models to `.keras` files; received "
-                f"filepath={self.filepath!r}. Use a `.keras` path, or "
-                "save_weights_only=True with a `.weights.h5` path."
+                "ModelCheckpoint saves whole models to `.keras` files (or `.h5`, the "
+                f"legacy format, as `model.save` does); received filepath={self.filepath!r}. "
+                "Use a `.keras` path, or save_weights_only=True with a `.weights.h5` path."
             )
         if save_freq != "epoch" and not (
             isinstance(save_freq, int) and not isinstance(save_freq, bool) and save_freq > 0
