@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from lamina import backend, ops
 from lamina.backend.common.global_state import to_snake_case
 from lamina.utils import serialization
@@ -86,6 +88,25 @@ def broadcast_weights(weights, values, what: str = "sample_weight"):
     return ops.broadcast_to(weights, values_shape)
 
 
+def _weigh(values, weights):
+    """`values` and `weights` in one shape: per-sample weights first, else NumPy's rule.
+
+    Weights line up with the leading axes of the values (one weight per sample weighs
+    each of its timesteps). Where they do not, Keras multiplies the two with NumPy
+    broadcasting (trailing axes aligned): per-sample weights on a loss already reduced
+    to a scalar (`Dice`, `Tversky` with `axis=None`) then give one weighted copy per
+    sample, and the reduction counts those copies.
+    """
+    try:
+        return values, broadcast_weights(weights, values)
+    except ValueError as error:
+        try:
+            shape = np.broadcast_shapes(tuple(ops.shape(values)), tuple(ops.shape(weights)))
+        except ValueError:
+            raise error from None
+    return ops.broadcast_to(values, shape), ops.broadcast_to(weights, shape)
+
+
 def reduce_weighted_values(
     values,
     sample_weight=None,
@@ -104,7 +125,10 @@ def reduce_weighted_values(
     dtype = ops.dtype(values)
     weights = None
     if sample_weight is not None:
-        weights = broadcast_weights(ops.cast(sample_weight, dtype), values)
+        values, sample_weight = squeeze_or_expand_to_same_rank(
+            values, ops.cast(sample_weight, dtype)
+        )
+        values, weights = _weigh(values, sample_weight)
     mask_weights = None
     if mask is not None:
         mask_weights = broadcast_weights(ops.cast(mask, dtype), values, what="mask")
