@@ -7,6 +7,7 @@ import numbers
 import string
 
 from lamina import activations, constraints, initializers, ops, regularizers
+from lamina.graph.operation import output_spec
 from lamina.layers.input_spec import shapes_differ
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
@@ -442,6 +443,27 @@ class MultiHeadAttention(_QueryValueAttention):
         self.output_dense = self._proj((heads, self._value_dim), out, "attention_output")
         self._build_shapes = [query_shape, value_shape, key_shape if given_key else None]
         self.built = True
+
+    def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
+        """The query's shape, its last dim replaced by `output_shape` when given (Keras's
+        signature: the value and key shapes are checked, not used)."""
+        if isinstance(query_shape, list) and query_shape and not _is_int(query_shape[0]):
+            query_shape, value_shape, key_shape = (list(query_shape) + [None, None])[:3]
+        query_shape = tuple(query_shape)
+        if value_shape is not None and key_shape is not None:
+            if tuple(value_shape)[1:-1] != tuple(key_shape)[1:-1]:
+                raise ValueError(
+                    f"MultiHeadAttention {self.name!r}: all dimensions of `value` and `key` "
+                    f"except the last must be equal; received value shape "
+                    f"{tuple(value_shape)} and key shape {tuple(key_shape)}."
+                )
+        if self._output_shape:
+            return query_shape[:-1] + self._output_shape
+        return query_shape
+
+    def compute_output_spec(self, *args, **kwargs):
+        # Traced, not from compute_output_shape: the call may also return the scores.
+        return output_spec(self.call, args, kwargs)
 
     def _equations(self, rank):
         """Einsum equations for projected tensors of rank `rank` (batch, ..., heads, dim)."""
