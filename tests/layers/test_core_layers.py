@@ -177,12 +177,17 @@ def test_masking_layer_and_concatenate_masks():
     )
     x = Input((3,), dtype="int32")
     e1 = layers.Embedding(5, 2, mask_zero=True)(x)
-    e2 = layers.Embedding(5, 2)(x)
+    e2 = layers.Embedding(5, 2, mask_zero=True)(x)
     merged = layers.Concatenate()([e1, e2])
     assert merged._keras_mask is not None
     model = Model(x, merged)
     out_mask = model.compute_mask(np.array([[1, 0, 2]]), None)
     np.testing.assert_array_equal(ops.convert_to_numpy(out_mask), [[True, False, True]])
+    # As Keras 3: a step is kept where any concatenated feature is, so an unmasked
+    # input keeps every step.
+    unmasked = layers.Concatenate()([e1, layers.Embedding(5, 2)(x)])
+    out_mask = Model(x, unmasked).compute_mask(np.array([[1, 0, 2]]), None)
+    np.testing.assert_array_equal(ops.convert_to_numpy(out_mask), [[True, True, True]])
 
 
 def test_reshape_and_permute_errors():

@@ -158,7 +158,6 @@ CASES = [
         [X1, _f(2, 7, 2)],
         mask=True,
         previous_mask=[SEQ_MASK, None],
-        xfail="lamina ANDs the masks where Keras 3 ORs them along the feature axis",
     ),
     _c("Dot", lambda L: L.Dot(axes=1), [_f(2, 4), _f(2, 4)]),
     _c("Dot-normalize", lambda L: L.Dot(axes=(1, 1), normalize=True), [X1, _f(2, 7, 2)]),
@@ -704,3 +703,36 @@ def test_multi_head_attention_compute_output_shape_takes_keras_arguments():
     query, value = lamina.Input((5, 6)), lamina.Input((7, 3))
     out, scores = lamina.layers.MultiHeadAttention(2, 3)(query, value, return_attention_scores=True)
     assert out.shape == (None, 5, 6) and scores.shape == (None, 2, 5, 7)
+
+
+_M1 = np.array([[1, 1, 0], [1, 0, 0]], bool)
+_M2 = np.array([[1, 0, 0], [1, 1, 0]], bool)
+_A, _B = _f(2, 3, 2), _f(2, 3, 2)
+
+
+@pytest.mark.parametrize(
+    "masks", [(_M1, _M2), (_M1, None), (None, _M2)], ids=["both", "first", "second"]
+)
+@pytest.mark.parametrize("name", ["Add", "Maximum", "Minimum", "Multiply", "Concatenate"])
+def test_merge_masks_as_keras(name, masks):
+    # Keras 3: an element-wise merge keeps a step that any input keeps (no mask when an
+    # input has none); Concatenate keeps a step that any concatenated feature keeps; and
+    # Maximum/Minimum ignore a masked input's values, Multiply takes them as 1 (lamina
+    # ANDed the masks and merged the masked values).
+    from keras.src import backend as keras_backend
+
+    a, b = keras.ops.convert_to_tensor(_A), keras.ops.convert_to_tensor(_B)
+    for x, m in zip((a, b), masks, strict=True):
+        if m is not None:
+            keras_backend.set_keras_mask(x, keras.ops.convert_to_tensor(m))
+    keras_layer = getattr(keras.layers, name)()
+    expected = np.asarray(keras_layer([a, b]))
+    expected_mask = keras_layer.compute_mask([a, b], list(masks))
+
+    layer = getattr(lamina.layers, name)()
+    got = layer([_A, _B], mask=list(masks))
+    np.testing.assert_allclose(_numpy(got), expected, rtol=1e-6, atol=1e-6)
+    got_mask = layer.compute_mask([_A, _B], list(masks))
+    assert (got_mask is None) == (expected_mask is None), (got_mask, expected_mask)
+    if expected_mask is not None:
+        np.testing.assert_array_equal(_numpy(got_mask), np.asarray(expected_mask))

@@ -77,22 +77,68 @@ class _Merge(Layer):
         return out
 
     def compute_mask(self, inputs, mask=None):
-        if mask is None or all(m is None for m in mask):
+        # As Keras 3: a step is kept where any input keeps it; an input without a mask
+        # makes the output's unknown (None).
+        if mask is None or any(m is None for m in mask):
             return None
-        masks = [
-            ops.ones_like(x[..., 0], dtype="bool") if m is None else ops.cast(m, "bool")
-            for x, m in zip(inputs, mask, strict=True)
-        ]
-        out = masks[0]
-        for m in masks[1:]:
-            out = ops.logical_and(out, m)
+        out = ops.cast(mask[0], "bool")
+        for m in mask[1:]:
+            out = ops.logical_or(out, ops.cast(m, "bool"))
         return out
 
 
-def _merge_class(name, merge, doc, finish=None, exactly_two=False):
+def _feature_mask(mask, x):
+    """`mask` as a boolean of `x`'s shape (a per-step mask spread over the features)."""
+    if mask is None:
+        return None
+    mask = ops.cast(mask, "bool")
+    if len(mask.shape) < len(x.shape):
+        mask = ops.broadcast_to(ops.expand_dims(mask, -1), ops.shape(x))
+    return mask
+
+
+def _skip_masked_call(self, inputs, mask=None):
+    """Maximum/Minimum as Keras 3: a masked input's values are left out (the merge
+    takes the other inputs' there)."""
+    if mask is None or all(m is None for m in mask):
+        return _Merge.call(self, inputs)
+    out, out_mask = inputs[0], _feature_mask(mask[0], inputs[0])
+    for x, m in zip(inputs[1:], mask[1:], strict=True):
+        m = _feature_mask(m, x)
+        if m is not None:
+            x = ops.where(m, x, out)
+        if out_mask is not None:
+            out = ops.where(out_mask, out, x)
+        out_mask = None if m is None or out_mask is None else ops.logical_or(out_mask, m)
+        out = self._merge(out, x)
+    return out
+
+
+def _multiply_masked_call(self, inputs, mask=None):
+    """Multiply as Keras 3: a masked value counts as 1; where every input has a mask,
+    the steps no input keeps are 0."""
+    if mask is None or all(m is None for m in mask):
+        return _Merge.call(self, inputs)
+    all_masked = all(m is not None for m in mask)
+    out = out_mask = None
+    for x, m in zip(inputs, mask, strict=True):
+        m = _feature_mask(m, x)
+        if m is not None:
+            x = ops.where(m, x, ops.ones_like(x))
+            if all_masked:
+                out_mask = m if out_mask is None else ops.logical_or(out_mask, m)
+        out = x if out is None else ops.multiply(out, x)
+    if all_masked:
+        out = ops.where(out_mask, out, ops.zeros_like(out))
+    return out
+
+
+def _merge_class(name, merge, doc, finish=None, exactly_two=False, call=None):
     attrs = {"_merge": staticmethod(merge), "__doc__": doc}
     if finish is not None:
         attrs["_finish"] = lambda self, out, n: finish(out, n)
+    if call is not None:
+        attrs["call"] = call
     if exactly_two:
 
         def build(self, input_shape):
@@ -117,12 +163,21 @@ Subtract = _merge_class(
     "Subtracts the second of exactly two inputs from the first.",
     exactly_two=True,
 )
-Multiply = _merge_class("Multiply", ops.multiply, "Multiplies a list of inputs element-wise.")
+Multiply = _merge_class(
+    "Multiply",
+    ops.multiply,
+    "Multiplies a list of inputs element-wise.",
+    call=_multiply_masked_call,
+)
 Average = _merge_class(
     "Average", ops.add, "Averages a list of inputs element-wise.", finish=lambda out, n: out / n
 )
-Maximum = _merge_class("Maximum", ops.maximum, "Element-wise maximum of a list of inputs.")
-Minimum = _merge_class("Minimum", ops.minimum, "Element-wise minimum of a list of inputs.")
+Maximum = _merge_class(
+    "Maximum", ops.maximum, "Element-wise maximum of a list of inputs.", call=_skip_masked_call
+)
+Minimum = _merge_class(
+    "Minimum", ops.minimum, "Element-wise minimum of a list of inputs.", call=_skip_masked_call
+)
 
 
 class Concatenate(_Merge):
@@ -182,7 +237,8 @@ class Concatenate(_Merge):
             elif len(m.shape) < rank:
                 m = ops.broadcast_to(ops.expand_dims(m, -1), x.shape)
             masks.append(ops.cast(m, "bool"))
-        return ops.all(ops.concatenate(masks, axis=self.axis), axis=-1)
+        # Keras 3 keeps a step where any of its concatenated features is kept.
+        return ops.any(ops.concatenate(masks, axis=self.axis), axis=-1)
 
     def get_config(self):
         return {**super().get_config(), "axis": self.axis}
