@@ -7,8 +7,10 @@ would (before loss reduction and regularization).
 
 from __future__ import annotations
 
+from lamina import ops
 from lamina.losses import probabilistic as _prob
 from lamina.losses.hinge import categorical_hinge, hinge, squared_hinge
+from lamina.losses.loss import squeeze_or_expand_to_same_rank
 from lamina.metrics.reduction_metrics import MeanMetricWrapper
 from lamina.utils import serialization
 
@@ -77,6 +79,9 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
         name: the metric name.
         dtype: the dtype of the state.
         from_logits: whether `y_pred` holds logits.
+        ignore_class: a label whose entries give 0. As in Keras, they leave the mean
+            only when a `sample_weight` is given (their weight is then zeroed); without
+            one they count as zeros.
         axis: the class axis.
 
     >>> round(float(SparseCategoricalCrossentropy()([1], [[0.2, 0.8]])), 4)
@@ -84,14 +89,35 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
     """
 
     def __init__(
-        self, name="sparse_categorical_crossentropy", dtype=None, from_logits=False, axis=-1
+        self,
+        name="sparse_categorical_crossentropy",
+        dtype=None,
+        from_logits=False,
+        ignore_class=None,
+        axis=-1,
     ):
         super().__init__(
             _prob.sparse_categorical_crossentropy,
             name=name,
             dtype=dtype,
             from_logits=from_logits,
+            ignore_class=ignore_class,
             axis=axis,
+        )
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        ignore_class = self._fn_kwargs["ignore_class"]
+        if ignore_class is None or sample_weight is None:
+            return super().update_state(y_true, y_pred, sample_weight=sample_weight)
+        y_true = ops.convert_to_tensor(y_true)
+        values = self._fn(y_true, ops.convert_to_tensor(y_pred), **self._fn_kwargs)
+        valid = ops.reshape(ops.not_equal(y_true, ignore_class), ops.shape(values))
+        sample_weight, valid = squeeze_or_expand_to_same_rank(
+            ops.cast(sample_weight, self.dtype), ops.cast(valid, self.dtype)
+        )
+        # The mean of the values, as MeanMetricWrapper's parent (`Mean`) takes them.
+        return super(MeanMetricWrapper, self).update_state(
+            values, sample_weight=sample_weight * valid
         )
 
 
