@@ -863,6 +863,9 @@ COMMON: dict[str, dict[str, Declaration]] = {
             The canonical string name of a dtype (`"float32"`, `"int64"`, ...).
         AllocationBudget(max_bytes, what, how_to_raise)
             A cap on the bytes Variables may allocate inside the scope.
+        deferred_initialization()
+            A block (a load) in which built-in initializers take their seeds at once but
+            draw a Variable's value only when it is read or the block ends unassigned.
         structure_version()
             A number that changes whenever a variable is created or trainability changes.
         bump_structure_version()

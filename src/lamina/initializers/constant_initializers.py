@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from lamina import ops
-from lamina.initializers.initializer import Initializer, TensorLike, resolve_dtype
+from lamina.initializers.initializer import (
+    Initializer,
+    TensorLike,
+    resolve_dtype,
+    seedless_deferred,
+)
 
 
 class Zeros(Initializer):
@@ -16,6 +21,9 @@ class Zeros(Initializer):
     def __call__(self, shape: tuple[int, ...], dtype: str | None = None) -> TensorLike:
         return ops.zeros(shape, dtype=resolve_dtype(dtype))
 
+    def _deferred(self, shape, dtype):
+        return seedless_deferred(self, Zeros, shape, dtype)
+
 
 class Ones(Initializer):
     """Fills the tensor with ones (e.g. a normalization layer's scale).
@@ -26,6 +34,9 @@ class Ones(Initializer):
 
     def __call__(self, shape: tuple[int, ...], dtype: str | None = None) -> TensorLike:
         return ops.ones(shape, dtype=resolve_dtype(dtype))
+
+    def _deferred(self, shape, dtype):
+        return seedless_deferred(self, Ones, shape, dtype)
 
 
 class Constant(Initializer):
@@ -44,6 +55,11 @@ class Constant(Initializer):
     def __call__(self, shape: tuple[int, ...], dtype: str | None = None) -> TensorLike:
         dtype = resolve_dtype(dtype)
         return ops.cast(self.value, dtype) * ops.ones(shape, dtype=dtype)
+
+    def _deferred(self, shape, dtype):
+        if not isinstance(self.value, (int, float)):
+            return None  # an array is checked against the shape when the weight is made
+        return seedless_deferred(self, Constant, shape, dtype)
 
     def get_config(self) -> dict:
         value = self.value.tolist() if hasattr(self.value, "tolist") else self.value
@@ -66,16 +82,24 @@ class Identity(Initializer):
         self.gain = gain
 
     def __call__(self, shape: tuple[int, ...], dtype: str | None = None) -> TensorLike:
-        if len(shape) != 2:
-            raise ValueError(
-                f"Identity initializer needs a 2D shape; received shape={tuple(shape)} of "
-                f"rank {len(shape)}. Use Orthogonal for higher-rank kernels."
-            )
+        _check_2d(shape)
         dtype = resolve_dtype(dtype)
         return ops.cast(self.gain * ops.eye(shape[0], shape[1], dtype=dtype), dtype)
 
+    def _deferred(self, shape, dtype):
+        _check_2d(shape)  # a wrong shape is refused when the weight is made, loaded or not
+        return seedless_deferred(self, Identity, shape, dtype)
+
     def get_config(self) -> dict:
         return {"gain": self.gain}
+
+
+def _check_2d(shape) -> None:
+    if len(shape) != 2:
+        raise ValueError(
+            f"Identity initializer needs a 2D shape; received shape={tuple(shape)} of "
+            f"rank {len(shape)}. Use Orthogonal for higher-rank kernels."
+        )
 
 
 IdentityInitializer = Identity

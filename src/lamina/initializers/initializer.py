@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 from lamina import backend
@@ -29,6 +31,15 @@ class Initializer:
     def __call__(self, shape: tuple[int, ...], dtype: str | None = None) -> TensorLike:
         """A new tensor of `shape` and `dtype` (default: `backend.floatx()`)."""
         raise NotImplementedError(f"{type(self).__name__} must implement __call__(shape, dtype).")
+
+    def _deferred(self, shape: tuple[int, ...], dtype: str) -> Callable | None:
+        """`self(shape, dtype)` as a function of no arguments that a variable being
+        loaded runs only if the file does not set it, or None (the default) when the
+        call cannot be put off: one that takes a seed must take it now, in order.
+
+        Built-ins implement it; an initializer of the user's is called at once.
+        """
+        return None
 
     def get_config(self) -> dict:
         """The constructor arguments as a JSON-able dict.
@@ -77,3 +88,11 @@ class Initializer:
 def resolve_dtype(dtype: str | None) -> str:
     """The dtype to create: `dtype` standardized, or `backend.floatx()` when None."""
     return backend.standardize_dtype(dtype) if dtype is not None else backend.floatx()
+
+
+def seedless_deferred(initializer: Initializer, owner: type, shape, dtype) -> Callable | None:
+    """`_deferred` of a built-in (`owner`) whose `__call__` takes no seed: the call
+    itself, put off; None when a subclass replaced `__call__` (it might draw)."""
+    if type(initializer).__call__ is not owner.__call__:
+        return None
+    return functools.partial(owner.__call__, initializer, tuple(shape), dtype)

@@ -4,11 +4,16 @@ Seeds: `seed=int` gives the initializer its own `SeedGenerator`, so it is reprod
 from construction and each call draws new values (two layers built from one seeded
 initializer get different weights). `seed=None` draws from the global generator, which
 `lamina.utils.set_random_seed` resets. A `SeedGenerator` may be passed in directly.
+
+A call takes one seed from the generator and draws with it (`_sampler` says how). A
+variable being loaded from a file takes its seed when it is created, as a call would,
+and draws only if the file does not set it (`_deferred`): the streams stay the same.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from lamina import ops
 from lamina.initializers.initializer import Initializer, TensorLike, resolve_dtype
@@ -44,6 +49,27 @@ class RandomInitializer(Initializer):
                 f"received seed={seed!r}."
             )
 
+    def __call__(self, shape: tuple[int, ...], dtype: str | None = None) -> TensorLike:
+        sample = self._sampler(tuple(shape), resolve_dtype(dtype))
+        return sample(random.draw_seed(self._generator))
+
+    def _sampler(self, shape: tuple[int, ...], dtype: str) -> Callable:
+        """The draw for `shape` and `dtype` as a function of a seed tensor; argument
+        errors are raised here, before a seed is taken."""
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement __call__(shape, dtype) (or _sampler)."
+        )
+
+    def _deferred(self, shape: tuple[int, ...], dtype: str) -> Callable | None:
+        """`self(shape, dtype)` to run later: the seed is taken now, as the call would
+        take it, so what is drawn later (if ever) is what the call would give and the
+        generator moves on as it would. None when a subclass replaced `__call__`."""
+        if type(self).__call__ is not RandomInitializer.__call__:
+            return None
+        sample = self._sampler(tuple(shape), resolve_dtype(dtype))
+        seed = random.draw_seed(self._generator)
+        return lambda: sample(seed)
+
     def get_config(self) -> dict:
         return {"seed": self.seed}
 
@@ -65,10 +91,11 @@ class RandomNormal(RandomInitializer):
         super().__init__(seed)
         self.mean, self.stddev = mean, stddev
 
-    def __call__(self, shape: tuple[int, ...], dtype: str | None = None) -> TensorLike:
-        return random.normal(
-            shape, self.mean, self.stddev, resolve_dtype(dtype), seed=self._generator
-        )
+    def _sampler(self, shape: tuple[int, ...], dtype: str) -> Callable:
+        def sample(seed):
+            return random.normal(shape, self.mean, self.stddev, dtype, seed=seed)
+
+        return sample
 
     def get_config(self) -> dict:
         return {"mean": self.mean, "stddev": self.stddev, **super().get_config()}
@@ -91,10 +118,11 @@ class RandomUniform(RandomInitializer):
         super().__init__(seed)
         self.minval, self.maxval = minval, maxval
 
-    def __call__(self, shape: tuple[int, ...], dtype: str | None = None) -> TensorLike:
-        return random.uniform(
-            shape, self.minval, self.maxval, resolve_dtype(dtype), seed=self._generator
-        )
+    def _sampler(self, shape: tuple[int, ...], dtype: str) -> Callable:
+        def sample(seed):
+            return random.uniform(shape, self.minval, self.maxval, dtype, seed=seed)
+
+        return sample
 
     def get_config(self) -> dict:
         return {"minval": self.minval, "maxval": self.maxval, **super().get_config()}
@@ -117,10 +145,11 @@ class TruncatedNormal(RandomInitializer):
         super().__init__(seed)
         self.mean, self.stddev = mean, stddev
 
-    def __call__(self, shape: tuple[int, ...], dtype: str | None = None) -> TensorLike:
-        return random.truncated_normal(
-            shape, self.mean, self.stddev, resolve_dtype(dtype), seed=self._generator
-        )
+    def _sampler(self, shape: tuple[int, ...], dtype: str) -> Callable:
+        def sample(seed):
+            return random.truncated_normal(shape, self.mean, self.stddev, dtype, seed=seed)
+
+        return sample
 
     def get_config(self) -> dict:
         return {"mean": self.mean, "stddev": self.stddev, **super().get_config()}
@@ -204,18 +233,18 @@ class VarianceScaling(RandomInitializer):
         self.scale, self.mode, self.distribution = scale, mode, distribution
         self.input_axes, self.output_axes = input_axes, output_axes
 
-    def __call__(self, shape: tuple[int, ...], dtype: str | None = None) -> TensorLike:
+    def _sampler(self, shape: tuple[int, ...], dtype: str) -> Callable:
         fan_in, fan_out = compute_fans(shape, self.input_axes, self.output_axes)
         n = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         variance = self.scale / max(1.0, n)
-        dtype = resolve_dtype(dtype)
         if self.distribution == "truncated_normal":
             stddev = math.sqrt(variance) / _TRUNCATED_STDDEV
-            return random.truncated_normal(shape, 0.0, stddev, dtype, seed=self._generator)
+            return lambda seed: random.truncated_normal(shape, 0.0, stddev, dtype, seed=seed)
         if self.distribution == "untruncated_normal":
-            return random.normal(shape, 0.0, math.sqrt(variance), dtype, seed=self._generator)
+            stddev = math.sqrt(variance)
+            return lambda seed: random.normal(shape, 0.0, stddev, dtype, seed=seed)
         limit = math.sqrt(3.0 * variance)
-        return random.uniform(shape, -limit, limit, dtype, seed=self._generator)
+        return lambda seed: random.uniform(shape, -limit, limit, dtype, seed=seed)
 
     def _axes_config(self) -> dict:
         # Written only when set, so files stay readable by Keras versions without them.
@@ -331,7 +360,7 @@ class Orthogonal(RandomInitializer):
         super().__init__(seed)
         self.gain = gain
 
-    def __call__(self, shape: tuple[int, ...], dtype: str | None = None) -> TensorLike:
+    def _sampler(self, shape: tuple[int, ...], dtype: str) -> Callable:
         if len(shape) < 2:
             raise ValueError(
                 f"Orthogonal initializer needs a shape of rank >= 2; received "
@@ -339,12 +368,16 @@ class Orthogonal(RandomInitializer):
             )
         rows, cols = math.prod(shape[:-1]), shape[-1]
         flat = (max(rows, cols), min(rows, cols))
-        a = random.normal(flat, 0.0, 1.0, "float32", seed=self._generator)
-        q, r = ops.qr(a)
-        q = q * ops.sign(ops.diagonal(r))
-        if rows < cols:
-            q = ops.transpose(q)
-        return ops.cast(self.gain * ops.reshape(q, shape), resolve_dtype(dtype))
+
+        def sample(seed):
+            a = random.normal(flat, 0.0, 1.0, "float32", seed=seed)
+            q, r = ops.qr(a)
+            q = q * ops.sign(ops.diagonal(r))
+            if rows < cols:
+                q = ops.transpose(q)
+            return ops.cast(self.gain * ops.reshape(q, shape), dtype)
+
+        return sample
 
     def get_config(self) -> dict:
         return {"gain": self.gain, **super().get_config()}

@@ -26,6 +26,7 @@ import tempfile
 import zipfile
 import zlib
 
+from lamina.backend.common.variables import deferred_initialization
 from lamina.saving import weights_h5
 from lamina.saving.atomic import atomic_write
 from lamina.utils import serialization
@@ -335,7 +336,9 @@ def _build_and_fill(zf, filepath, config, weights, custom_objects, compile, safe
         f"The weights take {len(weights):,} bytes, so the config asks for far more than "
         "the file holds: the file is damaged or was altered.",
     )
-    with budget:
+    # The file sets the variables: their initializers draw only for what it leaves out
+    # (a value put off is drawn when read, at the latest when this block ends).
+    with budget, deferred_initialization():
         try:
             serialization.config_depth(config)
             model = serialization.deserialize_keras_object(

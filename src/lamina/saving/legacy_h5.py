@@ -35,6 +35,7 @@ import zipfile
 
 import numpy as np
 
+from lamina.backend.common.variables import deferred_initialization
 from lamina.saving import weights_h5
 from lamina.saving.atomic import atomic_write
 from lamina.saving.legacy_h5_config import (
@@ -294,7 +295,8 @@ def _load(f, reader, filepath, custom_objects, compile, safe_mode):
         f"The file takes {os.path.getsize(filepath):,} bytes, so its model_config asks for "
         "far more than the file holds: the file is damaged or was altered.",
     )
-    with budget:
+    # The file sets the weights: their initializers draw only for what it leaves out.
+    with budget, deferred_initialization():
         try:
             model = serialization.deserialize_keras_object(
                 model_config,

@@ -110,10 +110,12 @@ def set_pending_sync(fn) -> None:
 
 def reads_are_plain() -> bool:
     """Whether reading a variable now returns its stored value as it is (see
-    `Variable.value`): no stateless scope open, no strict trace, no write-back pending.
-    A caller reading many variables per call may then take the stored values itself."""
+    `Variable.value`): no stateless scope open, no strict trace, no write-back pending,
+    no initial value put off. A caller reading many variables per call may then take the
+    stored values itself."""
     return (
         _pending_sync is None
+        and not _deferred
         and getattr(_state, "strict", None) is None
         and not getattr(_state, "stateless_scopes", None)
     )
@@ -279,6 +281,58 @@ def current_budget() -> AllocationBudget | None:
     return getattr(_state, "budget", None)
 
 
+# Variables whose initial value is put off (see `deferred_initialization`), by id:
+# `(variable, draw)`. Holding the variable keeps its id from being reused.
+_deferred: dict[int, tuple] = {}
+
+
+class deferred_initialization:
+    """While open, a variable made from a built-in initializer gets its value only when
+    something reads it, or when the block ends; one assigned before is never drawn.
+
+    Loading a model opens one: the file sets almost every variable, and drawing values
+    to overwrite them is most of a load's time (on JAX, a program per new shape). The
+    initializer takes its seed when the variable is made, as the call would
+    (`Initializer._deferred`), so a value drawn later is the one it would have had and
+    the seed generators (the global one included) move on as they would: nothing but
+    the time shows. Zeros stand in meanwhile, read by nobody: `Variable.value` draws
+    first, and `reads_are_plain()` is False so fast paths read through it. Not used
+    under a distribution (which creates variables sharded) nor while `fit`'s state is
+    held outside the variables. Nested blocks join the outermost.
+    """
+
+    def __enter__(self):
+        self._outermost = getattr(_state, "deferral", None) is None and _pending_sync is None
+        if self._outermost:
+            _state.deferral = self
+            self.variables: list = []
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        if self._outermost:
+            _state.deferral = None
+            error = None
+            for variable in self.variables:
+                if id(variable) in _deferred:
+                    try:  # each is taken off the list first, so none is left behind
+                        variable._draw_initial_value()
+                    except Exception as err:  # raised below, once every one is drawn
+                        error = error or err
+            if error is not None and exc_type is None:
+                raise error
+        return False
+
+
+def _deferral():
+    """The open `deferred_initialization` block this variable may join, or None."""
+    deferral = getattr(_state, "deferral", None)
+    if deferral is None or _pending_sync is not None or _strict() is not None:
+        return None
+    if _scope_stack() or current_distribution() is not None:
+        return None
+    return deferral
+
+
 _AGGREGATIONS = ("none", "mean", "sum", "only_first_replica")
 _SYNCHRONIZATIONS = ("none", "on_read", "on_write", "auto")
 
@@ -344,6 +398,7 @@ class Variable:
         self.path = path or self.name
         self._placement = None
         self.trainable = bool(trainable)
+        deferral = draw = None
         if callable(initializer):
             if shape is None:
                 raise ValueError(
@@ -362,6 +417,10 @@ class Variable:
                 value = distribution._create_variable(
                     self, lambda: initializer(tuple(shape), dtype=dtype)
                 )
+            else:
+                deferral = _deferral()
+                if deferral is not None:
+                    draw, value = self._put_off(initializer, tuple(shape), dtype)
             if value is None:
                 # Initial values are real data even when a layer is built while a
                 # function is being traced; seed updates made here must reach the real
@@ -391,6 +450,36 @@ class Variable:
         trace = _strict()
         if trace is not None:
             trace.created.add(id(self))
+        if draw is not None:
+            _deferred[id(self)] = (self, draw)
+            deferral.variables.append(self)
+
+    def _put_off(self, initializer, shape: tuple, dtype: str):
+        """`(draw, stand-in)` for an initial value put off, or `(None, None)` when
+        `initializer` cannot put it off (see `deferred_initialization`)."""
+        defer = getattr(initializer, "_deferred", None)
+        if defer is None:
+            return None, None
+        with relaxed(), self._eager_context():
+            draw = defer(shape, dtype)  # takes the seed now, as the call would
+            if draw is None:
+                return None, None
+            try:
+                return draw, np.zeros(shape, dtype)
+            except TypeError:  # a dtype NumPy lacks: draw now
+                return None, draw()
+
+    def _draw_initial_value(self) -> None:
+        """Give a variable whose initial value was put off that value."""
+        _, draw = _deferred.pop(id(self))
+        with relaxed(), self._eager_context():
+            value = self._convert(draw(), self._dtype)
+        if tuple(value.shape) != self._shape:
+            raise ValueError(
+                f"Variable {self.name!r}: initial value has shape {tuple(value.shape)}, "
+                f"expected shape {self._shape}."
+            )
+        self._value = value
 
     # Engine hooks ------------------------------------------------------------------
     def _convert(self, value, dtype):  # pragma: no cover - overridden per engine
@@ -413,6 +502,8 @@ class Variable:
             raise _outside_state_error(self, "read", trace.program)
         if _pending_sync is not None:
             _sync_pending()
+        if _deferred and id(self) in _deferred:
+            self._draw_initial_value()
         return self._value
 
     @property
@@ -464,6 +555,8 @@ class Variable:
         else:
             if _pending_sync is not None:
                 _sync_pending()
+            if _deferred:
+                _deferred.pop(id(self), None)  # the value assigned replaces the initial one
             self._value = value if self._placement is None else self._placement(value)
         return self
 
@@ -494,6 +587,7 @@ class Variable:
             not _scope_stack()
             and getattr(_state, "strict", None) is None
             and _pending_sync is None
+            and not _deferred
             and self._placement is None
             and (shape == () or shape == self._shape)
         )

@@ -1,9 +1,24 @@
-"""Random sampling on JAX. Every function takes `seed`, a `uint32[2]` key tensor."""
+"""Random sampling on JAX. Every function takes `seed`, a `uint32[2]` key tensor.
+
+Eager draws (initializers, mostly) of `uniform`, `normal` and `truncated_normal` do not
+compile a program per shape. Compiling JAX's threefry sampler takes 0.2-3 s on a CPU,
+once for every new shape, which made building or loading a model mostly compile time.
+With partitionable threefry (JAX's default since 0.5) element `i` of a sample depends
+only on the key and `i`, and the transforms after it are elementwise: a draw of shape
+`S` is the first `prod(S)` numbers of any longer flat draw from the same key, reshaped.
+So an eager draw samples a flat vector of a bucketed length (compiled once per bucket,
+distribution and dtype) and keeps its prefix: the same numbers, bit for bit. Inside a
+traced program (`jit`, where the seed is traced) the draw is the plain call.
+"""
 
 from __future__ import annotations
 
+import functools
+import math
+
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from lamina.backend import config
 from lamina.backend.common.variables import standardize_dtype
@@ -24,22 +39,81 @@ def make_seed(seed: int):
     return jnp.array([0, int(seed) % (2**32)], dtype=SEED_DTYPE)
 
 
+# Flat draws are at least this long (16 KiB of float32: nothing to draw), so the small
+# weights of a model share one program.
+_MIN_BUCKET = 1 << 12
+
+
+def _bucket(size: int) -> int:
+    """The flat length drawn for `size` numbers: 4096, then 3/4 of a power of two or a
+    power of two (a third more than asked for at most)."""
+    if size <= _MIN_BUCKET:
+        return _MIN_BUCKET
+    power = 1 << (size - 1).bit_length()
+    return power * 3 // 4 if size <= power * 3 // 4 else power
+
+
+def _prefix_stable() -> bool:
+    """Whether a sample is the prefix of a longer flat sample (see the module doc)."""
+    return bool(
+        jax.config.jax_threefry_partitionable and jax.config.jax_default_prng_impl == "threefry2x32"
+    )
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2))
+def _take(flat, size, shape):
+    return flat[:size].reshape(shape)
+
+
+def _scalar(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _sample(draw, shape, seed, *params):
+    """`draw(key, shape)`; an eager draw goes through a bucketed flat draw when its
+    parameters are Python numbers (arrays may broadcast against `shape`)."""
+    shape = tuple(shape)
+    key = jax.random.wrap_key_data(_key(seed))
+    # A traced key (the draw is part of a program being traced) is a Tracer.
+    if isinstance(key, jax.core.Tracer) or not all(map(_scalar, params)):
+        return draw(key, shape)
+    if not all(isinstance(d, (int, np.integer)) for d in shape) or not _prefix_stable():
+        return draw(key, shape)
+    size = math.prod(shape)
+    flat = draw(key, (_bucket(size),))
+    if all(device.platform == "cpu" for device in flat.devices()):
+        # On the host the prefix is a view: copy it (the bucket's buffer is not ours to
+        # alias) and hand it to the device; no program per shape.
+        return jax.device_put(np.array(np.asarray(flat)[:size]).reshape(shape))
+    return _take(flat, size, shape)
+
+
 def normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    sample = jax.random.normal(_key(seed), shape=tuple(shape), dtype=_float(dtype))
-    return sample * stddev + mean
+    dtype = _float(dtype)
+
+    def draw(key, shape):
+        return jax.random.normal(key, shape=shape, dtype=dtype) * stddev + mean
+
+    return _sample(draw, shape, seed, mean, stddev)
 
 
 def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
-    return jax.random.uniform(
-        _key(seed), shape=tuple(shape), dtype=_float(dtype), minval=minval, maxval=maxval
-    )
+    dtype = _float(dtype)
+
+    def draw(key, shape):
+        return jax.random.uniform(key, shape=shape, dtype=dtype, minval=minval, maxval=maxval)
+
+    return _sample(draw, shape, seed, minval, maxval)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    sample = jax.random.truncated_normal(
-        _key(seed), lower=-2.0, upper=2.0, shape=tuple(shape), dtype=_float(dtype)
-    )
-    return sample * stddev + mean
+    dtype = _float(dtype)
+
+    def draw(key, shape):
+        sample = jax.random.truncated_normal(key, lower=-2.0, upper=2.0, shape=shape, dtype=dtype)
+        return sample * stddev + mean
+
+    return _sample(draw, shape, seed, mean, stddev)
 
 
 def randint(shape, minval, maxval, dtype="int32", seed=None):
