@@ -66,12 +66,18 @@ def sparse_categorical_accuracy(y_true, y_pred):
     return _match_labels(y_true, y_pred)
 
 
-def _in_top_k(labels, y_pred, k):
+def _in_top_k(labels, y_pred, k, from_sorted_ids=False):
     class_count = ops.shape(y_pred)[-1]
     labels_shape = tuple(ops.shape(labels))
     flat_pred = ops.reshape(y_pred, (-1, class_count))
-    flat_labels = ops.reshape(ops.cast(labels, "int32"), (-1,))
-    hits = ops.in_top_k(flat_labels, flat_pred, k)
+    if from_sorted_ids:
+        # `y_pred` holds class ids, best first: a hit is the label among the first k
+        # (counted once, should an id repeat).
+        flat_labels = ops.reshape(ops.cast(labels, ops.dtype(y_pred)), (-1, 1))
+        hits = ops.any(ops.equal(flat_labels, flat_pred[:, :k]), axis=1)
+    else:
+        flat_labels = ops.reshape(ops.cast(labels, "int32"), (-1,))
+        hits = ops.in_top_k(flat_labels, flat_pred, k)
     return ops.reshape(ops.cast(hits, backend.floatx()), labels_shape)
 
 
@@ -85,17 +91,22 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5):
     return _in_top_k(ops.argmax(ops.convert_to_tensor(y_true), axis=-1), y_pred, k)
 
 
-def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5, from_sorted_ids=False):
     """1.0 where the integer label is among the `k` highest predictions.
+
+    With `from_sorted_ids=True`, `y_pred` holds class ids sorted from the highest score
+    down, shape `(batch, N)`, and a hit is the label among its first `k`.
 
     >>> sparse_top_k_categorical_accuracy([2, 1], [[0.1, 0.9, 0.8], [0.05, 0.95, 0.0]], k=2).tolist()
     [1.0, 1.0]
+    >>> sparse_top_k_categorical_accuracy([2, 1], [[1, 2], [2, 0]], k=1, from_sorted_ids=True).tolist()
+    [0.0, 0.0]
     """
     y_pred = ops.convert_to_tensor(y_pred)
     y_true = ops.convert_to_tensor(y_true)
     if len(ops.shape(y_true)) == len(ops.shape(y_pred)) and ops.shape(y_true)[-1] == 1:
         y_true = ops.squeeze(y_true, -1)
-    return _in_top_k(y_true, y_pred, k)
+    return _in_top_k(y_true, y_pred, k, from_sorted_ids)
 
 
 class Accuracy(MeanMetricWrapper):
@@ -173,14 +184,24 @@ class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
 
     Args:
         k: how many of the highest predictions count as a hit.
+        from_sorted_ids: whether `y_pred` holds class ids sorted from the highest score
+            down (shape `(batch, N)`) rather than one score per class.
 
     >>> m = SparseTopKCategoricalAccuracy(k=1)
     >>> float(m([2, 1], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]]))
     0.5
     """
 
-    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
-        super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
+    def __init__(
+        self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None, from_sorted_ids=False
+    ):
+        super().__init__(
+            sparse_top_k_categorical_accuracy,
+            name=name,
+            dtype=dtype,
+            k=k,
+            from_sorted_ids=from_sorted_ids,
+        )
 
 
 for _obj in (
