@@ -25,16 +25,19 @@ def accuracy(y_true, y_pred):
 
 
 def binary_accuracy(y_true, y_pred, threshold=0.5):
-    """Per-sample fraction of labels where `y_pred > threshold` matches `y_true`.
+    """1.0 for each label where `y_pred > threshold` matches `y_true`, else 0.0.
+
+    One value per element, as in Keras 3 (which no longer averages the last axis):
+    `BinaryAccuracy` averages them, so a `sample_weight` may weigh each label.
 
     >>> binary_accuracy([[1.0, 0.0], [0.0, 0.0]], [[0.7, 0.6], [0.2, 0.1]]).tolist()
-    [0.5, 1.0]
+    [[1.0, 0.0], [1.0, 1.0]]
     """
     y_pred = ops.convert_to_tensor(y_pred)
     y_true = ops.cast(y_true, ops.dtype(y_pred))
     y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
     predicted = ops.cast(ops.greater(y_pred, threshold), ops.dtype(y_true))
-    return ops.mean(ops.cast(ops.equal(y_true, predicted), backend.floatx()), axis=-1)
+    return ops.cast(ops.equal(y_true, predicted), backend.floatx())
 
 
 def _match_labels(labels, y_pred):
