@@ -6,6 +6,8 @@ batches; `RootMeanSquaredError` and `R2Score` keep their own totals.
 
 from __future__ import annotations
 
+import math
+
 from lamina import ops
 from lamina.losses import regression as _losses
 from lamina.losses.loss import squeeze_or_expand_to_same_rank
@@ -191,7 +193,8 @@ class R2Score(Metric):
         self.squared_sum.assign_add(ops.sum(y_true * weighted_true, axis=0))
         self.total_mse.assign_add(ops.sum(ops.square(y_true - y_pred) * weights, axis=0))
         self.count.assign_add(ops.sum(weights, axis=0))
-        self.num_samples.assign_add(ops.cast(ops.shape(y_true)[0], self.dtype))
+        # Keras counts every target value (batch * outputs) as a sample of the adjusted R2.
+        self.num_samples.assign_add(ops.cast(math.prod(ops.shape(y_true)), self.dtype))
 
     def result(self):
         mean = self.sum.value / self.count.value
@@ -206,9 +209,11 @@ class R2Score(Metric):
             score = raw
         if self.num_regressors:
             n, p = self.num_samples.value, float(self.num_regressors)
-            # Undefined with too few samples; 0 there, as a compiled step cannot warn.
-            adjusted = 1.0 - (1.0 - score) * (n - 1.0) / (n - p - 1.0)
-            score = ops.where(n - p - 1.0 > 0, adjusted, 0.0)
+            # Undefined with too few samples: the plain R2 there, as in Keras (which
+            # also warns; a compiled step cannot).
+            defined = n - p - 1.0 > 0
+            adjusted = 1.0 - (1.0 - score) * (n - 1.0) / ops.where(defined, n - p - 1.0, 1.0)
+            score = ops.where(defined, adjusted, score)
         return score
 
     def get_config(self) -> dict:
