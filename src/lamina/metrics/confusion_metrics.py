@@ -317,6 +317,9 @@ class AUC(Metric):
         self.summation_method = summation_method
         self.multi_label = bool(multi_label)
         self.num_labels = num_labels
+        if isinstance(label_weights, dict) and label_weights.get("class_name") == "__tensor__":
+            # Keras's config writes the weights as a serialized tensor.
+            label_weights = label_weights["config"]["value"]
         self.label_weights = None if label_weights is None else [float(w) for w in label_weights]
         self.from_logits = bool(from_logits)
         self.built = False
@@ -337,8 +340,8 @@ class AUC(Metric):
         if self.built:
             return
         num_labels = tuple(y_pred_shape)[-1] if len(tuple(y_pred_shape)) > 1 else 1
-        self.num_labels = int(num_labels)
-        self._create_variables((self.num_labels,))
+        # `num_labels` stays as given (Keras's config writes None for labels found here).
+        self._create_variables((int(num_labels),))
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         if not self.built:
