@@ -109,3 +109,33 @@ def test_fit_without_any_loss_says_so():
         model.fit(x, y, verbose=0)
     # Evaluating needs no gradient: the loss reads 0, as before.
     assert model.evaluate(x, y, verbose=0, return_dict=True)["loss"] == 0.0
+
+
+def test_a_frozen_layers_parameters_do_not_require_grad():
+    # Keras's torch backend: freezing a layer makes its variables non-trainable, so
+    # their tensors stop requiring grad and a torch optimizer over `parameters()` leaves
+    # them alone (transfer learning with `base.trainable = False`).
+    base = lamina.Sequential([lamina.Input((4,)), layers.Dense(8), layers.Dense(8)])
+    head = layers.Dense(1)
+    model = lamina.Sequential([base, head])
+    base.trainable = False
+    assert [p.requires_grad for p in model.parameters()] == [False] * 4 + [True] * 2
+    frozen = [p.detach().clone() for p in base.parameters()]
+    head_before = head.kernel.numpy().copy()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, weight_decay=0.1)
+    for _ in range(2):
+        optimizer.zero_grad()
+        model(torch.rand(5, 4)).square().mean().backward()
+        optimizer.step()
+    for before, after in zip(frozen, base.parameters(), strict=True):
+        torch.testing.assert_close(before, after.detach(), rtol=0, atol=0)
+    assert not np.allclose(head_before, head.kernel.numpy())
+
+    base.trainable = True
+    assert all(p.requires_grad for p in model.parameters())
+    # Frozen before it is built, and a variable's own flag still wins when unfrozen.
+    layer = layers.BatchNormalization(trainable=False)
+    layer.build((None, 3))
+    assert not any(p.requires_grad for p in layer.parameters())
+    layer.trainable = True
+    assert [p.requires_grad for p in layer.parameters()] == [True, True, False, False]

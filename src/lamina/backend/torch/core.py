@@ -169,9 +169,20 @@ class Variable(_BaseVariable):
         return True
 
     def _wants_grad(self, dtype) -> bool:
-        return bool(self.__dict__.get("_trainable", True)) and (
-            dtype.is_floating_point or dtype.is_complex
+        return (
+            bool(self.__dict__.get("_trainable", True))
+            and not self.__dict__.get("_layer_frozen", False)
+            and (dtype.is_floating_point or dtype.is_complex)
         )
+
+    def _set_layer_frozen(self, frozen: bool) -> None:
+        """A layer holding this variable was frozen (`layer.trainable = False`) or thawed:
+        its tensor stops (or again starts) requiring grad, as on Keras's torch engine,
+        where freezing a layer makes its variables non-trainable."""
+        self.__dict__["_layer_frozen"] = frozen
+        param = self.__dict__.get("_param")
+        if param is not None:
+            param.requires_grad_(self._wants_grad(param.dtype))
 
     @property
     def trainable(self) -> bool:

@@ -39,6 +39,16 @@ def _key(path: str, taken: dict) -> str:
     return key
 
 
+def _mark_frozen(layer) -> None:
+    if "_own_variables" not in layer.__dict__:  # not yet a built-up layer
+        return
+    frozen = not layer.__dict__.get("_trainable", True)
+    for variable in layer._own_weights():
+        mark = getattr(variable, "_set_layer_frozen", None)
+        if mark is not None:
+            mark(frozen)
+
+
 class LayerBase(torch.nn.Module):
     """`torch.nn.Module` behaviour for lamina layers (see the module docstring)."""
 
@@ -62,6 +72,11 @@ class LayerBase(torch.nn.Module):
         if isinstance(value, torch.nn.Module) and not isinstance(value, LayerBase):
             value = wrapped_attribute(self, value)
         object.__setattr__(self, name, value)
+        if name == "_trainable" or (name == "built" and value):
+            # Frozen or thawed (the `trainable` setter), or weights just made (a layer
+            # frozen before it was built): a frozen layer's tensors do not require
+            # grad, so a torch optimizer over `parameters()` leaves them alone.
+            _mark_frozen(self)
 
     @property
     def _parameters(self):
