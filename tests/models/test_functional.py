@@ -34,6 +34,30 @@ def test_list_and_dict_inputs_and_outputs():
     assert by_name.shape == (4, 1)
 
 
+def test_dict_outputs_keep_the_order_the_model_was_built_with():
+    # Keras 3 returns `model(x)` and a symbolic call's dict in the order the outputs were
+    # given (a program iterating `model(x).items()` sees them so), and `model.output` is
+    # the structure itself; `model.outputs` is the flat list.
+    x = Input((3,))
+    zeta, alpha = layers.Dense(1, name="zeta")(x), layers.Dense(2, name="alpha")(x)
+    model = Model(x, {"zeta": zeta, "alpha": alpha})
+    data = _data(4, 3)
+    out = model(data)
+    assert list(out) == ["zeta", "alpha"]
+    w_z, b_z = model.get_layer("zeta").get_weights()
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(out["zeta"]), data @ w_z + b_z, rtol=1e-5, atol=1e-6
+    )
+    assert list(model(Input((3,)))) == ["zeta", "alpha"]
+    assert model.output == {"zeta": zeta, "alpha": alpha} and list(model.output) == [
+        "zeta",
+        "alpha",
+    ]
+    assert model.outputs == [alpha, zeta]  # flat: sorted by key, as Keras flattens
+    assert isinstance(Model(x, [zeta]).output, list)
+    assert Model(x, zeta).output is zeta
+
+
 def test_model_on_numpy_input_matches_reference():
     x = Input((3,))
     dense = layers.Dense(2, activation="relu")

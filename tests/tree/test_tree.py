@@ -1,11 +1,15 @@
 """lamina.tree: the nested-structure helpers, checked against keras.tree."""
 
 import collections
+import os
 
 import pytest
 
 from lamina import tree
 
+# Keras imports TensorFlow unless told its backend: without this, run alone, the whole
+# file was skipped ("could not import 'keras'").
+os.environ.setdefault("KERAS_BACKEND", "jax")
 keras_tree = pytest.importorskip("keras").tree
 
 Point = collections.namedtuple("Point", ["x", "y"])
@@ -51,6 +55,16 @@ def test_map_structure_rejects_structures_nested_differently():
 def test_dict_keys_are_visited_in_sorted_order_whatever_the_insertion_order():
     assert tree.flatten({"b": 1, "a": 2}) == [2, 1]
     assert tree.pack_sequence_as({"b": 0, "a": 0}, [2, 1]) == {"a": 2, "b": 1}
+
+
+def test_rebuilt_dicts_keep_their_key_order_as_keras_trees_do():
+    # Values go by sorted key; the keys keep the order of the structure copied (Keras's
+    # `tree.pack_sequence_as({"zeta": 1, "alpha": 2}, [5, 6])` is {'zeta': 6, 'alpha': 5}).
+    packed = tree.pack_sequence_as({"zeta": 1, "alpha": 2}, [5, 6])
+    assert list(packed.items()) == [("zeta", 6), ("alpha", 5)]
+    mapped = tree.map_structure(lambda v: v * 10, {"zeta": 1, "alpha": [2, {"y": 3, "x": 4}]})
+    assert list(mapped) == ["zeta", "alpha"] and list(mapped["alpha"][1]) == ["y", "x"]
+    assert mapped == {"zeta": 10, "alpha": [20, {"y": 30, "x": 40}]}
 
 
 def test_pack_sequence_as_rejects_a_wrong_number_of_values():

@@ -174,6 +174,14 @@ class Model(Trainer, Layer):
         return list(self._function.outputs) if self._function is not None else None
 
     @property
+    def output(self):
+        """The output tensor(s) of a graph model, in the structure it was built with (a
+        tensor, a list, a tuple or a dict), as Keras 3's functional models give it."""
+        if self._function is not None:
+            return self._function._outputs_struct
+        return super().output
+
+    @property
     def input_names(self) -> list[str]:
         return [x._keras_history.operation.name for x in self._function.inputs]
 
@@ -416,6 +424,22 @@ class Model(Trainer, Layer):
             if last is not None and last[0] is outputs:
                 self.__dict__["_last_output_masks"] = (outputs[0], last[1])
             return outputs[0]
+        if (
+            type(outputs) is dict
+            and self._function is not None
+            and isinstance(self._function._outputs_struct, dict)
+            and list(outputs) != list(self._function._outputs_struct)
+        ):
+            # JAX's trees (a compiled call, abstract evaluation) rebuild dicts in sorted-key
+            # order; the outputs keep the order the model was built with, as in Keras.
+            ordered = {key: outputs[key] for key in self._function._outputs_struct}
+            last = self.__dict__.get("_last_output_masks")
+            if last is not None and last[0] is outputs:
+                masks = last[1]
+                if type(masks) is dict:
+                    masks = {key: masks.get(key) for key in ordered}
+                self.__dict__["_last_output_masks"] = (ordered, masks)
+            return ordered
         return outputs
 
     def _compiled_call(self, inputs):

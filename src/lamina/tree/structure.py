@@ -3,7 +3,8 @@
 A structure is a leaf or a list, tuple, namedtuple or dict of structures; anything
 else (an array, a KerasTensor, `None`) is a leaf. Dicts are visited in sorted-key
 order, as Keras does, so `flatten` and `pack_sequence_as` agree whatever order the
-keys were inserted in.
+keys were inserted in; a dict that is rebuilt (`map_structure`, `pack_sequence_as`)
+keeps the key order of the structure it copies, as Keras's trees do.
 
 This package sits below `lamina.backend` and imports nothing from lamina, so every
 layer of the system, a backend included, can use it.
@@ -41,8 +42,10 @@ def _children(structure) -> list:
 def _rebuild(structure, children):
     """A node of `structure`'s kind holding `children` (in `_children` order)."""
     if isinstance(structure, dict):
-        # Keys in the order `flatten` uses, so `pack_sequence_as` matches it.
-        return dict(zip(sorted(structure), children))
+        # Children come in sorted-key order (`flatten`'s); the dict keeps its own key
+        # order, as Keras's trees do (`model(x)` returns outputs in the order given).
+        by_key = dict(zip(sorted(structure), children))
+        return {key: by_key[key] for key in structure}
     if _is_namedtuple(structure):
         return type(structure)(*children)
     return type(structure)(children)
@@ -191,7 +194,7 @@ def pack_sequence_as(structure, flat_sequence):
     The inverse of `flatten`: `pack_sequence_as(s, flatten(s))` equals `s`.
 
     >>> pack_sequence_as({"b": [0, 0], "a": 0}, [1, 2, 3])
-    {'a': 1, 'b': [2, 3]}
+    {'b': [2, 3], 'a': 1}
     """
     flat_sequence = list(flat_sequence)
     num_leaves = len(flatten(structure))
@@ -317,7 +320,7 @@ def map_shape_structure(func: Callable, structure):
     `None`s is a shape, passed to `func` whole, as are the other leaves.
 
     >>> map_shape_structure(len, {"image": (None, 28, 28), "ids": [(None,), (None, 4)]})
-    {'ids': [1, 2], 'image': 3}
+    {'image': 3, 'ids': [1, 2]}
     """
     if _is_shape(structure) or not is_nested(structure):
         return func(structure)
