@@ -24,7 +24,7 @@ import re
 import warnings
 
 from lamina import backend, initializers, ops
-from lamina.backend.common.global_state import current_distribution
+from lamina.backend.common.global_state import current_distribution, to_snake_case
 from lamina.optimizers import rules, schedules
 from lamina.utils import serialization
 
@@ -116,7 +116,8 @@ class Optimizer:
                 f"{who}: lamina does not implement `gradient_accumulation_steps` (received "
                 f"{gradient_accumulation_steps!r}); leave it None."
             )
-        self.name = name or who.lower()
+        # Keras's default name: the class name in snake case ("adam_w", "rm_sprop").
+        self.name = name or to_snake_case(who)
         self.weight_decay = weight_decay
         self.clipnorm = clipnorm
         self.clipvalue = clipvalue
