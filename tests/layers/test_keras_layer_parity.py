@@ -16,9 +16,10 @@ Keras implementation needs TensorFlow (lookup, hashing, text vectorization) cann
 here and are left to their own test files; JaxLayer/FlaxLayer/TorchModuleWrapper wrap
 engine code and are left to theirs.
 
-The sweep is cheap but not free, so a seeded sample runs by default (a third of the
-cases, chosen by the day of the year; pick another with `LAMINA_LAYER_PARITY_SEED=<int>`),
-and `LAMINA_SLOW_TESTS=1` runs every case.
+The sweep is not cheap (JAX compiles each op at its first shape, on both sides), so a
+seeded sample of the cheaper cases runs by default (`SAMPLE_SIZE`, chosen by the day of
+the year; pick another with `LAMINA_LAYER_PARITY_SEED=<int>`), and `LAMINA_SLOW_TESTS=1`
+runs every case. The tests after the sweep pin the differences it found and always run.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ pytestmark = [
     pytest.mark.filterwarnings(
         "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning"
     ),
+    # Keras's own deprecation of LayerNormalization(rms_scaling=True) (lamina has none).
+    pytest.mark.filterwarnings("ignore:You passed `rms_scaling=True`:UserWarning"),
     # Keras's MixUp asks JAX for an int64 arange, which JAX truncates with a warning.
     pytest.mark.filterwarnings("ignore:.*Explicitly requested dtype int64:UserWarning"),
 ]
@@ -294,7 +297,13 @@ CASES = [
         lambda L: L.LayerNormalization(axis=[1, 2], center=False),
         X1,
     ),
-    _c("LayerNormalization-rms", lambda L: L.LayerNormalization(rms_scaling=True), X1),
+    _c(
+        "LayerNormalization-rms",
+        lambda L: L.LayerNormalization(rms_scaling=True),
+        X1,
+        xfail="Keras 3.15's deprecated rms_scaling=True divides by the standard deviation "
+        "(its own warning calls this incorrect); lamina divides by the root mean square",
+    ),
     _c("GroupNormalization", lambda L: L.GroupNormalization(groups=2), _f(2, 5, 4)),
     _c("GroupNormalization-axis1", lambda L: L.GroupNormalization(groups=3, axis=1), X2),
     _c("RMSNormalization", lambda L: L.RMSNormalization(), X1),
@@ -347,6 +356,15 @@ CASES = [
         X1,
     ),
     _c("RNN-cell-list", lambda L: L.RNN([L.GRUCell(2), L.LSTMCell(3)], return_sequences=True), X1),
+    _c("LSTMCell", lambda L: L.LSTMCell(3), _f(2, 4), [_f(2, 3), _f(2, 3)], shape=False),
+    _c(
+        "GRUCell-reset_before",
+        lambda L: L.GRUCell(3, reset_after=False),
+        _f(2, 4),
+        [_f(2, 3)],
+        shape=False,
+    ),
+    _c("SimpleRNNCell", lambda L: L.SimpleRNNCell(3), _f(2, 4), [_f(2, 3)], shape=False),
     _c("Bidirectional-LSTM", lambda L: L.Bidirectional(L.LSTM(3)), X1),
     _c(
         "Bidirectional-GRU-sum-sequences",
@@ -499,6 +517,14 @@ CASES = [
         rtol=1e-4,
         atol=1e-3,
     ),
+    _c(
+        "MaxNumBoundingBoxes",
+        lambda L: L.MaxNumBoundingBoxes(max_number=5, fill_value=-1, bounding_box_format="xyxy"),
+        {
+            "images": IMG,
+            "bounding_boxes": {"boxes": _f(2, 3, 4, low=0, high=8), "labels": _ints(4, 2, 3)},
+        },
+    ),
     # -- augmentation in inference mode ------------------------------------------------
     _c(
         "RandomCrop-inference",
@@ -540,13 +566,26 @@ CASES = [
 ]
 
 
+# A case costs one to a few seconds on a CPU (JAX compiles each op at its first shape,
+# for Keras and for lamina alike), so a default run takes this many, a different set
+# each day, from the cases outside the families below, which cost 5-25 s each (scans,
+# many-op augmentations) and run with LAMINA_SLOW_TESTS=1.
+SAMPLE_SIZE = 6
+_EXPENSIVE = (
+    "SimpleRNN", "LSTM", "GRU", "RNN-", "Bidirectional", "ConvLSTM",
+    "MultiHeadAttention", "GroupQueryAttention", "AugMix", "CutMix", "MixUp",
+    "RandAugment", "RandomElasticTransform", "RandomPerspective", "CLAHE", "Equalization",
+    "MelSpectrogram", "STFTSpectrogram",
+)  # fmt: skip
+
+
 def _sample():
-    cases = CASES
     if os.environ.get("LAMINA_SLOW_TESTS") == "1":
-        return cases
+        return CASES
     seed = os.environ.get("LAMINA_LAYER_PARITY_SEED")
     seed = int(seed) if seed is not None else datetime.date.today().timetuple().tm_yday
-    return random.Random(seed).sample(cases, k=len(cases) // 3)
+    cheap = [case for case in CASES if not case.id.startswith(_EXPENSIVE)]
+    return random.Random(seed).sample(cheap, k=SAMPLE_SIZE)
 
 
 def _numpy(value):
@@ -567,6 +606,8 @@ def _shapes(value):
     """Arrays -> shapes with a None batch, keeping lists."""
     if isinstance(value, (list, tuple)):
         return [_shapes(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _shapes(v) for k, v in value.items()}
     return (None,) + tuple(value.shape[1:])
 
 
@@ -637,7 +678,7 @@ def _normalize_shape(shape):
     if isinstance(shape, (list, tuple)) and shape and isinstance(shape[0], (list, tuple)):
         return [_normalize_shape(s) for s in shape]
     if isinstance(shape, dict):
-        return {k: _normalize_shape(v) for k, v in sorted(shape.items())}
+        return [leaf for k in sorted(shape) for leaf in _flat_shapes(_normalize_shape(shape[k]))]
     return tuple(shape)
 
 
@@ -710,29 +751,27 @@ _M2 = np.array([[1, 0, 0], [1, 1, 0]], bool)
 _A, _B = _f(2, 3, 2), _f(2, 3, 2)
 
 
-@pytest.mark.parametrize(
-    "masks", [(_M1, _M2), (_M1, None), (None, _M2)], ids=["both", "first", "second"]
-)
 @pytest.mark.parametrize("name", ["Add", "Maximum", "Minimum", "Multiply", "Concatenate"])
-def test_merge_masks_as_keras(name, masks):
+def test_merge_masks_as_keras(name):
     # Keras 3: an element-wise merge keeps a step that any input keeps (no mask when an
     # input has none); Concatenate keeps a step that any concatenated feature keeps; and
     # Maximum/Minimum ignore a masked input's values, Multiply takes them as 1 (lamina
     # ANDed the masks and merged the masked values).
     from keras.src import backend as keras_backend
 
-    a, b = keras.ops.convert_to_tensor(_A), keras.ops.convert_to_tensor(_B)
-    for x, m in zip((a, b), masks, strict=True):
-        if m is not None:
-            keras_backend.set_keras_mask(x, keras.ops.convert_to_tensor(m))
-    keras_layer = getattr(keras.layers, name)()
-    expected = np.asarray(keras_layer([a, b]))
-    expected_mask = keras_layer.compute_mask([a, b], list(masks))
+    for masks in [(_M1, _M2), (_M1, None), (None, _M2)]:
+        a, b = keras.ops.convert_to_tensor(_A), keras.ops.convert_to_tensor(_B)
+        for x, m in zip((a, b), masks, strict=True):
+            if m is not None:
+                keras_backend.set_keras_mask(x, keras.ops.convert_to_tensor(m))
+        keras_layer = getattr(keras.layers, name)()
+        expected = np.asarray(keras_layer([a, b]))
+        expected_mask = keras_layer.compute_mask([a, b], list(masks))
 
-    layer = getattr(lamina.layers, name)()
-    got = layer([_A, _B], mask=list(masks))
-    np.testing.assert_allclose(_numpy(got), expected, rtol=1e-6, atol=1e-6)
-    got_mask = layer.compute_mask([_A, _B], list(masks))
-    assert (got_mask is None) == (expected_mask is None), (got_mask, expected_mask)
-    if expected_mask is not None:
-        np.testing.assert_array_equal(_numpy(got_mask), np.asarray(expected_mask))
+        layer = getattr(lamina.layers, name)()
+        got = layer([_A, _B], mask=list(masks))
+        np.testing.assert_allclose(_numpy(got), expected, rtol=1e-6, atol=1e-6)
+        got_mask = layer.compute_mask([_A, _B], list(masks))
+        assert (got_mask is None) == (expected_mask is None), (masks, got_mask, expected_mask)
+        if expected_mask is not None:
+            np.testing.assert_array_equal(_numpy(got_mask), np.asarray(expected_mask))
