@@ -525,6 +525,131 @@ CASES = [
             "bounding_boxes": {"boxes": _f(2, 3, 4, low=0, high=8), "labels": _ints(4, 2, 3)},
         },
     ),
+    # -- dtypes: policies and integer inputs -------------------------------------------
+    _c(
+        "Dense-mixed_float16",
+        lambda L: L.Dense(4, dtype="mixed_float16"),
+        _f(2, 5),
+        rtol=2e-3,
+        atol=2e-3,
+    ),
+    _c(
+        "Conv2D-mixed_bfloat16",
+        lambda L: L.Conv2D(2, 2, dtype="mixed_bfloat16"),
+        X2,
+        rtol=2e-2,
+        atol=3e-2,
+    ),
+    _c(
+        "BatchNormalization-mixed_float16",
+        lambda L: L.BatchNormalization(dtype="mixed_float16"),
+        X1,
+        rtol=2e-3,
+        atol=2e-3,
+    ),
+    _c(
+        "LayerNormalization-float16",
+        lambda L: L.LayerNormalization(dtype="float16"),
+        X1,
+        rtol=2e-3,
+        atol=2e-3,
+    ),
+    _c(
+        "Softmax-mixed_float16",
+        lambda L: L.Softmax(dtype="mixed_float16"),
+        X1,
+        rtol=2e-3,
+        atol=2e-3,
+    ),
+    _c("Dense-int-input", lambda L: L.Dense(3), _ints(5, 2, 4)),
+    _c("Rescaling-uint8", lambda L: L.Rescaling(1 / 255.0), (IMG * 255).astype("uint8")),
+    _c("Resizing-uint8", lambda L: L.Resizing(4, 3), (IMG * 255).astype("uint8"), atol=1e-3),
+    _c("CenterCrop-int", lambda L: L.CenterCrop(4, 4), _ints(255, 2, 8, 6, 3)),
+    _c("Flatten-int", lambda L: L.Flatten(), _ints(5, 2, 3, 2)),
+    _c(
+        "Normalization-int-input", lambda L: L.Normalization(mean=2.0, variance=4.0), _ints(5, 2, 3)
+    ),
+    _c(
+        "CategoryEncoding-int-dtype",
+        lambda L: L.CategoryEncoding(5, output_mode="count", dtype="int32"),
+        _ints(5, 2, 4),
+    ),
+    _c(
+        "Embedding-float16",
+        lambda L: L.Embedding(10, 3, dtype="float16"),
+        _ints(10, 2, 5),
+        rtol=1e-3,
+    ),
+    # -- more arguments ----------------------------------------------------------------
+    _c(
+        "Attention-scores",
+        lambda L: L.Attention(),
+        [_f(2, 3, 4), _f(2, 5, 4)],
+        call={"return_attention_scores": True},
+        shape=False,
+    ),
+    _c(
+        "MultiHeadAttention-scores-axes",
+        lambda L: L.MultiHeadAttention(num_heads=2, key_dim=2, attention_axes=(1, 2)),
+        _f(2, 3, 4, 5),
+        _f(2, 3, 4, 5),
+        call={"return_attention_scores": True},
+        shape=False,
+    ),
+    _c("Conv2D-groups-same", lambda L: L.Conv2D(4, 3, groups=2, padding="same"), _f(2, 5, 5, 4)),
+    _c("Conv1D-same-even-kernel", lambda L: L.Conv1D(2, 4, padding="same"), X1),
+    _c(
+        "Conv2DTranspose-same-even",
+        lambda L: L.Conv2DTranspose(2, 4, strides=3, padding="same"),
+        X2,
+    ),
+    _c("Conv1DTranspose-dilated", lambda L: L.Conv1DTranspose(2, 3, dilation_rate=2), X1),
+    _c(
+        "AveragePooling1D-channels_first",
+        lambda L: L.AveragePooling1D(2, data_format="channels_first"),
+        X1,
+    ),
+    _c("MaxPooling2D-same-even", lambda L: L.MaxPooling2D(2, strides=3, padding="same"), X2),
+    _c(
+        "GlobalAveragePooling1D-channels_first-mask",
+        lambda L: L.GlobalAveragePooling1D(data_format="channels_first"),
+        _f(2, 3, 7),
+        call={"mask": SEQ_MASK},
+    ),
+    _c("GlobalMaxPooling1D-keepdims", lambda L: L.GlobalMaxPooling1D(keepdims=True), X1),
+    _c(
+        "UpSampling2D-bilinear-channels_first",
+        lambda L: L.UpSampling2D((2, 3), interpolation="bilinear", data_format="channels_first"),
+        _f(2, 3, 4, 5),
+    ),
+    _c("Softmax-axes", lambda L: L.Softmax(axis=(1, 2)), X1),
+    _c("ReLU-threshold", lambda L: L.ReLU(threshold=0.5), _f(2, 9)),
+    _c("Dot-3d-last", lambda L: L.Dot(axes=-1), [X1, _f(2, 7, 3)]),
+    _c("Dot-axes-pair", lambda L: L.Dot(axes=(2, 1)), [_f(2, 4, 3), _f(2, 3, 5)]),
+    _c(
+        "TimeDistributed-mask",
+        lambda L: L.TimeDistributed(L.Dense(2)),
+        X1,
+        call={"mask": SEQ_MASK},
+        mask=True,
+    ),
+    _c("Reshape-batch-none", lambda L: L.Reshape((-1,)), X3),
+    _c("Cropping1D-zero", lambda L: L.Cropping1D((0, 3)), X1),
+    _c(
+        "EinsumDense-activation",
+        lambda L: L.EinsumDense("ab,bc->ac", 3, activation="relu"),
+        _f(2, 5),
+    ),
+    _c(
+        "Embedding-mask_zero-3d",
+        lambda L: L.Embedding(6, 2, mask_zero=True),
+        _ints(3, 2, 3, 2),
+        mask=True,
+    ),
+    _c("PReLU-2d", lambda L: L.PReLU(), X2),
+    _c("ELU-default", lambda L: L.ELU(), _f(2, 9)),
+    _c("LeakyReLU-default", lambda L: L.LeakyReLU(), _f(2, 9)),
+    _c("Activation-int", lambda L: L.Activation("relu"), _ints(5, 2, 3, low=-5)),
     # -- augmentation in inference mode ------------------------------------------------
     _c(
         "RandomCrop-inference",
@@ -775,3 +900,15 @@ def test_merge_masks_as_keras(name):
         assert (got_mask is None) == (expected_mask is None), (masks, got_mask, expected_mask)
         if expected_mask is not None:
             np.testing.assert_array_equal(_numpy(got_mask), np.asarray(expected_mask))
+
+
+@pytest.mark.parametrize("interpolation", ["bilinear", "bicubic"])
+def test_resizing_keeps_integer_images_integer(interpolation):
+    # Keras 3 rounds a resized integer image and casts it back, saturating (bicubic
+    # overshoots 0..255); lamina returned the float32 resize.
+    images = np.zeros((1, 4, 4, 1), "uint8")
+    images[0, 1:3, 1:3, 0] = 255
+    expected = keras.layers.Resizing(7, 5, interpolation=interpolation)(images)
+    got = lamina.layers.Resizing(7, 5, interpolation=interpolation)(images)
+    assert _numpy(got).dtype == np.uint8
+    np.testing.assert_array_equal(_numpy(got), np.asarray(expected))

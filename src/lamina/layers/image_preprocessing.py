@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from lamina import backend, ops
 from lamina.layers.layer import Layer
 from lamina.ops import image as ops_image
@@ -522,7 +524,18 @@ class Resizing(Layer):
         self.built = True
 
     def call(self, inputs):
+        input_dtype = backend.standardize_dtype(ops.dtype(inputs))
         images = ops.cast(inputs, self.compute_dtype)
+        resized = self._resize(images)
+        if backend.is_int_dtype(input_dtype):
+            # As Keras 3: an integer image stays one, rounded and saturated (bicubic
+            # and lanczos overshoot the input's range).
+            info = np.iinfo(input_dtype)
+            resized = ops.clip(ops.round(resized), float(info.min), float(info.max))
+            return ops.cast(resized, input_dtype)
+        return resized
+
+    def _resize(self, images):
         _check_images(self, images.shape)
         h_axis, w_axis = _hw_axes(len(images.shape), self.data_format)
         height, width = images.shape[h_axis], images.shape[w_axis]
