@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 
 import numpy as np
 import pytest
@@ -27,9 +28,14 @@ import lamina  # noqa: E402
 from lamina import ops  # noqa: E402
 
 # Keras's own Variable.__array__ trips NumPy 2's copy-keyword deprecation; not ours.
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning"
-)
+# Keras's R2Score warns where the adjusted score is undefined (lamina cannot: it runs
+# compiled); the value, the plain R2, is compared.
+pytestmark = [
+    pytest.mark.filterwarnings(
+        "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning"
+    ),
+    pytest.mark.filterwarnings("ignore:More independent predictors than datapoints:UserWarning"),
+]
 
 SLOW = os.environ.get("LAMINA_SLOW_TESTS") == "1"
 RTOL, ATOL = 1e-5, 1e-6
@@ -92,6 +98,8 @@ def _plain(value):
         return [_plain(v) for v in value]
     if isinstance(value, np.generic):
         return value.item()
+    if hasattr(value, "shape") and hasattr(value, "dtype"):  # an array in a config
+        return _plain(np.asarray(value).tolist())
     if isinstance(value, float):
         return round(value, 6)
     return value
@@ -103,6 +111,13 @@ def _same_config(lamina_config, keras_config, what, ignore=()):
     lam, ker = _plain(lamina_config), _plain(keras_config)
     for key, value in ker.items():
         if key in ignore:
+            continue
+        # Two choices lamina made (pinned in tests/metrics/test_gap_metrics.py): a metric
+        # without a dtype writes None (floatx() when loaded), where Keras writes
+        # "float32"; and names are not numbered per session (Keras: auc, auc_1, ...).
+        if key == "dtype" and lam.get(key) is None and value == "float32":
+            continue
+        if key == "name" and re.fullmatch(rf"{re.escape(str(lam.get(key)))}_\d+", str(value)):
             continue
         assert key in lam, f"{what}: lamina config lacks {key!r} (Keras: {value!r})"
         assert lam[key] == value, f"{what}: config {key}={lam[key]!r}, Keras gives {value!r}"
@@ -315,7 +330,7 @@ LOSS_CASES = [
     ("Circle", "circle", {"gamma": 2.0, "margin": 0.2, "remove_diagonal": False}, "circle"),
 ]
 FN_ONLY = {"reduction", "name", "dtype"}
-REDUCTIONS = ["sum_over_batch_size", "sum", "mean", "none", "mean_with_sample_weight"]
+REDUCTIONS = ["sum_over_batch_size", "sum", "mean", "none", None, "mean_with_sample_weight"]
 
 
 def _weights_for(kind):
@@ -334,7 +349,7 @@ def _loss_id(case):
     return f"{name}-{kind}-" + ",".join(f"{k}={v}" for k, v in kwargs.items())
 
 
-@pytest.mark.parametrize("case", _sample(LOSS_CASES, 1.0), ids=_loss_id)
+@pytest.mark.parametrize("case", _sample(LOSS_CASES, 0.08), ids=_loss_id)
 def test_loss_matches_keras(case):
     name, fn_name, kwargs, kind = case
     y_true, y_pred = _data(kind)
@@ -363,7 +378,7 @@ def test_loss_matches_keras(case):
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize(
     "case",
-    [LOSS_CASES[0], LOSS_CASES[1], LOSS_CASES[40], LOSS_CASES[43], LOSS_CASES[48]],
+    _sample([LOSS_CASES[i] for i in (0, 1, 40, 43, 48)], 0.5),
     ids=_loss_id,
 )
 def test_loss_reduction_matches_keras(case, reduction):
@@ -378,7 +393,9 @@ def test_loss_reduction_matches_keras(case, reduction):
             continue
         sw = WEIGHTS[w]
         _both(f"{name}({reduction}, {w})", k_loss, l_loss, y_true, y_pred, sample_weight=sw)
-    _same_config(l_loss.get_config(), k_loss.get_config(), name)
+    # lamina spells reduction=None "none" (tests/losses pin it); Keras keeps None.
+    ignore = ("reduction",) if reduction is None else ()
+    _same_config(l_loss.get_config(), k_loss.get_config(), name, ignore)
 
 
 def test_loss_dtype_matches_keras():
@@ -388,3 +405,450 @@ def test_loss_dtype_matches_keras():
         lam = lamina.losses.MeanSquaredError(dtype=dtype)(y_true, y_pred)
         assert ops.dtype(lam) == keras.ops.dtype(k), dtype
         _close(_np(ops.cast(lam, "float32")), _kn(keras.ops.cast(k, "float32")), dtype, rtol=1e-2)
+
+
+# --------------------------------------------------------------------------- metrics
+
+# (class, constructor kwargs, data kind, sample_weight of the first and second update).
+METRIC_CASES = [
+    ("MeanSquaredError", {}, "reg_neg", (None, "vec")),
+    ("MeanAbsoluteError", {}, "reg_neg", ("col", "full")),
+    ("MeanAbsolutePercentageError", {}, "reg_neg", (None, "vec")),
+    ("MeanSquaredLogarithmicError", {}, "reg", ("vec", None)),
+    ("RootMeanSquaredError", {}, "reg_neg", (None, "vec")),
+    ("RootMeanSquaredError", {}, "reg3", ("seq", None)),
+    ("LogCoshError", {}, "reg_neg", (None, "vec")),
+    ("CosineSimilarity", {}, "reg_neg", (None, "vec")),
+    ("CosineSimilarity", {"axis": 0}, "reg_neg", (None, None)),
+    ("R2Score", {}, "reg_neg", (None, "vec")),
+    ("R2Score", {"class_aggregation": "variance_weighted_average"}, "reg_neg", ("vec", None)),
+    ("R2Score", {"class_aggregation": None, "num_regressors": 1}, "reg_neg", (None, None)),
+    ("R2Score", {"num_regressors": 20}, "reg_neg", (None, None)),
+    ("PearsonCorrelation", {}, "reg_neg", (None, "vec")),
+    ("PearsonCorrelation", {"axis": 0}, "reg_neg", (None, None)),
+    ("ConcordanceCorrelation", {}, "reg_neg", (None, "vec")),
+    ("Poisson", {}, "reg", (None, "vec")),
+    ("KLDivergence", {}, "cat", (None, "vec")),
+    ("Hinge", {}, "bin", (None, "vec")),
+    ("SquaredHinge", {}, "pm1", ("vec", None)),
+    ("CategoricalHinge", {}, "cat", (None, "vec")),
+    ("BinaryCrossentropy", {}, "bin", (None, "vec")),
+    ("BinaryCrossentropy", {"from_logits": True, "label_smoothing": 0.1}, "logit", ("vec", None)),
+    ("CategoricalCrossentropy", {}, "cat", (None, "vec")),
+    (
+        "CategoricalCrossentropy",
+        {"from_logits": True, "label_smoothing": 0.2},
+        "cat_logit",
+        (None, None),
+    ),
+    ("SparseCategoricalCrossentropy", {}, "sparse", (None, "vec")),
+    ("SparseCategoricalCrossentropy", {"from_logits": True}, "sparse_logit", ("vec", None)),
+    (
+        "SparseCategoricalCrossentropy",
+        {"from_logits": True, "ignore_class": 1},
+        "sparse_logit",
+        ("vec", None),
+    ),
+    ("Accuracy", {}, "int3", (None, "vec")),
+    ("BinaryAccuracy", {}, "bin", (None, "vec")),
+    ("BinaryAccuracy", {"threshold": 0.7}, "bin", ("col", None)),
+    ("BinaryAccuracy", {}, "bin_vec", (None, "vec")),
+    ("CategoricalAccuracy", {}, "cat", (None, "vec")),
+    ("SparseCategoricalAccuracy", {}, "sparse", (None, "vec")),
+    ("SparseCategoricalAccuracy", {}, "sparse2d", ("vec", None)),
+    ("TopKCategoricalAccuracy", {"k": 2}, "cat5", (None, "vec")),
+    ("SparseTopKCategoricalAccuracy", {"k": 2}, "sparse5", (None, "vec")),
+    ("SparseTopKCategoricalAccuracy", {"k": 1}, "sparse5", (None, None)),
+    (
+        "SparseTopKCategoricalAccuracy",
+        {"k": 2, "from_sorted_ids": True},
+        "sorted_ids",
+        (None, "vec"),
+    ),
+    ("TruePositives", {}, "bin", (None, "vec")),
+    ("TruePositives", {"thresholds": [0.3, 0.6]}, "bin", ("full", None)),
+    ("FalsePositives", {"thresholds": 0.7}, "bin", (None, "vec")),
+    ("TrueNegatives", {}, "bin", ("col", None)),
+    ("FalseNegatives", {"thresholds": [0.2, 0.5, 0.9]}, "bin", (None, "vec")),
+    ("Precision", {}, "bin", (None, "vec")),
+    ("Precision", {"thresholds": [0.3, 0.6]}, "bin", (None, None)),
+    ("Precision", {"top_k": 2}, "bin", (None, "vec")),
+    ("Precision", {"class_id": 1}, "bin", ("vec", None)),
+    ("Precision", {"top_k": 1, "class_id": 2}, "bin", (None, None)),
+    ("Recall", {}, "bin", (None, "vec")),
+    ("Recall", {"thresholds": 0.7, "class_id": 0}, "bin", (None, "vec")),
+    ("Recall", {"top_k": 2}, "bin", ("full", None)),
+    ("PrecisionAtRecall", {"recall": 0.5}, "bin", (None, "vec")),
+    (
+        "PrecisionAtRecall",
+        {"recall": 0.8, "num_thresholds": 10, "class_id": 1},
+        "bin",
+        (None, None),
+    ),
+    ("RecallAtPrecision", {"precision": 0.6}, "bin", (None, "vec")),
+    ("RecallAtPrecision", {"precision": 0.99, "num_thresholds": 5}, "bin", (None, None)),
+    ("SensitivityAtSpecificity", {"specificity": 0.5}, "bin", (None, "vec")),
+    (
+        "SensitivityAtSpecificity",
+        {"specificity": 0.3, "num_thresholds": 7, "class_id": 2},
+        "bin",
+        (None, None),
+    ),
+    ("SpecificityAtSensitivity", {"sensitivity": 0.5}, "bin", (None, "vec")),
+    ("SpecificityAtSensitivity", {"sensitivity": 0.9, "num_thresholds": 3}, "bin", ("vec", None)),
+    ("AUC", {}, "bin", (None, "vec")),
+    ("AUC", {"num_thresholds": 7}, "bin", (None, None)),
+    ("AUC", {"curve": "PR"}, "bin", (None, "vec")),
+    ("AUC", {"curve": "PR", "summation_method": "majoring"}, "bin", (None, None)),
+    ("AUC", {"summation_method": "minoring"}, "bin", ("vec", None)),
+    ("AUC", {"summation_method": "majoring", "num_thresholds": 11}, "bin", (None, None)),
+    ("AUC", {"thresholds": [0.2, 0.4, 0.6]}, "bin", (None, "vec")),
+    ("AUC", {"multi_label": True}, "bin", (None, "vec")),
+    (
+        "AUC",
+        {"multi_label": True, "num_labels": 3, "label_weights": [0.2, 0.3, 0.5]},
+        "bin",
+        (None, None),
+    ),
+    ("AUC", {"multi_label": True, "curve": "PR", "num_thresholds": 9}, "bin", ("full", None)),
+    ("AUC", {"from_logits": True}, "logit", (None, "vec")),
+    ("F1Score", {}, "bin", (None, None)),
+    ("F1Score", {"average": "micro", "threshold": 0.5}, "bin", (None, "vec")),
+    ("F1Score", {"average": "macro", "threshold": 0.4}, "bin", ("vec", None)),
+    ("F1Score", {"average": "weighted"}, "cat", (None, "vec")),
+    ("FBetaScore", {"beta": 2.0}, "bin", (None, "vec")),
+    ("FBetaScore", {"beta": 0.5, "average": "macro", "threshold": 0.3}, "bin", (None, None)),
+    ("FBetaScore", {"beta": 0.5, "average": "weighted", "threshold": 0.6}, "bin", (None, "vec")),
+    ("IoU", {"num_classes": 3, "target_class_ids": [0, 2]}, "int3", (None, "full")),
+    ("IoU", {"num_classes": 3, "target_class_ids": [1], "ignore_class": 0}, "int3", (None, None)),
+    (
+        "IoU",
+        {"num_classes": 3, "target_class_ids": [0, 1], "sparse_y_pred": False},
+        "sparse",
+        (None, "vec"),
+    ),
+    ("MeanIoU", {"num_classes": 3}, "int3", (None, "full")),
+    ("MeanIoU", {"num_classes": 3, "ignore_class": 2}, "int3", (None, None)),
+    (
+        "MeanIoU",
+        {"num_classes": 3, "sparse_y_true": False, "sparse_y_pred": False},
+        "cat",
+        (None, "vec"),
+    ),
+    ("BinaryIoU", {}, "bin", (None, "full")),
+    ("BinaryIoU", {"target_class_ids": [1], "threshold": 0.3}, "bin", ("vec", None)),
+    ("OneHotIoU", {"num_classes": 3, "target_class_ids": [0, 2]}, "cat", (None, "vec")),
+    ("OneHotMeanIoU", {"num_classes": 3}, "cat", (None, "vec")),
+    ("OneHotMeanIoU", {"num_classes": 3, "ignore_class": 1}, "cat", (None, None)),
+    ("Mean", {}, "values", (None, "vec")),
+    ("Sum", {}, "values", ("full", None)),
+    ("Mean", {"dtype": "float16"}, "values", (None, None)),
+    ("BinaryAccuracy", {"dtype": "bfloat16"}, "bin", (None, "vec")),
+    ("MeanSquaredError", {"dtype": "float16"}, "reg_neg", (None, "vec")),
+    ("AUC", {"dtype": "float16", "num_thresholds": 5}, "bin", (None, None)),
+]
+REDUCING = {"Mean", "Sum"}
+
+
+def _metric_data(kind, seed):
+    if kind == "values":
+        return (np.random.default_rng(seed).normal(size=(4, 3)).astype("f4"),)
+    if kind == "sorted_ids":
+        r = np.random.default_rng(seed)
+        ids = np.stack([r.permutation(5) for _ in range(4)]).astype("int32")
+        return r.integers(0, 5, 4).astype("int32"), ids
+    return _data(kind, seed=seed)
+
+
+def _metric_id(case):
+    name, kwargs, kind, weights = case
+    return f"{name}-{kind}-" + ",".join(f"{k}={v}" for k, v in kwargs.items()) + f"-{weights}"
+
+
+def _result(metric, of):
+    value = metric.result()
+    if isinstance(value, dict):  # none at present; kept for metrics returning dicts
+        return {k: of(v) for k, v in value.items()}
+    return of(value)
+
+
+@pytest.mark.parametrize("case", _sample(METRIC_CASES, 0.08), ids=_metric_id)
+def test_metric_matches_keras(case):
+    name, kwargs, kind, weights = case
+    k_metric = getattr(keras.metrics, name)(**kwargs)
+    l_metric = getattr(lamina.metrics, name)(**kwargs)
+    rtol = 1e-2 if kwargs.get("dtype") in ("float16", "bfloat16") else RTOL
+    for step, w in enumerate([*weights, None]):
+        if step == 2:
+            k_metric.reset_state(), l_metric.reset_state()
+            _close(_np(l_metric.result()), _kn(k_metric.result()), f"{name} after reset")
+        args = _metric_data(kind, seed=step + 1)
+        sw = WEIGHTS[w]
+        if w in ("full",) and kind in ("values",):
+            sw = WEIGHTS["full"]
+        try:
+            k_metric.update_state(*args, sample_weight=sw)
+        except Exception:  # Keras refuses this weight shape: nothing to compare
+            continue
+        l_metric.update_state(*args, sample_weight=sw)
+        want, got = k_metric.result(), l_metric.result()
+        if name != "AUC":  # Keras's AUC keeps float32 state whatever its dtype
+            assert ops.dtype(got) == keras.ops.dtype(want), f"{name}: result dtype"
+        _close(
+            _np(ops.cast(got, "float32")),
+            _kn(keras.ops.cast(want, "float32")),
+            f"{name} update {step} ({w})",
+            rtol=rtol,
+        )
+    _same_config(l_metric.get_config(), k_metric.get_config(), name)
+    type(k_metric).from_config(l_metric.get_config())
+    again = lamina.metrics.deserialize(keras.metrics.serialize(k_metric))
+    assert type(again) is type(l_metric)
+    _same_config(again.get_config(), k_metric.get_config(), f"{name} from Keras config")
+
+
+# (function, kwargs, data kind)
+METRIC_FUNCTIONS = [
+    ("binary_accuracy", {}, "bin"),
+    ("binary_accuracy", {"threshold": 0.3}, "bin_vec"),
+    ("categorical_accuracy", {}, "cat"),
+    ("sparse_categorical_accuracy", {}, "sparse"),
+    ("sparse_categorical_accuracy", {}, "sparse2d"),
+    ("top_k_categorical_accuracy", {"k": 2}, "cat5"),
+    ("sparse_top_k_categorical_accuracy", {"k": 3}, "sparse5"),
+    ("sparse_top_k_categorical_accuracy", {"k": 2, "from_sorted_ids": True}, "sorted_ids"),
+    ("pearson_correlation", {}, "reg_neg"),
+    ("concordance_correlation", {"axis": 0}, "reg_neg"),
+    ("binary_focal_crossentropy", {"gamma": 1.0}, "bin"),
+    ("categorical_focal_crossentropy", {}, "cat"),
+    ("huber", {"delta": 0.5}, "reg_neg"),
+    ("log_cosh", {}, "reg_neg"),
+    ("kl_divergence", {}, "cat"),
+    ("poisson", {}, "reg"),
+    ("squared_hinge", {}, "pm1"),
+    ("mean_absolute_percentage_error", {}, "reg_neg"),
+]
+
+
+@pytest.mark.parametrize(
+    "case", _sample(METRIC_FUNCTIONS, 0.5), ids=lambda c: f"{c[0]}-{c[2]}-{c[1]}"
+)
+def test_metric_function_matches_keras(case):
+    name, kwargs, kind = case
+    args = _metric_data(kind, seed=3)
+    _both(name, getattr(keras.metrics, name), getattr(lamina.metrics, name), *args, **kwargs)
+
+
+# --------------------------------------------------------------------------- optimizers
+
+W0 = [np.array([1.0, -2.0, 0.5], "f4"), np.array([[0.3, -0.7], [1.5, 0.2]], "f4")]
+GRADS = [
+    [
+        np.array([0.5, -1.0, 2.0], "f4") * (k + 1) * (-1) ** k,
+        np.array([[0.1, 0.4], [-0.3, 0.8]], "f4") * (k + 1),
+    ]
+    for k in range(4)
+]
+BASE_FEATURES = [
+    {},
+    {"weight_decay": 0.1},
+    {"clipnorm": 0.5},
+    {"clipvalue": 0.3},
+    {"global_clipnorm": 0.7},
+    {"use_ema": True, "ema_momentum": 0.5},
+    {"use_ema": True, "ema_momentum": 0.9, "ema_overwrite_frequency": 2},
+    {"loss_scale_factor": 4.0},
+]
+OPTIMIZER_CASES = [
+    ("SGD", {"learning_rate": 0.1}),
+    ("SGD", {"learning_rate": 0.1, "momentum": 0.9}),
+    ("SGD", {"learning_rate": 0.1, "momentum": 0.9, "nesterov": True}),
+    ("Adam", {"learning_rate": 0.1}),
+    ("Adam", {"learning_rate": 0.1, "amsgrad": True, "epsilon": 1e-3}),
+    ("AdamW", {"learning_rate": 0.1}),
+    ("AdamW", {"learning_rate": 0.1, "weight_decay": 0.3, "amsgrad": True}),
+    ("Adamax", {"learning_rate": 0.1}),
+    ("Nadam", {"learning_rate": 0.1}),
+    ("RMSprop", {"learning_rate": 0.1}),
+    ("RMSprop", {"learning_rate": 0.1, "momentum": 0.5, "centered": True}),
+    ("Adagrad", {"learning_rate": 0.1, "initial_accumulator_value": 0.2}),
+    ("Adadelta", {"learning_rate": 1.0, "rho": 0.8}),
+    ("Adafactor", {"learning_rate": 0.1}),
+    ("Adafactor", {"learning_rate": 0.1, "relative_step": False, "clip_threshold": 0.5}),
+    ("Ftrl", {"learning_rate": 0.1}),
+    (
+        "Ftrl",
+        {
+            "learning_rate": 0.1,
+            "l1_regularization_strength": 0.01,
+            "l2_regularization_strength": 0.02,
+            "l2_shrinkage_regularization_strength": 0.03,
+            "beta": 0.1,
+        },
+    ),
+    ("Lion", {"learning_rate": 0.1}),
+    ("Lion", {"learning_rate": 0.1, "beta_1": 0.5, "beta_2": 0.7}),
+    ("Lamb", {"learning_rate": 0.1}),
+    ("Muon", {"learning_rate": 0.1}),
+    ("ScheduleFreeAdamW", {"learning_rate": 0.1, "warmup_steps": 2}),
+]
+# Each algorithm alone (and with a schedule), then each base feature on a few of them.
+OPTIMIZER_RUNS = [(name, kwargs) for name, kwargs in OPTIMIZER_CASES] + [
+    (name, {**kwargs, **feature})
+    for name, kwargs in (
+        OPTIMIZER_CASES[1],
+        OPTIMIZER_CASES[4],
+        OPTIMIZER_CASES[9],
+        OPTIMIZER_CASES[17],
+    )
+    for feature in BASE_FEATURES[1:]
+]
+
+
+def _run_optimizer(module, variable, name, kwargs):
+    optimizer = getattr(module.optimizers, name)(**kwargs)
+    weights = [variable(w.copy()) for w in W0]
+    for grads in GRADS:
+        optimizer.apply_gradients(zip([g.copy() for g in grads], weights))
+    if kwargs.get("use_ema"):
+        optimizer.finalize_variable_values(weights)
+    return optimizer, weights
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs"),
+    _sample(OPTIMIZER_RUNS, 0.15),
+    ids=lambda x: x if isinstance(x, str) else ",".join(f"{k}={v}" for k, v in x.items()),
+)
+def test_optimizer_matches_keras(name, kwargs):
+    k_opt, k_weights = _run_optimizer(keras, keras.Variable, name, kwargs)
+    l_opt, l_weights = _run_optimizer(lamina, lamina.Variable, name, kwargs)
+    for i, (got, want) in enumerate(zip(l_weights, k_weights, strict=True)):
+        _close(_np(got), _kn(want), f"{name} weight {i}", rtol=1e-4, atol=1e-6)
+    assert int(_np(l_opt.iterations)) == int(_kn(k_opt.iterations)), f"{name} iterations"
+    _same_config(l_opt.get_config(), k_opt.get_config(), name)
+    type(k_opt).from_config(l_opt.get_config())
+    again = lamina.optimizers.deserialize(keras.optimizers.serialize(k_opt))
+    assert type(again) is type(l_opt)
+    _same_config(again.get_config(), k_opt.get_config(), f"{name} from Keras config")
+
+
+# --------------------------------------------------------------------------- schedules
+
+SCHEDULE_CASES = [
+    ("ExponentialDecay", {"initial_learning_rate": 0.1, "decay_steps": 3, "decay_rate": 0.5}),
+    (
+        "ExponentialDecay",
+        {"initial_learning_rate": 0.1, "decay_steps": 3, "decay_rate": 0.5, "staircase": True},
+    ),
+    ("InverseTimeDecay", {"initial_learning_rate": 0.1, "decay_steps": 2, "decay_rate": 0.3}),
+    (
+        "InverseTimeDecay",
+        {"initial_learning_rate": 0.1, "decay_steps": 2, "decay_rate": 0.3, "staircase": True},
+    ),
+    ("PiecewiseConstantDecay", {"boundaries": [2, 5], "values": [0.3, 0.2, 0.1]}),
+    ("PolynomialDecay", {"initial_learning_rate": 0.1, "decay_steps": 6}),
+    (
+        "PolynomialDecay",
+        {
+            "initial_learning_rate": 0.1,
+            "decay_steps": 4,
+            "end_learning_rate": 0.01,
+            "power": 2.0,
+            "cycle": True,
+        },
+    ),
+    ("CosineDecay", {"initial_learning_rate": 0.1, "decay_steps": 6}),
+    (
+        "CosineDecay",
+        {
+            "initial_learning_rate": 0.1,
+            "decay_steps": 6,
+            "alpha": 0.1,
+            "warmup_target": 0.5,
+            "warmup_steps": 3,
+        },
+    ),
+    ("CosineDecayRestarts", {"initial_learning_rate": 0.1, "first_decay_steps": 3}),
+    (
+        "CosineDecayRestarts",
+        {
+            "initial_learning_rate": 0.1,
+            "first_decay_steps": 2,
+            "t_mul": 1.5,
+            "m_mul": 0.5,
+            "alpha": 0.2,
+        },
+    ),
+]
+STEPS = [0, 1, 2, 3, 5, 8, 13, 40]
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs"),
+    _sample(SCHEDULE_CASES, 0.3),
+    ids=lambda x: x if isinstance(x, str) else ",".join(f"{k}={v}" for k, v in x.items()),
+)
+def test_schedule_matches_keras(name, kwargs):
+    k_schedule = getattr(keras.optimizers.schedules, name)(**kwargs)
+    l_schedule = getattr(lamina.optimizers.schedules, name)(**kwargs)
+    want = [float(_kn(k_schedule(step))) for step in STEPS]
+    got = [float(_np(l_schedule(step))) for step in STEPS]
+    _close(got, want, name)
+    _same_config(l_schedule.get_config(), k_schedule.get_config(), name)
+    again = lamina.optimizers.schedules.deserialize(
+        keras.optimizers.schedules.serialize(k_schedule)
+    )
+    _close([float(_np(again(step))) for step in STEPS], want, f"{name} from Keras config")
+    # A schedule inside an optimizer's config: Keras's file loads in lamina.
+    k_opt = keras.optimizers.SGD(learning_rate=k_schedule)
+    l_opt = lamina.optimizers.deserialize(keras.optimizers.serialize(k_opt))
+    _close(float(_np(l_opt.learning_rate)), float(_kn(k_opt.learning_rate)), f"{name} in SGD")
+
+
+# --------------------------------------------------------------------------- activations
+
+ACTIVATION_CASES = [
+    ("relu", {}), ("relu", {"negative_slope": 0.1}), ("relu", {"max_value": 1.0}),
+    ("relu", {"threshold": 0.5}), ("relu", {"negative_slope": 0.2, "max_value": 2.0, "threshold": -0.5}),
+    ("relu6", {}), ("elu", {}), ("elu", {"alpha": 0.5}), ("selu", {}), ("celu", {"alpha": 2.0}),
+    ("gelu", {}), ("gelu", {"approximate": False}), ("glu", {}), ("glu", {"axis": 0}),
+    ("sigmoid", {}), ("hard_sigmoid", {}), ("hard_silu", {}), ("hard_swish", {}),
+    ("hard_tanh", {}), ("hard_shrink", {"threshold": 0.3}), ("soft_shrink", {"threshold": 0.3}),
+    ("tanh_shrink", {}), ("threshold", {"threshold": 0.2, "default_value": -1.0}),
+    ("leaky_relu", {}), ("leaky_relu", {"negative_slope": 0.3}), ("log_sigmoid", {}),
+    ("softmax", {}), ("softmax", {"axis": 0}), ("log_softmax", {}), ("log_softmax", {"axis": 0}),
+    ("sparsemax", {}), ("sparsemax", {"axis": 0}), ("mish", {}), ("silu", {}), ("swish", {}),
+    ("softplus", {}), ("softsign", {}), ("sparse_plus", {}), ("sparse_sigmoid", {}),
+    ("squareplus", {}), ("squareplus", {"b": 2.0}), ("exponential", {}), ("linear", {}), ("tanh", {}),
+]  # fmt: skip
+
+
+def _sparsemax(x, axis=-1):
+    """Martins & Astudillo (2016), Algorithm 1, in NumPy."""
+    x = np.moveaxis(x, axis, -1).astype("float64")
+    z = -np.sort(-x, axis=-1)
+    cumulative = np.cumsum(z, axis=-1)
+    support = 1 + np.arange(1, x.shape[-1] + 1) * z > cumulative
+    size = support.sum(axis=-1, keepdims=True)
+    tau = (np.take_along_axis(cumulative, size - 1, axis=-1) - 1) / size
+    return np.moveaxis(np.maximum(x - tau, 0), -1, axis)
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs"),
+    _sample(ACTIVATION_CASES, 0.25),
+    ids=lambda x: x if isinstance(x, str) else ",".join(f"{k}={v}" for k, v in x.items()),
+)
+def test_activation_matches_keras(name, kwargs):
+    x = np.random.default_rng(4).normal(0, 2, (3, 4)).astype("f4")
+    x[0, :3] = [0.0, -1.0, 1.0]  # the kinks
+    if name == "sparsemax":
+        # Keras 3.15's sparsemax does not sum to 1 with more than one class in the
+        # support (keras-team/keras#23425, fixed by #23469): a NumPy reference instead.
+        _close(_np(lamina.activations.sparsemax(x, **kwargs)), _sparsemax(x, **kwargs), name)
+        return
+    _both(name, getattr(keras.activations, name), getattr(lamina.activations, name), x, **kwargs)
+    assert lamina.activations.get(
+        keras.activations.serialize(getattr(keras.activations, name))
+    ) is getattr(lamina.activations, name)
