@@ -852,3 +852,51 @@ def test_activation_matches_keras(name, kwargs):
     assert lamina.activations.get(
         keras.activations.serialize(getattr(keras.activations, name))
     ) is getattr(lamina.activations, name)
+
+
+# --------------------------------------------------------------------------- signatures
+
+# Differences reviewed and kept: metrics default `name=None` in Keras and get their
+# snake-case name, which lamina writes as the default; Keras's optimizers list the base
+# arguments one by one, lamina's pass them as **kwargs (keywords only); Metric's
+# (name, dtype) order is lamina's (subclasses call it with keywords in Keras's docs).
+SIGNATURE_EXCEPTIONS = {"Metric", "serialize", "deserialize"}
+
+
+@pytest.mark.parametrize(
+    "module", ["losses", "metrics", "optimizers", "activations", "optimizers.schedules"]
+)
+def test_signatures_match_keras(module):
+    import inspect
+    import operator
+
+    k_module = operator.attrgetter(module)(keras)
+    l_module = operator.attrgetter(module)(lamina)
+    differences = []
+    for name in sorted(n for n in dir(k_module) if not n.startswith("_")):
+        k_obj, l_obj = getattr(k_module, name), getattr(l_module, name, None)
+        if not callable(k_obj) or name in SIGNATURE_EXCEPTIONS:
+            continue
+        assert l_obj is not None, f"lamina.{module} lacks {name}"
+        named = (inspect.Parameter.VAR_KEYWORD, inspect.Parameter.VAR_POSITIONAL)
+        k_params = [p for p in inspect.signature(k_obj).parameters.values() if p.kind not in named]
+        l_params = {
+            p.name: p for p in inspect.signature(l_obj).parameters.values() if p.kind not in named
+        }
+        if module == "optimizers":  # the base arguments travel as **kwargs
+            k_params = k_params[
+                : next((i for i, p in enumerate(k_params) if p.name == "weight_decay"), None)
+            ]
+            k_params = [p for p in k_params if p.name != "name"]
+        missing = [p.name for p in k_params if p.name not in l_params]
+        order = [p.name for p in k_params if p.name in l_params]
+        defaults = [
+            p.name
+            for p in k_params
+            if p.name in l_params
+            and p.default is not None
+            and repr(p.default) != repr(l_params[p.name].default)
+        ]
+        if missing or order != [n for n in l_params if n in order] or defaults:
+            differences.append(f"{name}: missing {missing}, order {order}, defaults {defaults}")
+    assert not differences, differences

@@ -366,8 +366,8 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
         self,
         from_logits=False,
         ignore_class=None,
-        axis=-1,
         reduction="sum_over_batch_size",
+        axis=-1,
         name="sparse_categorical_crossentropy",
         dtype=None,
     ):
