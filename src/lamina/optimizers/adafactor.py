@@ -92,7 +92,7 @@ class Adafactor(Optimizer):
         gradient = ops.cast(gradient, dtype)
         index = self._get_variable_index(variable)
         row, column, velocity = self._rows[index], self._columns[index], self._velocities[index]
-        step = ops.cast(self.iterations.value + 1, dtype)
+        step = ops.cast(self._applied_steps() + 1, dtype)
         inverse_sqrt_step = 1.0 / ops.sqrt(step)
         lr = learning_rate
         if self._schedule is None and self.relative_step:

@@ -111,10 +111,14 @@ class Optimizer:
                 f"{who}: `ema_overwrite_frequency` must be an integer >= 1 or None; received "
                 f"{ema_overwrite_frequency!r}."
             )
-        if gradient_accumulation_steps is not None:
+        if gradient_accumulation_steps is not None and (
+            isinstance(gradient_accumulation_steps, bool)
+            or not isinstance(gradient_accumulation_steps, int)
+            or gradient_accumulation_steps < 2
+        ):
             raise ValueError(
-                f"{who}: lamina does not implement `gradient_accumulation_steps` (received "
-                f"{gradient_accumulation_steps!r}); leave it None."
+                f"{who}: `gradient_accumulation_steps` must be an integer >= 2 (or None); "
+                f"received {gradient_accumulation_steps!r}."
             )
         # Keras's default name: the class name in snake case ("adam_w", "rm_sprop").
         self.name = name or to_snake_case(who)
@@ -126,7 +130,7 @@ class Optimizer:
         self.ema_momentum = ema_momentum
         self.ema_overwrite_frequency = ema_overwrite_frequency
         self.loss_scale_factor = loss_scale_factor
-        self.gradient_accumulation_steps = None
+        self.gradient_accumulation_steps = gradient_accumulation_steps or None
         self.built = False
         self._iterations = backend.Variable(0, dtype="int32", trainable=False, name="iteration")
         self._variables = [self._iterations]
@@ -177,8 +181,20 @@ class Optimizer:
     # State ---------------------------------------------------------------------------
     @property
     def iterations(self):
-        """The number of steps applied so far (an int32 variable)."""
+        """The number of steps applied so far (an int32 variable). With
+        `gradient_accumulation_steps`, as in Keras, the number of updates made: the
+        calls of `apply` divided by the steps accumulated per update (a tensor)."""
+        if self.gradient_accumulation_steps:
+            return ops.floor_divide(self._iterations.value, self.gradient_accumulation_steps)
         return self._iterations
+
+    def _applied_steps(self):
+        """The number of updates made so far (`iterations`' value): the step counter of
+        the update rules (Adam's bias correction) and of EMA. Learning-rate schedules
+        read the calls of `apply` (`_iterations`), as Keras's do."""
+        if self.gradient_accumulation_steps:
+            return self._iterations.value // self.gradient_accumulation_steps
+        return self._iterations.value
 
     @property
     def variables(self) -> list:
@@ -237,7 +253,8 @@ class Optimizer:
         return variable
 
     def build(self, variables) -> None:
-        """Create the EMA and slot variables for `variables`; later calls do nothing."""
+        """Create the EMA, gradient-accumulator and slot variables for `variables`, in
+        Keras 3's order; later calls do nothing."""
         if self.built:
             return
         self._trainable_variables = list(variables)
@@ -249,6 +266,13 @@ class Optimizer:
             self._averages = [
                 self._new_variable(
                     v, "average", lambda shape, dtype, v=v: ops.copy(ops.cast(v.value, dtype))
+                )
+                for v in self._trainable_variables
+            ]
+        if self.gradient_accumulation_steps:
+            self._accumulators = [
+                self._new_variable(
+                    v, "gradient_accumulator", lambda shape, dtype: ops.zeros(shape, dtype)
                 )
                 for v in self._trainable_variables
             ]
@@ -344,7 +368,7 @@ class Optimizer:
         to the variable's dtype, and the step number is `iterations + 1`.
         """
         slots = self._slots_for(self._get_variable_index(variable))
-        step = ops.cast(self._iterations.value + 1, variable.dtype)
+        step = ops.cast(self._applied_steps() + 1, variable.dtype)
         update, new_slots = self._update(
             gradient, tuple(s.value for s in slots), learning_rate, step
         )
@@ -495,6 +519,19 @@ class Optimizer:
             grads, variables = self._overwrite_with_gradients(grads, variables)
         if self.loss_scale_factor is not None:
             grads = [g / self.loss_scale_factor for g in grads]
+        if self.gradient_accumulation_steps:
+            self._accumulating_update(grads, variables)
+        else:
+            self._update_variables(grads, variables)
+        if self.use_ema:
+            self._update_averages()
+        for v in variables:
+            if getattr(v, "constraint", None) is not None:
+                v.assign(v.constraint(v.value))
+        self._iterations.assign_add(1)
+
+    def _update_variables(self, grads, variables) -> None:
+        """One update of `variables` from `grads`: clipping, weight decay, the rule."""
         grads = self._clip(grads)
         learning_rate = ops.cast(self.learning_rate, "float32")
         self._apply_weight_decay(variables, learning_rate)
@@ -507,16 +544,44 @@ class Optimizer:
         if not self._fused_step(variables, grads, learning_rate, step):
             step = self._step_tensor() if step is None else step
             self._generic_step(variables, grads, learning_rate, step)
-        if self.use_ema:
-            self._update_averages()
-        for v in variables:
-            if getattr(v, "constraint", None) is not None:
-                v.assign(v.constraint(v.value))
-        self._iterations.assign_add(1)
+
+    def _accumulating_update(self, grads, variables) -> None:
+        """Gradient accumulation, as Keras 3 does it: each call adds `grads` to the
+        accumulators; every `gradient_accumulation_steps`-th call updates `variables`
+        from the mean of the gradients accumulated since the last update (this call's
+        included) and empties the accumulators.
+
+        Eagerly the branch is taken in Python. Traced (a compiled step) both are
+        computed and each variable the update touches keeps its old value or takes the
+        new one by the step's count, so one program serves every step.
+        """
+        steps = self.gradient_accumulation_steps
+        accumulators = [self._accumulators[self._index[id(v)]] for v in variables]
+        due = ops.equal((self._iterations.value + 1) % steps, 0)
+        sums = [acc.value + g for acc, g in zip(accumulators, grads)]
+        if backend.core.is_concrete(due):
+            if bool(backend.convert_to_numpy(due)):
+                self._update_variables([total / steps for total in sums], variables)
+                for acc in accumulators:
+                    acc.assign(ops.zeros_like(acc.value))
+            else:
+                for acc, total in zip(accumulators, sums):
+                    acc.assign(total)
+            return
+        # Every state an update may write (slots, extras, a custom optimizer's own
+        # variables), besides the counter and the accumulators.
+        skip = {id(self._iterations), *(id(a) for a in self._accumulators)}
+        touched = list(variables) + [v for v in self.variables if id(v) not in skip]
+        before = [v.value for v in touched]
+        self._update_variables([total / steps for total in sums], variables)
+        for v, old in zip(touched, before):
+            v.assign(ops.where(due, v.value, old))
+        for acc, total in zip(accumulators, sums):
+            acc.assign(ops.where(due, ops.zeros_like(total), total))
 
     def _step_tensor(self):
-        """The number of the step being applied, as a float32 tensor."""
-        return ops.cast(self._iterations.value + 1, "float32")
+        """The number of the update being applied, as a float32 tensor."""
+        return ops.cast(self._applied_steps() + 1, "float32")
 
     def _who(self) -> str:
         return f"{type(self).__name__} {self.name!r}"
@@ -558,7 +623,7 @@ class Optimizer:
             return False
         slots = [self._slots_for(self._index[id(v)]) for v in variables]
         if step is None:
-            step = float(self._iterations) + 1.0
+            step = float(backend.convert_to_numpy(self._applied_steps())) + 1.0
         return backend.optimizers.fused_apply(
             kind, variables, grads, slots, learning_rate, step, self._fused_hyperparameters()
         )
@@ -608,12 +673,12 @@ class Optimizer:
 
     def _update_averages(self) -> None:
         # The first step starts the average at the weights themselves (Keras).
-        first = ops.equal(self._iterations.value, 0)
+        first = ops.equal(self._applied_steps(), 0)
         for v, average in zip(self._trainable_variables, self._averages):
             momentum = ops.where(first, 0.0, self.ema_momentum)
             average.assign(rules.moving_average(average.value, v.value, momentum))
         if self.ema_overwrite_frequency:
-            now = ops.equal((self._iterations.value + 1) % self.ema_overwrite_frequency, 0)
+            now = ops.equal((self._applied_steps() + 1) % self.ema_overwrite_frequency, 0)
             for v, average in zip(self._trainable_variables, self._averages):
                 v.assign(ops.where(now, average.value, v.value))
 

@@ -48,7 +48,7 @@ class Lamb(Optimizer):
         gradient = ops.cast(gradient, dtype)
         index = self._get_variable_index(variable)
         m, v = self._momentums[index], self._velocities[index]
-        step = ops.cast(self.iterations.value + 1, dtype)
+        step = ops.cast(self._applied_steps() + 1, dtype)
         new_m = m.value + (gradient - m.value) * (1.0 - self.beta_1)
         new_v = v.value + (ops.square(gradient) - v.value) * (1.0 - self.beta_2)
         self.assign(m, new_m)

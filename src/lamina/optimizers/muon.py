@@ -198,7 +198,7 @@ class Muon(Optimizer):
 
     def _adamw_step(self, gradient, variable, learning_rate, m, v):
         dtype = variable.dtype
-        step = ops.cast(self.iterations.value + 1, dtype)
+        step = ops.cast(self._applied_steps() + 1, dtype)
         beta_1 = ops.power(ops.cast(self.adam_beta_1, dtype), step)
         beta_2 = ops.power(ops.cast(self.adam_beta_2, dtype), step)
         alpha = learning_rate * ops.sqrt(1.0 - beta_2) / (1.0 - beta_1)

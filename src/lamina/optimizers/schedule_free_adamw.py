@@ -68,7 +68,7 @@ class ScheduleFreeAdamW(Optimizer):
         gradient = ops.cast(gradient, dtype)
         index = self._get_variable_index(variable)
         z, v = self._momentums[index], self._velocities[index]
-        step = ops.cast(self.iterations.value + 1, dtype)
+        step = ops.cast(self._applied_steps() + 1, dtype)
         lr = learning_rate
         if self.warmup_steps > 0:
             lr = lr * ops.minimum(step / float(self.warmup_steps), 1.0)
