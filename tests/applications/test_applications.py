@@ -385,6 +385,9 @@ def test_inception_resnet_scale_layer_loads_without_custom_objects(tmp_path):
     # Keras's or lamina's, must load without `custom_objects`.
     from keras.src.applications.inception_resnet_v2 import CustomScaleLayer
 
+    # Keras would first initialize the variables that other tests' models left
+    # uninitialized (their StatelessScope), tens of millions of values.
+    global_state.set_global_attribute("uninitialized_variables", [])
     inputs = keras.Input((4,))
     model = keras.Model(inputs, CustomScaleLayer(0.5)([inputs, keras.layers.Dense(4)(inputs)]))
     x = np.random.default_rng(0).standard_normal((2, 4)).astype("float32")
