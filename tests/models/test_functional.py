@@ -381,3 +381,16 @@ def test_config_round_trip_of_ops_written_from_other_ops():
     np.testing.assert_allclose(got[0], data.reshape(2, 2, 3, 4), rtol=1e-6)
     frames = np.stack([data.reshape(2, 24)[:, i : i + 4] for i in range(0, 21, 2)], axis=1)
     np.testing.assert_allclose(got[1], frames, rtol=1e-6)
+
+
+def test_an_overridden_call_of_a_graph_model_returns_its_own_dict():
+    # A functional model whose subclass replaces `call` may return other keys: they come
+    # back as the call made them (the graph's key order applies only to its own outputs).
+    class Renamed(Model):
+        def call(self, inputs, training=None):
+            out = super().call(inputs, training=training)
+            return {"renamed": out["zeta"]}
+
+    x = Input((3,))
+    model = Renamed(x, {"zeta": layers.Dense(1)(x), "alpha": layers.Dense(2)(x)})
+    assert list(model(_data(4, 3))) == ["renamed"]

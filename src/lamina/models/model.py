@@ -429,6 +429,7 @@ class Model(Trainer, Layer):
             and self._function is not None
             and isinstance(self._function._outputs_struct, dict)
             and list(outputs) != list(self._function._outputs_struct)
+            and outputs.keys() == self._function._outputs_struct.keys()
         ):
             # JAX's trees (a compiled call, abstract evaluation) rebuild dicts in sorted-key
             # order; the outputs keep the order the model was built with, as in Keras.
