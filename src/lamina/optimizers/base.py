@@ -90,7 +90,8 @@ class Optimizer:
             raise TypeError(
                 f"{who} got unexpected keyword argument(s) {sorted(kwargs)}. Valid base "
                 "arguments: learning_rate, weight_decay, clipnorm, clipvalue, "
-                "global_clipnorm, use_ema, ema_momentum, ema_overwrite_frequency, name."
+                "global_clipnorm, use_ema, ema_momentum, ema_overwrite_frequency, "
+                "loss_scale_factor, gradient_accumulation_steps, name."
             )
         clips = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
         given = {k: v for k, v in clips.items() if v is not None}
