@@ -45,7 +45,7 @@ pytestmark = [
     pytest.mark.filterwarnings(
         "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning"
     ),
-    # Keras's own deprecation of LayerNormalization(rms_scaling=True) (lamina has none).
+    # The deprecation of LayerNormalization(rms_scaling=True), Keras's and lamina's.
     pytest.mark.filterwarnings("ignore:You passed `rms_scaling=True`:UserWarning"),
     # Keras's MixUp asks JAX for an int64 arange, which JAX truncates with a warning.
     pytest.mark.filterwarnings("ignore:.*Explicitly requested dtype int64:UserWarning"),
@@ -297,13 +297,7 @@ CASES = [
         lambda L: L.LayerNormalization(axis=[1, 2], center=False),
         X1,
     ),
-    _c(
-        "LayerNormalization-rms",
-        lambda L: L.LayerNormalization(rms_scaling=True),
-        X1,
-        xfail="Keras 3.15's deprecated rms_scaling=True divides by the standard deviation "
-        "(its own warning calls this incorrect); lamina divides by the root mean square",
-    ),
+    _c("LayerNormalization-rms", lambda L: L.LayerNormalization(rms_scaling=True), X1),
     _c("GroupNormalization", lambda L: L.GroupNormalization(groups=2), _f(2, 5, 4)),
     _c("GroupNormalization-axis1", lambda L: L.GroupNormalization(groups=3, axis=1), X2),
     _c("RMSNormalization", lambda L: L.RMSNormalization(), X1),

@@ -387,10 +387,6 @@ def test_loss_reduction_matches_keras(case, reduction):
     k_loss = getattr(keras.losses, name)(reduction=reduction, **kwargs)
     l_loss = getattr(lamina.losses, name)(reduction=reduction, **kwargs)
     for w in _weights_for(kind):
-        if w == "scalar" and reduction == "mean_with_sample_weight":
-            # Keras divides by the weight as given (0.7), not by the weight of the batch
-            # (4 * 0.7): its result is the plain sum. lamina gives the weighted mean.
-            continue
         sw = WEIGHTS[w]
         _both(f"{name}({reduction}, {w})", k_loss, l_loss, y_true, y_pred, sample_weight=sw)
     # lamina spells reduction=None "none" (tests/losses pin it); Keras keeps None.

@@ -3,6 +3,8 @@ UnitNormalization, RMSNormalization."""
 
 from __future__ import annotations
 
+import warnings
+
 from lamina import backend, constraints, initializers, ops, regularizers
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
@@ -290,6 +292,15 @@ class BatchNormalization(_AffineMixin, Layer):
         }
 
 
+# Keras 3 warns with this opening too (tests filter the two alike).
+_RMS_SCALING_DEPRECATED = (
+    "You passed `rms_scaling=True` to LayerNormalization, which is deprecated (as in "
+    "Keras 3): it divides the inputs by their standard deviation, without centering, not "
+    "by their root mean square. lamina computes what Keras computes, so saved models give "
+    "the same outputs. For RMS normalization use `layers.RMSNormalization` instead."
+)
+
+
 @_register
 class LayerNormalization(_AffineMixin, Layer):
     """Normalizes each example over `axis`: `gamma * (x - mean) / sqrt(var + eps) + beta`.
@@ -303,8 +314,12 @@ class LayerNormalization(_AffineMixin, Layer):
         epsilon: small float added to the variance.
         center: whether to add the offset `beta`.
         scale: whether to multiply by `gamma`.
-        rms_scaling: if True, `center` and `scale` are ignored and the output is
-            `gamma * x / sqrt(mean(x ** 2) + epsilon)` (RMS normalization).
+        rms_scaling: deprecated, as in Keras 3 (it warns): if True, `center` and `scale`
+            are ignored, there is no `beta`, and the output is
+            `gamma * x / sqrt(var(x) + epsilon)`: Keras's formula, which divides by the
+            standard deviation without centering (not by the root mean square), kept so
+            that models saved with it give the same outputs in lamina and in Keras. For
+            RMS normalization use `RMSNormalization`.
         beta_initializer, gamma_initializer, beta_regularizer, gamma_regularizer,
             beta_constraint, gamma_constraint: for the weights.
 
@@ -330,6 +345,8 @@ class LayerNormalization(_AffineMixin, Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
+        if rms_scaling:
+            warnings.warn(_RMS_SCALING_DEPRECATED, UserWarning, stacklevel=2)
         self.axis = _axis_config(axis)
         self.epsilon = float(epsilon)
         self.center = bool(center)
@@ -361,8 +378,8 @@ class LayerNormalization(_AffineMixin, Layer):
     def call(self, inputs):
         axes = self._axes_list
         if self.rms_scaling:
-            ms = ops.mean(ops.square(inputs), axis=axes, keepdims=True)
-            outputs = ops.multiply(inputs, ops.rsqrt(ops.add(ms, self.epsilon)))
+            variance = ops.var(inputs, axis=axes, keepdims=True)
+            outputs = ops.multiply(inputs, ops.rsqrt(ops.add(variance, self.epsilon)))
             return ops.multiply(
                 outputs, ops.reshape(ops.cast(self.gamma.value, inputs.dtype), self._bshape)
             )

@@ -7,7 +7,9 @@ boolean `mask`, and reduces them:
 - `"sum_over_batch_size"` (alias `"mean"`): the weighted sum divided by the number of
   loss elements; with a mask, by the number of unmasked elements (masked entries count
   in neither the numerator nor the denominator).
-- `"mean_with_sample_weight"`: the weighted sum divided by the sum of the weights.
+- `"mean_with_sample_weight"`: the weighted sum divided by the sum of the weights as
+  given (as Keras 3: a scalar weight is summed once, not once per element; with a mask,
+  the sum of the masked weights).
 - `"sum"`: the weighted sum.
 - `"none"` (or `None`): the weighted per-sample values, unreduced.
 """
@@ -123,12 +125,12 @@ def reduce_weighted_values(
     reduction = standardize_reduction(reduction)
     values = ops.convert_to_tensor(values, dtype=dtype or backend.floatx())
     dtype = ops.dtype(values)
-    weights = None
+    weights = given_weights = None
     if sample_weight is not None:
-        values, sample_weight = squeeze_or_expand_to_same_rank(
+        values, given_weights = squeeze_or_expand_to_same_rank(
             values, ops.cast(sample_weight, dtype)
         )
-        values, weights = _weigh(values, sample_weight)
+        values, weights = _weigh(values, given_weights)
     mask_weights = None
     if mask is not None:
         mask_weights = broadcast_weights(ops.cast(mask, dtype), values, what="mask")
@@ -145,7 +147,11 @@ def reduce_weighted_values(
     if reduction == "sum":
         return total
     if reduction == "mean_with_sample_weight" and weights is not None:
-        divisor = ops.sum(weights)
+        # Keras divides by the sum of the weights as given, before they are broadcast
+        # to the values: a scalar weight `w` gives `sum(w * values) / w` (the sum, not
+        # the mean), and (n, 1) weights on (n, t) values count each sample once. A mask
+        # multiplies the weights first, which broadcasts them (as in Keras's apply_mask).
+        divisor = ops.sum(weights if mask_weights is not None else given_weights)
     elif mask_weights is not None:
         divisor = ops.sum(mask_weights)
     else:

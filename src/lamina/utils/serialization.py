@@ -36,6 +36,29 @@ MODULE_NAMES = {
 }
 
 
+class UnknownObjectError(TypeError, ValueError):
+    """A config names a class or function that is neither built in nor registered.
+
+    A `TypeError`, as Keras 3 raises for a class it cannot locate, and a `ValueError`,
+    as lamina raised before, so `except` clauses written for either keep working.
+    """
+
+
+def _unknown_advice(class_name: str, registered: str | None) -> str:
+    package = registered.split(">")[0] if registered and ">" in registered else None
+    register = (
+        f"`@register_keras_serializable(package={package!r})`"
+        if package
+        else "`@register_keras_serializable()`"
+    )
+    saved_as = f" (saved as {registered!r})" if registered and registered != class_name else ""
+    return (
+        f"{saved_as}. Pass it in `custom_objects`, e.g. "
+        f"`load_model(path, custom_objects={{{class_name!r}: {class_name}}})`, or decorate it "
+        f"with {register} and import it before loading"
+    )
+
+
 def register_builtin(category: str, obj, name: str | None = None):
     """Register a built-in class or function under `name` (default: its `__name__`)."""
     _BUILTINS.setdefault(category, {})[name or obj.__name__] = obj
@@ -375,8 +398,12 @@ def deserialize_keras_object(
                 f"{type(inner).__name__} {inner!r:.100}."
             )
         obj = get_registered_object(inner, custom_objects, category)
+        registered = config.get("registered_name")
         if obj is None:
-            raise ValueError(f"Unknown function {inner!r} for {printable_module_name}.")
+            raise UnknownObjectError(
+                f"Unknown function {inner!r} for {printable_module_name}"
+                f"{_unknown_advice(inner, registered if registered != 'function' else None)}."
+            )
         return obj
     if category == "layers" and not isinstance(inner, (dict, list)):
         raise TypeError(
@@ -393,10 +420,10 @@ def deserialize_keras_object(
         cls = get_registered_object(class_name, custom_objects, category)
     if cls is None:
         valid = sorted(_BUILTINS.get(category or "", {}))
-        raise ValueError(
-            f"Unknown {printable_module_name} class {class_name!r}. Known built-ins: "
-            f"{valid}. Register custom classes with `register_keras_serializable` or "
-            "pass them in `custom_objects`."
+        raise UnknownObjectError(
+            f"Unknown {printable_module_name} class {class_name!r}"
+            f"{_unknown_advice(class_name, config.get('registered_name'))}. "
+            f"Known built-ins: {valid}."
         )
     if not isinstance(cls, type):
         return cls
@@ -437,10 +464,10 @@ CONFIG_ERRORS = (
 def config_error(err: BaseException, where: str) -> Exception:
     """`err` as an exception whose message starts with `where` (the part being read).
 
-    A TypeError stays a TypeError; everything else becomes a ValueError, its original
-    type named in the message (`KeyError: 'units'`). Nested layers prefix their own
-    names, so the message reads like a path: `model 'm' (Functional): layer 'dense'
-    (Dense): ...`.
+    A TypeError stays a TypeError and an `UnknownObjectError` stays one; everything
+    else becomes a ValueError, its original type named in the message (`KeyError:
+    'units'`). Nested layers prefix their own names, so the message reads like a path:
+    `model 'm' (Functional): layer 'dense' (Dense): ...`.
 
     >>> str(config_error(KeyError("units"), "layer 'dense' (Dense)"))
     "layer 'dense' (Dense): missing key 'units' (KeyError)"
@@ -449,11 +476,14 @@ def config_error(err: BaseException, where: str) -> Exception:
         detail = "the config is nested or linked too deeply to build (RecursionError)"
     elif isinstance(err, KeyError):
         detail = f"missing key {err} (KeyError)"
-    elif type(err) in (ValueError, TypeError):
+    elif type(err) in (ValueError, TypeError, UnknownObjectError):
         detail = str(err)
     else:
         detail = f"{err} ({type(err).__name__})"
-    cls = TypeError if type(err) is TypeError else ValueError
+    if type(err) is UnknownObjectError:
+        cls = UnknownObjectError
+    else:
+        cls = TypeError if type(err) is TypeError else ValueError
     return cls(f"{where}: {detail}")
 
 
