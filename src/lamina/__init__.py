@@ -41,6 +41,7 @@ from lamina.dtype_policies import DTypePolicy, FloatDTypePolicy
 from lamina.graph import Function, KerasTensor, Operation
 from lamina.initializers import Initializer
 from lamina.layers import Input, InputLayer, InputSpec, Layer
+from lamina.layers.remat import RematScope, remat
 from lamina.losses import Loss
 from lamina.metrics import Metric
 from lamina.models import Model, Sequential
@@ -66,6 +67,7 @@ __all__ = [
     "Operation",
     "Optimizer",
     "Regularizer",
+    "RematScope",
     "Sequential",
     "StatelessScope",
     "Variable",
@@ -91,6 +93,7 @@ __all__ = [
     "preprocessing",
     "random",
     "regularizers",
+    "remat",
     "saving",
     "tree",
     "utils",

@@ -166,6 +166,9 @@ CORE = declare(
         called with the upstream gradient.
     jvp(fun, primals, tangents, has_aux=False)
         `(fun(*primals), J @ tangents)`: the forward-mode Jacobian-vector product.
+    remat(f)
+        `f` rematerialized (gradient checkpointing): the same values and gradients, its
+        intermediate results recomputed in the backward pass instead of kept.
     map(f, xs)
         `f` applied to each slice of `xs` along its leading axis, results stacked.
     scatter(indices, values, shape)

@@ -34,6 +34,7 @@ from lamina.graph.operation import (
 )
 from lamina.layers.eager_calls import EagerCalls, _is_float
 from lamina.layers.input_spec import check_input_compatibility
+from lamina.layers.remat import current_remat_mode, rematerialized_call
 from lamina.ops import random as ops_random
 from lamina.utils import serialization
 from lamina.utils.traceback_utils import filter_traceback
@@ -58,6 +59,8 @@ _UNTRACKED = frozenset(
         "_layers_cache",
         "_trainable_cache",
         "_last_output_masks",
+        "_remat_mode",
+        "_remat_output_sizes",
     }
 )
 _BASE_INIT_KWARGS = frozenset(
@@ -191,6 +194,7 @@ class Layer(EagerCalls, Operation, backend.layer.LayerBase):
     supports_masking = False
     # Set per instance by `__init__`; an instance made without it takes the general path.
     _short_call = False
+    _remat_mode = None  # set by `__init__` inside a `RematScope`
     _own_build_step = True
     _mixed_precision = False
     # Image preprocessing layers take Keras's `bounding_box_format` (None only).
@@ -253,6 +257,10 @@ class Layer(EagerCalls, Operation, backend.layer.LayerBase):
         # `_maybe_build` only for a subclass with its own.
         self._short_call = type(self)._convert_inputs is Layer._convert_inputs
         self._own_build_step = type(self)._maybe_build is not Layer._maybe_build
+        # Made inside a `RematScope`: the calls take the general path, which rematerializes.
+        self._remat_mode = current_remat_mode()
+        if self._remat_mode is not None:
+            self._short_call = False
         self._input_shape_arg = None
         if "batch_input_shape" in kwargs and kwargs["batch_input_shape"] is not None:
             self._input_shape_arg = tuple(kwargs["batch_input_shape"])
@@ -727,16 +735,19 @@ class Layer(EagerCalls, Operation, backend.layer.LayerBase):
         training = self._resolve_training(kwargs, context)
         if not self._call_has_mask_arg:
             kwargs.pop("mask", None)
+        call = self.call
+        if self._remat_mode is not None:
+            call = rematerialized_call(self, call, args, kwargs)
 
         if context is None:
             self._clear_losses()
             with CallContext(training=training):
-                outputs = self.call(*args, **kwargs)
+                outputs = call(*args, **kwargs)
                 self._apply_activity_regularizer(outputs)
         else:
             if training is not None and context.training is None:
                 context.training = training
-            outputs = self.call(*args, **kwargs)
+            outputs = call(*args, **kwargs)
             self._apply_activity_regularizer(outputs)
         return outputs
 

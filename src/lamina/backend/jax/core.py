@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -229,6 +231,30 @@ def associative_scan(f, elems, reverse=False, axis=0):
 
 def custom_gradient(f):
     return jax.custom_gradient(f)
+
+
+def remat(f):
+    """`f` under `jax.checkpoint`. Only the array leaves of the arguments are traced:
+    the others (`training=True`, None, strings, lamina Variables) reach `f` as they are,
+    so Python control flow on them keeps working."""
+
+    def rematerialized(*args, **kwargs):
+        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
+        traced = [i for i, leaf in enumerate(leaves) if isinstance(leaf, _REMAT_ARRAYS)]
+
+        def body(*arrays):
+            full = list(leaves)
+            for i, array in zip(traced, arrays, strict=True):
+                full[i] = array
+            inner_args, inner_kwargs = jax.tree_util.tree_unflatten(treedef, full)
+            return f(*inner_args, **inner_kwargs)
+
+        return jax.checkpoint(body)(*[leaves[i] for i in traced])
+
+    return functools.wraps(f)(rematerialized)
+
+
+_REMAT_ARRAYS = (jax.Array, np.ndarray, np.generic)
 
 
 def jvp(fun, primals, tangents, has_aux=False):

@@ -14,6 +14,7 @@ values, constants) to `meta` so that they mix with the symbolic inputs.
 from __future__ import annotations
 
 import builtins
+import functools
 import warnings
 
 import numpy as np
@@ -684,6 +685,30 @@ def associative_scan(f, elems, reverse=False, axis=0):
     if reverse:
         leaves = [leaf.flip(axis) for leaf in leaves]
     return rebuild(leaves)
+
+
+def remat(f):
+    """`f` under torch's non-reentrant `checkpoint` while autograd records (without it
+    there is nothing to recompute, and `f` runs as it is).
+
+    lamina writes a variable in place (its `Parameter`), so a value that does not require
+    grad and is a `Parameter` (a moving statistic, a seed generator's state) is copied
+    first: the recomputation in the backward pass must see the value of the call, not
+    one assigned since."""
+
+    def rematerialized(*args, **kwargs):
+        if not torch.is_grad_enabled():
+            return f(*args, **kwargs)
+        args, kwargs = nest.map_structure(_snapshot_state, (args, kwargs))
+        return torch.utils.checkpoint.checkpoint(f, *args, use_reentrant=False, **kwargs)
+
+    return functools.wraps(f)(rematerialized)
+
+
+def _snapshot_state(x):
+    if isinstance(x, torch.nn.Parameter) and not x.requires_grad:
+        return x.detach().clone()
+    return x
 
 
 def custom_gradient(f):
