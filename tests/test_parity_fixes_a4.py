@@ -134,6 +134,7 @@ class _Doubler(layers.Layer):
         return x * 2.0
 
 
+@pytest.mark.engine("jax")  # config resolution: no engine involved
 def test_unknown_custom_class_raises_type_error_naming_the_fix(tmp_path):
     saving.register_keras_serializable(package="A4Tests")(_Doubler)
     try:
@@ -152,6 +153,7 @@ def test_unknown_custom_class_raises_type_error_naming_the_fix(tmp_path):
     np.testing.assert_allclose(_np(loaded(np.ones((1, 2), "float32"))), [[2.0, 2.0]])
 
 
+@pytest.mark.engine("jax")  # config resolution: no engine involved
 def test_unknown_class_inside_a_functional_config_stays_a_type_error():
     x = Input((2,))
     config = models.Model(x, _Doubler(name="double")(x)).get_config()

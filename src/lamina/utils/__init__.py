@@ -1,6 +1,7 @@
 """Utilities: seeding, serialization, and data helpers (`to_categorical`, `normalize`,
 `pad_sequences`)."""
 
+from lamina.utils.audio_dataset import audio_dataset_from_directory
 from lamina.utils.config import Config
 from lamina.utils.data_utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
 from lamina.utils.dataset_utils import split_dataset
@@ -54,6 +55,7 @@ __all__ = [
     "img_to_array",
     "load_img",
     "save_img",
+    "audio_dataset_from_directory",
     "image_dataset_from_directory",
     "split_dataset",
     "text_dataset_from_directory",
