@@ -184,12 +184,24 @@ class _AddsLoss(layers.Layer):
         return x
 
 
+class _DropoutBlock(layers.Layer):
+    """Calls its Dropout without `training`: the Dropout takes it from the call context,
+    which the recomputation must have too."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.dropout = layers.Dropout(0.4)
+
+    def call(self, x):
+        return self.dropout(x)
+
+
 def _model(remat: bool) -> lamina.Model:
     lamina.utils.set_random_seed(3)
     with lamina.RematScope() if remat else contextlib.nullcontext():
         inputs = lamina.Input((4,))
         x = layers.Dense(4, activation="relu")(inputs)
-        x = layers.Dropout(0.4)(x)
+        x = _DropoutBlock()(x)
         x = layers.BatchNormalization()(x)
         x = _AddsLoss()(x)
         # Mixed precision: the recomputation reads the weights in the compute dtype too.
@@ -226,8 +238,9 @@ def test_jax_fit_is_unchanged_and_its_compiled_step_checkpoints(monkeypatch):
     plain = _fit(False, jit_compile=True)
     monkeypatch.setattr(jax, "checkpoint", spy)
     rematerialized = _fit(True, jit_compile=True)
-    # Traced into the jitted train step: the model and its five layers (Input aside).
-    assert len(traced) >= 6
+    # Traced into the jitted train step: the model, its five layers (Input aside) and
+    # the block's Dropout.
+    assert len(traced) >= 7
     _assert_same_fit(plain, rematerialized)
 
 
@@ -249,7 +262,7 @@ def test_torch_fit_is_unchanged_and_checkpoints(monkeypatch, jit_compile):
     # Eager: the model and each layer, on each of the 4 steps. Under jit_compile the
     # layers run inside the compiled graph (captured without autograd), so only the
     # layers' calls outside it would checkpoint: none here.
-    assert len(checkpointed) == (24 if not jit_compile else 0)
+    assert len(checkpointed) == (28 if not jit_compile else 0)
     # The backward pass recomputed the dropout masks from the seeds of the call, and
     # applied the moving statistics and the seed advance once.
     _assert_same_fit(plain, rematerialized)
