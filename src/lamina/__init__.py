@@ -10,6 +10,8 @@
 (3, 2)
 """
 
+import sys
+
 from lamina import (
     activations,
     applications,
@@ -36,7 +38,11 @@ from lamina import (
     utils,
     wrappers,
 )
+from lamina._version import __version__, version
 from lamina.backend import StatelessScope, Variable
+from lamina.backend import core as _backend_core
+from lamina.backend.common.name_scope import name_scope
+from lamina.backend.common.symbolic_scope import SymbolicScope
 from lamina.dtype_policies import DTypePolicy, FloatDTypePolicy
 from lamina.graph import Function, KerasTensor, Operation
 from lamina.initializers import Initializer
@@ -49,7 +55,11 @@ from lamina.ops import random
 from lamina.optimizers import Optimizer
 from lamina.regularizers import Regularizer
 
-__version__ = "0.1.0"
+# `with lamina.device("gpu:0"):` places the tensors made inside on that device.
+device = _backend_core.device_scope
+# `lamina.random` is `lamina.ops.random`; registered so that `import lamina.random` and
+# `from lamina.random import SeedGenerator` find that same module.
+sys.modules[f"{__name__}.random"] = random
 
 __all__ = [
     "DTypePolicy",
@@ -70,6 +80,7 @@ __all__ = [
     "RematScope",
     "Sequential",
     "StatelessScope",
+    "SymbolicScope",
     "Variable",
     "__version__",
     "activations",
@@ -79,6 +90,7 @@ __all__ = [
     "config",
     "constraints",
     "datasets",
+    "device",
     "distribution",
     "dtype_policies",
     "export",
@@ -88,6 +100,7 @@ __all__ = [
     "metrics",
     "mixed_precision",
     "models",
+    "name_scope",
     "ops",
     "optimizers",
     "preprocessing",
@@ -97,5 +110,6 @@ __all__ = [
     "saving",
     "tree",
     "utils",
+    "version",
     "wrappers",
 ]

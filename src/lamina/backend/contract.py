@@ -147,6 +147,8 @@ CORE = declare(
         The list of slices of `x` along `axis`.
     compute_output_spec(fn, args, kwargs, is_spec, make_spec)
         Output specs of `fn(*args, **kwargs)` by abstract evaluation, never on data.
+    device_scope(device_name)
+        A context placing the tensors made inside it on a device (`"cpu:0"`, `"gpu:1"`).
     jit(fn, donate_argnums=(), static_argnums=())
         `fn` compiled; donated arguments' buffers may be reused for the outputs.
     value_and_grad(fn, has_aux=False)
@@ -879,6 +881,34 @@ COMMON: dict[str, dict[str, Declaration]] = {
         set_pending_sync(fn)
             Register the write-back run before any variable is read or assigned outside
             a stateless scope (`fit` holding its state between compiled calls).
+        """
+    ),
+    "common.name_scope": declare(
+        """
+        name_scope(name, caller=None, deduplicate=True, override_parent=None)
+            A context adding `name` to the path of the variables made inside it.
+        current_path()
+            The path of the innermost open name scope (`""` outside any).
+        """
+    ),
+    "common.symbolic_scope": declare(
+        """
+        SymbolicScope()
+            A context marking symbolic (abstract) evaluation.
+        get_symbolic_scope()
+            The innermost open SymbolicScope, or `None`.
+        in_symbolic_scope()
+            Whether a SymbolicScope is open.
+        """
+    ),
+    "common.devices": declare(
+        """
+        VALID_FORMS
+            The device names `lamina.device` takes, in words.
+        parse_device_name(device_name)
+            `(kind, index)` of a device name such as `"gpu:1"` (`"cuda"` is `"gpu"`).
+        unavailable(device_name, available)
+            The error for a device this machine does not have.
         """
     ),
     "common.execution": declare(

@@ -7,6 +7,7 @@ import threading
 from lamina import tree
 from lamina.backend import core as backend_core
 from lamina.backend.common.global_state import to_snake_case, unique_name
+from lamina.backend.common.symbolic_scope import SymbolicScope
 from lamina.backend.common.variables import Variable
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
@@ -32,9 +33,14 @@ def _is_spec(x) -> bool:
 
 def output_spec(fn, args, kwargs):
     """Output KerasTensors of `fn(*args, **kwargs)` by the engine's abstract evaluation."""
-    return backend_core.compute_output_spec(
-        fn, args, kwargs, is_spec=_is_spec, make_spec=lambda shape, dtype: KerasTensor(shape, dtype)
-    )
+    with SymbolicScope():
+        return backend_core.compute_output_spec(
+            fn,
+            args,
+            kwargs,
+            is_spec=_is_spec,
+            make_spec=lambda shape, dtype: KerasTensor(shape, dtype),
+        )
 
 
 class Operation:

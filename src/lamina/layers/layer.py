@@ -9,12 +9,14 @@ what the layer holds now.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import weakref
 
 import numpy as np
 
 from lamina import backend, constraints, dtype_policies, initializers, regularizers, tree
+from lamina.backend.common.name_scope import current_path, name_scope
 from lamina.backend.common.variables import (
     Variable,
     bump_structure_version,
@@ -215,6 +217,20 @@ class Layer(EagerCalls, Operation, backend.layer.LayerBase):
             getattr(getattr(cls, name), "__module__", "").startswith("lamina.")
             for name in ("call", "__call__")
         )
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        build = cls.__dict__.get("build")
+        if inspect.isfunction(build) and not getattr(build, "_opens_name_scope", False):
+            cls.build = _scoped_build(build)
+
+    def _open_name_scope(self) -> name_scope:
+        """The layer's own name scope (see `lamina.name_scope`), as Keras opens it around
+        build and call: the scope's path is fixed where the layer is first built or called,
+        so its weights' paths do not depend on where it is used later."""
+        if self.__dict__.get("_parent_path") is None:
+            self._parent_path = current_path()
+        return name_scope(self.name, caller=self)
 
     def __new__(cls, *args, **kwargs):
         instance = super().__new__(cls)
@@ -483,16 +499,17 @@ class Layer(EagerCalls, Operation, backend.layer.LayerBase):
             initializer = "glorot_uniform" if "float" in dtype else "zeros"
         # Under a mixed policy, float weights read in the compute dtype inside calls.
         mixed = autocast and self._mixed_precision and "float" in dtype
-        variable = (_autocast.AutocastVariable if mixed else backend.Variable)(
-            initializers.get(initializer),
-            shape=shape,
-            dtype=dtype,
-            trainable=trainable,
-            name=name or "variable",
-            path=f"{self.name}/{name or 'variable'}",
-            autocast=autocast,
-            aggregation=aggregation,
-        )
+        with name_scope(self.name, caller=self):
+            variable = (_autocast.AutocastVariable if mixed else backend.Variable)(
+                initializers.get(initializer),
+                shape=shape,
+                dtype=dtype,
+                trainable=trainable,
+                name=name or "variable",
+                path=f"{current_path()}/{name or 'variable'}",
+                autocast=autocast,
+                aggregation=aggregation,
+            )
         variable.overwrite_with_gradient = bool(overwrite_with_gradient)
         variable.regularizer = regularizers.get(regularizer)
         variable.constraint = constraints.get(constraint)
@@ -728,30 +745,37 @@ class Layer(EagerCalls, Operation, backend.layer.LayerBase):
         inputs = self._convert_inputs(args[0])
         args = (inputs,) + args[1:]
         check_input_compatibility(self.input_spec, _flat_shaped(inputs), self)
-        self._maybe_build(inputs)
-        check_input_compatibility(self.input_spec, _flat_shaped(inputs), self)
+        # Sublayers built in `build` or on their first call inside `call` get this
+        # layer's path in front of theirs, as in Keras.
+        with self._open_name_scope():
+            self._maybe_build(inputs)
+            check_input_compatibility(self.input_spec, _flat_shaped(inputs), self)
 
-        context = current_call_context()
-        training = self._resolve_training(kwargs, context)
-        if not self._call_has_mask_arg:
-            kwargs.pop("mask", None)
-        call = self.call
-        if self._remat_mode is not None:
-            call = rematerialized_call(self, call, args, kwargs)
+            context = current_call_context()
+            training = self._resolve_training(kwargs, context)
+            if not self._call_has_mask_arg:
+                kwargs.pop("mask", None)
+            call = self.call
+            if self._remat_mode is not None:
+                call = rematerialized_call(self, call, args, kwargs)
 
-        if context is None:
-            self._clear_losses()
-            with CallContext(training=training):
+            if context is None:
+                self._clear_losses()
+                with CallContext(training=training):
+                    outputs = call(*args, **kwargs)
+                    self._apply_activity_regularizer(outputs)
+            else:
+                if training is not None and context.training is None:
+                    context.training = training
                 outputs = call(*args, **kwargs)
                 self._apply_activity_regularizer(outputs)
-        else:
-            if training is not None and context.training is None:
-                context.training = training
-            outputs = call(*args, **kwargs)
-            self._apply_activity_regularizer(outputs)
         return outputs
 
     def _symbolic_layer_call(self, args, user_kwargs):
+        with self._open_name_scope():
+            return self._symbolic_layer_call_in_scope(args, user_kwargs)
+
+    def _symbolic_layer_call_in_scope(self, args, user_kwargs):
         inputs = args[0]
         check_input_compatibility(self.input_spec, _flat_shaped(inputs), self)
         self._maybe_build(inputs)
@@ -840,6 +864,19 @@ class Layer(EagerCalls, Operation, backend.layer.LayerBase):
 _BASE_GET_CONFIGS.add(Layer.get_config)
 Layer._base_call = Layer.__call__  # what `EagerCalls` falls back to
 _BASE_INITS.add(Layer.__init__)
+
+
+def _scoped_build(build):
+    """`build` run inside the layer's name scope (Layer subclasses' `build`s get it), so
+    a direct `layer.build(shape)` names the sublayers it builds as a call would."""
+
+    @functools.wraps(build)
+    def scoped(self, *args, **kwargs):
+        with self._open_name_scope():
+            return build(self, *args, **kwargs)
+
+    scoped._opens_name_scope = True
+    return scoped
 
 
 def _dtype_name(dtype):

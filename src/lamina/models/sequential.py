@@ -165,7 +165,8 @@ class Sequential(Model):
         self._chain, self._chain_layers = chain, chain_layers
         x = chain[-1]
         for layer in layers[len(chain) - 1 :]:
-            x = layer(x)
+            with self._open_name_scope():  # Keras's paths: "sequential/dense/kernel"
+                x = layer(x)
             if isinstance(x, (list, tuple)):
                 raise ValueError(
                     f"Sequential layers must have one output each; {layer.name!r} returned "

@@ -26,6 +26,7 @@ import threading
 import numpy as np
 
 from lamina.backend.common.global_state import current_distribution
+from lamina.backend.common.name_scope import current_path
 
 _state = threading.local()
 
@@ -394,8 +395,12 @@ class Variable:
             "synchronization", synchronization, _SYNCHRONIZATIONS, "none", self.name
         )
         self._autocast = bool(autocast)
-        # Known at creation, so a distribution can lay the variable out as it is made.
-        self.path = path or self.name
+        # Known at creation, so a distribution can lay the variable out as it is made;
+        # inside `lamina.name_scope`s the scopes' path comes first, as in Keras.
+        if path is None:
+            parent = current_path()
+            path = f"{parent}/{self.name}" if parent else self.name
+        self.path = path
         self._placement = None
         self.trainable = bool(trainable)
         deferral = draw = None

@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from lamina.backend.common import devices as _devices
 from lamina.backend.common.variables import (
     StatelessScope,
     relaxed,
@@ -219,6 +220,21 @@ def tree_flatten(tree):
 
 def device_put(x):
     return jax.device_put(x)
+
+
+def device_scope(device_name):
+    """A context placing the arrays made inside it on `device_name` (`jax.default_device`)."""
+    if isinstance(device_name, jax.Device):
+        return jax.default_device(device_name)
+    kind, index = _devices.parse_device_name(device_name)
+    try:
+        found = jax.devices(kind)
+    except RuntimeError:  # no such platform on this machine
+        found = []
+    if index >= len(found):
+        available = [f"{d.platform}:{d.id}" for d in jax.devices()]
+        raise _devices.unavailable(device_name, available)
+    return jax.default_device(found[index])
 
 
 def block_until_ready(x):

@@ -22,6 +22,7 @@ import torch
 from torch._subclasses.fake_tensor import is_fake
 
 from lamina import tree as nest
+from lamina.backend.common import devices as _devices
 from lamina.backend.common.variables import StatelessScope, relaxed, standardize_dtype
 from lamina.backend.common.variables import (
     Variable as _BaseVariable,
@@ -79,12 +80,52 @@ _DEFAULT_DEVICE = torch.device("cuda", 0) if torch.cuda.is_available() else torc
 _meta = [False]
 
 
+# The device `device_scope` chose, while one is open (None: `_DEFAULT_DEVICE`).
+_placed: list = [None]
+
+
+def _home_device() -> torch.device:
+    """Where real tensors and variables are made: the open `device_scope`'s device, or
+    the default one."""
+    return _placed[0] or _DEFAULT_DEVICE
+
+
 def get_device() -> torch.device:
     """The device new tensors are created on (`meta` during abstract evaluation)."""
-    return _META_DEVICE if _meta[0] else _DEFAULT_DEVICE
+    return _META_DEVICE if _meta[0] else (_placed[0] or _DEFAULT_DEVICE)
 
 
 _META_DEVICE = torch.device("meta")
+
+
+def device_scope(device_name):
+    """A context placing the tensors made inside it on `device_name` (`"cpu"`, `"gpu:0"`,
+    `"cuda:0"`, or a `torch.device`): conversions, creation ops and new variables."""
+    if isinstance(device_name, torch.device):
+        return _DeviceScope(device_name)
+    kind, index = _devices.parse_device_name(device_name)
+    count = {"cpu": 1, "gpu": torch.cuda.device_count()}.get(kind, 0)
+    if index >= count:
+        available = ["cpu:0"] + [f"gpu:{i}" for i in range(torch.cuda.device_count())]
+        raise _devices.unavailable(device_name, available)
+    return _DeviceScope(torch.device("cuda", index) if kind == "gpu" else torch.device("cpu"))
+
+
+class _DeviceScope:
+    def __init__(self, device: torch.device):
+        self.device = device
+
+    def __enter__(self) -> torch.device:
+        self._outer = _placed[0]
+        _placed[0] = self.device
+        self._context = torch.device(self.device)
+        self._context.__enter__()
+        return self.device
+
+    def __exit__(self, *exc) -> bool:
+        self._context.__exit__(*exc)
+        _placed[0] = self._outer
+        return False
 
 
 class _RealDevice:
@@ -93,7 +134,7 @@ class _RealDevice:
     def __enter__(self):
         self._saved = _meta[0]
         _meta[0] = False
-        self._device = torch.device(_DEFAULT_DEVICE)
+        self._device = torch.device(_home_device())
         self._device.__enter__()
         return self
 
@@ -121,8 +162,9 @@ class Variable(_BaseVariable):
         if isinstance(value, torch.Tensor):
             if value.dtype is not TORCH_DTYPES[dtype]:
                 value = value.to(TORCH_DTYPES[dtype])
-            if value.device != _DEFAULT_DEVICE and not value.is_meta:
-                value = value.to(_DEFAULT_DEVICE)
+            home = _home_device()
+            if value.device != home and not value.is_meta:
+                value = value.to(home)
             return value
         with _RealDevice():
             return convert_to_tensor(value, dtype)
