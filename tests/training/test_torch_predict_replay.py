@@ -304,3 +304,78 @@ def test_capturing_does_not_import_torch_dynamo():
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "False"
+
+
+def test_a_repeated_one_batch_predict_takes_the_short_path_and_stays_correct(monkeypatch):
+    # From a signature's third call on, a plain NumPy batch runs the captured graph with
+    # nothing else looked up (`Program.lone_runner`): the step's ordinary call is not
+    # made. Whatever may change what the graph computes sends the call back to it.
+    model = _mlp()
+    x = RNG.standard_normal((1, 6)).astype("float32")
+    for _ in range(2):
+        model.predict(x, verbose=0)
+    program = model.predict_function["one"]
+    ordinary = []  # calls of this predict program's ordinary path
+    original = program._run
+    monkeypatch.setattr(program, "_run", lambda args: ordinary.append(1) or original(args))
+
+    def check(batch):
+        np.testing.assert_allclose(
+            model.predict(batch, verbose=0), _numpy_forward(model, batch), rtol=1e-5, atol=1e-6
+        )
+
+    for _ in range(3):
+        check(x)
+    assert ordinary == []  # the short path ran
+    check(x.copy(order="F")[:, ::1])  # a copy of the caller's array, any layout
+    x_keep = x.copy()
+    out = model.predict(x, verbose=0)
+    out[:] = 0.0  # the result is the caller's own array
+    np.testing.assert_array_equal(x, x_keep)
+    check(x)
+
+    # In-place training and new weights: read at each call.
+    model.fit(RNG.standard_normal((8, 6)), RNG.standard_normal((8, 3)), epochs=1, verbose=0)
+    check(x)
+    model.set_weights([w * 0.5 for w in model.get_weights()])
+    check(x)
+    assert ordinary == []
+
+    # Another shape or dtype takes the ordinary call (and is right).
+    check(RNG.standard_normal((3, 6)).astype("float32"))
+    check(x.astype("float16"))
+    assert ordinary
+
+    # A frozen layer changes the model's structure: the ordinary call again, then the
+    # short path for the new graph.
+    ordinary.clear()
+    model.layers[0].trainable = False
+    check(x)
+    assert ordinary
+    for _ in range(2):
+        check(x)
+    ordinary.clear()
+    check(x)
+    assert ordinary == []
+
+    # Input checks on: a NaN is refused as on the ordinary path.
+    lamina.config.enable_input_checks()
+    try:
+        with pytest.raises(ValueError, match="non-finite"):
+            model.predict(np.full((1, 6), np.nan, "float32"), verbose=0)
+    finally:
+        lamina.config.disable_input_checks()
+
+    # A profile block counts the call (the ordinary path times it).
+    with lamina.backend.profile() as prof:
+        check(x)
+    assert sum(s.calls for s in prof.stats.values()) == 1
+
+    # A new compile makes new programs; the old short path is not used.
+    model.compile(optimizer="sgd", loss="mse", run_eagerly=True)
+    ordinary.clear()
+    calls = []
+    monkeypatch.setattr(model, "predict_step", lambda data: calls.append(1) or model(data))
+    for _ in range(3):
+        check(x)
+    assert len(calls) == 3

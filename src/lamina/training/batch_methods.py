@@ -8,6 +8,8 @@ the state read from the variables and written back after the step.
 from __future__ import annotations
 
 from lamina import backend, tree
+from lamina.backend.common.global_state import current_distribution
+from lamina.config import debugging
 from lamina.training import concurrency, data_adapter
 from lamina.training import epochs as loops
 from lamina.utils.traceback_utils import filter_traceback
@@ -65,6 +67,17 @@ class BatchMethods:
         is one ready NumPy array (`data_adapter.is_plain_batch`), which needs no
         unpacking: the serving call, where each microsecond shows."""
         if plain:
+            lone = self.__dict__.get("_lone_predict")
+            if (
+                lone is not None
+                and lone[0] is self.predict_function
+                and not debugging.is_input_checks_enabled()
+                and current_distribution() is None
+            ):
+                weights = self._read_state("predict")
+                result = lone[1](weights, x)
+                if result is not None:
+                    return self._predict_result(*result, weights)
             data_adapter.check_finite(x, "x")
             xb = x
         else:
@@ -75,7 +88,18 @@ class BatchMethods:
         data = loops._placed(self._predict_step_data().inputs(xb), False)
         out, non_trainable = fns["one"](weights, data)
         loops._step_done(out)
-        self._carry_non_trainable(weights, non_trainable)
+        if plain and data is xb:
+            # The batch went in as it is: later batches of its shape and dtype may take
+            # the engine's shorter path (when it has one, from the next call on).
+            runner = fns["one"].lone_runner(xb)
+            self.__dict__["_lone_predict"] = None if runner is None else (fns, runner)
+        return self._predict_result(out, non_trainable, weights)
+
+    def _predict_result(self, out, non_trainable, weights=None):
+        """A predict step's outputs as NumPy arrays; the non-trainable values it
+        returned (an RNN's states, seed states) are kept for the next call."""
+        if non_trainable is not None:
+            self._carry_non_trainable(weights, non_trainable)
         if backend.is_tensor(out):
             return backend.convert_to_numpy(out)
         return tree.map_structure(backend.convert_to_numpy, out)

@@ -164,6 +164,35 @@ class Program:
             return self._profiled(args)
         return self._run(args)
 
+    def lone_runner(self, x):
+        """`run(state, x)`, the same as `self(state, x)` for `x` a NumPy array of this
+        `x`'s shape and dtype, with less looked up on each call (one-sample serving);
+        `run` returns None when it cannot take that path now, and the caller then makes
+        the ordinary call. None when there is no such path: only a replayed step
+        (`replay=`) whose graph for this signature is held has one."""
+        if self.replay is None or not self.compiled or self.gradients:
+            return None
+        run = self.replay.lone_runner(x)
+        if run is None:
+            return None
+        active, is_enabled, set_enabled = (
+            _common._ACTIVE,
+            torch.is_grad_enabled,
+            torch._C._set_grad_enabled,
+        )
+
+        def runner(state, x):
+            if active:
+                return None  # profiled calls are timed and counted by `__call__`
+            before = is_enabled()
+            set_enabled(False)
+            try:
+                return run(x)
+            finally:
+                set_enabled(before)
+
+        return runner
+
     def _profiled(self, args):
         # Waits for the results (CUDA) so that the time is the device's real work.
         before = self._log.count

@@ -227,6 +227,50 @@ class Replay:
             return forward(*[store["_param"] for store in stores], *leaves)
         return forward(*[_read_value(v) for v in variables], *leaves)
 
+    def lone_runner(self, x):
+        """`run(x)` for later calls whose data is a NumPy array of `x`'s shape and dtype,
+        once a graph for that signature is held: the graph called on the stored values
+        with nothing else looked up (one-sample serving, where each microsecond shows).
+        `run` returns None when the graph may no longer be what the step computes (the
+        model's variables changed, a scope is open, the device moved, another
+        signature): the caller then makes the ordinary call. None if no graph is held."""
+        if (
+            self.off is not None
+            or type(x) is not np.ndarray
+            or x.dtype not in backend_core._SAME_DTYPES
+            or self._variables is None
+        ):
+            return None
+        version = self._version
+        device = backend_core.get_device()
+        shape, dtype = x.shape, x.dtype
+        key = (shape, backend_core.to_torch_dtype(dtype.name), device, version)
+        entry = self._graphs.get(key)
+        if entry is None:
+            return None
+        forward, stores = entry
+        meta, get_device = backend_core._meta, backend_core.get_device
+
+        def run(x):
+            if (
+                type(x) is not np.ndarray
+                or x.shape != shape
+                or x.dtype != dtype
+                or _structure_version() != version
+                or self.off is not None
+                or meta[0]
+                or not reads_are_plain()
+                or get_device() != device
+            ):
+                return None
+            # A fresh C-ordered copy, as `convert_to_tensor` makes (never the caller's memory).
+            leaf = torch.from_numpy(np.array(x, order="C"))
+            if leaf.device != device:
+                leaf = leaf.to(device)
+            return forward(*[store["_param"] for store in stores], leaf)
+
+        return run
+
     def _capture(self, fn, state, spec, leaves, key, variables):
         """Run the step eagerly on the tape; keep its graph if it can be replayed."""
         values = [_read_value(v) for v in variables]
