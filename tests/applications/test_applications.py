@@ -4,12 +4,13 @@ Each architecture is built in Keras 3 (JAX backend, weights=None), every variabl
 given a seeded random value (batch-norm statistics and biases included, so that each
 one matters), the weights are saved with
 `save_weights("x.weights.h5")`, and lamina's architecture loads that file and must give
-Keras's predictions on a random batch. The models are big for CI, so the inputs are
-the smallest each allows (32x32, 71x71 for Xception, 75x75 for InceptionV3; small
-`alpha` for the MobileNets), and only a seeded sample of the architectures runs by
-default (one per run, chosen by the day of the year so that CI covers the cheaper ones
-in turn; choose another with `LAMINA_APPLICATIONS_SEED=<int>`, an index modulo their
-number). `LAMINA_SLOW_TESTS=1` runs them all.
+Keras's predictions on a random batch (Keras's run compiled, as one JAX program). The
+models are big for CI, so the inputs are the smallest each allows (32x32, 71x71 for
+Xception, 75x75 for InceptionV3; small `alpha` for the MobileNets), and only a seeded
+sample of the architectures runs by default (one per run, chosen by the day of the year
+so that CI covers the cheaper ones in turn; choose another with
+`LAMINA_APPLICATIONS_SEED=<int>`, an index modulo their number).
+`LAMINA_SLOW_TESTS=1` runs them all.
 
 No test touches the network: `weights="imagenet"` is checked with a file placed in a
 temporary Keras cache (`KERAS_HOME`) and with a missing file whose origin is an absent
@@ -71,10 +72,64 @@ ARCHITECTURES = {
         "inception_resnet_v2",
         dict(input_shape=(75, 75, 3), classes=3, classifier_activation=None),
     ),
+    "ConvNeXtTiny": (
+        "convnext",
+        dict(input_shape=(32, 32, 3), classes=3, classifier_activation=None),
+    ),
+    "ConvNeXtSmall": ("convnext", dict(include_top=False, input_shape=(32, 32, 3))),
+    "ConvNeXtBase": (
+        "convnext",
+        dict(include_top=False, pooling="avg", input_shape=(32, 32, 3)),
+    ),
+    "ConvNeXtLarge": (
+        "convnext",
+        dict(include_top=False, pooling="max", input_shape=(32, 32, 3)),
+    ),
+    "ConvNeXtXLarge": ("convnext", dict(include_top=False, input_shape=(32, 32, 3))),
+    "EfficientNetV2B0": (
+        "efficientnet_v2",
+        dict(input_shape=(32, 32, 3), classes=3, classifier_activation=None),
+    ),
+    "EfficientNetV2B1": (
+        "efficientnet_v2",
+        dict(include_top=False, pooling="avg", input_shape=(32, 32, 3)),
+    ),
+    "EfficientNetV2B2": ("efficientnet_v2", dict(include_top=False, input_shape=(32, 32, 3))),
+    "EfficientNetV2B3": (
+        "efficientnet_v2",
+        dict(include_top=False, pooling="max", input_shape=(32, 32, 3)),
+    ),
+    "EfficientNetV2S": (
+        "efficientnet_v2",
+        dict(input_shape=(32, 32, 3), classes=3, classifier_activation=None),
+    ),
+    "EfficientNetV2M": ("efficientnet_v2", dict(include_top=False, input_shape=(32, 32, 3))),
+    "EfficientNetV2L": (
+        "efficientnet_v2",
+        dict(include_top=False, pooling="avg", input_shape=(32, 32, 3)),
+    ),
 }
 
 
-_EXPENSIVE = ("DenseNet121", "EfficientNetB0", "InceptionV3", "InceptionResNetV2")
+# Over ~5 s each (one compiled Keras call, the build, the load and lamina's call): they
+# run with LAMINA_SLOW_TESTS=1 or a seed. ConvNeXtTiny and EfficientNetV2B0 (4-5 s)
+# stand in for their larger sizes, which are the same code at other widths and depths.
+_EXPENSIVE = (
+    "DenseNet121",
+    "EfficientNetB0",
+    "InceptionV3",
+    "InceptionResNetV2",
+    "ConvNeXtSmall",
+    "ConvNeXtBase",
+    "ConvNeXtLarge",
+    "ConvNeXtXLarge",
+    "EfficientNetV2B1",
+    "EfficientNetV2B2",
+    "EfficientNetV2B3",
+    "EfficientNetV2S",
+    "EfficientNetV2M",
+    "EfficientNetV2L",
+)
 
 
 def _sample():
@@ -84,8 +139,7 @@ def _sample():
     seed = os.environ.get("LAMINA_APPLICATIONS_SEED")
     if seed is not None:
         return [names[int(seed) % len(names)]]
-    # One of the cheaper ones a day (the expensive ones take 20-45 s each, over the
-    # suite's budget): they run with LAMINA_SLOW_TESTS=1 or a seed.
+    # One of the cheaper ones a day: the expensive ones are over the suite's budget.
     cheap = [n for n in names if n not in _EXPENSIVE]
     return [cheap[datetime.date.today().timetuple().tm_yday % len(cheap)]]
 
@@ -116,9 +170,30 @@ def _keras_reference(name, kwargs, path):
         # Keras's own h5 writer trips NumPy 2's `copy=` deprecation on JAX arrays.
         warnings.filterwarnings("ignore", "__array__ implementation", DeprecationWarning)
         model.save_weights(path)
-    scale = 255.0 if name == "EfficientNetB0" else 1.0  # EfficientNet rescales inside
+    # These rescale [0, 255] images inside.
+    scale = 255.0 if name.startswith(("EfficientNet", "ConvNeXt")) else 1.0
     x = (rng.uniform(0, 1, (2,) + tuple(model.input.shape[1:])) * scale).astype("float32")
-    return model, x, keras.ops.convert_to_numpy(model(x, training=False))
+    return model, x, keras.ops.convert_to_numpy(_predict(model, x))
+
+
+def _predict(model, x):
+    """Keras's inference output, compiled as one program on JAX.
+
+    Keras's eager call compiles each op for its shapes one by one: 10 s of CPU and more
+    for the deep models, where one compiled program takes 2-3 s.
+    """
+    if keras.backend.backend() != "jax":
+        return model(x, training=False)
+    import jax
+
+    def forward(trainable, non_trainable, x):
+        return model.stateless_call(trainable, non_trainable, x, training=False)[0]
+
+    return jax.jit(forward)(
+        [v.value for v in model.trainable_variables],
+        [v.value for v in model.non_trainable_variables],
+        x,
+    )
 
 
 def _layer_names(model):
@@ -210,6 +285,8 @@ def test_preprocess_input_refuses_unknown_mode_and_format():
         imagenet_utils.preprocess_input(images, data_format="nhwc")
     assert applications.efficientnet.preprocess_input(images) is images
     assert applications.mobilenet_v3.preprocess_input(images) is images
+    assert applications.convnext.preprocess_input(images) is images
+    assert applications.efficientnet_v2.preprocess_input(images) is images
 
 
 @pytest.fixture
@@ -301,6 +378,69 @@ def test_arguments_keras_refuses_are_refused_clearly(tmp_path):
         applications.InceptionV3(weights=None, include_top=False, input_shape=(71, 71, 3))
 
 
+def test_convnext_and_efficientnet_v2_arguments_are_checked(monkeypatch):
+    with pytest.raises(ValueError, match="classes=10"):
+        applications.ConvNeXtTiny(weights="imagenet", classes=10)
+    with pytest.raises(ValueError, match="classes=10"):
+        applications.EfficientNetV2B0(weights="imagenet", classes=10)
+    # Keras's file is named after the model, so another name has no weights.
+    with pytest.raises(ValueError, match="'convnext_small'.*name='features'"):
+        applications.ConvNeXtSmall(weights="imagenet", include_top=False, name="features")
+    with pytest.raises(ValueError, match="pooling='mean'"):
+        applications.ConvNeXtTiny(weights=None, include_top=False, pooling="mean")
+    with pytest.raises(ValueError, match="pooling='mean'"):
+        applications.EfficientNetV2B0(weights=None, include_top=False, pooling="mean")
+    with pytest.raises(ValueError, match="at least 32x32"):
+        applications.EfficientNetV2S(weights=None, include_top=False, input_shape=(16, 16, 3))
+    with pytest.raises(ValueError, match="four entries"):
+        applications.convnext.ConvNeXt([3, 3, 9], [96, 192, 384])
+    monkeypatch.setattr(lamina.backend, "image_data_format", lambda: "channels_first")
+    with pytest.raises(ValueError, match="channels_last"):
+        applications.ConvNeXtTiny(weights=None)
+
+
+def test_stochastic_depth_drops_whole_samples_in_training():
+    layer = applications.convnext.StochasticDepth(0.5, seed=3)
+    x = np.ones((64, 2, 3), "float32")
+    np.testing.assert_array_equal(lamina.ops.convert_to_numpy(layer(x)), x)
+    out = lamina.ops.convert_to_numpy(layer(x, training=True))
+    kept = out.reshape(64, -1)
+    # Each sample is dropped (0) or kept and scaled by 1 / (1 - rate), as a whole.
+    assert set(np.unique(kept)) == {0.0, 2.0}
+    assert (kept.min(axis=1) == kept.max(axis=1)).all()
+    with pytest.raises(ValueError, match="drop_path_rate=1.5"):
+        applications.convnext.StochasticDepth(1.5)
+
+
+@pytest.mark.engine("jax")  # serialization, whatever the engine
+def test_convnext_layers_load_from_keras_files_without_custom_objects(tmp_path):
+    # Keras's ConvNeXt holds its own `LayerScale` and `StochasticDepth`: a `.keras` file
+    # of it, Keras's or lamina's, must load without `custom_objects`.
+    from keras.src.applications.convnext import LayerScale, StochasticDepth
+
+    global_state.set_global_attribute("uninitialized_variables", [])
+    inputs = keras.Input((4,))
+    x = LayerScale(0.5, 4)(keras.layers.Dense(4)(inputs))
+    model = keras.Model(inputs, StochasticDepth(0.25)(x))
+    model.layers[2].gamma.assign(np.array([0.5, -1.0, 2.0, 3.0], "float32"))
+    x = np.random.default_rng(0).standard_normal((2, 4)).astype("float32")
+    expected = keras.ops.convert_to_numpy(model(x))
+    with warnings.catch_warnings():
+        # Keras's own h5 writer trips NumPy 2's `copy=` deprecation on JAX arrays.
+        warnings.filterwarnings("ignore", "__array__ implementation", DeprecationWarning)
+        model.save(tmp_path / "keras.keras")
+    loaded = lamina.models.load_model(tmp_path / "keras.keras")
+    np.testing.assert_allclose(lamina.ops.convert_to_numpy(loaded(x)), expected, rtol=1e-6)
+    loaded.save(tmp_path / "lamina.keras")
+    again = lamina.models.load_model(tmp_path / "lamina.keras")
+    assert [type(layer).__name__ for layer in again.layers[2:]] == [
+        "LayerScale",
+        "StochasticDepth",
+    ]
+    assert again.layers[3].drop_path_rate == 0.25
+    np.testing.assert_allclose(lamina.ops.convert_to_numpy(again(x)), expected, rtol=1e-6)
+
+
 class _Fetched(Exception):
     """Raised by a stand-in `get_file` once it has recorded what was asked for."""
 
@@ -317,6 +457,10 @@ IMAGENET_FILES = [
     ("MobileNetV3Large", dict(include_top=False), True),
     ("InceptionV3", dict(), False),
     ("InceptionResNetV2", dict(include_top=False), False),
+    # Keras builds these before it asks (about 1 s each); ours fail before building,
+    # whatever the engine.
+    pytest.param("ConvNeXtTiny", dict(include_top=False), False, marks=pytest.mark.engine("jax")),
+    pytest.param("EfficientNetV2B0", dict(), False, marks=pytest.mark.engine("jax")),
 ]
 
 
@@ -353,6 +497,11 @@ VARIANTS = [
     ("MobileNet", dict(include_top=False, alpha=0.5, depth_multiplier=2, pooling="max")),
     ("MobileNetV3Small", dict(minimalistic=True, include_preprocessing=False)),
     ("MobileNetV3Large", dict(minimalistic=True, alpha=1.25, dropout_rate=0.0, classes=5)),
+    pytest.param(
+        "EfficientNetV2B0",
+        dict(include_preprocessing=False, include_top=False, pooling="max"),
+        marks=pytest.mark.engine("jax"),
+    ),
 ]
 
 

@@ -18,8 +18,10 @@ include_top=False, input_shape=(32, 32, 3))`.
 """
 
 from lamina.applications import (
+    convnext,
     densenet,
     efficientnet,
+    efficientnet_v2,
     imagenet_utils,
     inception_resnet_v2,
     inception_v3,
@@ -32,6 +34,13 @@ from lamina.applications import (
     vgg16,
     vgg19,
     xception,
+)
+from lamina.applications.convnext import (
+    ConvNeXtBase,
+    ConvNeXtLarge,
+    ConvNeXtSmall,
+    ConvNeXtTiny,
+    ConvNeXtXLarge,
 )
 from lamina.applications.densenet import (
     DenseNet121,
@@ -47,6 +56,15 @@ from lamina.applications.efficientnet import (
     EfficientNetB5,
     EfficientNetB6,
     EfficientNetB7,
+)
+from lamina.applications.efficientnet_v2 import (
+    EfficientNetV2B0,
+    EfficientNetV2B1,
+    EfficientNetV2B2,
+    EfficientNetV2B3,
+    EfficientNetV2L,
+    EfficientNetV2M,
+    EfficientNetV2S,
 )
 from lamina.applications.inception_resnet_v2 import (
     InceptionResNetV2,
@@ -85,6 +103,11 @@ from lamina.applications.xception import (
 )
 
 __all__ = [
+    "ConvNeXtBase",
+    "ConvNeXtLarge",
+    "ConvNeXtSmall",
+    "ConvNeXtTiny",
+    "ConvNeXtXLarge",
     "DenseNet121",
     "DenseNet169",
     "DenseNet201",
@@ -96,6 +119,13 @@ __all__ = [
     "EfficientNetB5",
     "EfficientNetB6",
     "EfficientNetB7",
+    "EfficientNetV2B0",
+    "EfficientNetV2B1",
+    "EfficientNetV2B2",
+    "EfficientNetV2B3",
+    "EfficientNetV2L",
+    "EfficientNetV2M",
+    "EfficientNetV2S",
     "InceptionResNetV2",
     "InceptionV3",
     "MobileNet",
@@ -111,8 +141,10 @@ __all__ = [
     "VGG16",
     "VGG19",
     "Xception",
+    "convnext",
     "densenet",
     "efficientnet",
+    "efficientnet_v2",
     "imagenet_utils",
     "inception_resnet_v2",
     "inception_v3",
