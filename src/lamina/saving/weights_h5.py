@@ -4,7 +4,11 @@ Layout (Keras 3's): `vars/<i>` holds an object's own variables (trainable first)
 a functional or Sequential model's layers sit in `layers/<class name>[_k]/` (named by
 class and position, not by layer name, so a rebuilt model with new automatic names
 loads); other layers' sublayers and seed generators sit under their attribute names; the
-optimizer's variables under `optimizer/vars/<i>`. Writes go to a temporary file beside the target that is renamed into place,
+optimizer's variables under `optimizer/vars/<i>`. Each layer fills and reads its own
+`vars` entry through `save_own_variables` / `load_own_variables` (Keras's per-layer
+store), so a layer that overrides them files extra state or reads an older layout; a
+layer that overrides `load_own_variables` is handed its entry after every other part of
+the file has been checked, before any weight is assigned. Writes go to a temporary file beside the target that is renamed into place,
 so a failed save leaves any previous file intact.
 """
 
@@ -89,23 +93,31 @@ def _write(group, obj):
     from lamina.ops.random import SeedGenerator
 
     own = group.create_group("vars", track_order=True)
-    variables = [obj.state] if isinstance(obj, SeedGenerator) else _own(obj)
-    for i, v in enumerate(variables):
-        own.create_dataset(str(i), data=v.numpy())
     if isinstance(obj, SeedGenerator):
+        own.create_dataset("0", data=obj.state.numpy())
         return
-    # State a layer files under a name, as Keras's `save_own_variables` does (a tf_idf
-    # lookup's `vars/idf_weights`), beside its numbered weights.
-    if hasattr(obj, "save_own_variables"):
-        named: dict = {}
-        obj.save_own_variables(named)
-        for key, value in named.items():
-            # Numbered entries are the layer's weights, written above (a Keras-style
-            # override that also files them by number would collide).
-            if not str(key).isdigit():
-                own.create_dataset(str(key), data=np.asarray(value))
+    # The layer fills its own entry (Keras's `save_own_variables`): by default its
+    # weights as "0", "1", ...; an override may file more, under any name.
+    store: dict = {}
+    obj.save_own_variables(store)
+    for key, value in store.items():
+        own.create_dataset(str(key), data=_to_numpy(value))
     for path, child in _children(obj):
         _write(group.require_group(path), child)
+
+
+def _to_numpy(value):
+    # What a layer put in its store: a NumPy array (the default), or a variable or
+    # engine tensor from an override (Keras's own overrides store variables).
+    from lamina import ops
+    from lamina.backend.common.variables import Variable
+
+    if isinstance(value, (np.ndarray, np.generic, int, float, bool, list, tuple)):
+        return np.asarray(value)
+    if isinstance(value, Variable):
+        return value.numpy()
+
+    return ops.convert_to_numpy(value)
 
 
 def write_model(f, model) -> None:
@@ -256,6 +268,9 @@ def read_model(f, model, restore_optimizer: bool = False, skip_mismatch: bool = 
                     f"{tuple(data.shape)} (entry optimizer/vars/{i})."
                 )
             assignments.append((v, _numbers(data, f"optimizer/vars/{i}")))
+    # Layers that read their own entries run first: an error there leaves every weight
+    # as it was before the load.
+    assignments.sort(key=lambda pair: not isinstance(pair[0], _OwnState))
     for variable, value in assignments:
         variable.assign(value)
 
@@ -280,14 +295,43 @@ def _skip(path, obj, why) -> None:
     )
 
 
-class _NamedState:
-    """Hands a layer its named entries (`load_own_variables`) when weights are assigned."""
+class _OwnState:
+    """Hands a layer that overrides `load_own_variables` its whole entry of the file
+    (Keras's per-layer store), once every other entry has been checked."""
 
-    def __init__(self, layer):
-        self.layer = layer
+    def __init__(self, layer, path, skip_mismatch):
+        self.layer, self.path, self.skip_mismatch = layer, path, skip_mismatch
 
     def assign(self, store) -> None:
-        self.layer.load_own_variables(store)
+        if not self.skip_mismatch:
+            self.layer.load_own_variables(store)
+            return
+        try:
+            self.layer.load_own_variables(store)
+        except Exception as err:  # Keras skips a layer whose own loading fails, too
+            _skip(self.path, self.layer, f"its load_own_variables raised {err!r}")
+
+
+def _overrides_load(obj) -> bool:
+    from lamina.layers.keras_methods import KerasLayerMethods
+
+    method = getattr(type(obj), "load_own_variables", None)
+    return method is not None and method is not KerasLayerMethods.load_own_variables
+
+
+def _read_store(stored, path) -> dict:
+    """Every entry of a layer's `vars` group, checked to be internal numeric datasets."""
+    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
+    store = {}
+    for key in stored:
+        dataset = stored[key]
+        if not isinstance(dataset, h5py.Dataset) or dataset.external or dataset.is_virtual:
+            raise ValueError(
+                f"Entry {path}/vars/{key} is not an internal dataset; refusing to load it."
+            )
+        store[key] = _numbers(dataset, f"{path}/vars/{key}")
+    return store
 
 
 def _read(group, obj, path, assignments, skip_mismatch=False):
@@ -300,22 +344,15 @@ def _read(group, obj, path, assignments, skip_mismatch=False):
     stored = group.get("vars")
     if stored is not None and not isinstance(stored, h5py.Group):
         raise ValueError(f"Entry {path}/vars is not a group of weights.")
-    named = {}
-    if stored is not None and not is_seed and hasattr(obj, "load_own_variables"):
-        # Entries filed by name (a tf_idf lookup's `idf_weights`) go to the layer's own
-        # `load_own_variables`, after every check has passed.
-        for key in stored:
-            if key.isdigit():
-                continue
-            dataset = stored[key]
-            if not isinstance(dataset, h5py.Dataset) or dataset.external or dataset.is_virtual:
-                raise ValueError(
-                    f"Entry {path}/vars/{key} is not an internal dataset; refusing to load it."
-                )
-            named[key] = _numbers(dataset, f"{path}/vars/{key}")
-        if named:
-            assignments.append((_NamedState(obj), named))
-    count = (len(stored) - len(named)) if stored is not None else 0
+    if not is_seed and _overrides_load(obj):
+        # The layer reads its entry itself (Keras's `load_own_variables` override: extra
+        # state, an older layout); it runs after every check of the file has passed.
+        store = _read_store(stored, path) if stored is not None else {}
+        assignments.append((_OwnState(obj, path, skip_mismatch), store))
+        own = []
+        stored = None
+    named = [k for k in stored if not k.isdigit()] if stored is not None else []
+    count = len(stored) if stored is not None else 0
     mismatch = count != len(own)
     if mismatch and is_seed:
         return  # a file without seed state: keep the current one
@@ -323,9 +360,15 @@ def _read(group, obj, path, assignments, skip_mismatch=False):
         _skip(path, obj, f"it has {len(own)} weight(s), the file holds {count}")
         own = []
     elif mismatch:
+        hint = (
+            f" The file also files entries by name ({named}): a layer that saves extra "
+            "state with `save_own_variables` must read it with its own "
+            "`load_own_variables`."
+            if named
+            else " The file was saved from a different architecture."
+        )
         raise ValueError(
-            f"Layer {path!r} has {len(own)} weight(s) but the file holds {count} for it. "
-            "The file was saved from a different architecture."
+            f"Layer {path!r} has {len(own)} weight(s) but the file holds {count} for it.{hint}"
         )
     if skip_mismatch and own:
         shapes = [tuple(getattr(stored.get(str(i)), "shape", ()) or ()) for i in range(count)]

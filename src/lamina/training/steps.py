@@ -214,6 +214,102 @@ class StepAPI:
         masks = self.__dict__.pop("_step_output_masks", (None, None))[1]
         return loss, (y_pred, non_trainable, metrics_values, (per_output, masks))
 
+    def compute_loss_and_updates(
+        self,
+        trainable_variables,
+        non_trainable_variables,
+        metrics_variables,
+        x,
+        y,
+        sample_weight,
+        training=False,
+        optimizer_variables=None,
+    ):
+        """The forward pass and loss as a pure function of the given values (Keras's JAX
+        trainer's, for `backend.value_and_grad(..., has_aux=True)`). Returns `(loss,
+        (unscaled_loss, y_pred, non_trainable_variables, metrics_variables))`; with
+        `training`, `loss` is scaled by the optimizer (`loss_scale_factor`, a
+        LossScaleOptimizer's scale) read from `optimizer_variables` (default: its current
+        values)."""
+        loss, (y_pred, non_trainable, metrics_values, _) = self._loss_and_updates(
+            trainable_variables,
+            non_trainable_variables,
+            metrics_variables,
+            x,
+            y,
+            sample_weight,
+            training,
+        )
+        unscaled = loss
+        optimizer = getattr(self, "optimizer", None)
+        if training and optimizer is not None:
+            own = list(optimizer.variables)
+            values = (
+                [v.value for v in own] if optimizer_variables is None else list(optimizer_variables)
+            )
+            with backend.StatelessScope(list(zip(own, values, strict=False))):
+                loss = optimizer.scale_loss(loss)
+        return loss, (unscaled, y_pred, non_trainable, metrics_values)
+
+    def jax_state_sync(self) -> None:
+        """Copy the state a running `fit` holds outside the variables (the last complete
+        step's) into them, as Keras's JAX trainer does; nothing to do otherwise."""
+        self._sync_state_for_callbacks()
+
+    # State trees ---------------------------------------------------------------------
+    def get_state_tree(self, value_format: str = "backend_tensor") -> dict:
+        """The model's state as nested dicts keyed by the pieces of each variable's path:
+        `{"trainable_variables": {"sequential": {"dense": {"kernel": ...}}},
+        "non_trainable_variables": ..., "optimizer_variables": ...,
+        "metrics_variables": ...}`, as Keras 3 returns it.
+
+        Args:
+            value_format: `"backend_tensor"` (engine arrays) or `"numpy_array"`.
+        """
+        if value_format not in ("backend_tensor", "numpy_array"):
+            raise ValueError(
+                f"get_state_tree: value_format must be 'backend_tensor' or 'numpy_array'; "
+                f"received {value_format!r}."
+            )
+        self.jax_state_sync()
+        optimizer = getattr(self, "optimizer", None)
+        groups = {
+            "trainable_variables": self.trainable_variables,
+            "non_trainable_variables": self.non_trainable_variables,
+            "optimizer_variables": optimizer.variables if optimizer is not None else [],
+            "metrics_variables": self.metrics_variables,
+        }
+        return {key: _nested(variables, value_format) for key, variables in groups.items()}
+
+    def set_state_tree(self, state_tree: dict) -> None:
+        """Assign the values of a tree shaped as `get_state_tree` returns it (any subset
+        of its groups and paths); paths the model does not have are ignored, as in
+        Keras."""
+        optimizer = getattr(self, "optimizer", None)
+        groups = {
+            "trainable_variables": lambda: self.trainable_variables,
+            "non_trainable_variables": lambda: self.non_trainable_variables,
+            "optimizer_variables": lambda: optimizer.variables if optimizer is not None else [],
+            "metrics_variables": lambda: self.metrics_variables,
+        }
+        for key, subtree in state_tree.items():
+            if key not in groups:
+                raise ValueError(
+                    f"set_state_tree: unknown group {key!r}; expected some of "
+                    f"{sorted(groups)} (the keys of `get_state_tree()`)."
+                )
+            by_path = {v.path: v for v in groups[key]()}
+            for path, value in _flat_paths(subtree):
+                variable = by_path.get(path)
+                if variable is None:
+                    continue
+                if tuple(getattr(value, "shape", ())) != tuple(variable.shape):
+                    raise ValueError(
+                        f"set_state_tree: variable {path!r} has shape {tuple(variable.shape)}, "
+                        f"the tree holds shape {tuple(getattr(value, 'shape', ()))} for it."
+                    )
+                variable.assign(value)
+
     # The steps -----------------------------------------------------------------------
     def train_step(self, state, data):
         """One training step as a pure function: returns `(logs, new_state)`.
@@ -276,3 +372,29 @@ class StepAPI:
         outputs, non_trainable = self.stateless_call(trainable, non_trainable, x, **kwargs)
         self.__dict__.pop("_last_output_masks", None)
         return outputs, non_trainable
+
+
+def _nested(variables, value_format) -> dict:
+    out: dict = {}
+    seen = set()
+    for v in variables:
+        if v.path in seen:
+            raise ValueError(
+                f"get_state_tree: the variable path {v.path!r} appears twice in the model; "
+                "the tree needs unique paths. Give the layers (or objects) unique names."
+            )
+        seen.add(v.path)
+        *parents, leaf = v.path.split("/")
+        node = out
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = v.value if value_format == "backend_tensor" else v.numpy()
+    return out
+
+
+def _flat_paths(tree_, prefix=""):
+    for key, value in tree_.items():
+        if isinstance(value, dict):
+            yield from _flat_paths(value, f"{prefix}{key}/")
+        else:
+            yield f"{prefix}{key}", value
