@@ -60,6 +60,12 @@ class CustomScaleLayer(Layer):
     def get_config(self):
         return {**super().get_config(), "scale": self.scale}
 
+    def _keras_serialized_names(self):
+        # Where Keras keeps the layer, so Keras loads the file; a user's subclass is not it.
+        if type(self) is not CustomScaleLayer:
+            return type(self).__module__, type(self).__name__, None
+        return "keras.src.applications.inception_resnet_v2", "CustomScaleLayer", "CustomScaleLayer"
+
 
 # A built-in, so that a `.keras` file holding the model (lamina's or Keras's) loads
 # without `custom_objects`.

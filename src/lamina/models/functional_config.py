@@ -15,6 +15,7 @@ from lamina.graph.operation import FunctionOperation
 from lamina.layers.input_layer import InputLayer
 from lamina.layers.layer import Layer, _tuplify
 from lamina.ops.core import _SpecifiedOperation as SpecifiedOperation
+from lamina.saving.keras_ops import keras_op_entry
 from lamina.utils import serialization
 
 _OPS_MODULE = "lamina.ops"
@@ -82,7 +83,23 @@ def functional_get_config(model) -> dict:
                 count += 1
     layer_configs = []
     for op in function.operations:
-        if isinstance(op, FunctionOperation):
+        nodes = [node for node in op._inbound_nodes if node in kept and not node.is_input]
+        calls = [(list(node.call_args), node.call_kwargs) for node in nodes]
+        keras_op = None
+        if isinstance(op, FunctionOperation) and len(nodes) == 1:
+            keras_op = keras_op_entry(op.function_name, *calls[0])
+        if keras_op is not None:
+            # An op Keras has a class for is written as that class, its constructor
+            # arguments in the config and only the call's in the node, so Keras loads it.
+            module, class_name, arguments, args, kwargs = keras_op
+            config = {
+                "module": module,
+                "class_name": class_name,
+                "config": {"name": op.name, **arguments},
+                "registered_name": class_name,
+            }
+            calls = [(args, kwargs)]
+        elif isinstance(op, FunctionOperation):
             config = {
                 "module": _OPS_MODULE,
                 "class_name": op.function_name,
@@ -93,12 +110,8 @@ def functional_get_config(model) -> dict:
             config = serialize_layer(op)
         config["name"] = op.name
         config["inbound_nodes"] = [
-            {
-                "args": _serialize_arg(list(node.call_args), node_ids),
-                "kwargs": _serialize_arg(node.call_kwargs, node_ids),
-            }
-            for node in op._inbound_nodes
-            if node in kept and not node.is_input
+            {"args": _serialize_arg(args, node_ids), "kwargs": _serialize_arg(kwargs, node_ids)}
+            for args, kwargs in calls
         ]
         layer_configs.append(config)
 
@@ -162,7 +175,7 @@ def functional_from_config(cls, config: dict, custom_objects=None, **kwargs):
                 printable_module_name="layer",
                 **kwargs,
             )
-            if not isinstance(layer, Layer):
+            if not isinstance(layer, Layer) and not getattr(layer, "_is_keras_op", False):
                 raise TypeError(f"Config entry {name!r} did not produce a layer.")
         created[name] = layer
         order.append(name)
