@@ -138,3 +138,55 @@ def test_the_gradient_to_a_draws_parameters_is_the_eager_one(compiler, monkeypat
     for a, b in zip(runs[1], runs[0], strict=True):
         np.testing.assert_array_equal(a, b)
     assert not np.array_equal(runs[0][0], np.ones(6))  # alpha was trained
+
+
+def test_random_crop_compiles_and_trains_bitwise_as_eager():
+    # Its window's offsets are drawn as tensors; the slice keeps them tensors (gathered
+    # at `offset + arange(size)`), so the captured graph needs no value in Python.
+    images = RNG.standard_normal((32, 6, 6, 1)).astype("float32")
+    labels = RNG.integers(0, 3, (32,))
+
+    def model():
+        net = Sequential(
+            [Input((6, 6, 1)), layers.RandomCrop(4, 4, seed=3), layers.Flatten(), layers.Dense(3)]
+        )
+        return net
+
+    eager, jitted = _compiled(model(), False), _compiled(model(), True)
+    jitted.set_weights(eager.get_weights())
+    runs = []
+    for net in (eager, jitted):
+        history = net.fit(images, labels, batch_size=16, epochs=2, shuffle=False, verbose=0)
+        runs.append((history.history["loss"], net.get_weights()))
+    assert runs[1][0] == runs[0][0]
+    for a, b in zip(runs[1][1], runs[0][1], strict=True):
+        np.testing.assert_array_equal(a, b)
+    compiled = backend.execution._compiled_call_for(jitted)
+    assert compiled.failed is None
+    assert compiled.capture_count == 1
+
+
+def test_slice_with_tensor_starts_clamps_as_dynamic_slice():
+    import torch
+
+    x = np.arange(5 * 6, dtype="float32").reshape(5, 6)
+    # (start, size) per axis -> the start lax.dynamic_slice uses: a negative start counts
+    # from the end, then it is clamped so that the window fits.
+    for starts, sizes in [
+        ((1, 2), (3, 4)),
+        ((-2, 0), (2, 6)),
+        ((4, 5), (3, 2)),
+        ((-9, -1), (2, 2)),
+    ]:
+        expected_starts = [
+            min(max(s + d if s < 0 else s, 0), d - n)
+            for s, d, n in zip(starts, x.shape, sizes, strict=True)
+        ]
+        window = tuple(slice(s, s + n) for s, n in zip(expected_starts, sizes, strict=True))
+        for given in (
+            [torch.tensor(s) for s in starts],  # each a tensor
+            torch.tensor(starts),  # one tensor of starts
+            [torch.tensor(starts[0]), starts[1]],  # mixed
+        ):
+            out = ops.convert_to_numpy(ops.slice(x, given, sizes))
+            np.testing.assert_array_equal(out, x[window])

@@ -504,9 +504,34 @@ def _clamped_starts(start_indices, full, sizes):
 def slice(inputs, start_indices, shape):
     x = convert_to_tensor(inputs)
     shape = [int(d) for d in shape]
+    start_indices = _unwrap(start_indices)
+    if isinstance(start_indices, torch.Tensor) or any(
+        isinstance(_unwrap(s), torch.Tensor) for s in start_indices
+    ):
+        # Start indices computed as tensors (a random crop's offsets) stay tensors:
+        # reading them in Python would break a captured graph (`jit_compile=True`).
+        return _tensor_slice(x, start_indices, shape)
     starts = _clamped_starts(_index_list(start_indices), x.shape, shape)
     index = tuple(builtins.slice(s, s + n) for s, n in zip(starts, shape, strict=True))
     return x[index]
+
+
+def _tensor_slice(x, start_indices, shape):
+    """`slice` in tensor operations alone (clamped as `lax.dynamic_slice` clamps): each
+    axis whose start is a tensor is gathered at `start + arange(size)`."""
+    if isinstance(start_indices, torch.Tensor):
+        start_indices = list(start_indices.unbind(0))
+    for axis, (start, dim, size) in enumerate(zip(start_indices, x.shape, shape, strict=True)):
+        start = _unwrap(start)
+        if not isinstance(start, torch.Tensor):
+            start = int(start)
+            start = builtins.min(builtins.max(start + dim if start < 0 else start, 0), dim - size)
+            x = x.narrow(axis, start, size)
+            continue
+        start = start.to(torch.int64)
+        start = torch.where(start < 0, start + dim, start).clamp(0, dim - size)
+        x = x.index_select(axis, start + torch.arange(size, device=x.device))
+    return x
 
 
 def slice_update(inputs, start_indices, updates):
