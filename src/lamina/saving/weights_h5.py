@@ -3,13 +3,16 @@
 Layout (Keras 3's): `vars/<i>` holds an object's own variables (trainable first);
 a functional or Sequential model's layers sit in `layers/<class name>[_k]/` (named by
 class and position, not by layer name, so a rebuilt model with new automatic names
-loads); other layers' sublayers and seed generators sit under their attribute names; the
-optimizer's variables under `optimizer/vars/<i>`. Each layer fills and reads its own
-`vars` entry through `save_own_variables` / `load_own_variables` (Keras's per-layer
-store), so a layer that overrides them files extra state or reads an older layout; a
-layer that overrides `load_own_variables` is handed its entry after every other part of
-the file has been checked, before any weight is assigned. Writes go to a temporary file beside the target that is renamed into place,
-so a failed save leaves any previous file intact.
+loads); other layers' sublayers and seed generators sit under their attribute names,
+walked in Keras's order (see `_children`: a subclassed model's sublayers whose attribute
+sorts after "layers" sit in its `layers/` container); the optimizer's variables under
+`optimizer/vars/<i>`, written by `save_weights` too and restored by `load_weights`.
+Each layer fills and reads its own `vars` entry through `save_own_variables` /
+`load_own_variables` (Keras's per-layer store), so a layer that overrides them files
+extra state or reads an older layout; a layer that overrides `load_own_variables` is
+handed its entry after every other part of the file has been checked, before any weight
+is assigned. Writes go to a temporary file beside the target that is renamed into
+place, so a failed save leaves any previous file intact.
 """
 
 from __future__ import annotations
@@ -55,14 +58,35 @@ def _container(items) -> list:
     return out
 
 
+def _name_key(attr: str) -> str:
+    # Keras visits private attributes (`_x`) after public ones.
+    return f"~{attr}" if attr.startswith("_") else attr
+
+
+def _attributes(layer) -> list:
+    from lamina.layers.layer import _UNTRACKED
+
+    return [
+        (attr, value)
+        for attr, value in layer.__dict__.items()
+        if attr not in _UNTRACKED and not attr.startswith("__")
+    ]
+
+
 def _children(layer) -> list:
     """`(relative path, child)` for every saveable child, named as Keras 3 names them.
 
-    Functional and Sequential models keep their layers in a `layers` container; other
-    layers are walked by attribute name (lists and dicts of layers become containers).
-    Seed generators are children too, so dropout draws resume where they left off.
+    Functional and Sequential models keep their layers in a `layers` container. Other
+    layers are walked by attribute name, sorted with private ones (`_x`) last; lists and
+    dicts of layers become containers named by class (`dense`, `dense_1`, ...). A
+    subclassed model also has Keras's `layers` property, a container of all its direct
+    sublayers walked in its sorted place, so a sublayer whose attribute sorts after
+    "layers" is filed as `layers/<class>_k`. A child may appear more than once (in a
+    container after its attribute): the walk keeps the first path, but the later
+    appearance still takes its number in the container, as in Keras. Seed generators
+    are children too, so dropout draws resume where they left off.
     """
-    from lamina.layers.layer import _UNTRACKED, Layer
+    from lamina.layers.layer import Layer
     from lamina.ops.random import SeedGenerator
 
     if getattr(layer, "_function", None) is not None:
@@ -71,27 +95,65 @@ def _children(layer) -> list:
         # Keras op nodes (`x != 0`) are not layers in Keras: no entry in its container.
         items = [item for item in items if not getattr(item, "_is_keras_op", False)]
         return [(f"layers/{key}", child) for key, child in _container(items)]
-    out, seen = [], set()
-    for attr in sorted(layer.__dict__):
-        value = layer.__dict__[attr]
-        if attr in _UNTRACKED or attr.startswith("__"):
-            continue
+    attributes = _attributes(layer)
+    if isinstance(getattr(type(layer), "layers", None), property):
+        attributes.append(("layers", layer.layers))  # a subclassed model
+    out = []
+    for attr, value in sorted(attributes, key=lambda pair: _name_key(pair[0])):
         if isinstance(value, (Layer, SeedGenerator)):
-            if id(value) not in seen:
-                seen.add(id(value))
-                out.append((attr, value))
+            out.append((attr, value))
         elif isinstance(value, (list, tuple, dict)):
             values = list(value.values()) if isinstance(value, dict) else list(value)
-            members = [v for v in values if isinstance(v, Layer) and id(v) not in seen]
-            for key, child in _container(members):
-                seen.add(id(child))
-                out.append((f"{attr}/{key}", child))
+            members = [v for v in values if isinstance(v, Layer)]
+            out.extend((f"{attr}/{key}", child) for key, child in _container(members))
     return out
 
 
-def _write(group, obj):
+def _legacy_paths(layer) -> dict:
+    """`{id(child): path}` as lamina filed children before it followed Keras's walk:
+    every attribute in plain sorted order, containers numbered without the children
+    already seen, no `layers` container. Read as a fallback, so older files load."""
+    from lamina.layers.layer import Layer
     from lamina.ops.random import SeedGenerator
 
+    out: dict = {}
+    for attr, value in sorted(_attributes(layer)):
+        if isinstance(value, (Layer, SeedGenerator)):
+            out.setdefault(id(value), attr)
+        elif isinstance(value, (list, tuple, dict)):
+            values = list(value.values()) if isinstance(value, dict) else list(value)
+            members = [v for v in values if isinstance(v, Layer) and id(v) not in out]
+            for key, child in _container(members):
+                out[id(child)] = f"{attr}/{key}"
+    return out
+
+
+def _legacy_layout(group, obj, children):
+    """`_legacy_paths(obj)` when `group` holds `obj`'s children as lamina filed them
+    before it followed Keras's walk (some Keras path missing, every old one present),
+    else None. Decided for the object as a whole, not per child: an old container
+    numbering can name a different child at a Keras path (`pair/dense`)."""
+    from lamina.ops.random import SeedGenerator
+
+    if getattr(obj, "_function", None) is not None:
+        return None  # graph models' `layers/` container has not changed
+    first: dict = {}
+    for path, child in children:
+        if not isinstance(child, SeedGenerator) and (_own(child) or _children(child)):
+            first.setdefault(id(child), path)
+    if all(path in group for path in first.values()):
+        return None
+    legacy = _legacy_paths(obj)
+    if all(legacy.get(key) is not None and legacy[key] in group for key in first):
+        return legacy
+    return None
+
+
+def _write(group, obj, visited):
+    from lamina.ops.random import SeedGenerator
+
+    # Keras writes an object once, at the first path its walk meets it on.
+    visited.add(id(obj))
     own = group.create_group("vars", track_order=True)
     if isinstance(obj, SeedGenerator):
         own.create_dataset("0", data=obj.state.numpy())
@@ -103,7 +165,8 @@ def _write(group, obj):
     for key, value in store.items():
         own.create_dataset(str(key), data=_to_numpy(value))
     for path, child in _children(obj):
-        _write(group.require_group(path), child)
+        if id(child) not in visited:
+            _write(group.require_group(path), child, visited)
 
 
 def _to_numpy(value):
@@ -122,7 +185,7 @@ def _to_numpy(value):
 
 def write_model(f, model) -> None:
     """Write the model's weights (and its optimizer's state, if built) into open file `f`."""
-    _write(f, model)
+    _write(f, model, set())
     optimizer = getattr(model, "optimizer", None)
     if optimizer is not None and getattr(optimizer, "built", False):
         group = f.create_group("optimizer", track_order=True).create_group("vars", track_order=True)
@@ -229,45 +292,23 @@ def check_safe(f) -> None:
                 )
 
 
-def read_model(f, model, restore_optimizer: bool = False, skip_mismatch: bool = False) -> None:
+def read_model(
+    f, model, restore_optimizer: bool | str = False, skip_mismatch: bool = False
+) -> None:
     """Load weights from open file `f` into `model` (all shapes checked before assigning).
 
     With `skip_mismatch`, a layer whose weight count or shapes differ from the file's
     (or that the file lacks) keeps its weights, with a warning naming it.
+    `restore_optimizer=True` also loads the optimizer's state and raises when it does
+    not fit (a `.keras` file); `"warn"` loads it when it fits and otherwise warns and
+    keeps the optimizer as it is (`load_weights`, as Keras does).
     """
-    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
-
     check_safe(f)
     assignments: list = []
-    _read(f, model, model.name, assignments, skip_mismatch)
+    _read(f, model, model.name, assignments, skip_mismatch, set())
     optimizer = getattr(model, "optimizer", None)
     if restore_optimizer and optimizer is not None and "optimizer" in f:
-        stored = f["optimizer"].get("vars") if isinstance(f["optimizer"], h5py.Group) else None
-        if not isinstance(stored, h5py.Group):
-            raise ValueError("Entry optimizer/vars is missing or not a group of weights.")
-        base = 1 + (optimizer._learning_rate is not None)
-        if not optimizer.built and len(stored) != base:
-            optimizer.build(model.trainable_variables)
-        variables = optimizer.variables
-        if len(stored) == base:
-            # Saved before its first step: no slots in the file, and none made here (the
-            # first step builds them), so loading allocates only what the file holds.
-            variables = variables[:base]
-        if len(stored) != len(variables):
-            raise ValueError(
-                f"The file holds {len(stored)} optimizer variables; the model's optimizer has "
-                f"{len(variables)}."
-            )
-        for i, v in enumerate(variables):
-            data = stored.get(str(i))
-            if not isinstance(data, h5py.Dataset):
-                raise ValueError(f"Entry optimizer/vars/{i} is missing or not a dataset.")
-            if tuple(data.shape) != tuple(v.shape):
-                raise ValueError(
-                    f"Optimizer variable {v.name!r} has shape {tuple(v.shape)}, the file holds "
-                    f"{tuple(data.shape)} (entry optimizer/vars/{i})."
-                )
-            assignments.append((v, _numbers(data, f"optimizer/vars/{i}")))
+        _read_optimizer(f, model, optimizer, assignments, strict=restore_optimizer is True)
     # Layers that read their own entries run first: an error there leaves every weight
     # as it was before the load.
     assignments.sort(key=lambda pair: not isinstance(pair[0], _OwnState))
@@ -275,15 +316,71 @@ def read_model(f, model, restore_optimizer: bool = False, skip_mismatch: bool = 
         variable.assign(value)
 
 
+def _read_optimizer(f, model, optimizer, assignments, strict: bool) -> None:
+    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
+    stored = f["optimizer"].get("vars") if isinstance(f["optimizer"], h5py.Group) else None
+    if not isinstance(stored, h5py.Group):
+        raise ValueError("Entry optimizer/vars is missing or not a group of weights.")
+    base = 1 + (optimizer._learning_rate is not None)
+    if not optimizer.built and len(stored) != base and model.trainable_variables:
+        # Keras skips an optimizer that has not been built yet (its state is lost);
+        # building it for the model's variables first restores the state instead.
+        optimizer.build(model.trainable_variables)
+    variables = optimizer.variables
+    if len(stored) == base and (strict or not optimizer.built):
+        # Saved before its first step: no slots in the file, and none made here (the
+        # first step builds them), so loading allocates only what the file holds. (For
+        # `load_weights` into an optimizer that has stepped, its count differs and it is
+        # skipped, as Keras skips it: a reset step count would not fit its moments.)
+        variables = variables[:base]
+    if len(stored) != len(variables):
+        if strict:
+            raise ValueError(
+                f"The file holds {len(stored)} optimizer variables; the model's optimizer "
+                f"has {len(variables)}."
+            )
+        # Keras's own message (`Optimizer.load_own_variables`): the state is skipped.
+        warnings.warn(
+            f"Skipping variable loading for optimizer '{optimizer.name}', because it has "
+            f"{len(variables)} variables whereas the saved optimizer has {len(stored)} "
+            "variables. ",
+            UserWarning,
+            stacklevel=5,
+        )
+        return
+    values = []
+    for i, v in enumerate(variables):
+        data = stored.get(str(i))
+        if not isinstance(data, h5py.Dataset):
+            raise ValueError(f"Entry optimizer/vars/{i} is missing or not a dataset.")
+        if tuple(data.shape) != tuple(v.shape):
+            why = (
+                f"Optimizer variable {v.name!r} has shape {tuple(v.shape)}, the file holds "
+                f"{tuple(data.shape)} (entry optimizer/vars/{i})."
+            )
+            if strict:
+                raise ValueError(why)
+            warnings.warn(
+                f"Skipping variable loading for optimizer '{optimizer.name}': {why}",
+                UserWarning,
+                stacklevel=5,
+            )
+            return
+        values.append((v, _numbers(data, f"optimizer/vars/{i}")))
+    assignments.extend(values)
+
+
 def save_weights(model, filepath) -> None:
-    """Write `model`'s weights to `filepath` (must end in `.weights.h5`), atomically."""
+    """Write `model`'s weights and its optimizer's state (once built) to `filepath`
+    (must end in `.weights.h5`), atomically."""
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
     filepath = os.fspath(filepath)
     if not filepath.endswith(".weights.h5"):
         raise ValueError(f"Weights files must end in `.weights.h5`; received {filepath!r}.")
     with atomic_write(filepath) as tmp, h5py.File(tmp, "w") as f:
-        _write(f, model)
+        write_model(f, model)  # with the optimizer's state, as Keras's save_weights
 
 
 def _skip(path, obj, why) -> None:
@@ -334,11 +431,12 @@ def _read_store(stored, path) -> dict:
     return store
 
 
-def _read(group, obj, path, assignments, skip_mismatch=False):
+def _read(group, obj, path, assignments, skip_mismatch, visited):
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
     from lamina.ops.random import SeedGenerator
 
+    visited.add(id(obj))
     is_seed = isinstance(obj, SeedGenerator)
     own = [obj.state] if is_seed else _own(obj)
     stored = group.get("vars")
@@ -398,7 +496,14 @@ def _read(group, obj, path, assignments, skip_mismatch=False):
         assignments.append((v, _numbers(dataset, f"{path}/vars/{i}")))
     if is_seed:
         return
-    for child_path, child in _children(obj):
+    children = _children(obj)
+    legacy = _legacy_layout(group, obj, children)
+    for child_path, child in children:
+        if id(child) in visited:
+            continue  # read at the first path the walk met it on, as it was written
+        visited.add(id(child))
+        if legacy is not None:
+            child_path = legacy.get(id(child), child_path)
         sub = group.get(child_path)
         if sub is not None and not isinstance(sub, h5py.Group):
             raise ValueError(f"Entry {path}/{child_path} is not a group; the file is damaged.")
@@ -414,7 +519,7 @@ def _read(group, obj, path, assignments, skip_mismatch=False):
                     f"{child.name!r}). It was saved from a different architecture."
                 )
             continue
-        _read(sub, child, f"{path}/{child_path}", assignments, skip_mismatch)
+        _read(sub, child, f"{path}/{child_path}", assignments, skip_mismatch, visited)
 
 
 def check_file_heaps(filepath, where: str) -> None:
@@ -440,7 +545,8 @@ def load_weights(model, filepath, skip_mismatch: bool = False) -> None:
 
     A damaged or mismatched file raises one ValueError naming the file and the entry;
     with `skip_mismatch=True`, layers whose weights do not match keep theirs, and each
-    is named in a warning.
+    is named in a warning. The optimizer's state in the file is restored when the
+    model has an optimizer it fits (warned about and skipped when it does not).
     """
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
@@ -461,6 +567,6 @@ def load_weights(model, filepath, skip_mismatch: bool = False) -> None:
         if legacy_h5.is_legacy_weights(f):  # Keras 2 `save_weights("w.h5")`, whole `.h5`
             return legacy_h5.load_weights(f, model, filepath, skip_mismatch)
         try:
-            read_model(f, model, skip_mismatch=skip_mismatch)
+            read_model(f, model, restore_optimizer="warn", skip_mismatch=skip_mismatch)
         except H5_ERRORS as err:
             raise serialization.config_error(err, f"Cannot load weights from {filepath!r}") from err
