@@ -33,6 +33,7 @@ from lamina import (
     ops,
     optimizers,
     preprocessing,
+    quantizers,
     regularizers,
     saving,
     tree,
@@ -54,6 +55,7 @@ from lamina.metrics import Metric
 from lamina.models import Model, Sequential
 from lamina.ops import random
 from lamina.optimizers import Optimizer
+from lamina.quantizers import Quantizer
 from lamina.regularizers import Regularizer
 
 # `with lamina.device("gpu:0"):` places the tensors made inside on that device.
@@ -77,6 +79,7 @@ __all__ = [
     "Model",
     "Operation",
     "Optimizer",
+    "Quantizer",
     "Regularizer",
     "RematScope",
     "Sequential",
@@ -106,6 +109,7 @@ __all__ = [
     "ops",
     "optimizers",
     "preprocessing",
+    "quantizers",
     "random",
     "regularizers",
     "remat",

@@ -1,7 +1,7 @@
 """LoRA on Dense, EinsumDense, Embedding and Conv1D/2D/3D, against Keras 3: the same base
 and LoRA weights give the same outputs; only the LoRA factors train; `.keras` files move
 both ways (the merged kernel is what a file holds); configs round-trip; and the
-quantization options lamina does not have are refused."""
+quantization options lamina does not have (all but int8) are refused."""
 
 import json
 import os
@@ -257,18 +257,25 @@ def test_signatures_match_keras_positions(keras):
 
 
 def test_errors_say_what_to_do():
-    with pytest.raises(ValueError, match="does not quantize"):
-        layers.Dense(2, quantization_config={"mode": "int8"})
-    with pytest.raises(ValueError, match="quantized dtype policy.*does not quantize"):
-        layers.Embedding(4, 2, dtype="int8_from_float32")
+    # lamina quantizes to int8 only (tests/layers/test_quantize.py); Keras's other modes
+    # are refused with the reason.
+    with pytest.raises(ValueError, match="int8 only"):
+        layers.Dense(2, quantization_config={"mode": "int4"})
+    with pytest.raises(ValueError, match="quantized dtype policy.*int8 only"):
+        layers.Embedding(4, 2, dtype="int4_from_float32")
     quantized_policy = {
         "class_name": "QuantizedDTypePolicy",
-        "config": {"name": "int8_from_float32"},
+        "config": {"mode": "float8", "source_name": "float32"},
     }
-    with pytest.raises(ValueError, match="does not quantize"):
+    with pytest.raises(ValueError, match="int8 only"):
         layers.EinsumDense("ab,bc->ac", 2, dtype=quantized_policy)
-    with pytest.raises(NotImplementedError, match="does not quantize"):
+    with pytest.raises(NotImplementedError, match="does not have a `quantize` method"):
         layers.Conv2D(2, 2).quantize("int8")
+    quantized = layers.Dense(2, name="quantized")
+    quantized.build((None, 3))
+    quantized.quantize("int8")
+    with pytest.raises(ValueError, match="'quantized' is quantized"):
+        quantized.enable_lora(1)
     with pytest.raises(ValueError, match="lora_rank=-1"):
         layers.Conv1D(2, 2, lora_rank=-1)
     with pytest.raises(ValueError, match="lora_alpha=0"):

@@ -7,8 +7,10 @@
 """
 
 from lamina.dtype_policies.dtype_policy import (
+    QUANTIZATION_MODES,
     DTypePolicy,
     FloatDTypePolicy,
+    QuantizedDTypePolicy,
     deserialize,
     dtype_policy,
     get,
@@ -17,8 +19,10 @@ from lamina.dtype_policies.dtype_policy import (
 )
 
 __all__ = [
+    "QUANTIZATION_MODES",
     "DTypePolicy",
     "FloatDTypePolicy",
+    "QuantizedDTypePolicy",
     "deserialize",
     "dtype_policy",
     "get",

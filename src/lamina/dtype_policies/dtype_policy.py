@@ -18,6 +18,9 @@ _MIXED = {"mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
 _CLASS_NAMES = ("DTypePolicy", "FloatDTypePolicy", "Policy")
 
 _global_policy = [None]
+# Keras's quantization modes; lamina quantizes layers in the first ones only.
+QUANTIZATION_MODES = ("int8", "float8", "int4", "gptq", "awq")
+SUPPORTED_QUANTIZATION_MODES = ("int8",)
 
 
 class DTypePolicy:
@@ -83,6 +86,82 @@ class DTypePolicy:
 
 class FloatDTypePolicy(DTypePolicy):
     """The same as `DTypePolicy` (Keras keeps the name for older programs)."""
+
+
+class QuantizedDTypePolicy(DTypePolicy):
+    """The policy of a quantized layer: `"<mode>_from_<source policy>"`.
+
+    The layer computes as its source policy says (`compute_dtype`, `variable_dtype`)
+    and keeps its kernel quantized (`quantization_mode`). `layer.quantize(mode)` sets it;
+    a config naming it builds the layer quantized.
+
+    Args:
+        mode: the quantization mode; lamina supports `"int8"`.
+        source_name: the float policy it came from (default: the global policy's name).
+
+    >>> policy = QuantizedDTypePolicy("int8", "mixed_bfloat16")
+    >>> policy.name, policy.compute_dtype, policy.quantization_mode
+    ('int8_from_mixed_bfloat16', 'bfloat16', 'int8')
+    """
+
+    def __init__(self, mode, source_name=None):
+        if source_name is None:
+            source_name = dtype_policy().name
+        check_quantization_mode(mode)
+        super().__init__(source_name)
+        if mode == "int8" and self._compute_dtype == "float16":
+            raise ValueError(
+                f"Quantization mode='{mode}' doesn't work well with compute_dtype='float16' "
+                f"(source policy {source_name!r}): int8 scales overflow float16. Use a "
+                "'bfloat16', 'mixed_bfloat16' or 'float32' policy."
+            )
+        self._name = f"{mode}_from_{source_name}"
+        self._source_name = source_name
+        self._quantization_mode = mode
+
+    @property
+    def quantization_mode(self):
+        """The quantization mode, such as `"int8"`."""
+        return self._quantization_mode
+
+    @property
+    def source_name(self) -> str:
+        """The float policy's name (`"float32"` in `"int8_from_float32"`)."""
+        return self._source_name
+
+    def get_config(self) -> dict:
+        return {"mode": self._quantization_mode, "source_name": self._source_name}
+
+    def __repr__(self) -> str:
+        return f'<QuantizedDTypePolicy "{self._name}">'
+
+    def __hash__(self) -> int:
+        return hash(("QuantizedDTypePolicy", self._name))
+
+
+def check_quantization_mode(mode) -> None:
+    """Raise a ValueError naming the supported modes unless lamina quantizes in `mode`."""
+    if mode in SUPPORTED_QUANTIZATION_MODES:
+        return
+    if mode in QUANTIZATION_MODES:
+        raise ValueError(
+            f"Quantization mode {mode!r} is one of Keras's, but lamina supports only "
+            f"{list(SUPPORTED_QUANTIZATION_MODES)}. Quantize with mode='int8', or keep the "
+            "model in floating point."
+        )
+    raise ValueError(
+        f"Invalid quantization mode. Expected one of {list(SUPPORTED_QUANTIZATION_MODES)} "
+        f"(Keras also has {list(QUANTIZATION_MODES[1:])}, not supported by lamina). "
+        f"Received: mode={mode!r}"
+    )
+
+
+def _quantized_from_name(name: str) -> QuantizedDTypePolicy | None:
+    """The quantized policy a name like `"int8_from_float32"` describes, or None."""
+    mode, sep, source = name.partition("_from_")
+    if not sep or mode.split("/")[0] not in QUANTIZATION_MODES:
+        return None
+    return QuantizedDTypePolicy(mode, source)
 
 
 def _parse_name(name) -> tuple[str, str]:
@@ -154,6 +233,13 @@ def serialize(policy) -> dict:
         raise TypeError(
             f"serialize expects a DTypePolicy; received {type(policy).__name__} {policy!r}."
         )
+    if isinstance(policy, QuantizedDTypePolicy):
+        return {
+            "module": "keras.dtype_policies",
+            "class_name": "QuantizedDTypePolicy",
+            "config": policy.get_config(),
+            "registered_name": None,
+        }
     return {
         "module": "keras",
         "class_name": "DTypePolicy",
@@ -178,11 +264,14 @@ def deserialize(config, custom_objects=None) -> DTypePolicy:
     inner = config.get("config") or {}
     if custom is not None:
         return custom.from_config(inner)
+    if class_name == "QuantizedDTypePolicy" and isinstance(inner, dict):
+        return QuantizedDTypePolicy(inner.get("mode"), inner.get("source_name"))
     if class_name not in _CLASS_NAMES:
         raise ValueError(
             f"Cannot load dtype policy class {class_name!r}: lamina reads "
-            f"{list(_CLASS_NAMES)} (float and mixed policies); quantized policies and "
-            "DTypePolicyMap are not supported. Save the model with a float policy."
+            f"{list(_CLASS_NAMES)} (float and mixed policies) and 'QuantizedDTypePolicy' "
+            "(int8); other quantized policies and DTypePolicyMap are not supported. Save "
+            "the model with a float or int8 policy."
         )
     if not isinstance(inner, dict) or not isinstance(inner.get("name"), str):
         raise ValueError(
@@ -208,7 +297,7 @@ def get(identifier) -> DTypePolicy:
     if isinstance(identifier, dict):
         return deserialize(identifier)
     if isinstance(identifier, str):
-        return DTypePolicy(identifier)
+        return _quantized_from_name(identifier) or DTypePolicy(identifier)
     try:
         name = backend.standardize_dtype(identifier)
     except (ValueError, TypeError) as err:

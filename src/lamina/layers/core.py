@@ -6,12 +6,22 @@ import base64
 import marshal
 import types
 
-from lamina import activations, backend, constraints, initializers, ops, regularizers, tree
+from lamina import (
+    activations,
+    backend,
+    constraints,
+    initializers,
+    ops,
+    quantizers,
+    regularizers,
+    tree,
+)
 from lamina.backend.common.variables import Variable
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer, _shapes_to_specs, _tuplify
 from lamina.layers.lora import LoRAMixin, lora_weight_property
+from lamina.layers.quantization import QuantizableMixin, int8_contract
 from lamina.ops import random as ops_random
 from lamina.utils import serialization
 
@@ -33,7 +43,7 @@ def _read(value):
 
 
 @_register
-class Dense(LoRAMixin, Layer):
+class Dense(QuantizableMixin, LoRAMixin, Layer):
     """A densely connected layer: `activation(inputs @ kernel + bias)`.
 
     Args:
@@ -47,8 +57,8 @@ class Dense(LoRAMixin, Layer):
             and a trainable low-rank update of this rank is learned instead (see
             `enable_lora`).
         lora_alpha: scales the LoRA update by `lora_alpha / lora_rank` (default: the rank).
-        quantization_config: Keras's quantization options; lamina does not quantize yet,
-            so only None is accepted.
+        quantization_config: an `Int8QuantizationConfig` used when the layer is quantized
+            (see `quantize`); None: the defaults.
 
     Input shape: `(batch, ..., input_dim)`. Output shape: `(batch, ..., units)`.
 
@@ -102,13 +112,16 @@ class Dense(LoRAMixin, Layer):
                 f"Dense {self.name!r} needs the last dimension of its input to be known; "
                 f"received shape {tuple(input_shape)}."
             )
-        self.kernel = self.add_weight(
-            shape=(input_dim, self.units),
-            initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-            name="kernel",
-        )
+        if self.quantization_mode is not None:
+            self.quantized_build((input_dim, self.units), self.quantization_mode)
+        else:
+            self.kernel = self.add_weight(
+                shape=(input_dim, self.units),
+                initializer=self.kernel_initializer,
+                regularizer=self.kernel_regularizer,
+                constraint=self.kernel_constraint,
+                name="kernel",
+            )
         self.bias = None
         if self.use_bias:
             self.bias = self.add_weight(
@@ -123,6 +136,8 @@ class Dense(LoRAMixin, Layer):
         self._build_lora()
 
     def call(self, inputs):
+        if self.quantization_mode is not None:
+            return self.quantized_call(inputs)
         if isinstance(inputs, KerasTensor):
             x = ops.matmul(inputs, self.kernel)
             if self.bias is not None:
@@ -147,9 +162,71 @@ class Dense(LoRAMixin, Layer):
             "bias_regularizer": regularizers.serialize(self.bias_regularizer),
             "kernel_constraint": constraints.serialize(self.kernel_constraint),
             "bias_constraint": constraints.serialize(self.bias_constraint),
-            "quantization_config": None,
+            "quantization_config": quantizers.serialize(self.quantization_config),
             **self._lora_config(),
         }
+
+    # int8 quantization (see `lamina.layers.quantization`) ------------------------------
+    _quantized_file_order = {"int8": ("kernel", "bias", "kernel_scale")}
+
+    def quantize(self, mode=None, type_check=True, config=None):
+        """Replace the float kernel by an int8 kernel and a per-unit scale.
+
+        Args:
+            mode: `"int8"` (the only mode lamina has); optional with a `config`.
+            type_check: refuse subclasses of Dense (they may compute otherwise).
+            config: an `Int8QuantizationConfig` (default: abs-max weights, and inputs
+                quantized on each call).
+
+        >>> import numpy as np
+        >>> layer = Dense(2, name="d")
+        >>> layer.build((None, 3))
+        >>> layer.quantize("int8")
+        >>> layer.dtype_policy.name, str(layer.kernel.dtype), tuple(layer.kernel_scale.shape)
+        ('int8_from_float32', 'int8', (2,))
+        """
+        mode, config = self._begin_quantize(Dense, mode, type_check, config)
+        quantizer = quantizers.QuantizationConfig.weight_quantizer_or_default(
+            config, quantizers.AbsMaxQuantizer(axis=0)
+        )
+
+        def quantize_kernel(kernel):
+            values, scale = quantizer(kernel, to_numpy=True)
+            return values, ops.squeeze(scale, axis=0)
+
+        self._replace_weight("kernel", quantize_kernel, mode, config)
+
+    def quantized_build(self, kernel_shape, mode, config=None):
+        """Create the int8 `kernel` and its float `kernel_scale` (one per unit)."""
+        self._check_quantized_mode(mode)
+        config = config if config is not None else self.quantization_config
+        self.inputs_quantizer = quantizers.QuantizationConfig.activation_quantizer_or_default(
+            config, quantizers.AbsMaxQuantizer()
+        )
+        self._kernel = self.add_weight(
+            shape=kernel_shape, initializer="zeros", dtype="int8", trainable=False, name="kernel"
+        )
+        self.kernel_scale = self.add_weight(
+            shape=(self.units,), initializer="ones", trainable=False, name="kernel_scale"
+        )
+
+    def _int8_call(self, inputs, training=None):
+        dtype = self.compute_dtype
+        x = int8_contract(
+            inputs,
+            _read(self._kernel),
+            _read(self.kernel_scale),
+            contract=ops.matmul,
+            dtype=dtype,
+            inputs_quantizer=self.inputs_quantizer,
+            input_axes=-1,
+            input_scale_to_output=lambda scale: scale,
+            float_kernel=lambda kernel, scale: ops.divide(ops.cast(kernel, dtype), scale),
+            inputs_gradient=lambda upstream, kernel: ops.matmul(upstream, ops.transpose(kernel)),
+        )
+        if self.bias is not None:
+            x = ops.add(x, _read(self.bias))
+        return self.activation(x) if self.activation is not None else x
 
 
 @_register
@@ -238,7 +315,7 @@ class Dropout(Layer):
 
 
 @_register
-class Embedding(LoRAMixin, Layer):
+class Embedding(QuantizableMixin, LoRAMixin, Layer):
     """Turns non-negative integer indices into dense vectors of size `output_dim`.
 
     Args:
@@ -253,8 +330,8 @@ class Embedding(LoRAMixin, Layer):
             and a trainable low-rank update of this rank is learned instead (see
             `enable_lora`; its weights are `lora_embeddings_a` and `lora_embeddings_b`).
         lora_alpha: scales the LoRA update by `lora_alpha / lora_rank` (default: the rank).
-        quantization_config: Keras's quantization options; lamina does not quantize yet,
-            so only None is accepted.
+        quantization_config: an `Int8QuantizationConfig` used when the layer is quantized
+            (see `quantize`); None: the defaults.
 
     Input shape: `(batch, ...)` integers. Output shape: `(batch, ..., output_dim)`.
 
@@ -301,19 +378,24 @@ class Embedding(LoRAMixin, Layer):
     embeddings = lora_weight_property("embeddings")
 
     def build(self, input_shape=None):
-        self.embeddings = self.add_weight(
-            shape=(self.input_dim, self.output_dim),
-            initializer=self.embeddings_initializer,
-            regularizer=self.embeddings_regularizer,
-            constraint=self.embeddings_constraint,
-            name="embeddings",
-        )
+        if self.quantization_mode is not None:
+            self.quantized_build((self.input_dim, self.output_dim), self.quantization_mode)
+        else:
+            self.embeddings = self.add_weight(
+                shape=(self.input_dim, self.output_dim),
+                initializer=self.embeddings_initializer,
+                regularizer=self.embeddings_regularizer,
+                constraint=self.embeddings_constraint,
+                name="embeddings",
+            )
         self.built = True
         self._build_lora()
 
     def call(self, inputs):
         if "int" not in str(inputs.dtype):
             inputs = ops.cast(inputs, "int32")
+        if self.quantization_mode is not None:
+            return self.quantized_call(inputs)
         return ops.take(self.embeddings, inputs, axis=0)
 
     def compute_mask(self, inputs, previous_mask=None):
@@ -333,9 +415,53 @@ class Embedding(LoRAMixin, Layer):
             "embeddings_regularizer": regularizers.serialize(self.embeddings_regularizer),
             "embeddings_constraint": constraints.serialize(self.embeddings_constraint),
             "mask_zero": self.mask_zero,
-            "quantization_config": None,
+            "quantization_config": quantizers.serialize(self.quantization_config),
             **self._lora_config(),
         }
+
+    # int8 quantization (see `lamina.layers.quantization`) ------------------------------
+    _quantized_file_order = {"int8": ("embeddings", "embeddings_scale")}
+
+    def quantize(self, mode=None, type_check=True, config=None):
+        """Replace the float table by an int8 table and one scale per row (per index).
+
+        Args:
+            mode: `"int8"` (the only mode lamina has); optional with a `config`.
+            type_check: refuse subclasses of Embedding (they may compute otherwise).
+            config: an `Int8QuantizationConfig` (its weight quantizer, if any, is used).
+        """
+        mode, config = self._begin_quantize(Embedding, mode, type_check, config)
+        # One scale per row: rows are looked up whole, and there are usually more rows
+        # than columns, so this loses the least.
+        quantizer = quantizers.QuantizationConfig.weight_quantizer_or_default(
+            config, quantizers.AbsMaxQuantizer(axis=-1)
+        )
+
+        def quantize_table(table):
+            values, scale = quantizer(table, to_numpy=True)
+            return values, ops.squeeze(scale, axis=-1)
+
+        self._replace_weight("embeddings", quantize_table, mode, config)
+
+    def quantized_build(self, embeddings_shape, mode, config=None):
+        """Create the int8 `embeddings` and its float `embeddings_scale` (one per row)."""
+        self._check_quantized_mode(mode)
+        self._embeddings = self.add_weight(
+            shape=embeddings_shape,
+            initializer="zeros",
+            dtype="int8",
+            trainable=False,
+            name="embeddings",
+        )
+        self.embeddings_scale = self.add_weight(
+            shape=(self.input_dim,), initializer="ones", trainable=False, name="embeddings_scale"
+        )
+
+    def _int8_call(self, inputs, training=None):
+        # The table is frozen, so the lookup needs no gradient of its own.
+        scale = ops.take(_read(self.embeddings_scale), inputs, axis=0)
+        rows = ops.take(_read(self._embeddings), inputs, axis=0)
+        return ops.divide(ops.cast(rows, self.compute_dtype), ops.expand_dims(scale, -1))
 
 
 @_register

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import copy
 import re
+import string
 
-from lamina import activations, constraints, initializers, ops, regularizers
+from lamina import activations, constraints, initializers, ops, quantizers, regularizers
 from lamina.initializers.random_initializers import VarianceScaling
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
 from lamina.layers.lora import NO_QUANTIZATION, LoRAMixin, lora_weight_property
+from lamina.layers.quantization import QuantizableMixin, int8_contract
 from lamina.utils import serialization
 
 _EQUATION_FORMS = (
@@ -182,7 +184,7 @@ class _Analysis:
 
 
 @_register
-class EinsumDense(LoRAMixin, Layer):
+class EinsumDense(QuantizableMixin, LoRAMixin, Layer):
     """A dense layer computing `activation(einsum(equation, inputs, kernel) + bias)`.
 
     Use it where a `Dense` is too narrow: projecting to several output axes at once
@@ -209,8 +211,9 @@ class EinsumDense(LoRAMixin, Layer):
             and a trainable low-rank update of this rank is learned instead (see
             `enable_lora`).
         lora_alpha: scales the LoRA update by `lora_alpha / lora_rank` (default: the rank).
-        gptq_unpacked_column_size, quantization_config: Keras's quantization options;
-            lamina does not quantize yet, so they must be None.
+        quantization_config: an `Int8QuantizationConfig` used when the layer is quantized
+            (see `quantize`); None: the defaults.
+        gptq_unpacked_column_size: Keras's GPTQ option; lamina has no GPTQ, so None.
 
     Input shape: one axis per input letter (plus any number for the ellipsis).
     Output shape: the output letters' sizes, with the ellipsis axes in place.
@@ -286,13 +289,17 @@ class EinsumDense(LoRAMixin, Layer):
             kernel_initializer = copy.copy(kernel_initializer)
             kernel_initializer.input_axes = input_axes
             kernel_initializer.output_axes = output_axes
-        self._kernel = self.add_weight(
-            shape=kernel_shape,
-            initializer=kernel_initializer,
-            regularizer=self.kernel_regularizer,
-            constraint=self.kernel_constraint,
-            name="kernel",
-        )
+        if self.quantization_mode is not None:
+            self._input_ndim = len(analysis.input_shape)
+            self.quantized_build(tuple(kernel_shape), self.quantization_mode)
+        else:
+            self._kernel = self.add_weight(
+                shape=kernel_shape,
+                initializer=kernel_initializer,
+                regularizer=self.kernel_regularizer,
+                constraint=self.kernel_constraint,
+                name="kernel",
+            )
         bias_shape = analysis.bias(self.bias_axes)
         self.bias = None
         if bias_shape is not None:
@@ -317,6 +324,8 @@ class EinsumDense(LoRAMixin, Layer):
     kernel = lora_weight_property("kernel")
 
     def call(self, inputs):
+        if self.quantization_mode is not None:
+            return self.quantized_call(inputs)
         x = ops.einsum(self.equation, inputs, self.kernel)
         if self.bias is not None:
             x = ops.add(x, self.bias)
@@ -339,6 +348,132 @@ class EinsumDense(LoRAMixin, Layer):
             "activity_regularizer": regularizers.serialize(self.activity_regularizer),
             "kernel_constraint": constraints.serialize(self.kernel_constraint),
             "bias_constraint": constraints.serialize(self.bias_constraint),
-            "quantization_config": None,
+            "quantization_config": quantizers.serialize(self.quantization_config),
             **self._lora_config(),
         }
+
+    # int8 quantization (see `lamina.layers.quantization`) ------------------------------
+    # The kernel is quantized with one scale per output channel: the abs-max over the
+    # kernel axes the equation sums over. The scale is stored arranged to divide the
+    # output (one axis per output letter, 1 where the kernel has no such axis), as
+    # Keras stores it; the inputs' per-call scale is arranged the same way.
+    _quantized_file_order = {"int8": ("kernel", "bias", "kernel_scale")}
+
+    def _int8_specs(self):
+        """The input, kernel and output letters with the ellipsis spelled out."""
+        input_spec, kernel_spec, output_spec, ellipsis = self._parsed
+        extra = self._input_ndim - len(input_spec)
+        if ellipsis is not None and extra > 0:
+            used = set(input_spec + kernel_spec + output_spec)
+            free = "".join(c for c in string.ascii_letters if c not in used)[:extra]
+            if ellipsis == "left":
+                input_spec, output_spec = free + input_spec, free + output_spec
+            else:
+                input_spec, output_spec = input_spec + free, output_spec + free
+        return input_spec, kernel_spec, output_spec
+
+    def quantize(self, mode=None, type_check=True, config=None):
+        """Replace the float kernel by an int8 kernel and a per-output-channel scale.
+
+        Args:
+            mode: `"int8"` (the only mode lamina has); optional with a `config`.
+            type_check: refuse subclasses of EinsumDense (they may compute otherwise).
+            config: an `Int8QuantizationConfig` (default: abs-max weights, and inputs
+                quantized on each call).
+        """
+        mode, config = self._begin_quantize(EinsumDense, mode, type_check, config)
+        self._input_ndim = self.input_spec.ndim
+        _, kernel_spec, output_spec = self._int8_specs()
+        summed = tuple(i for i, c in enumerate(kernel_spec) if c not in output_spec)
+        quantizer = quantizers.QuantizationConfig.weight_quantizer_or_default(
+            config, quantizers.AbsMaxQuantizer(axis=summed)
+        )
+
+        def quantize_kernel(kernel):
+            values, scale = quantizer(kernel, to_numpy=True)
+            return values, _to_output_layout(scale, kernel_spec, output_spec)
+
+        self._replace_weight("kernel", quantize_kernel, mode, config)
+
+    def quantized_build(self, kernel_shape, mode, config=None):
+        """Create the int8 `kernel` and its float `kernel_scale` (output layout)."""
+        self._check_quantized_mode(mode)
+        config = config if config is not None else self.quantization_config
+        self.inputs_quantizer = quantizers.QuantizationConfig.activation_quantizer_or_default(
+            config, quantizers.AbsMaxQuantizer()
+        )
+        _, kernel_spec, output_spec = self._int8_specs()
+        sizes = dict(zip(kernel_spec, kernel_shape, strict=True))
+        self._kernel = self.add_weight(
+            shape=kernel_shape, initializer="zeros", dtype="int8", trainable=False, name="kernel"
+        )
+        self.kernel_scale = self.add_weight(
+            shape=tuple(sizes.get(c, 1) if c in kernel_spec else 1 for c in output_spec),
+            initializer="ones",
+            trainable=False,
+            name="kernel_scale",
+        )
+
+    def _int8_call(self, inputs, training=None):
+        input_spec, kernel_spec, output_spec = self._int8_specs()
+        equation = f"{input_spec},{kernel_spec}->{output_spec}"
+        dtype = self.compute_dtype
+        summed = tuple(i for i, c in enumerate(input_spec) if c not in output_spec)
+
+        def float_kernel(kernel, scale):
+            return ops.divide(
+                ops.cast(kernel, dtype), _from_output_layout(scale, kernel_spec, output_spec)
+            )
+
+        x = int8_contract(
+            inputs,
+            _read(self._kernel),
+            _read(self.kernel_scale),
+            contract=lambda a, b: ops.einsum(equation, a, b),
+            dtype=dtype,
+            inputs_quantizer=self.inputs_quantizer,
+            input_axes=summed,
+            input_scale_to_output=lambda s: _to_output_layout(s, input_spec, output_spec),
+            float_kernel=float_kernel,
+            inputs_gradient=lambda upstream, kernel: ops.einsum(
+                f"{output_spec},{kernel_spec}->{input_spec}", upstream, kernel
+            ),
+        )
+        if self.bias is not None:
+            x = ops.add(x, _read(self.bias))
+        return self.activation(x) if self.activation is not None else x
+
+
+def _read(value):
+    return value.value if hasattr(value, "value") else value
+
+
+def _to_output_layout(scale, spec, output_spec):
+    """A keepdims scale over the letters `spec`, arranged to divide the output: the
+    summed axes dropped, the rest in output order, 1 for output letters not in `spec`."""
+    kept = [c for c in spec if c in output_spec]
+    scale = ops.reshape(scale, [scale.shape[i] for i, c in enumerate(spec) if c in output_spec])
+    order = sorted(range(len(kept)), key=lambda i: output_spec.index(kept[i]))
+    scale = ops.transpose(scale, order)
+    sizes = dict(zip([kept[i] for i in order], scale.shape, strict=True))
+    return ops.reshape(scale, [sizes.get(c, 1) for c in output_spec])
+
+
+def _from_output_layout(scale, kernel_spec, output_spec):
+    """The inverse of `_to_output_layout` for the kernel: the scale in the kernel's
+    layout, 1 on the summed axes."""
+    kept_in_output_order = [c for c in output_spec if c in kernel_spec]
+    squeezed = ops.reshape(
+        scale, [scale.shape[i] for i, c in enumerate(output_spec) if c in kernel_spec]
+    )
+    kept_in_kernel_order = [c for c in kernel_spec if c in output_spec]
+    order = [kept_in_output_order.index(c) for c in kept_in_kernel_order]
+    squeezed = ops.transpose(squeezed, order)
+    shape, position = [], 0
+    for c in kernel_spec:
+        if c in output_spec:
+            shape.append(squeezed.shape[position])
+            position += 1
+        else:
+            shape.append(1)
+    return ops.reshape(squeezed, shape)

@@ -37,6 +37,7 @@ from lamina.graph.operation import (
 from lamina.layers.eager_calls import EagerCalls, _is_float
 from lamina.layers.input_spec import check_input_compatibility
 from lamina.layers.keras_methods import KerasLayerMethods
+from lamina.layers.quantization import QuantizationMethods
 from lamina.layers.remat import current_remat_mode, rematerialized_call
 from lamina.ops import random as ops_random
 from lamina.utils import serialization
@@ -164,7 +165,7 @@ def _record_arguments(cls, args, kwargs):
     return tuple(not_plain) if not_plain else recorded
 
 
-class Layer(KerasLayerMethods, EagerCalls, Operation, backend.layer.LayerBase):
+class Layer(KerasLayerMethods, QuantizationMethods, EagerCalls, Operation, backend.layer.LayerBase):
     """The base class of every layer.
 
     Subclass it and implement `call`; create weights in `build(input_shape)` with

@@ -16,21 +16,21 @@ what Keras stores: the merged weight in the base weight's place and no LoRA fact
 LoRA model's weights load into the plain model and the other way round; loading into a
 LoRA layer resets its factors to zero.
 
-lamina does not quantize layers yet: `quantization_config`, `quantize()` and the
-quantized dtype policies are refused with a message that says so.
+The same layers quantize to int8 (see `lamina.layers.quantization`); the other Keras
+quantization modes are refused with a message that says so.
 """
 
 from __future__ import annotations
 
 import numbers
 
-from lamina import backend, initializers, ops
+from lamina import backend, initializers, ops, quantizers
 from lamina.backend.common.variables import bump_structure_version
 
 NO_QUANTIZATION = (
-    "lamina does not quantize layers yet (Keras's int8/int4/float8/GPTQ/AWQ modes); "
-    "keep the layer in floating point (leave `quantization_config=None` and use a float "
-    "or mixed dtype policy such as 'float32' or 'mixed_bfloat16')."
+    "lamina quantizes layers to int8 only (not Keras's int4/float8/GPTQ/AWQ modes); "
+    "use an Int8QuantizationConfig or 'int8_from_...' policy, or keep the layer in "
+    "floating point (a float or mixed dtype policy such as 'float32' or 'mixed_bfloat16')."
 )
 # Keras's quantized policies are named "<mode>_from_<source policy>" (or "gptq/..." ...).
 _QUANTIZED_PREFIXES = ("int8", "float8", "int4", "gptq", "awq")
@@ -52,7 +52,7 @@ def refuse_quantization(who: str, quantization_config=None, dtype=None) -> None:
         dtype: the layer's `dtype` argument; a quantized policy (`"int8_from_float32"`,
             a `QuantizedDTypePolicy` config) is refused.
     """
-    if quantization_config is not None:
+    if quantization_config is not None and getattr(quantization_config, "mode", None) != "int8":
         raise ValueError(
             f"{who} received quantization_config={quantization_config!r}. {NO_QUANTIZATION}"
         )
@@ -66,6 +66,12 @@ def refuse_quantization(who: str, quantization_config=None, dtype=None) -> None:
         name = getattr(dtype, "name", None)
     if isinstance(name, str) and name.startswith(_QUANTIZED_PREFIXES):
         quantized = quantized or "_from_" in name or "/" in name
+    if isinstance(dtype, dict) and dtype.get("class_name") == "QuantizedDTypePolicy":
+        name = "_from_".join(
+            str((dtype.get("config") or {}).get(k)) for k in ("mode", "source_name")
+        )
+    if quantized and isinstance(name, str) and name.startswith("int8_from_"):
+        return
     if quantized:
         raise ValueError(
             f"{who} received dtype={name or dtype!r}, a quantized dtype policy. {NO_QUANTIZATION}"
@@ -180,6 +186,8 @@ class LoRAMixin:
     # Construction and config -----------------------------------------------------------
     def _init_lora(self, lora_rank=None, lora_alpha=None, quantization_config=None, dtype=None):
         who = type(self).__name__
+        if isinstance(quantization_config, dict) and "class_name" in quantization_config:
+            quantization_config = quantizers.deserialize(quantization_config)
         refuse_quantization(who, quantization_config, dtype)
         if not self._lora_supported and (lora_rank is not None or lora_alpha is not None):
             given = (("lora_rank", lora_rank), ("lora_alpha", lora_alpha))
@@ -192,7 +200,7 @@ class LoRAMixin:
         alpha = _check_alpha(who, lora_alpha)
         self.lora_alpha = alpha if alpha is not None else self.lora_rank
         self.lora_enabled = False
-        self.quantization_config = None
+        self.quantization_config = quantization_config
 
     def _build_lora(self) -> None:
         if self.built and self.lora_rank and not self.lora_enabled:
@@ -264,6 +272,11 @@ class LoRAMixin:
                 f"{who}: cannot enable LoRA on a layer that is not built yet; call it on "
                 "data or call `build(input_shape)` first (or pass `lora_rank=` to the "
                 "constructor, which enables LoRA when the layer is built)."
+            )
+        if self.quantization_mode is not None:
+            raise ValueError(
+                f"{who} is quantized ({self.dtype_policy.name}); lamina enables LoRA on "
+                "float layers only. Enable LoRA before quantizing, on the float model."
             )
         if self.lora_enabled:
             raise ValueError(
@@ -340,16 +353,3 @@ class LoRAMixin:
             for v in self._own_weights()
             if id(v) not in factors
         ]
-
-    # Quantization (not supported) -----------------------------------------------------
-    @property
-    def quantization_mode(self):
-        """None: lamina does not quantize layers yet."""
-        return None
-
-    def quantize(self, mode=None, type_check=True, config=None):
-        """Refused: lamina does not quantize layers yet (Keras's `quantize(mode)`)."""
-        raise NotImplementedError(
-            f"{type(self).__name__} {self.name!r}: quantize(mode={mode!r}) is not "
-            f"supported. {NO_QUANTIZATION}"
-        )

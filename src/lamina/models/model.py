@@ -35,6 +35,7 @@ from lamina.layers.layer import (
     _shapes_to_specs,
     _tuplify,
 )
+from lamina.layers.quantization import quantize_model
 from lamina.models import functional_config, summary_utils
 from lamina.models.host_part import HostPrepared, host_plan
 from lamina.ops.core import _SpecifiedOperation
@@ -740,6 +741,28 @@ class Model(Trainer, Layer):
         spec = _shapes_to_specs(_tuplify(input_shape), self.compute_dtype)
         self.built = True
         Layer.compute_output_spec(self, spec)
+
+    # Quantization --------------------------------------------------------------------
+    def quantize(self, mode=None, config=None, filters=None, **kwargs) -> None:
+        """Quantize the model's Dense, EinsumDense and Embedding layers (Keras 3's).
+
+        The model must be built. Each quantizable layer's float kernel becomes int8 plus
+        a per-channel scale and its policy `"int8_from_<policy>"` (see
+        `lamina.layers.quantization`); other layers stay as they are.
+
+        Args:
+            mode: `"int8"` (lamina's only mode); optional with a `config`.
+            config: a `lamina.quantizers.Int8QuantizationConfig`.
+            filters: quantize only the layers whose name matches this regex (or any of a
+                list of them), or for which this callable returns True.
+            type_check: (keyword) False also quantizes subclasses of those layers.
+        """
+        quantize_model(self, mode, config=config, filters=filters, **kwargs)
+
+    def get_quantization_layer_structure(self, mode=None):
+        """The block structure GPTQ/AWQ quantization walks (Keras's hook); None: no
+        structure, as lamina has only the structure-free int8 mode."""
+        return None
 
     # Description ---------------------------------------------------------------------
     def summary(

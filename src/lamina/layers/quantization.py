@@ -1,0 +1,244 @@
+"""Quantized layers (Keras 3's `quantize`): int8 kernels with per-channel scales.
+
+`layer.quantize("int8")` (or `model.quantize("int8")`) replaces the float kernel of a
+`Dense`, `EinsumDense` or `Embedding` with an int8 kernel `q` and a float scale `s`
+(abs-max per output channel, `q = round(kernel * s)`), and sets the layer's policy to
+`"int8_from_<its policy>"`. The layer then computes with the int8 kernel: the inputs
+are quantized per row on each call too, the product is taken in integers and divided
+by both scales (`Embedding` looks up rows and divides by the row's scale).
+
+As in Keras, a quantized kernel is frozen: training still runs (gradients reach the
+inputs through the dequantized kernel, so earlier layers and the bias train).
+
+Files hold what Keras's hold (`kernel` int8, `bias`, `kernel_scale`, filed as "0",
+"1", "2" in that order, through the saving protocol's `_saved_variables` hook), and a
+config names the `QuantizedDTypePolicy`, so a model quantized in Keras loads in lamina
+and the other way round.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+from lamina import dtype_policies, ops, quantizers
+from lamina.backend.common.variables import bump_structure_version
+from lamina.dtype_policies.dtype_policy import check_quantization_mode
+
+
+def _not_implemented(layer, what: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"Layer {type(layer).__name__} does not have a `{what}` method implemented. "
+        "lamina quantizes Dense, EinsumDense and Embedding (themselves, not subclasses: "
+        "pass type_check=False to quantize a subclass that computes as its base)."
+    )
+
+
+class QuantizationMethods:
+    """Keras's quantization methods of every layer: `quantization_mode`, `quantize`,
+    `quantized_build`, `quantized_call`. The base versions raise NotImplementedError
+    (`Model.quantize` skips such layers); quantizable layers override them."""
+
+    @property
+    def quantization_mode(self):
+        """The quantization mode (`"int8"`), None when the layer is not quantized."""
+        return self.dtype_policy.quantization_mode
+
+    def quantize(self, mode=None, type_check=True, config=None):
+        """Quantize the layer's weights in `mode` (only some layers can)."""
+        raise _not_implemented(self, "quantize")
+
+    def quantized_build(self, input_shape, mode, config=None):
+        """Create the quantized weights for `mode` (only some layers can)."""
+        raise _not_implemented(self, "quantized_build")
+
+    def quantized_call(self, *args, **kwargs):
+        """The call of a quantized layer: `_int8_call` for mode "int8"."""
+        mode = self.quantization_mode
+        check_quantization_mode(mode)
+        return self._int8_call(*args, **kwargs)
+
+    def _int8_call(self, *args, **kwargs):
+        raise _not_implemented(self, "_int8_call")
+
+
+class QuantizableMixin:
+    """What Dense, EinsumDense and Embedding share for `quantize`: the argument checks,
+    replacing the float weight by its quantized form, and Keras's file layout (each
+    layer names its values per mode in `_quantized_file_order`)."""
+
+    _quantized_file_order: dict = {}
+
+    def _begin_quantize(self, owner: type, mode, type_check, config):
+        """Check the arguments of `quantize`; returns `(mode, config)`."""
+        if type_check and type(self) is not owner:
+            raise _not_implemented(self, "quantize")
+        mode, config = quantizers.quantization_config.resolve(mode, config)
+        if not self.built:
+            raise ValueError(
+                f"Cannot quantize a layer that isn't yet built. Layer {self.name!r} (of type "
+                f"{type(self).__name__!r}) is not built yet: call it on data or call "
+                "`build(input_shape)` first."
+            )
+        if self.quantization_mode is not None:
+            raise ValueError(
+                f"Layer {self.name!r} is already quantized with "
+                f"dtype_policy={self.dtype_policy.name!r}. Received: mode={mode!r}. A layer "
+                "can be quantized only once."
+            )
+        check_quantization_mode(mode)
+        if mode == "int8" and self.compute_dtype == "float16":
+            raise ValueError(
+                f"Quantization mode='{mode}' doesn't work well with compute_dtype='float16' "
+                f"(layer {self.name!r}). Consider loading the model with another dtype policy "
+                "such as 'mixed_bfloat16' or 'float32' before calling `quantize()`."
+            )
+        if getattr(self, "lora_enabled", False):
+            raise ValueError(
+                f"Layer {self.name!r} has LoRA enabled; lamina does not quantize LoRA layers. "
+                "Merge the update first (save and reload the model without `lora_rank`), "
+                "then quantize."
+            )
+        self.quantization_config = config
+        return mode, config
+
+    def _replace_weight(self, attribute: str, quantize, mode, config) -> None:
+        """Quantize the float weight in `_<attribute>` with `quantize(variable)` (which
+        returns the int8 values and scale), build the quantized weights in its place and
+        set the quantized policy."""
+        old = self.__dict__[f"_{attribute}"]
+        values, scale = quantize(old)
+        shape = tuple(old.shape)
+        del self.__dict__[f"_{attribute}"]
+        self._own_variables = [v for v in self._own_variables if v is not old]
+        with self._open_name_scope():
+            self.quantized_build(shape, mode, config)
+        self.__dict__[f"_{attribute}"].assign(values)
+        getattr(self, f"{attribute}_scale").assign(scale)
+        self.dtype_policy = dtype_policies.QuantizedDTypePolicy(mode, self.dtype_policy.name)
+        bump_structure_version()
+
+    def _check_quantized_mode(self, mode) -> None:
+        check_quantization_mode(mode)
+
+    # Files (in Keras's order while quantized) ---------------------------------------
+    def _quantized_values(self) -> list:
+        """The values a weights file holds for a quantized layer, in Keras's order."""
+        order = self._quantized_file_order[self.quantization_mode]
+        values = []
+        for name in order:
+            value = self.__dict__.get(f"_{name}", getattr(self, name, None))
+            if value is not None:
+                values.append(value)
+        return values
+
+    def _saved_variables(self) -> list:
+        """What a weights file holds for the layer (the saving protocol's hook): while
+        quantized, the values in Keras's order for the mode."""
+        if self.quantization_mode is None:
+            return super()._saved_variables()
+        return self._quantized_values()
+
+
+def int8_contract(
+    inputs,
+    kernel,
+    kernel_scale,
+    *,
+    contract,
+    dtype,
+    inputs_quantizer,
+    input_axes,
+    input_scale_to_output,
+    float_kernel,
+    inputs_gradient,
+):
+    """`contract(inputs, kernel)` with an int8 kernel, descaled, with Keras's gradient.
+
+    With an inputs quantizer, the inputs are quantized over the contracted `input_axes`,
+    contracted with the int8 kernel in integers, and the result is divided by both
+    scales; without one (weight-only) the inputs meet the dequantized kernel. The
+    gradient reaches the inputs through the dequantized kernel (the int8 kernel and its
+    scale are frozen).
+
+    Args:
+        contract: `(inputs, kernel) -> output`: a matmul, or the layer's einsum.
+        dtype: the compute dtype of the output.
+        inputs_quantizer: an `AbsMaxQuantizer`, or None.
+        input_axes: the input axes the contraction sums over.
+        input_scale_to_output: arranges the inputs' scale to divide the output.
+        float_kernel: `(kernel, kernel_scale) -> kernel / scale` in the kernel's layout.
+        inputs_gradient: `(upstream, float kernel) -> gradient of the inputs`.
+    """
+
+    @ops.custom_gradient
+    def product(x):
+        def grad(upstream):
+            return inputs_gradient(upstream, float_kernel(kernel, kernel_scale))
+
+        if inputs_quantizer is None:
+            return contract(x, float_kernel(kernel, kernel_scale)), grad
+        quantized, x_scale = inputs_quantizer(x, axis=input_axes)
+        out = ops.cast(contract(quantized, kernel), dtype)
+        return ops.divide(out, ops.multiply(input_scale_to_output(x_scale), kernel_scale)), grad
+
+    return product(inputs)
+
+
+# Model.quantize --------------------------------------------------------------------
+def _should_quantize(layer, filters) -> bool:
+    if filters is None:
+        return True
+    if isinstance(filters, str):
+        return bool(re.search(filters, layer.name))
+    if isinstance(filters, (list, tuple)):
+        return any(re.search(pattern, layer.name) for pattern in filters)
+    return bool(filters(layer))
+
+
+def quantize_model(model, mode=None, config=None, filters=None, **kwargs) -> None:
+    """`Model.quantize`: quantize every quantizable layer of `model` (see the module)."""
+    type_check = kwargs.pop("type_check", True)
+    if kwargs:
+        raise ValueError(
+            f"Unrecognized keyword arguments passed to {type(model).__name__}.quantize: "
+            f"{kwargs}. It takes mode, config, filters and type_check."
+        )
+    mode, config = quantizers.quantization_config.resolve(mode, config)
+    check_quantization_mode(mode)
+    if (
+        filters is not None
+        and not isinstance(filters, (str, list, tuple))
+        and not callable(filters)
+    ):
+        raise ValueError(
+            "The `filters` argument must be a regex string, a list of regex strings, or a "
+            f"callable. Received: {type(filters)}"
+        )
+    if not model.built:
+        raise ValueError(
+            f"Cannot quantize model {model.name!r}: it is not built yet. Build it first "
+            "(call it on data, call `build(input_shape)`, or give it an Input), then call "
+            "`quantize`."
+        )
+    changed = False
+    for layer in model._flatten_layers():
+        if not _should_quantize(layer, filters) or len(layer._flatten_layers()) != 1:
+            continue
+        if type(layer).quantize is QuantizationMethods.quantize:
+            continue  # a layer that cannot be quantized stays as it is
+        try:
+            layer.quantize(mode, type_check=type_check, config=config)
+            changed = True
+        except NotImplementedError as error:
+            warnings.warn(str(error), stacklevel=2)
+    if changed:
+        bump_structure_version()
+        # Compiled programs (fit/evaluate/predict, and `model(x)`'s) computed with the
+        # float kernels: the model and the models inside it make new ones.
+        for layer in model._flatten_layers():
+            reset = getattr(layer, "_reset_functions", None)
+            if reset is not None:
+                reset()
+                for cache in ("_call_entry", "_state_vars_cache"):
+                    layer.__dict__.pop(cache, None)

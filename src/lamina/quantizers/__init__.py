@@ -1,0 +1,67 @@
+"""Quantizers (Keras 3's `keras.quantizers`): low-precision forms of float tensors.
+
+`Model.quantize("int8")` uses them to turn the kernels of `Dense`, `EinsumDense` and
+`Embedding` into int8 values plus per-channel scales.
+
+>>> import numpy as np
+>>> from lamina import quantizers
+>>> q, scale = quantizers.abs_max_quantize(np.array([0.5, -2.0], "float32"), axis=-1)
+>>> np.asarray(q).tolist()
+[32, -127]
+"""
+
+from lamina.quantizers.quantization_config import (
+    Int8QuantizationConfig,
+    QuantizationConfig,
+    deserialize,
+    serialize,
+)
+from lamina.quantizers.quantizers import (
+    AbsMaxQuantizer,
+    Quantizer,
+    abs_max_quantize,
+    compute_float8_amax_history,
+    compute_float8_scale,
+    fake_quant_with_min_max_vars,
+    pack_int4,
+    quantize_and_dequantize,
+    unpack_int4,
+)
+from lamina.utils import serialization
+
+for _cls in (Quantizer, AbsMaxQuantizer, QuantizationConfig, Int8QuantizationConfig):
+    serialization.register_builtin("quantizers", _cls)
+
+
+def get(identifier, **kwargs):
+    """A quantizer from None, a class name, a config dict, a class or an instance."""
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    obj = identifier
+    if isinstance(identifier, str):
+        obj = serialization.builtins("quantizers").get(identifier)
+    if isinstance(obj, type):
+        return obj(**kwargs)
+    if callable(obj):
+        return obj
+    raise ValueError(f"Could not interpret quantizer identifier: {identifier!r}")
+
+
+__all__ = [
+    "AbsMaxQuantizer",
+    "Int8QuantizationConfig",
+    "QuantizationConfig",
+    "Quantizer",
+    "abs_max_quantize",
+    "compute_float8_amax_history",
+    "compute_float8_scale",
+    "deserialize",
+    "fake_quant_with_min_max_vars",
+    "get",
+    "pack_int4",
+    "quantize_and_dequantize",
+    "serialize",
+    "unpack_int4",
+]
