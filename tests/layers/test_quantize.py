@@ -120,6 +120,14 @@ def test_einsum_dense_int8_matches_the_formula(
     np.testing.assert_allclose(_call(layer, x), expected, rtol=1e-4, atol=1e-4)
 
 
+def test_setting_a_quantized_policy_on_a_built_layer_quantizes_it():
+    layer = layers.Embedding(4, 2)
+    layer.build()
+    layer.dtype_policy = "int8_from_float32"
+    assert layer.dtype_policy.name == "int8_from_float32"
+    assert layer.embeddings.dtype == "int8"
+
+
 def test_weight_only_config_keeps_inputs_float():
     layer = layers.Dense(3)
     layer.build((None, 4))
@@ -237,6 +245,12 @@ def test_files_move_both_ways_with_keras(tmp_path):
     assert loaded.get_layer("emb").quantization_mode == "int8"
     for mine, read in zip(ours.weights, loaded.weights, strict=True):
         assert (mine.path, mine.dtype) == (read.path, read.dtype)
+        np.testing.assert_allclose(_np(read.value), _np(mine.value), rtol=1e-6)
+    theirs.save_weights(tmp_path / "k.weights.h5")
+    fresh = _two_input_model(lamina)
+    fresh.quantize("int8")
+    fresh.load_weights(tmp_path / "k.weights.h5")
+    for mine, read in zip(ours.weights, fresh.weights, strict=True):
         np.testing.assert_allclose(_np(read.value), _np(mine.value), rtol=1e-6)
     ours.save(tmp_path / "l.keras")
     back = keras.saving.load_model(tmp_path / "l.keras")

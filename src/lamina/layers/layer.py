@@ -298,6 +298,16 @@ class Layer(KerasLayerMethods, QuantizationMethods, EagerCalls, Operation, backe
     @dtype_policy.setter
     def dtype_policy(self, value) -> None:
         policy = dtype_policies.get(_dtype_name(value))
+        mode = policy.quantization_mode
+        if (
+            mode is not None
+            and self.__dict__.get("built")
+            and self.quantization_mode is None
+            and not self.__dict__.get("_quantizing")
+        ):
+            # As in Keras: a quantized policy on a built float layer quantizes it.
+            self.quantize(mode)
+            return
         self._dtype_policy = policy
         self._dtype = policy.variable_dtype
         self._mixed_precision = _is_mixed(policy)

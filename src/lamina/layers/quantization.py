@@ -115,7 +115,11 @@ class QuantizableMixin:
             self.quantized_build(shape, mode, config)
         self.__dict__[f"_{attribute}"].assign(values)
         getattr(self, f"{attribute}_scale").assign(scale)
-        self.dtype_policy = dtype_policies.QuantizedDTypePolicy(mode, self.dtype_policy.name)
+        self.__dict__["_quantizing"] = True  # the policy setter must not quantize again
+        try:
+            self.dtype_policy = dtype_policies.QuantizedDTypePolicy(mode, self.dtype_policy.name)
+        finally:
+            del self.__dict__["_quantizing"]
         bump_structure_version()
 
     def _check_quantized_mode(self, mode) -> None:
