@@ -100,6 +100,10 @@ def build():
     return lamina.Model([image, tokens], out)
 
 
+# Once, on the engine that file comes from: the Keras-on-torch run that writes it takes
+# ~10 s, and lamina's loading does not depend on its engine here (the other test moves
+# files between lamina's engines).
+@pytest.mark.engine("torch")
 def test_a_file_written_by_keras_3_on_its_torch_backend_loads(tmp_path):
     if importlib.util.find_spec("keras") is None:
         pytest.skip("keras (a dev dependency) is not installed")
