@@ -143,3 +143,29 @@ def test_compute_loss_and_updates_is_pure():
     assert len(metrics) == len(model.metrics_variables)
     np.testing.assert_array_equal(model.layers[0].kernel.numpy(), kernel)  # untouched
     model.jax_state_sync()  # no fit running: nothing to do
+
+
+def test_a_layer_without_jit_support_makes_auto_compile_run_eagerly():
+    # Keras resolves jit_compile="auto" to False when a layer sets supports_jit = False:
+    # this layer reads a value in Python, which a compiled step could not do.
+    class HostRead(lamina.layers.Layer):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.supports_jit = False
+
+        def call(self, x):
+            scale = float(lamina.ops.convert_to_numpy(lamina.ops.max(lamina.ops.abs(x)))) + 1.0
+            return x / scale
+
+        def compute_output_shape(self, input_shape):
+            return input_shape  # its call cannot be traced to find out
+
+    model = lamina.Sequential([lamina.Input((3,)), HostRead(), lamina.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    assert model.jit_compile is False and model.run_eagerly is True
+    x = np.ones((4, 3), "float32")
+    model.fit(x, np.ones((4, 1)), epochs=1, verbose=0)
+    assert model.predict(x, verbose=0).shape == (4, 1)
+    plain = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(1)])
+    plain.compile(optimizer="sgd", loss="mse")
+    assert plain.jit_compile == "auto" and plain.run_eagerly is False

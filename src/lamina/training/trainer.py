@@ -147,6 +147,10 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
                 stacklevel=2,
             )
             jit_compile = False
+        if jit_compile == "auto" and not run_eagerly and not self._layers_support_jit():
+            # As Keras resolves "auto": a layer that says its call cannot run compiled
+            # (`supports_jit = False`) makes the whole step run eagerly.
+            jit_compile = False
         self.optimizer = optimizers_module.get(optimizer)
         self._compile_args = dict(
             loss=loss,
@@ -537,6 +541,9 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
         if callback_list is not None:
             callback_list.on_predict_end()
         return result
+
+    def _layers_support_jit(self) -> bool:
+        return all(getattr(layer, "supports_jit", True) for layer in self._flatten_layers())
 
     def _epoch_logs(self, logs) -> dict:
         """The logs of a finished pass, as Python floats. As in Keras, when the step's
