@@ -350,6 +350,24 @@ def _walk_files(top, follow_links: bool, formats: tuple[str, ...]):
                 yield os.path.relpath(os.path.join(root, name), top)
 
 
+def make_subsets(make, file_paths, labels, validation_split, subset, shuffle, noun):
+    """The dataset(s) a `*_dataset_from_directory` returns for `subset`: `make(paths,
+    labels, shuffle, what)` of the training or validation part (or of everything when
+    `subset` is None), or a `(training, validation)` pair for `subset="both"`, whose
+    validation part is never shuffled. `noun` names the files in messages."""
+    if subset == "both":
+        train = get_training_or_validation_split(file_paths, labels, validation_split, "training")
+        val = get_training_or_validation_split(file_paths, labels, validation_split, "validation")
+        return (
+            make(*train, shuffle, f"training {noun}"),
+            make(*val, False, f"validation {noun}"),
+        )
+    file_paths, labels = get_training_or_validation_split(
+        file_paths, labels, validation_split, subset
+    )
+    return make(file_paths, labels, shuffle, noun)
+
+
 def get_training_or_validation_split(samples, labels, validation_split, subset):
     """The training (first part) or validation (last part) of `samples` and `labels`.
 

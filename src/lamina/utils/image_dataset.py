@@ -153,21 +153,9 @@ def image_dataset_from_directory(
         dataset.file_paths = list(paths)
         return dataset
 
-    if subset == "both":
-        train = dataset_utils.get_training_or_validation_split(
-            file_paths, labels, validation_split, "training"
-        )
-        val = dataset_utils.get_training_or_validation_split(
-            file_paths, labels, validation_split, "validation"
-        )
-        return (
-            make(*train, shuffle, "training images"),
-            make(*val, False, "validation images"),
-        )
-    file_paths, labels = dataset_utils.get_training_or_validation_split(
-        file_paths, labels, validation_split, subset
+    return dataset_utils.make_subsets(
+        make, file_paths, labels, validation_split, subset, shuffle, "images"
     )
-    return make(file_paths, labels, shuffle, "images")
 
 
 def _check_image_size(image_size) -> tuple[int, int]:

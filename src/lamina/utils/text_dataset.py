@@ -119,21 +119,9 @@ def text_dataset_from_directory(
         dataset.file_paths = list(paths)
         return dataset
 
-    if subset == "both":
-        train = dataset_utils.get_training_or_validation_split(
-            file_paths, labels, validation_split, "training"
-        )
-        val = dataset_utils.get_training_or_validation_split(
-            file_paths, labels, validation_split, "validation"
-        )
-        return (
-            make(*train, shuffle, "training text files"),
-            make(*val, False, "validation text files"),
-        )
-    file_paths, labels = dataset_utils.get_training_or_validation_split(
-        file_paths, labels, validation_split, subset
+    return dataset_utils.make_subsets(
+        make, file_paths, labels, validation_split, subset, shuffle, "text files"
     )
-    return make(file_paths, labels, shuffle, "text files")
 
 
 class _TextLoader:
