@@ -14,6 +14,9 @@ import scipy.special
 
 torch = pytest.importorskip("torch")
 
+# The torch engine against the JAX one: each comparison runs once, in the torch pass.
+pytestmark = pytest.mark.engine("torch")
+
 from lamina.backend import config  # noqa: E402
 from lamina.backend.common.execution import RetraceWarning  # noqa: E402
 from lamina.backend.common.variables import StatelessScope, standardize_dtype  # noqa: E402

@@ -15,6 +15,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+# The torch engine against the JAX one: each comparison runs once, in the torch pass.
+pytestmark = pytest.mark.engine("torch")
+
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 

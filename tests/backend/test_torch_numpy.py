@@ -13,6 +13,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+# The torch engine against the JAX one: each comparison runs once, in the torch pass.
+pytestmark = pytest.mark.engine("torch")
+
 from lamina.backend import contract  # noqa: E402
 from lamina.backend.common.variables import standardize_dtype  # noqa: E402
 from lamina.backend.jax import core as jax_core  # noqa: E402
