@@ -5,8 +5,17 @@ is an optional extra).
 """
 
 import importlib.util
+import os
 
 import pytest
+
+# XLA's CPU compiler without LLVM's costly optimisation passes: the suite compiles a few
+# thousand small programs, whose compile time (not run time) is most of the JAX pass.
+# The operations and their results are the same; only the generated code is less tuned.
+# A flag the caller set wins; scripts that set their own flags (distribution) keep them.
+os.environ.setdefault(
+    "XLA_FLAGS", "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"
+)
 
 collect_ignore = []
 if importlib.util.find_spec("torch") is None:
