@@ -19,7 +19,8 @@ zero biases) and train on the same synthetic data (20,000 samples of 784 feature
   * `fit(epochs=1)` called again and again on the same arrays (median call after a
     first, discarded one) and `fit(epochs=4)` per epoch;
   * `predict` and `model(x)` on one sample (lamina, Keras) against a plain `module(x)`
-    under `torch.no_grad()` on a ready tensor (medians of many calls, interleaved);
+    under `torch.no_grad()` on a ready tensor (medians of many calls, in blocks of 25
+    calls, the two taking turns);
   * `import` in a fresh process: `import lamina` / `import keras` against `import torch`,
     and `import lamina` after `import torch` (lamina's own share).
 
@@ -82,7 +83,8 @@ TRAIN_SAMPLES, QUICK_SAMPLES = 20_000, 4_096
 # name: (hidden units, batch size)
 MODELS = {"tiny": ((32, 32), 32), "large": ((512, 512), 128)}
 FRAMEWORKS = ("lamina", "torch", "keras")
-RESULT = "RESULT "  # prefix of the worker's one line of JSON on stdout
+RESULT = "RESULT "
+BLOCK = 25  # one-sample calls per block of the latency rows  # prefix of the worker's one line of JSON on stdout
 
 
 # --- worker side: imports one of lamina, Keras or plain torch ---------------------------
@@ -206,7 +208,7 @@ def work_train(framework, model_name, samples, repeats):
 
 
 def work_latency(framework, model_name, calls):
-    """Median seconds of one-sample `predict` and `model(x)`, the two interleaved; the
+    """Median seconds of one-sample `predict` and `model(x)`, in blocks taking turns; the
     plain side's `module(x)` under `no_grad` on a ready tensor stands in for both."""
     import torch
 
@@ -229,9 +231,15 @@ def work_latency(framework, model_name, calls):
     for fn in fns.values():
         fn()
     times = {name: [] for name in fns}
-    for _ in range(calls):
+    # Blocks of consecutive calls of one function, the functions taking turns (drift
+    # hits all alike): a serving loop makes one kind of call, and the plain side's
+    # `module(x)` runs alone. Alternating call by call instead made each lamina call
+    # follow the other one, whose Python and data left the caches cold (on torch's
+    # large MLP: predict 183 us alone, 224 us after each model(x)).
+    for _ in range(max(1, calls // BLOCK)):
         for name, fn in fns.items():
-            times[name].append(timed(fn))
+            for _ in range(BLOCK):
+                times[name].append(timed(fn))
     result = {name: statistics.median(v) for name, v in times.items()}
     result.setdefault("predict1", result["call1"])
     return result

@@ -101,3 +101,50 @@ def test_seed_state_advanced_at_inference_is_kept_on_the_short_path():
     outputs = [model.predict(x, verbose=0) for _ in range(6)]
     for a, b in zip(outputs, outputs[1:]):
         assert not np.array_equal(a, b)  # new noise each call, as Keras advances the seed
+
+
+def test_the_short_path_steps_aside_for_what_it_does_not_handle(monkeypatch):
+    model = _mlp()
+    answers = []  # per call of the short path: did it answer (True) or step aside?
+    made = model._lone
+
+    def spied(fns, runner):
+        serve = made(fns, runner)
+
+        def spy(*args):
+            out = serve(*args)
+            answers.append(out is not None)
+            return out
+
+        return spy
+
+    monkeypatch.setattr(model, "_lone", spied)
+    x = RNG.standard_normal((4, 6)).astype("float32")
+    for _ in range(3):
+        model.predict(x, verbose=0)
+
+    def check(taken, **kwargs):
+        answers.clear()
+        got = model.predict(x, verbose=0, **kwargs)
+        np.testing.assert_allclose(got, _numpy_forward(model, x), rtol=1e-5, atol=1e-6)
+        assert answers == ([True] if taken else [False] if answers else []), kwargs
+
+    check(True)
+    check(True, batch_size=4)  # a batch_size that holds the batch
+    check(False, batch_size=2)  # two batches of 2
+    seen = []
+
+    class Count(lamina.callbacks.Callback):
+        def on_predict_batch_end(self, batch, logs=None):
+            seen.append(batch)
+
+    check(False, callbacks=[Count()])
+    assert seen == [0]
+    with pytest.raises(ValueError, match="batch_size"):
+        model.predict(x, verbose=0, batch_size=0)
+    model.stateful = True  # predicts then run one at a time, on the ordinary path
+    check(False)
+    model.stateful = False
+    check(True)
+    model.compile(optimizer="sgd", loss="mse")  # new programs: the old short path is dropped
+    check(False)

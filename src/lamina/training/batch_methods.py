@@ -7,6 +7,8 @@ the state read from the variables and written back after the step.
 
 from __future__ import annotations
 
+import numpy as np
+
 from lamina import backend, tree
 from lamina.backend.common.global_state import current_distribution
 from lamina.config import debugging
@@ -67,17 +69,6 @@ class BatchMethods:
         is one ready NumPy array (`data_adapter.is_plain_batch`), which needs no
         unpacking: the serving call, where each microsecond shows."""
         if plain:
-            lone = self.__dict__.get("_lone_predict")
-            if (
-                lone is not None
-                and lone[0] is self.predict_function
-                and not debugging.is_input_checks_enabled()
-                and current_distribution() is None
-            ):
-                weights = self._read_state("predict")
-                result = lone[1](weights, x)
-                if result is not None:
-                    return self._predict_result(*result, weights)
             data_adapter.check_finite(x, "x")
             xb = x
         else:
@@ -92,8 +83,41 @@ class BatchMethods:
             # The batch went in as it is: later batches of its shape and dtype may take
             # the engine's shorter path (when it has one, from the next call on).
             runner = fns["one"].lone_runner(xb)
-            self.__dict__["_lone_predict"] = None if runner is None else (fns, runner)
+            self.__dict__["_lone_predict"] = None if runner is None else self._lone(fns, runner)
         return self._predict_result(out, non_trainable, weights)
+
+    def _lone(self, fns, runner):
+        """`serve(x, batch_size)`: `predict(x, batch_size, verbose=0)` for a NumPy batch
+        of the shape and dtype `runner` (the engine's `lone_runner`) was made for, as one
+        function (`predict` tries it first): a one-sample serving call's time is mostly
+        Python calls, each dearer after a large model's weights went through the
+        caches. It returns None whenever the ordinary path must run instead: other
+        data, a recompiled or stateful model, input checks on, a distribution set, or
+        `runner` declining (the engine's own conditions)."""
+        lock = concurrency.state_lock(self)
+        acquire, release = lock.acquire_read, lock.release_read
+        checks_enabled = debugging.is_input_checks_enabled
+        own = self.__dict__
+
+        def serve(x, batch_size):
+            if (
+                type(x) is not np.ndarray
+                or own.get("predict_function") is not fns
+                or (batch_size is not None and (type(batch_size) is not int or batch_size < len(x)))
+                or checks_enabled()
+                or current_distribution() is not None
+                or getattr(self, "stateful", False)
+            ):
+                return None
+            reader = acquire()
+            try:
+                weights = self._read_state("predict")
+                result = runner(weights, x)
+                return None if result is None else self._predict_result(*result, weights)
+            finally:
+                release(reader)
+
+        return serve
 
     def _predict_result(self, out, non_trainable, weights=None):
         """A predict step's outputs as NumPy arrays; the non-trainable values it

@@ -479,6 +479,13 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
         """Model outputs on `x`, computed in batches and concatenated as NumPy arrays."""
         # Safe from several threads at once, and beside `fit` in another thread: the
         # weights are those of one complete step, held until the outputs are ready.
+        if verbose == 0 and steps is None and not callbacks:
+            serve = self.__dict__.get("_lone_predict")
+            if serve is not None:
+                # The same batch shape as before: the engine's shortest path, if it may.
+                out = serve(x, batch_size)
+                if out is not None:
+                    return out
         if (
             verbose == 0
             and not callbacks
