@@ -64,7 +64,11 @@ Profile the lamina side with e.g.
 `LAMINA_BACKEND=torch python -m cProfile -o fit.prof bench/vs_torch.py --worker lamina
 --case train --model tiny --samples 4096`.
 
-Usage: python bench/vs_torch.py [--quick] [--rounds N] [--threads N]
+Where torch sees a GPU, all three compute on it (lamina and Keras pick it by default; the
+plain side moves its module and data there) and the one-sample rows are timed until the
+device is done; `--cpu` keeps all three on the CPU. The header line names the device.
+
+Usage: python bench/vs_torch.py [--quick] [--rounds N] [--threads N] [--cpu]
 """
 
 from __future__ import annotations
@@ -112,6 +116,14 @@ def initial_weights(hidden, seed=0):
     return weights
 
 
+def device():
+    """Where every framework computes: the first CUDA device when torch sees one (lamina
+    and Keras pick it by default too), else the CPU."""
+    import torch
+
+    return torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")
+
+
 def torch_fit(module, optimizer, x, y, batch_size, epochs):
     """The plain PyTorch loop (the module docstring shows it); returns the last epoch's
     mean loss."""
@@ -119,13 +131,14 @@ def torch_fit(module, optimizer, x, y, batch_size, epochs):
     from torch import nn
 
     loss_fn = nn.CrossEntropyLoss()
-    x, y = torch.from_numpy(x), torch.from_numpy(y).long()
+    dev = device()
+    x, y = torch.from_numpy(x).to(dev), torch.from_numpy(y).long().to(dev)
     n = len(x)
     module.train()
     epoch_loss = None
     for _ in range(epochs):
-        order = torch.randperm(n)
-        total = torch.zeros(())
+        order = torch.randperm(n, device=dev)
+        total = torch.zeros((), device=dev)
         for start in range(0, n, batch_size):
             idx = order[start : start + batch_size]
             xb, yb = x[idx], y[idx]
@@ -152,7 +165,7 @@ class Plain:
         mods = []
         for a, b in zip(sizes[:-1], sizes[1:]):
             mods += [nn.Linear(a, b), nn.ReLU()]
-        self.module = nn.Sequential(*mods[:-1])
+        self.module = nn.Sequential(*mods[:-1]).to(device())
         weights = initial_weights(hidden)
         linears = [m for m in self.module if isinstance(m, nn.Linear)]
         with torch.no_grad():
@@ -216,7 +229,7 @@ def work_latency(framework, model_name, calls):
     model = build(framework, hidden)
     one = make_data(1)[0]
     if framework == "torch":
-        module, xt = model.module.eval(), torch.from_numpy(one)
+        module, xt = model.module.eval(), torch.from_numpy(one).to(device())
 
         def plain():
             with torch.no_grad():
@@ -228,6 +241,10 @@ def work_latency(framework, model_name, calls):
             "predict1": lambda: model.predict(one, verbose=0),
             "call1": lambda: model(one),
         }
+    if device().type == "cuda":
+        # Timed until the device is done (lamina's and Keras's `predict` hand back NumPy
+        # arrays, which waits; a bare `module(x)` or `model(x)` would time the launch).
+        fns = {name: (lambda fn=fn: (fn(), torch.cuda.synchronize())) for name, fn in fns.items()}
     for fn in fns.values():
         fn()
     times = {name: [] for name in fns}
@@ -284,6 +301,16 @@ def worker(args):
 # module while torch and Keras use their installed caches). Same environment for all.
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 ENV.update(KERAS_BACKEND="torch", LAMINA_BACKEND="torch")
+
+
+def cuda_device_name():
+    """The GPU the workers will use, or None (asked of a fresh process: the driver never
+    imports torch)."""
+    probe = (
+        "import torch; print(torch.cuda.get_device_name(0) if torch.cuda.is_available() else '')"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=ENV)
+    return done.stdout.strip() or None
 
 
 def spawn(framework, case, *extra):
@@ -375,6 +402,11 @@ def main():
     parser.add_argument(
         "--threads", type=int, default=1, help="torch.set_num_threads in every worker"
     )
+    parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="stay on the CPU where torch sees a GPU (the default is then the GPU, for all three)",
+    )
     # Worker arguments (the driver passes them).
     parser.add_argument("--worker", choices=FRAMEWORKS, help=argparse.SUPPRESS)
     parser.add_argument("--case", help=argparse.SUPPRESS)
@@ -387,6 +419,9 @@ def main():
         print(RESULT + json.dumps(worker(args)), flush=True)
         return
 
+    if args.cpu:
+        ENV["CUDA_VISIBLE_DEVICES"] = ""
+    gpu = cuda_device_name()
     rounds = args.rounds or (1 if args.quick else 3)
     samples = QUICK_SAMPLES if args.quick else TRAIN_SAMPLES
     repeats = 1 if args.quick else 3  # timed fit(epochs=1) calls per training worker
@@ -401,7 +436,8 @@ def main():
     ).stdout.strip()
     print(
         f"lamina {versions['lamina']} (torch engine), keras {versions['keras']} (torch "
-        f"backend), torch {versions['torch']}; {os.cpu_count()} CPUs, "
+        f"backend), torch {versions['torch']}; {f'GPU: {gpu}' if gpu else 'on the CPU'}; "
+        f"{os.cpu_count()} CPUs, "
         f"torch.set_num_threads({args.threads}); {rounds} round(s); {samples:,} samples; "
         "every figure from fresh processes, the three alternating",
         flush=True,
