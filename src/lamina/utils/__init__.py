@@ -1,6 +1,7 @@
 """Utilities: seeding, serialization, and data helpers (`to_categorical`, `normalize`,
 `pad_sequences`)."""
 
+from lamina.utils import bounding_boxes as bounding_boxes  # the keras.utils submodule
 from lamina.utils.audio_dataset import audio_dataset_from_directory
 from lamina.utils.config import Config
 from lamina.utils.data_utils import pack_x_y_sample_weight, unpack_x_y_sample_weight
