@@ -134,6 +134,7 @@ def case():
         keep("crop", kb.crop(b1, top=5, left=10, height=30, width=40))
         keep("crop unbatched", kb.crop(b1[0], top=2, left=1, height=20, width=50))
         keep("pad", kb.pad(b1, top=4, left=7))
+        keep("crop int", kb.crop(np.array([[10, 20, 50, 60]]), 10, 20, 40, 30))
 
         anchors, boxes = x["anchors"], b1
         variance = [0.1, 0.1, 0.2, 0.2]
@@ -248,7 +249,9 @@ def test_clip_to_image_size(case):
         )
     )
     _close(clipped["boxes"], ref["clip boxes"])
-    np.testing.assert_array_equal(ops.convert_to_numpy(clipped["labels"]), ref["clip labels"])
+    labels = ops.convert_to_numpy(clipped["labels"])
+    assert labels.dtype == ref["clip labels"].dtype
+    np.testing.assert_array_equal(labels, ref["clip labels"])
     assert set(relative) == {"boxes"}
     _close(relative["boxes"], ref["clip rel"])
     with pytest.raises(ValueError, match="needs `height` and `width`"):
@@ -335,13 +338,17 @@ def test_affine_transform(case):
 def test_crop_and_pad(case):
     x, ref = case
     b1 = x["boxes1"]
-    cropped, cropped_unbatched, padded = _run(
+    cropped, cropped_unbatched, padded, integer = _run(
         lambda: (
             bb.crop(b1, top=5, left=10, height=30, width=40),
             bb.crop(b1[0], top=2, left=1, height=20, width=50),
             bb.pad(b1, top=4, left=7),
+            bb.crop(np.array([[10, 20, 50, 60]]), 10, 20, 40, 30),
         )
     )
+    integer = ops.convert_to_numpy(integer)
+    assert integer.dtype == ref["crop int"].dtype == np.int32  # integer boxes stay integer
+    np.testing.assert_array_equal(integer, ref["crop int"])
     _close(cropped, ref["crop"])
     _close(cropped_unbatched, ref["crop unbatched"])
     _close(padded, ref["pad"])

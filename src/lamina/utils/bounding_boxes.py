@@ -205,25 +205,33 @@ def _require_xyxy(function: str, bounding_box_format) -> None:
         )
 
 
+# Indices into an xyxy box of its four corners' (x, y).
+_CORNERS = ((0, 1), (2, 1), (2, 3), (0, 3))
+
+
 def _inverse_affine_matrix(
     center_x, center_y, angle, translate_x, translate_y, scale, shear_x, shear_y, height, width
 ):
     """The `(batch, 2, 3)` matrix that maps input pixels to output pixels (the inverse
     of the image-space transform, as TF's `_get_inverse_affine_matrix` builds it)."""
-    degrees = math.pi / 180.0
-    rotation = -angle * degrees
-    shear_x = -shear_x * degrees
-    shear_y = -shear_y * degrees
+    # Multiplying by negative constants (rather than negating) keeps the number of
+    # distinct small programs an eager JAX call compiles down.
+    to_radians = -math.pi / 180.0
+    rotation = angle * to_radians
+    shear_x = shear_x * to_radians
+    shear_y = shear_y * to_radians
     cx = center_x * (width - 1)
     cy = center_y * (height - 1)
-    tx = -translate_x * (width - 1)
-    ty = -translate_y * (height - 1)
+    tx = translate_x * -(width - 1)
+    ty = translate_y * -(height - 1)
     # Rotation and shear without the scale; its determinant is 1.
-    a = ops.cos(rotation - shear_y) / ops.cos(shear_y)
-    b = a * ops.tan(shear_x) + ops.sin(rotation)
-    c = -ops.sin(rotation - shear_y) / ops.cos(shear_y)
-    d = ops.cos(rotation) - c * ops.tan(shear_x)
-    a0, a1, b0, b1 = d * scale, -b * scale, -c * scale, a * scale
+    cos_shear_y = ops.cos(shear_y)
+    tan_shear_x = ops.tan(shear_x)
+    a = ops.cos(rotation - shear_y) / cos_shear_y
+    b = a * tan_shear_x + ops.sin(rotation)
+    c = ops.sin(rotation - shear_y) / cos_shear_y * -1.0
+    d = ops.cos(rotation) - c * tan_shear_x
+    a0, a1, b0, b1 = d * scale, b * scale * -1.0, c * scale * -1.0, a * scale
     a2 = cx - a0 * (cx + tx) - a1 * (cy + ty)
     b2 = cy - b0 * (cx + tx) - b1 * (cy + ty)
     rows = ops.stack([a0, a1, a2, b0, b1, b2], axis=-1)
@@ -297,15 +305,13 @@ def affine_transform(
         vector(scale),
         vector(shear_x),
         vector(shear_y),
-        ops.cast(height, dtype),
-        ops.cast(width, dtype),
+        height,
+        width,
     )
-    x1, y1, x2, y2 = (boxes[..., i] for i in range(4))
-    # The four corners as homogeneous points: (batch, N, 4 corners, 3).
-    xs = ops.stack([x1, x2, x2, x1], axis=-1)
-    ys = ops.stack([y1, y1, y2, y2], axis=-1)
-    points = ops.stack([xs, ys, ops.ones_like(xs)], axis=-1)
-    points = ops.cast(points, dtype)
+    # The four corners (x1, y1), (x2, y1), (x2, y2), (x1, y2) as homogeneous points:
+    # (batch, N, 4 corners, 3).
+    corners = ops.take(ops.cast(boxes, dtype), _CORNERS, axis=-1)
+    points = ops.concatenate([corners, ops.ones_like(corners[..., :1])], axis=-1)
     moved = ops.einsum("bnkj,bij->bnki", points, matrix)
     result = ops.concatenate([ops.amin(moved, axis=2), ops.amax(moved, axis=2)], axis=-1)
     return result[0] if unbatched else result
@@ -331,8 +337,8 @@ def crop(boxes, top, left, height, width, bounding_box_format="xyxy"):
     """
     _require_xyxy("crop", bounding_box_format)
     boxes = ops.convert_to_tensor(boxes)
-    shift = ops.cast(ops.stack([left, top]), boxes.dtype)
-    limit = ops.cast(ops.stack([width, height]), boxes.dtype)
+    shift = ops.stack([left, top])
+    limit = ops.stack([width, height])
     low, high = _pairs(boxes)
     low = ops.minimum(ops.maximum(low - shift, 0), limit)
     high = ops.minimum(ops.maximum(high - shift, 0), limit)
@@ -358,8 +364,7 @@ def pad(boxes, top, left, height=None, width=None, bounding_box_format="xyxy"):
     """
     _require_xyxy("pad", bounding_box_format)
     boxes = ops.convert_to_tensor(boxes)
-    shift = ops.cast(ops.stack([left, top, left, top]), boxes.dtype)
-    return boxes + shift
+    return boxes + ops.stack([left, top, left, top])
 
 
 def _check_variance(variance):
