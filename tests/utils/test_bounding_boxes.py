@@ -395,3 +395,18 @@ def test_encode_and_decode_deltas(case):
         bb.encode_box_to_deltas(anchors, boxes, "xyxy", "xyxy", variance=[1.0, 2.0])
     with pytest.raises(ValueError, match=r"`encoded_format`.*received 'xyxy'"):
         bb.decode_deltas_to_boxes(anchors, deltas, "xyxy", "xyxy", encoded_format="xyxy")
+
+
+@pytest.mark.engine("jax")  # the graph machinery is engine-neutral; torch's first use costs 2 s
+def test_symbolic_inputs_build_graph_nodes():
+    # Keras 3.15 refuses KerasTensors here; lamina's helpers are ops, so they compose.
+    boxes = lamina.Input((5, 4))
+    converted = bb.convert_format(boxes, "xyxy", "rel_center_xywh", HEIGHT, WIDTH)
+    assert lamina.utils.is_keras_tensor(converted)
+    assert tuple(converted.shape) == (None, 5, 4) and converted.dtype == "float32"
+    assert tuple(bb.compute_iou(boxes, boxes[0], "xyxy").shape) == (None, 5, 5)
+    assert tuple(bb.clip_to_image_size({"boxes": boxes}, HEIGHT, WIDTH)["boxes"].shape) == (
+        None,
+        5,
+        4,
+    )

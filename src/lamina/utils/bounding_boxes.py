@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 
 from lamina import backend, ops
+from lamina.graph.keras_tensor import is_keras_tensor
 
 SUPPORTED_FORMATS = (
     "xyxy",
@@ -46,6 +47,11 @@ _LAYOUTS = {
     "center_xywh": (False, "center"),
     "center_yxhw": (True, "center"),
 }
+
+
+def _tensor(x):
+    # Symbolic tensors stay symbolic, so the helpers also build graph nodes.
+    return x if is_keras_tensor(x) else ops.convert_to_tensor(x)
 
 
 def _check_format(name: str, value) -> str:
@@ -114,7 +120,7 @@ def convert_format(boxes, source, target, height=None, width=None, dtype="float3
         return result
     source = _check_format("source", source)
     target = _check_format("target", target)
-    boxes = ops.convert_to_tensor(boxes)
+    boxes = _tensor(boxes)
     if len(boxes.shape) == 0 or boxes.shape[-1] != 4:
         raise ValueError(
             "convert_format expects `boxes` with a last dimension of 4, received "
@@ -179,7 +185,7 @@ def clip_to_image_size(bounding_boxes, height=None, width=None, bounding_box_for
             "clip_to_image_size with bounding_box_format='xyxy' needs `height` and "
             f"`width`; received height={height}, width={width}."
         )
-    boxes = ops.convert_to_tensor(bounding_boxes["boxes"])
+    boxes = _tensor(bounding_boxes["boxes"])
     labels = bounding_boxes.get("labels", None)
     if bounding_box_format == "xyxy":
         limit = ops.cast(ops.stack([width, height]), boxes.dtype)
@@ -279,7 +285,7 @@ def affine_transform(
     [[[1.0, 2.0, 5.0, 6.0]]]
     """
     _require_xyxy("affine_transform", bounding_box_format)
-    boxes = ops.convert_to_tensor(boxes)
+    boxes = _tensor(boxes)
     unbatched = len(boxes.shape) == 2
     if unbatched:
         boxes = ops.expand_dims(boxes, 0)
@@ -288,7 +294,7 @@ def affine_transform(
             "affine_transform expects `boxes` of shape (batch, num_boxes, 4) or "
             f"(num_boxes, 4); received shape {tuple(boxes.shape)}."
         )
-    angle = ops.reshape(ops.convert_to_tensor(angle), (-1,))
+    angle = ops.reshape(_tensor(angle), (-1,))
     if not backend.is_float_dtype(angle.dtype):
         angle = ops.cast(angle, "float32")
     dtype = angle.dtype
@@ -336,7 +342,7 @@ def crop(boxes, top, left, height, width, bounding_box_format="xyxy"):
     [[0.0, 10.0, 30.0, 40.0]]
     """
     _require_xyxy("crop", bounding_box_format)
-    boxes = ops.convert_to_tensor(boxes)
+    boxes = _tensor(boxes)
     shift = ops.stack([left, top])
     limit = ops.stack([width, height])
     low, high = _pairs(boxes)
@@ -363,7 +369,7 @@ def pad(boxes, top, left, height=None, width=None, bounding_box_format="xyxy"):
     [[6.0, 12.0, 8.0, 14.0]]
     """
     _require_xyxy("pad", bounding_box_format)
-    boxes = ops.convert_to_tensor(boxes)
+    boxes = _tensor(boxes)
     return boxes + ops.stack([left, top, left, top])
 
 
@@ -472,7 +478,7 @@ def decode_deltas_to_boxes(
 
     def decode(anchor, delta):
         anchor = convert_format(anchor, anchor_format, encoded_format, height, width)
-        delta = ops.convert_to_tensor(delta)
+        delta = _tensor(delta)
         if variance is not None:
             delta = delta * variance
         box = ops.concatenate(
@@ -521,8 +527,8 @@ def compute_iou(
     >>> print(ops.convert_to_numpy(iou).round(4))
     [[0.3333]]
     """
-    boxes1 = ops.convert_to_tensor(boxes1)
-    boxes2 = ops.convert_to_tensor(boxes2)
+    boxes1 = _tensor(boxes1)
+    boxes2 = _tensor(boxes2)
     for name, boxes in (("boxes1", boxes1), ("boxes2", boxes2)):
         if len(boxes.shape) not in (2, 3):
             raise ValueError(
