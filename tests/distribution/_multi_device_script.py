@@ -9,7 +9,11 @@ import sys
 import tempfile
 import warnings
 
-os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
+# Four devices; and, as the suite's conftest sets for its own process, no costly LLVM passes.
+os.environ["XLA_FLAGS"] = (
+    "--xla_force_host_platform_device_count=4 --xla_backend_optimization_level=0 "
+    "--xla_llvm_disable_expensive_passes=true"
+)
 os.environ["LAMINA_BACKEND"] = "jax"
 
 import numpy as np  # noqa: E402
