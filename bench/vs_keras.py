@@ -41,8 +41,8 @@ TRAIN_SAMPLES = 20_000
 FIRST_FIT_SAMPLES = 2_048
 # name: (hidden units, batch size)
 MODELS = {"tiny": ((32, 32), 32), "large": ((512, 512), 128)}
-RESULT = "RESULT "
-BLOCK = 25  # one-sample calls per block of the latency rows  # prefix of the worker's one line of JSON on stdout
+RESULT = "RESULT "  # prefix of the worker's one line of JSON on stdout
+BLOCK = 25  # one-sample calls per block of the latency rows
 
 
 # --- worker side: imports lamina or Keras, never both ------------------------------------
@@ -143,10 +143,9 @@ def work_latency(fw, model_name, calls):
         fn()
     times = {name: [] for name in fns}
     # Blocks of consecutive calls of one function, the functions taking turns (drift
-    # hits all alike): a serving loop makes one kind of call, and the plain side's
-    # `module(x)` runs alone. Alternating call by call instead made each lamina call
-    # follow the other one, whose Python and data left the caches cold (on torch's
-    # large MLP: predict 183 us alone, 224 us after each model(x)).
+    # hits all alike): a serving loop makes one kind of call. Alternating call by call
+    # made each call follow the other kind, whose Python and data left the caches cold
+    # (as bench/vs_torch.py found; the same method in both benches).
     for _ in range(max(1, calls // BLOCK)):
         for name, fn in fns.items():
             for _ in range(BLOCK):

@@ -87,8 +87,8 @@ TRAIN_SAMPLES, QUICK_SAMPLES = 20_000, 4_096
 # name: (hidden units, batch size)
 MODELS = {"tiny": ((32, 32), 32), "large": ((512, 512), 128)}
 FRAMEWORKS = ("lamina", "torch", "keras")
-RESULT = "RESULT "
-BLOCK = 25  # one-sample calls per block of the latency rows  # prefix of the worker's one line of JSON on stdout
+RESULT = "RESULT "  # prefix of the worker's one line of JSON on stdout
+BLOCK = 25  # one-sample calls per block of the latency rows
 
 
 # --- worker side: imports one of lamina, Keras or plain torch ---------------------------
