@@ -701,6 +701,11 @@ EXECUTION = declare(
         names the variables it reads (None: eagerly); ignored where steps compile whole.
     program(fn, name, **kwargs)
         Make the `Program` that runs the step `fn` (see `Program`'s arguments).
+    captured(fn, name, variables_for)
+        On an eager engine, `fn(data)` (a stateful train step's forward pass and loss) run
+        from a graph of its operations captured once per input signature, under autograd,
+        while `variables_for()` names the variables it reads (None: eagerly); `fn` itself
+        where steps compile whole.
     no_grad()
         A context in which operations are not recorded for differentiation (an optimizer
         update on a taping engine); changes nothing on JAX.

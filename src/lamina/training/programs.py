@@ -77,9 +77,60 @@ def _replay_variables(model):
     return variables
 
 
+def _lamina_own(obj) -> bool:
+    """Whether `obj`'s class, and the function it wraps if any, are lamina's own."""
+    if obj is None:
+        return True
+    fn = getattr(obj, "fn", None)
+    return type(obj).__module__.startswith("lamina.") and (
+        fn is None or getattr(fn, "__module__", "").startswith("lamina.")
+    )
+
+
+def _capture_variables(model):
+    """For the stateful train step's forward pass and loss (`Model._forward_and_loss`):
+    the function that says which variables they read, when they may be captured once
+    per input signature and replayed (`backend.execution.captured`), or None when they
+    must run eagerly: an overridden `compute_loss` or `_forward_and_loss`, a layer whose
+    `call` is not lamina's own, or a loss or weight regularizer written elsewhere (any
+    of which may do more than compute tensors: read a Python value a callback changes,
+    count calls)."""
+    from lamina.training.stateful_steps import StatefulStepAPI
+    from lamina.training.steps import StepAPI
+
+    def variables():
+        cls = type(model)
+        if (
+            cls.compute_loss is not StepAPI.compute_loss
+            or cls._forward_and_loss is not StatefulStepAPI._forward_and_loss
+            or {"compute_loss", "_forward_and_loss"} & model.__dict__.keys()
+        ):
+            return None
+        layers = model._flatten_layers()
+        if not all(type(layer)._call_is_pure() for layer in layers):
+            return None
+        compiled = model._compile_loss
+        if compiled is None or not all(_lamina_own(loss) for loss in compiled.losses):
+            return None
+        if not all(_lamina_own(getattr(v, "regularizer", None)) for v in model.trainable_weights):
+            return None
+        return list({id(v): v for v in model.variables}.values())
+
+    return variables
+
+
 def _stateful_train_programs(model) -> dict:
     """On a stateful engine: the same forms, running `model.train_step(data)` on the
     live variables (the state argument is passed through untouched, as None)."""
+    if not model.run_eagerly and getattr(model, "jit_compile", None) is not True:
+        # The default step's forward pass and loss, captured per input signature.
+        model.__dict__["_train_capture"] = backend.execution.captured(
+            model._forward_and_loss,
+            f"forward pass and loss of model {model.name!r}",
+            _capture_variables(model),
+        )
+    else:
+        model.__dict__.pop("_train_capture", None)
 
     def one(state, data):
         return state, model.train_step(_tensors(data))

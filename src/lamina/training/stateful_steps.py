@@ -46,6 +46,18 @@ class StatefulStepAPI(StepAPI):
             self._update_loss_trackers(loss, per_output, _batch_size(x))
         return loss
 
+    def _forward_and_loss(self, data):
+        """The default train step's forward pass and loss on one batch `data` (tensors):
+        `(y_pred, output_masks, loss, per_output_losses)`. Within `fit` it runs from a
+        graph captured per input signature where it may (`backend.execution.captured`,
+        set up by `programs.py`), so it must compute tensors and nothing else."""
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
+        y_pred = self._stateful_forward(x, True)
+        loss = self._call_compute_loss(x, y, y_pred, sample_weight, True)
+        last = self.__dict__.pop("_last_per_output_losses", None)
+        per_output = last[1] if last is not None and last[0] is y_pred else []
+        return y_pred, self.__dict__["_step_output_masks"][1], loss, per_output
+
     def _ready_for_step(self, x, y, training) -> None:
         """Build what `fit` would have built (output structure, metrics, optimizer) when
         a step is called directly, as Keras's torch backend allows."""
@@ -68,8 +80,12 @@ class StatefulStepAPI(StepAPI):
         x, y, sample_weight = unpack_x_y_sample_weight(data)
         self._ready_for_step(x, y, True)
         try:
-            y_pred = self._stateful_forward(x, True)
-            loss = self._stateful_loss(x, y, y_pred, sample_weight, True)
+            forward_and_loss = self.__dict__.get("_train_capture") or self._forward_and_loss
+            y_pred, masks, loss, per_output = forward_and_loss(data)
+            self.__dict__["_step_output_masks"] = (y_pred, masks)
+            # The trackers read the loss; their update is not what is differentiated.
+            with backend.execution.no_grad():
+                self._update_loss_trackers(loss, per_output, _batch_size(x))
             trainable = self._state_variables()[0]
             optimizer = self.optimizer
             if trainable and optimizer is not None:

@@ -158,6 +158,12 @@ def program(fn, name: str, **kwargs) -> Program:
     return Program(fn, name, **kwargs)
 
 
+def captured(fn, name: str, variables_for):
+    """`fn` itself: a JAX step is traced and compiled whole, so nothing inside it is
+    captured on its own (torch captures a stateful step's forward pass)."""
+    return fn
+
+
 @contextlib.contextmanager
 def profile_trace(log_dir):
     """Run `jax.profiler` over the block; its trace lands in `log_dir/plugins/profile/<run>/`.

@@ -117,13 +117,17 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     output = convert_to_tensor(output)
     target = convert_to_tensor(target)
     if from_logits and _fused_crossentropy_applies(target, output, axis):
+        # torch's fused kernel (log-softmax and pick in one node, for the forward and
+        # the backward pass). It rejects labels outside [0, classes), which get a loss
+        # of 0 here as on JAX: they are replaced by -100, the kernel's ignored index
+        # (a loss of 0 and no gradient), without reading the labels' values in Python.
         labels = target.long()
-        low, high = torch.aminmax(labels)  # on CPU: no device sync to pay for
-        if int(low) >= 0 and int(high) < output.shape[1]:
-            # Every label in range: torch's fused kernel (log-softmax and pick in one
-            # node, for the forward and the backward pass). Out-of-range labels take the
-            # general path below, which gives them a loss of 0.
-            return torch.nn.functional.cross_entropy(output, labels, reduction="none")
+        classes = output.shape[1]
+        valid = (labels >= 0) & (labels < classes)
+        labels = torch.where(valid, labels, -100)
+        return torch.nn.functional.cross_entropy(
+            output, labels, reduction="none", ignore_index=-100
+        )
     if from_logits:
         log_probs = torch.log_softmax(output, dim=axis)
     else:

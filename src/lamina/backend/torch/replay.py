@@ -1,15 +1,20 @@
-"""predict's step on torch, captured once per input signature and replayed.
+"""predict's step on torch (and the train step's forward pass and loss), captured once
+per input signature and replayed.
 
 JAX traces a step once per signature and runs the compiled program after; torch runs
 each call eagerly, through every layer's Python. For a read-only step (predict's),
 `Replay` records the aten operations one eager call dispatches into an FX graph and
 runs that graph on later calls with the same signature. Nothing is compiled: the
 kernels are the eager step's, so the outputs are bitwise the same, without the layers'
-Python around them. `Program(replay=...)` (`execution.py`) uses it.
+Python around them. `Program(replay=...)` (`execution.py`) uses it, and so does
+`captured(...)`, for a stateful train step's forward pass and loss: replayed under
+autograd, the same operations on the variables' own tensors record the same backward
+graph.
 """
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import threading
 
@@ -179,9 +184,12 @@ class Replay:
     rebuilt), 32 at most.
     """
 
-    def __init__(self, variables_for, name: str):
+    def __init__(self, variables_for, name: str, differentiable: bool = False):
         self._variables_for = variables_for
         self.name = name
+        # A forward pass that a train step differentiates (`Captured`): captured under
+        # autograd, whatever mode is on; a refused capture is run again eagerly.
+        self.differentiable = bool(differentiable)
         self.off: str | None = None
         self._graphs: dict = {}
         self._variables: list | None = None
@@ -288,7 +296,10 @@ class Replay:
         data = leaves[0] if spec is None else _pytree.tree_unflatten(leaves, spec)
         tape = _Tape(graph, known)
         with (
-            strict_trace(self.name),
+            # A differentiated step is not strict: a variable read outside `variables`
+            # is a tensor the tape does not know, which refuses the capture, and the
+            # step then runs eagerly as it would have.
+            contextlib.nullcontext() if self.differentiable else strict_trace(self.name),
             StatelessScope(zip(variables, values, strict=True), collect_losses=True) as scope,
             _HostReads() as host,
             tape,
@@ -317,6 +328,12 @@ class Replay:
                 nodes.append(found[1])
         if refused is not None:
             self.off = f"the step {refused}"
+            if self.differentiable:
+                # The captured run kept its assignments and added losses in the scope,
+                # and its loss lacks the latter: run the step again, eagerly, as if
+                # nothing had been captured (lamina's own layers and losses, the only
+                # ones captured, do nothing else a second run would repeat).
+                return fn(state, data)
             for variable, value in scope.updates:
                 variable.assign(value)  # what the eager step would have done
             return out
