@@ -83,7 +83,7 @@ class Mean(Metric):
         if isinstance(sample_weight, (int, float)) and len(ops.shape(values)) == 0:
             # A batch's scalar loss weighted by its size (the loss tracker of every
             # training step): the general path's reshaping and broadcasting change nothing.
-            self.total.assign_add(ops.cast(values, self.dtype) * float(sample_weight))
+            self.total._add_scaled(ops.cast(values, self.dtype), float(sample_weight))
             self.count.assign_add(float(sample_weight))
             return
         values, sample_weight = reduce_to_samplewise_values(values, sample_weight, self.dtype)

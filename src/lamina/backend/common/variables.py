@@ -584,6 +584,18 @@ class Variable:
             return self
         return self.assign(self.value + delta if sign > 0 else self.value - delta)
 
+    def _add_scaled(self, value, scale: float):
+        """`assign_add(value * scale)` for a float variable, with one in-place kernel where
+        the engine has one (a loss tracker's total, weighted by the batch size)."""
+        delta = self._convert(_unwrap(value), self._dtype)
+        if (
+            "float" in self._dtype
+            and self._plain_write(tuple(delta.shape))
+            and self._add_in_place(delta, float(scale))
+        ):
+            return self
+        return self.assign_add(delta * scale)
+
     def _plain_write(self, shape: tuple) -> bool:
         """Whether a write would go straight to the storage: no scope, trace, pending
         write-back or placement to go through, and a delta of the variable's exact shape
@@ -597,10 +609,11 @@ class Variable:
             and (shape == () or shape == self._shape)
         )
 
-    def _add_in_place(self, delta, sign: int) -> bool:
+    def _add_in_place(self, delta, sign) -> bool:
         """Engine hook: add `sign * delta` (a tensor of the variable's dtype, or a Python
-        number) to the storage in place and return True, or return False (the default)
-        to write a new value through `assign`."""
+        number; `sign` is 1, -1, or a float scale for a float variable) to the storage in
+        place and return True, or return False (the default) to write a new value
+        through `assign`."""
         return False
 
     def __repr__(self) -> str:

@@ -192,7 +192,7 @@ class Variable(_BaseVariable):
             with torch.no_grad():
                 param.copy_(value)
 
-    def _add_in_place(self, delta, sign: int) -> bool:
+    def _add_in_place(self, delta, sign) -> bool:
         # Counters and metric totals: one in-place kernel instead of an add and a copy.
         param = self.__dict__.get("_param")
         if param is None or param.is_meta:
@@ -202,12 +202,13 @@ class Variable(_BaseVariable):
                 isinstance(delta, float) and not (param.is_floating_point() or param.is_complex())
             ):
                 return False  # the general path converts the number to the dtype first
-            with torch.no_grad():
-                param.add_(delta * sign)
-            return True
-        if delta.is_meta or delta.device != param.device:
+            delta, sign = delta * sign, 1
+        elif delta.is_meta or delta.device != param.device:
             return False
-        with torch.no_grad():
+        if torch.is_grad_enabled():  # (a train step updates its trackers with it off)
+            with torch.no_grad():
+                param.add_(delta, alpha=sign)
+        else:
             param.add_(delta, alpha=sign)
         return True
 
