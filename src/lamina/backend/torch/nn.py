@@ -122,9 +122,9 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
         # of 0 here as on JAX: they are replaced by -100, the kernel's ignored index
         # (a loss of 0 and no gradient), without reading the labels' values in Python.
         labels = target.long()
-        classes = output.shape[1]
-        valid = (labels >= 0) & (labels < classes)
-        labels = torch.where(valid, labels, -100)
+        # Out of range exactly where the label is not its own remainder (floor modulo:
+        # negative labels too), in two kernels rather than two comparisons and an `and`.
+        labels = labels.masked_fill(torch.remainder(labels, output.shape[1]) != labels, -100)
         return torch.nn.functional.cross_entropy(
             output, labels, reduction="none", ignore_index=-100
         )
@@ -144,6 +144,7 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
 def _fused_crossentropy_applies(target, output, axis) -> bool:
     return (
         output.ndim == 2
+        and output.shape[1] > 0
         and target.ndim == 1
         and axis in (-1, 1)
         and output.device.type == "cpu"

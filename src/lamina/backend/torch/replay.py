@@ -132,6 +132,18 @@ class _Refused(Exception):
     pass
 
 
+# The spec of data that is a flat tuple of tensors (`Replay.run`).
+_FLAT = "flat tuple"
+
+
+def _unflatten(leaves, spec):
+    if spec is None:
+        return leaves[0]
+    if spec is _FLAT:
+        return tuple(leaves)
+    return _pytree.tree_unflatten(leaves, spec)
+
+
 # Tensor methods through which Python reads a tensor's value: a call that uses them may
 # compute what follows from the value on the host, which a replay would not repeat.
 _HOST_READS = {
@@ -217,6 +229,12 @@ class Replay:
             leaf = backend_core.convert_to_tensor(data)
             leaves, spec = [leaf], None
             key = (leaf.shape, leaf.dtype, leaf.device, version)
+        elif type(data) is tuple and data and all(type(leaf) is torch.Tensor for leaf in data):
+            # A train step's `(x, y)` or `(x, y, sample_weight)`: a flat tuple of tensors,
+            # keyed without walking a tree (a tree spec hashes slowly); `_FLAT` stands
+            # for its spec.
+            leaves, spec = list(data), _FLAT
+            key = (_FLAT, *((leaf.shape, leaf.dtype, leaf.device) for leaf in leaves), version)
         else:
             flat, spec = _pytree.tree_flatten(data)
             if not flat or not all(type(leaf) in _REPLAY_INPUTS for leaf in flat):
@@ -289,11 +307,9 @@ class Replay:
                 # Two inputs holding one tensor (tied values, data that is a weight):
                 # the graph could not tell them apart once they part.
                 self.off = "two of its inputs hold the same tensor"
-                return fn(
-                    state, leaves[0] if spec is None else _pytree.tree_unflatten(leaves, spec)
-                )
+                return fn(state, _unflatten(leaves, spec))
             known[id(tensor)] = (tensor, graph.placeholder(f"input_{i}"))
-        data = leaves[0] if spec is None else _pytree.tree_unflatten(leaves, spec)
+        data = _unflatten(leaves, spec)
         tape = _Tape(graph, known)
         with (
             # A differentiated step is not strict: a variable read outside `variables`
