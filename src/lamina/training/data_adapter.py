@@ -226,7 +226,11 @@ def _on_accelerator() -> bool:
 
 
 def take(struct, idx):
-    return tree.map_structure(lambda a: a[idx], struct) if struct is not None else None
+    if struct is None:
+        return None
+    if type(struct) is np.ndarray:  # the common batch: no tree to walk
+        return struct[idx]
+    return tree.map_structure(lambda a: a[idx], struct)
 
 
 class ArrayBatches:

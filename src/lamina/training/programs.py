@@ -45,6 +45,9 @@ def _program(model, fn, what, **kwargs):
 def _tensors(data):
     if type(data) is np.ndarray or backend.is_tensor(data):
         return backend.convert_to_tensor(data)  # a predict batch of one array: no tree walk
+    if type(data) is tuple and all(type(a) is np.ndarray or a is None for a in data):
+        # A train step's `(x, y[, sample_weight])` of arrays: no tree walk either.
+        return tuple(None if a is None else backend.convert_to_tensor(a) for a in data)
     return tree.map_structure(lambda a: None if a is None else backend.convert_to_tensor(a), data)
 
 
