@@ -206,3 +206,32 @@ def test_a_model_recompiled_with_another_loss_trains_on_the_new_one():
     assert captured == eager
     for a, b in zip(models[0].get_weights(), models[1].get_weights(), strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_step_called_by_hand_after_recompiling_runs_the_new_loss():
+    models = _pair(_mlp, optimizer="sgd", loss="mse")
+    _fit_both(models, X, Y_REAL)  # the default model captured its MSE step
+    for model in models:
+        model.compile(optimizer="sgd", loss="mae", run_eagerly=model is models[1])
+    data = (ops.convert_to_tensor(X[:8]), ops.convert_to_tensor(Y_REAL[:8]))
+    for _ in range(3):
+        logs = [model.train_step(data) for model in models]
+        assert float(logs[0]["loss"]) == float(logs[1]["loss"])
+    for a, b in zip(models[0].get_weights(), models[1].get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_deep_copy_captures_its_own_step():
+    import copy
+
+    lamina.utils.set_random_seed(0)
+    model = _mlp()
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(X, Y_REAL, batch_size=8, epochs=1, verbose=0)
+    clone = copy.deepcopy(model)
+    assert _capture(clone) is None
+    clone.fit(X, Y_REAL, batch_size=8, epochs=1, shuffle=False, verbose=0)
+    assert _capture(clone) is not _capture(model) and _capture(clone).graph_count == 1
+    model.fit(X, Y_REAL, batch_size=8, epochs=1, shuffle=False, verbose=0)
+    for a, b in zip(model.get_weights(), clone.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)  # each trained its own weights, the same way

@@ -83,6 +83,7 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
             "_trainable_cache",
             "_thread_locks",
             "_fit_thread",
+            "_train_capture",
         }
     )
 
@@ -95,6 +96,8 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
         return new
 
     def _reset_functions(self):
+        # A step captured for the old compile settings (torch) must not outlive them.
+        self.__dict__.pop("_train_capture", None)
         self.train_function = None
         self.test_function = None
         self.predict_function = None

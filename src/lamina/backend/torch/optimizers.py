@@ -29,7 +29,7 @@ def fused_apply(kind, variables, grads, slots, learning_rate, step, hyper):
     params = _values(variables)
     if any(p.is_meta for p in params):
         return False
-    grads = [g.detach() for g in grads]
+    grads = [g.detach() if g.requires_grad else g for g in grads]  # (an alias per detach)
     lr = _float(learning_rate)
     with torch.no_grad():
         if kind == "sgd":
