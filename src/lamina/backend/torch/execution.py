@@ -278,8 +278,9 @@ class Captured:
     replayed operations run on the variables' own tensors, so autograd records the same
     nodes the eager pass would and `loss.backward()` (or `gradients`) gives the same
     gradients, bitwise on the CPU, without the layers' and the loss's Python around the
-    kernels (a 784-32-32-10 MLP's forward pass and loss: ~160 us eager, ~110 us
-    replayed). `variables_for()` names the variables `fn` reads, or None when `fn` may
+    kernels (a 784-32-32-10 MLP's forward pass and sparse cross-entropy on a batch of
+    32: ~160 us eager, ~95 us replayed, ~75 us for plain torch's `nn.Sequential` and
+    `CrossEntropyLoss`). `variables_for()` names the variables `fn` reads, or None when `fn` may
     do more than compute tensors: then, and once a capture is refused (random numbers,
     an assignment, an added loss, a value read in Python; `off` says which), `fn` runs
     eagerly. `graph_count` says how many graphs are held.

@@ -199,8 +199,9 @@ class Replay:
     def __init__(self, variables_for, name: str, differentiable: bool = False):
         self._variables_for = variables_for
         self.name = name
-        # A forward pass that a train step differentiates (`Captured`): captured under
-        # autograd, whatever mode is on; a refused capture is run again eagerly.
+        # A forward pass that a train step differentiates (`Captured`): captured and
+        # replayed with autograd recording (the train step's mode); not strict; a refused
+        # capture is run again eagerly.
         self.differentiable = bool(differentiable)
         self.off: str | None = None
         self._graphs: dict = {}
