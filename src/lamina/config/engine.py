@@ -51,7 +51,8 @@ def set_backend(backend: str) -> None:
     for module in [key for key in sys.modules if key == "lamina" or key.startswith("lamina.")]:
         del sys.modules[module]
     # The fresh package, on the new engine (Keras's `set_backend` re-imports keras too).
-    # `lamina.config` is the top floor of the layers contract, so this import goes down.
+    # `lamina.config` is the top floor of the import layers: nothing `lamina` imports
+    # sits above it.
     import lamina  # noqa: F401
 
 
