@@ -944,6 +944,17 @@ COMMON: dict[str, dict[str, Declaration]] = {
             Record the distribution in use (`None`: one device).
         """
     ),
+    "common.classic": declare(
+        """
+        register_classic_api(namespace)
+            Make the classic API's names reachable as `lamina.backend.<name>`
+            (`lamina.legacy` registers itself when `lamina` is imported).
+        classic_api()
+            The registered classic namespace, or `None` before the registration.
+        NOT_REGISTERED
+            Why a classic name is missing when nothing registered the classic API.
+        """
+    ),
     "common.dtypes": declare(
         """
         result_type(*dtypes)

@@ -2,7 +2,7 @@
 
 Beside Keras's names, lamina's own debugging switch: `enable_input_checks()` (NaN and
 infinity in the data given to `fit`, `evaluate` and `predict`; see
-`lamina.config.debugging`).
+`lamina.common.debugging`).
 """
 
 from lamina.backend.config import (
@@ -14,12 +14,7 @@ from lamina.backend.config import (
     set_floatx,
     set_image_data_format,
 )
-from lamina.config.attention import (
-    disable_flash_attention,
-    enable_flash_attention,
-    is_flash_attention_enabled,
-)
-from lamina.config.debugging import (
+from lamina.common.debugging import (
     disable_input_checks,
     enable_input_checks,
     is_input_checks_enabled,
@@ -28,19 +23,24 @@ from lamina.config.debugging import (
     set_max_epochs,
     set_max_steps_per_epoch,
 )
-from lamina.config.engine import is_nnx_enabled, set_backend
-from lamina.dtype_policies.dtype_policy import dtype_policy, set_dtype_policy
-from lamina.layers.core import enable_unsafe_deserialization
-from lamina.utils.io_utils import (
+from lamina.common.flash_attention import (
+    disable_flash_attention,
+    enable_flash_attention,
+    is_flash_attention_enabled,
+)
+from lamina.common.io_utils import (
     disable_interactive_logging,
     enable_interactive_logging,
     is_interactive_logging_enabled,
 )
-from lamina.utils.traceback_utils import (
+from lamina.common.traceback_utils import (
     disable_traceback_filtering,
     enable_traceback_filtering,
     is_traceback_filtering_enabled,
 )
+from lamina.config.engine import is_nnx_enabled, set_backend
+from lamina.dtype_policies.dtype_policy import dtype_policy, set_dtype_policy
+from lamina.layers.core import enable_unsafe_deserialization
 
 __all__ = [
     "backend",

@@ -17,13 +17,13 @@ from lamina import (
     tree,
 )
 from lamina.backend.common.variables import Variable
+from lamina.common import serialization
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer, _shapes_to_specs, _tuplify
 from lamina.layers.lora import LoRAMixin, lora_weight_property
 from lamina.layers.quantization import QuantizableMixin, int8_contract
 from lamina.ops import random as ops_random
-from lamina.utils import serialization
 
 _UNSAFE = {"enabled": False}
 

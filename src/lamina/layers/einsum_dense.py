@@ -7,12 +7,12 @@ import re
 import string
 
 from lamina import activations, constraints, initializers, ops, quantizers, regularizers
+from lamina.common import serialization
 from lamina.initializers.random_initializers import VarianceScaling
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
 from lamina.layers.lora import NO_QUANTIZATION, LoRAMixin, lora_weight_property
 from lamina.layers.quantization import QuantizableMixin, int8_contract
-from lamina.utils import serialization
 
 _EQUATION_FORMS = (
     "Equations must be one of 'X,Y->Z', '...X,Y->...Z' or 'X...,Y->Z...', where X, Y and "

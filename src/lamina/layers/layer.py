@@ -22,6 +22,8 @@ from lamina.backend.common.variables import (
     bump_structure_version,
     current_stateless_scope,
 )
+from lamina.common import serialization
+from lamina.common.traceback_utils import filter_traceback
 from lamina.dtype_policies import autocast as _autocast
 from lamina.dtype_policies.dtype_policy import config_value as _policy_config
 from lamina.dtype_policies.dtype_policy import is_mixed as _is_mixed
@@ -40,8 +42,6 @@ from lamina.layers.keras_methods import KerasLayerMethods
 from lamina.layers.quantization import QuantizationMethods
 from lamina.layers.remat import current_remat_mode, rematerialized_call
 from lamina.ops import random as ops_random
-from lamina.utils import serialization
-from lamina.utils.traceback_utils import filter_traceback
 
 # Attributes that hold bookkeeping, not children to track.
 _UNTRACKED = frozenset(

@@ -21,6 +21,8 @@ from lamina.backend import execution as backend_execution
 from lamina.backend.common import variables as backend_variables
 from lamina.backend.common.global_state import unique_name
 from lamina.backend.common.variables import StatelessScope, in_stateless_scope
+from lamina.common import serialization
+from lamina.common.traceback_utils import filter_traceback, unfiltered_traceback
 from lamina.graph.function import Function, _is_input_tensor, clone_graph_nodes
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
@@ -41,8 +43,6 @@ from lamina.models.host_part import HostPrepared, host_plan
 from lamina.ops.core import _SpecifiedOperation
 from lamina.training import concurrency, data_adapter
 from lamina.training.trainer import Trainer
-from lamina.utils import serialization
-from lamina.utils.traceback_utils import filter_traceback, unfiltered_traceback
 
 
 def _input_standing_for(tensor):

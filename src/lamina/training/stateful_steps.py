@@ -17,9 +17,9 @@ the model, so an override is what runs (see `programs.py`).
 from __future__ import annotations
 
 from lamina import backend
+from lamina.common.data_utils import unpack_x_y_sample_weight
 from lamina.layers.layer import Layer
 from lamina.training.steps import StepAPI, _batch_size
-from lamina.utils.data_utils import unpack_x_y_sample_weight
 
 
 class StatefulStepAPI(StepAPI):

@@ -29,6 +29,7 @@ from lamina import metrics as metrics_module
 from lamina import optimizers as optimizers_module
 from lamina.backend.common.global_state import current_distribution
 from lamina.backend.common.variables import structure_version
+from lamina.common.traceback_utils import filter_traceback
 from lamina.training import (
     compile_utils,
     concurrency,
@@ -43,7 +44,6 @@ from lamina.training.compile_utils import CompileLoss, CompileMetrics, flatten_o
 from lamina.training.generator_methods import GeneratorMethods
 from lamina.training.stateful_steps import batch_logs_skippable, step_api
 from lamina.training.structures import OutputStructures
-from lamina.utils.traceback_utils import filter_traceback
 
 # Writes of the state a predict step leaves (a stateful RNN's) from concurrent calls.
 _CARRY_LOCK = threading.Lock()

@@ -14,7 +14,7 @@ import pytest
 
 import lamina
 from lamina import Input, Model, layers
-from lamina.utils import traceback_utils
+from lamina.common import traceback_utils
 
 PACKAGE = os.path.dirname(os.path.abspath(lamina.__file__)) + os.sep
 FILTER = os.path.abspath(traceback_utils.__file__)

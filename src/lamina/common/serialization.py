@@ -305,7 +305,7 @@ def build_budget(max_bytes=None, what="Building a model from a config", advice=N
         max_bytes = MAX_CONFIG_BUILD_BYTES
         advice = (
             "If the model really is this large, raise "
-            "`lamina.utils.serialization.MAX_CONFIG_BUILD_BYTES`, or build it in code and "
+            "`lamina.common.serialization.MAX_CONFIG_BUILD_BYTES`, or build it in code and "
             "load its weights with `load_weights`."
         )
     return AllocationBudget(max_bytes, what, advice or "")

@@ -1,5 +1,8 @@
 """Switches for debugging runs: caps on `fit`'s epochs and steps, and input checks.
 
+Users set them through `lamina.config` (`lamina.config.set_max_epochs`, ...); `fit`,
+`evaluate` and `predict` read them here.
+
 The caps are Keras 3's: `set_max_epochs(n)` makes every `fit` run at most `n` epochs,
 `set_max_steps_per_epoch(n)` makes every epoch of `fit` (and every `evaluate` and
 `predict` pass) take at most `n` batches, each with a warning when it shortens a run.

@@ -37,7 +37,7 @@ _STATE = {"enabled": True}
 def enable_traceback_filtering() -> None:
     """Filter lamina's internal frames out of tracebacks (the default).
 
-    See `lamina.utils.traceback_utils` for what is filtered and how to read the full
+    See `lamina.common.traceback_utils` for what is filtered and how to read the full
     traceback of one exception.
 
     >>> enable_traceback_filtering()

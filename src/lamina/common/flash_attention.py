@@ -1,4 +1,5 @@
-"""The global flash-attention switch, as in `keras.config`.
+"""The global flash-attention switch, as in `keras.config` (public as
+`lamina.config.enable_flash_attention` and its siblings; attention layers read it here).
 
 Keras keeps one process-wide setting that attention layers read when their own
 `flash_attention` argument is `None`. It has two states that users can set: `None`

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lamina.utils import serialization
+from lamina.common import serialization
 
 
 def get_custom_objects() -> dict:

@@ -1,4 +1,8 @@
-"""PyDataset: a dataset that produces batches by index, as Keras's `PyDataset` does."""
+"""PyDataset: a dataset that produces batches by index, as Keras's `PyDataset` does.
+
+Public as `lamina.utils.PyDataset` (and Keras's older name, `lamina.utils.Sequence`); it
+lives on this low floor because layers (a lookup layer's `adapt`) and `fit` read it.
+"""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ import pytest
 
 import lamina
 from lamina import callbacks
-from lamina.utils import io_utils
+from lamina.common import io_utils
 
 NAMES = [
     "disable_interactive_logging",
