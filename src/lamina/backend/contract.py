@@ -821,6 +821,18 @@ EXPORT = declare(
     """
 )
 
+# Keeping compiled programs between runs (`backend/common/compilation_cache.py`) ---------
+COMPILATION = declare(
+    """
+    use_cache(folder, default=False)
+        Keep the engine's compiled programs in `folder` from now on (`None`: keep none);
+        `default` marks lamina's own choice at import, which a folder the user gave the
+        engine directly overrides.
+    cache_folder()
+        The folder the engine keeps compiled programs in, or `None`.
+    """
+)
+
 ENGINE: dict[str, dict[str, Declaration]] = {
     "core": CORE,
     "numpy": NUMPY,
@@ -834,6 +846,7 @@ ENGINE: dict[str, dict[str, Declaration]] = {
     "optimizers": OPTIMIZERS,
     "distribution": DISTRIBUTION,
     "export": EXPORT,
+    "compilation": COMPILATION,
 }
 
 
@@ -953,6 +966,22 @@ COMMON: dict[str, dict[str, Declaration]] = {
             The registered classic namespace, or `None` before the registration.
         NOT_REGISTERED
             Why a classic name is missing when nothing registered the classic API.
+        """
+    ),
+    "common.compilation_cache": declare(
+        """
+        ENV
+            The environment variable that places or turns off the cache.
+        default_folder()
+            `$LAMINA_HOME/compilation_cache`, else `~/.lamina/compilation_cache`.
+        configure(engine)
+            Set the cache up from the environment for `engine` (once, at import).
+        enable(folder=None)
+            Keep compiled programs in `folder` from now on; the folder in use, or `None`.
+        disable()
+            Stop keeping compiled programs on disk.
+        folder()
+            The folder compiled programs are kept in, or `None` when the cache is off.
         """
     ),
     "common.dtypes": declare(
