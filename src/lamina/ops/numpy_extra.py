@@ -12,10 +12,10 @@ compositions of contract ops, so each runs and differentiates on every engine.
 
 from __future__ import annotations
 
+import inspect
 import math
 
 from lamina import backend
-from lamina.ops import docs as op_docs
 from lamina.ops import numpy as lnp
 from lamina.ops.core import _tensor_dtype as dtype
 from lamina.ops.core import cast, composite, convert_to_tensor, declared_op, shape
@@ -27,38 +27,88 @@ def _float(x):
 
 
 def _alias(module, name, alias, doc):
-    """`module.name` under NumPy's other name `alias`, documented.
-
-    The docstring is the entry `lamina.ops.docs` holds for `alias` itself; without one,
-    `doc` as the summary line over the rest of the full docstring of `name` (the alias
-    takes the same arguments); without that either, just `doc`.
-    """
+    """`module.name` under NumPy's other name `alias`, with its own docstring `doc`."""
     op = declared_op(module, name)
     op.__name__ = op.__qualname__ = alias
-    own, full = op_docs.lookup(module, alias), op_docs.lookup(module, name)
-    if own is not None:
-        op.__doc__ = own
-    else:
-        op.__doc__ = doc if full is None else "\n".join([doc, *full.splitlines()[1:]])
+    op.__doc__ = inspect.cleandoc(doc)
     return op
 
 
 bitwise_not = _alias(
-    "numpy", "bitwise_invert", "bitwise_not", "Elementwise bitwise NOT (alias of `bitwise_invert`)."
+    "numpy",
+    "bitwise_invert",
+    "bitwise_not",
+    """Elementwise bitwise NOT (alias of `bitwise_invert`).
+
+    Args:
+        x: Integer or bool tensor.
+
+    Returns:
+        `~x`, same dtype as `x` (for signed integers, `-x - 1`).
+
+    Example:
+
+    >>> ops.convert_to_numpy(ops.bitwise_not(np.array([0, 5], "int32"))).tolist()
+    [-1, -6]
+    """,
 )
 left_shift = _alias(
     "numpy",
     "bitwise_left_shift",
     "left_shift",
-    "Elementwise `x << y` (alias of `bitwise_left_shift`).",
+    """Elementwise `x << y` (alias of `bitwise_left_shift`).
+
+    Args:
+        x: Integer tensor to shift.
+        y: Number of bits to shift by (non-negative), broadcastable with `x`.
+
+    Returns:
+        `x` shifted left by `y` bits, in the promoted integer dtype.
+
+    Example:
+
+    >>> ops.convert_to_numpy(ops.left_shift(np.array([1, 3]), 2)).tolist()
+    [4, 12]
+    """,
 )
 right_shift = _alias(
     "numpy",
     "bitwise_right_shift",
     "right_shift",
-    "Elementwise `x >> y` (alias of `bitwise_right_shift`).",
+    """Elementwise `x >> y` (alias of `bitwise_right_shift`).
+
+    Args:
+        x: Integer tensor to shift.
+        y: Number of bits to shift by (non-negative), broadcastable with `x`.
+
+    Returns:
+        `x` shifted right by `y` bits (sign-extending for signed integers), in the
+        promoted integer dtype.
+
+    Example:
+
+    >>> ops.convert_to_numpy(ops.right_shift(np.array([8, 5]), 1)).tolist()
+    [4, 2]
+    """,
 )
-conjugate = _alias("numpy", "conj", "conjugate", "The complex conjugate of `x` (alias of `conj`).")
+conjugate = _alias(
+    "numpy",
+    "conj",
+    "conjugate",
+    """The complex conjugate of `x` (alias of `conj`).
+
+    Args:
+        x: Input tensor; a real tensor is returned unchanged.
+
+    Returns:
+        A tensor with the sign of each imaginary part flipped, same shape as `x`.
+
+    Example:
+
+    >>> ops.convert_to_numpy(ops.conjugate(np.array([1 + 2j]))).tolist()
+    [(1-2j)]
+    """,
+)
 
 
 @composite
