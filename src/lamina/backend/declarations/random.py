@@ -1,8 +1,8 @@
 """Random sampling from explicit seeds, engine module `random`.
 
 Each entry is the signature an engine provides and what it does (see
-`lamina.backend.declarations`); `lamina.ops.random` wraps these with seed handling and its own
-documentation.
+`lamina.backend.declarations`); `lamina.ops.random` wraps these with seed handling and
+documentation of its own.
 """
 
 from lamina.backend.declarations import declare

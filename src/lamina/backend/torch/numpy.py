@@ -31,23 +31,17 @@ import operator
 import numpy as np
 import torch
 
-from lamina.backend.torch.numpy_arguments import (  # noqa: F401 (`_pair`: tests use it)
+from lamina.backend.torch.numpy_arguments import (
     _BOUND,
     _INT32,
-    _UINT32,
     _WEAK,
     _as_float,
-    _axis_tuple,
     _common,
-    _dtype,
-    _float,
     _floating,
     _kind,
     _pair,
     _pair_tensors,
     _promote,
-    _promote_all,
-    _shape,
     _t,
     _Tensor,
 )
