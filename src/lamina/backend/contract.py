@@ -701,6 +701,15 @@ EXECUTION = declare(
         names the variables it reads (None: eagerly); ignored where steps compile whole.
     program(fn, name, **kwargs)
         Make the `Program` that runs the step `fn` (see `Program`'s arguments).
+    step_programs(model, kind, replay=None)
+        The `Program`s `fit` (`kind="train"`), `evaluate` ("test") or `predict`
+        ("predict") run, by form: "one" batch, "many" (`steps_per_execution` batches
+        stacked on axis 0) and, for training data resident on the device, "one_from",
+        "many_from", "one_at", "many_at". They call the model's public step of `kind`
+        (`model.train_step`, ...) at each trace: pure steps scanned and compiled with the
+        state donated (JAX), or stateful steps looped on the live variables (torch, whose
+        programs are `live`). `replay` names the variables the model's predict step reads
+        when an eager engine may capture and replay it (None: it runs eagerly).
     captured(fn, name, variables_for)
         On an eager engine, `fn(data)` (a stateful train step's forward pass and loss) run
         from a graph of its operations captured once per input signature, under autograd,

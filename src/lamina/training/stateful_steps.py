@@ -58,6 +58,21 @@ class StatefulStepAPI(StepAPI):
         per_output = last[1] if last is not None and last[0] is y_pred else []
         return y_pred, self.__dict__["_step_output_masks"][1], loss, per_output
 
+    def _prepare_train_programs(self) -> None:
+        """Capture the default step's forward pass and loss per input signature (for
+        the programs `fit` is about to make), unless the step runs eagerly or its call
+        is compiled with `torch.compile`."""
+        from lamina.training.programs import _capture_variables
+
+        if not self.run_eagerly and getattr(self, "jit_compile", None) is not True:
+            self.__dict__["_train_capture"] = backend.execution.captured(
+                self._forward_and_loss,
+                f"forward pass and loss of model {self.name!r}",
+                _capture_variables(self),
+            )
+        else:
+            self.__dict__.pop("_train_capture", None)
+
     def _ready_for_step(self, x, y, training) -> None:
         """Build what `fit` would have built (output structure, metrics, optimizer) when
         a step is called directly, as Keras's torch backend allows."""

@@ -311,6 +311,9 @@ class StepAPI:
                 variable.assign(value)
 
     # The steps -----------------------------------------------------------------------
+    def _prepare_train_programs(self) -> None:
+        """Nothing to prepare: the pure step is traced and compiled whole."""
+
     def train_step(self, state, data):
         """One training step as a pure function: returns `(logs, new_state)`.
 
