@@ -701,6 +701,10 @@ EXECUTION = declare(
         names the variables it reads (None: eagerly); ignored where steps compile whole.
     program(fn, name, **kwargs)
         Make the `Program` that runs the step `fn` (see `Program`'s arguments).
+    step_form(pure, live)
+        Of two ways to write a model's steps, the one this engine runs: `pure` (pure
+        functions of the state, compiled whole: `train_step(self, state, data)`, JAX) or
+        `live` (steps on the live variables: `train_step(self, data)`, torch).
     step_programs(model, kind, replay=None)
         The `Program`s `fit` (`kind="train"`), `evaluate` ("test") or `predict`
         ("predict") run, by form: "one" batch, "many" (`steps_per_execution` batches

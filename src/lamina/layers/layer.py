@@ -52,17 +52,8 @@ _UNTRACKED = frozenset(
         "_function",
         "input_spec",
         "_build_shapes",
-        "_call_entry",
-        "_graph_constants",
-        "_live_state",
-        "_step_output_masks",
-        "_last_per_output_losses",
-        "_losses_override",
+        "_runtime",  # a model's runtime record (`lamina.training.runtime`)
         "_own_node",
-        "_state_vars_cache",
-        "_layers_cache",
-        "_trainable_cache",
-        "_last_output_masks",
         "_remat_mode",
         "_remat_output_sizes",
     }

@@ -243,6 +243,4 @@ def quantize_model(model, mode=None, config=None, filters=None, **kwargs) -> Non
         for layer in model._flatten_layers():
             reset = getattr(layer, "_reset_functions", None)
             if reset is not None:
-                reset()
-                for cache in ("_call_entry", "_state_vars_cache"):
-                    layer.__dict__.pop(cache, None)
+                reset(structure=True)

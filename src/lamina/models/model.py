@@ -40,6 +40,7 @@ from lamina.models import functional_config, summary_utils
 from lamina.models.host_part import HostPrepared, host_plan
 from lamina.ops.core import _SpecifiedOperation
 from lamina.training import concurrency, data_adapter
+from lamina.training import runtime as training_runtime
 from lamina.training.trainer import Trainer
 from lamina.utils import serialization
 from lamina.utils.traceback_utils import filter_traceback, unfiltered_traceback
@@ -105,6 +106,9 @@ class Model(Trainer, Layer):
     >>> len(model._inbound_nodes)
     1
     """
+
+    # `model.stateful = value` sets it; None: ask the layers.
+    _stateful_override = None
 
     def __init__(self, *args, **kwargs):
         inputs = kwargs.pop("inputs", None)
@@ -233,14 +237,15 @@ class Model(Trainer, Layer):
     @property
     def stateful(self) -> bool:
         """True when some layer inside keeps state across batches (a stateful RNN)."""
-        override = self.__dict__.get("_stateful_override")
+        override = self._stateful_override
         if override is not None:
             return override
         # `predict` asks on every call: the layers that have a `stateful` attribute are
         # kept per structure version (the uncached walk cost ~0.15 ms per call, and an
         # attribute a layer lacks is slow to miss on a torch module).
         version = backend_variables.structure_version()
-        cached = self.__dict__.get("_stateful_holders")
+        record = self._runtime
+        cached = record.stateful_holders
         if cached is None or cached[0] != version:
             holders = [
                 layer
@@ -248,12 +253,12 @@ class Model(Trainer, Layer):
                 if layer is not self
                 and ("stateful" in layer.__dict__ or hasattr(type(layer), "stateful"))
             ]
-            cached = self.__dict__["_stateful_holders"] = (version, holders)
+            cached = record.stateful_holders = (version, holders)
         return any(layer.stateful is True for layer in cached[1])
 
     @stateful.setter
     def stateful(self, value) -> None:
-        self.__dict__["_stateful_override"] = bool(value)
+        self._stateful_override = bool(value)
 
     @property
     def uses_learning_phase(self) -> bool:
@@ -287,14 +292,14 @@ class Model(Trainer, Layer):
 
         The same dict on every read, as long as the graph is the same."""
         function = self._function
-        cached = self.__dict__.get("_layers_by_depth_cache")
+        record = self._runtime
+        cached = record.layers_by_depth
         if cached is None or cached[0] is not function:
             by_depth = {
                 d: [op for op in ops if isinstance(op, Layer)]
                 for d, ops in function.operations_by_depth.items()
             }
-            cached = (function, by_depth)
-            self.__dict__["_layers_by_depth_cache"] = cached
+            cached = record.layers_by_depth = (function, by_depth)
         return cached[1]
 
     # Classic Keras's private names for the two maps: programs written against the
@@ -366,7 +371,8 @@ class Model(Trainer, Layer):
         it trace it into a compiled program. Found once per graph (graphs are fixed).
         """
         function = self._function
-        cached = self.__dict__.get("_value_dependent_cache")
+        record = self._runtime
+        cached = record.value_dependent
         if cached is not None and cached[0] is function:
             return cached[1]
         found = []
@@ -376,7 +382,7 @@ class Model(Trainer, Layer):
                 found.extend(op._value_dependent_ops())
             elif _declares_own_spec(op) and not _abstractly_evaluable(node):
                 found.append((op, self))
-        self.__dict__["_value_dependent_cache"] = (function, found)
+        record.value_dependent = (function, found)
         return found
 
     def _explain_value_dependent(self, error) -> None:
@@ -421,9 +427,10 @@ class Model(Trainer, Layer):
             and len(outputs) == 1
             and not isinstance(outputs[0], KerasTensor)
         ):
-            last = self.__dict__.get("_last_output_masks")
+            record = self._runtime
+            last = record.last_output_masks
             if last is not None and last[0] is outputs:
-                self.__dict__["_last_output_masks"] = (outputs[0], last[1])
+                record.last_output_masks = (outputs[0], last[1])
             return outputs[0]
         if (
             type(outputs) is dict
@@ -435,12 +442,13 @@ class Model(Trainer, Layer):
             # JAX's trees (a compiled call, abstract evaluation) rebuild dicts in sorted-key
             # order; the outputs keep the order the model was built with, as in Keras.
             ordered = {key: outputs[key] for key in self._function._outputs_struct}
-            last = self.__dict__.get("_last_output_masks")
+            record = self._runtime
+            last = record.last_output_masks
             if last is not None and last[0] is outputs:
                 masks = last[1]
                 if type(masks) is dict:
                     masks = {key: masks.get(key) for key in ordered}
-                self.__dict__["_last_output_masks"] = (ordered, masks)
+                record.last_output_masks = (ordered, masks)
             return ordered
         return outputs
 
@@ -454,9 +462,10 @@ class Model(Trainer, Layer):
         `RetraceWarning` when it keeps retracing.
         """
         inputs = self._conform_inputs(inputs)
-        entry = self.__dict__.get("_call_entry")
+        record = self._runtime
+        entry = record.call_entry
         if entry is None:
-            entry = self.__dict__["_call_entry"] = self._compile_call(self.variables)
+            entry = record.call_entry = self._compile_call(self.variables)
         variables, program, assigned_vars, all_layers = entry
         # A predict's reader lock: a train step in another thread waits for this call,
         # which reads the weights of one complete step. A call that assigns variables
@@ -471,7 +480,7 @@ class Model(Trainer, Layer):
                 outputs, losses = self._run_call(program, variables, assigned_vars, inputs)
             finally:
                 lock.release_read(reader)
-        self.__dict__.pop("_last_output_masks", None)  # tracing values, not for later
+        record.last_output_masks = None  # tracing values, not for later
         for layer in all_layers:  # `_clear_losses` without walking the layers again
             if layer._losses:
                 layer._losses = []
@@ -483,7 +492,7 @@ class Model(Trainer, Layer):
     def _run_call(self, program, variables, assigned_vars, inputs):
         """Run the call program (the caller holds the weights lock); write back what it
         assigned. Returns `(outputs, losses)`."""
-        live = self.__dict__.get("_live_state")
+        live = self._runtime.live
         live = live.values if live is not None else None
         outputs, losses, assigned = program(self._call_values(variables, live), inputs)
         if live is not None:
@@ -499,7 +508,7 @@ class Model(Trainer, Layer):
         (`live`: those of its last complete step, perhaps in another thread)."""
         if live is None:
             return [v._value for v in variables]
-        trainable, non_trainable = self._state_variables()[:2]
+        trainable, non_trainable = training_runtime.state_variables(self)[:2]
         values = list(live[0]) + list(live[1])
         held = {id(v): x for v, x in zip(trainable + non_trainable, values)}
         return [held.get(id(v), v._value) for v in variables]
@@ -510,20 +519,20 @@ class Model(Trainer, Layer):
         # A built graph's layers are fixed; eager engines ask for them on every call
         # (losses collected and cleared), so the walk is kept per structure version.
         version = backend_variables.structure_version()
-        cached = self.__dict__.get("_layers_cache")
+        record = self._runtime
+        cached = record.layers
         if cached is None or cached[0] != version:
-            cached = (version, Layer._flatten_layers(self, True, True))
-            self.__dict__["_layers_cache"] = cached
+            cached = record.layers = (version, Layer._flatten_layers(self, True, True))
         return list(cached[1])
 
     def _regularization_losses(self) -> list:
         if self._function is None:
             return Layer._regularization_losses(self)
         version = backend_variables.structure_version()
-        cached = self.__dict__.get("_trainable_cache")
+        record = self._runtime
+        cached = record.trainable
         if cached is None or cached[0] != version:
-            cached = (version, list(self.trainable_weights))
-            self.__dict__["_trainable_cache"] = cached
+            cached = record.trainable = (version, list(self.trainable_weights))
         return [v.regularizer(v.value) for v in cached[1] if v.regularizer is not None]
 
     def _runtime_state(self) -> list:
@@ -531,14 +540,15 @@ class Model(Trainer, Layer):
         weights of any layer, but state every compiled program must be given."""
         if self._function is None:
             return []
-        cached = self.__dict__.get("_graph_constants")
+        record = self._runtime
+        cached = record.graph_constants
         if cached is None:
             found = {}
             for node in self._function.nodes:
                 for leaf in tree.flatten((node.call_args, node.call_kwargs)):
                     if isinstance(leaf, backend_variables.Variable):
                         found.setdefault(id(leaf), leaf)
-            cached = self.__dict__["_graph_constants"] = list(found.values())
+            cached = record.graph_constants = list(found.values())
         return list(cached)
 
     @property
@@ -547,7 +557,7 @@ class Model(Trainer, Layer):
         its `trace_count` says how often it was traced. It stays None for a graph holding
         an op whose output shape depends on the values (`ops.unique`): such a graph runs
         op by op on data, as Keras 3 runs `model(x)`."""
-        entry = self.__dict__.get("_call_entry")
+        entry = self._runtime.call_entry
         return entry[1] if entry is not None else None
 
     def _compile_call(self, variables):
@@ -586,12 +596,13 @@ class Model(Trainer, Layer):
         if masks is not None and any(m is not None for m in tree.flatten(masks)):
             # Kept for the graph running this model (see `_output_masks_of`), so that
             # it does not run the model a second time to compute the masks.
-            self.__dict__["_last_output_masks"] = (outputs, masks)
+            self._runtime.last_output_masks = (outputs, masks)
         return outputs
 
     def _output_masks_of(self, outputs):
         """`(True, masks)` if the last call returned `outputs` (else `(False, None)`)."""
-        last = self.__dict__.pop("_last_output_masks", None)
+        record = self._runtime
+        last, record.last_output_masks = record.last_output_masks, None
         if last is not None and last[0] is outputs:
             return True, last[1]
         return False, None
@@ -636,7 +647,7 @@ class Model(Trainer, Layer):
         if isinstance(inputs, HostPrepared):
             return inputs  # the engine part's inputs, made by `_prepare_host_inputs`
         if len(function.inputs) == 1 and not isinstance(inputs, (dict, list, tuple)):
-            passed = self.__dict__.get("_conformed")
+            passed = self._runtime.conformed
             if (
                 passed is not None
                 and passed[0] is function
@@ -669,17 +680,17 @@ class Model(Trainer, Layer):
             # Not a traced input (torch.export's fake tensors, of their own type, whose
             # sizes may be symbolic): comparing a later call's shape with it, or its
             # shape with a real one, would specialize the trace (a guard `batch != 3`).
-            self.__dict__["_conformed"] = (function, type(inputs), inputs.shape)
+            self._runtime.conformed = (function, type(inputs), inputs.shape)
         return out
 
     def _host_plan(self):
         """How the graph splits into a host part (layers such as TextVectorization, run
         in NumPy) and an engine part; None when everything runs on the engine."""
         function = self._function
-        cached = self.__dict__.get("_host_plan_cache")
+        record = self._runtime
+        cached = record.host_plan
         if cached is None or cached[0] is not function:
-            cached = (function, host_plan(function, self.name))
-            self.__dict__["_host_plan_cache"] = cached
+            cached = record.host_plan = (function, host_plan(function, self.name))
         return cached[1]
 
     def _prepare_host_inputs(self, inputs):

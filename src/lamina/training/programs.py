@@ -17,17 +17,16 @@ from __future__ import annotations
 from lamina import backend
 
 
-def _replay_variables(model):
+def replay_variables(model):
     """For the one-batch predict step of an eager engine: the function that says which
     variables the step reads, when the step may be captured once per input signature
     and replayed (`backend.execution.Program`'s `replay`), or None when it must run
     eagerly every time: an overridden `predict_step`, or a layer whose `call` is not
     lamina's own (a user's layer or model subclass, a `Lambda`) and may do more than
     compute tensors."""
-    from lamina.training.stateful_steps import StatefulStepAPI
 
     def variables():
-        if type(model).predict_step is not StatefulStepAPI.predict_step:
+        if type(model).predict_step is not model._step_form.predict_step:
             return None
         if not all(type(layer)._call_is_pure() for layer in model._flatten_layers()):
             return None
@@ -46,24 +45,18 @@ def _lamina_own(obj) -> bool:
     )
 
 
-def _capture_variables(model):
-    """For the stateful train step's forward pass and loss (`Model._forward_and_loss`):
-    the function that says which variables they read, when they may be captured once
-    per input signature and replayed (`backend.execution.captured`), or None when they
-    must run eagerly: an overridden `compute_loss` or `_forward_and_loss`, a layer whose
-    `call` is not lamina's own, or a loss or weight regularizer written elsewhere (any
-    of which may do more than compute tensors: read a Python value a callback changes,
-    count calls)."""
-    from lamina.training.stateful_steps import StatefulStepAPI
-    from lamina.training.steps import StepAPI
+def capture_variables(model):
+    """For the stateful train step's forward pass and loss
+    (`stateful_steps.forward_and_loss`): the function that says which variables they
+    read, when they may be captured once per input signature and replayed
+    (`backend.execution.captured`), or None when they must run eagerly: an overridden
+    `compute_loss`, a layer whose `call` is not lamina's own, or a loss or weight
+    regularizer written elsewhere (any of which may do more than compute tensors: read a
+    Python value a callback changes, count calls)."""
+    from lamina.training import steps
 
     def variables():
-        cls = type(model)
-        if (
-            cls.compute_loss is not StepAPI.compute_loss
-            or cls._forward_and_loss is not StatefulStepAPI._forward_and_loss
-            or {"compute_loss", "_forward_and_loss"} & model.__dict__.keys()
-        ):
+        if type(model).compute_loss is not steps.compute_loss or "compute_loss" in vars(model):
             return None
         layers = model._flatten_layers()
         if not all(type(layer)._call_is_pure() for layer in layers):
@@ -80,7 +73,7 @@ def _capture_variables(model):
 
 def train_programs(model) -> dict:
     """The train step in each form `fit` uses; the state (argument 0) is donated."""
-    model._prepare_train_programs()
+    model._step_form.prepare_train_programs(model)
     return backend.execution.step_programs(model, "train")
 
 
@@ -93,4 +86,4 @@ def test_programs(model) -> dict:
 def predict_programs(model) -> dict:
     """The predict step, one batch or a chunk (outputs stacked on a new axis 0); the
     non-trainable values it returns (an RNN's states, seed states) are written back."""
-    return backend.execution.step_programs(model, "predict", replay=_replay_variables(model))
+    return backend.execution.step_programs(model, "predict", replay=replay_variables(model))

@@ -159,6 +159,14 @@ def no_grad():
     return contextlib.nullcontext()
 
 
+def step_form(pure, live):
+    """Of the two ways a model's steps are written, the one this engine runs: `pure`.
+
+    Steps here are pure functions of the state, traced and compiled whole.
+    """
+    return pure
+
+
 def program(fn, name: str, **kwargs) -> Program:
     """Compile the pure step `fn` into a `Program` (see its arguments)."""
     return Program(fn, name, **kwargs)

@@ -268,6 +268,15 @@ def no_grad():
     return torch.no_grad()
 
 
+def step_form(pure, live):
+    """Of the two ways a model's steps are written, the one this engine runs: `live`.
+
+    Steps here run on the live variables: autograd records the loss they compute and
+    the optimizer updates the variables in place.
+    """
+    return live
+
+
 def program(fn, name: str, **kwargs) -> Program:
     """Make the `Program` that runs the step `fn` (see its arguments)."""
     return Program(fn, name, **kwargs)
