@@ -690,6 +690,10 @@ EXECUTION = declare(
     STATEFUL
         True where `fit` runs steps statefully (torch: `train_step(self, data)` updates
         the variables in place), False where steps are pure functions of the state (JAX).
+    JIT_BY_DEFAULT
+        True where `compile(jit_compile="auto")` runs the steps compiled (JAX: every step is
+        traced and compiled whole), False where they run eagerly unless `jit_compile=True`
+        asks for more (torch: `torch.compile`).
     Program(fn, name, donate_argnums=(), static_argnums=(), compiled=True, max_signatures=32, gradients=False, live=False, jit=None, replay=None)
         A step compiled once per input signature; `compiled=False` runs it as is;
         `gradients=True` for a step that differentiates (a taping engine records only then);
@@ -763,6 +767,9 @@ LAYER = declare(
 
 OPTIMIZERS = declare(
     """
+    FUSED
+        The `kind`s of update `fused_apply` applies (a frozenset: `"sgd"`, `"adam"` on
+        torch; empty on JAX, whose compiled steps fuse the generic update themselves).
     fused_apply(kind, variables, grads, slots, learning_rate, step, hyper)
         One optimizer step applied in place to the live `variables` with the engine's
         fused kernels (`kind` `"sgd"` or `"adam"`, `slots` the slot Variables of each

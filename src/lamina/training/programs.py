@@ -15,6 +15,7 @@ step is traced and compiled whole).
 from __future__ import annotations
 
 from lamina import backend
+from lamina.training import steps
 
 
 def replay_variables(model):
@@ -53,7 +54,6 @@ def capture_variables(model):
     `compute_loss`, a layer whose `call` is not lamina's own, or a loss or weight
     regularizer written elsewhere (any of which may do more than compute tensors: read a
     Python value a callback changes, count calls)."""
-    from lamina.training import steps
 
     def variables():
         if type(model).compute_loss is not steps.compute_loss or "compute_loss" in vars(model):

@@ -73,7 +73,7 @@ class Runtime:
         # (`batch_methods.lone`), or None.
         "lone_predict",
         # `(variables, program, assigned variables, layers)`: the compiled program
-        # behind `model(x)` (`Model._compiled_call`).
+        # behind `model(x)` (`models.calls.compiled_call`).
         "call_entry",
         # `(structure version, layers)`: `model._flatten_layers()` of a graph model.
         "layers",
@@ -88,7 +88,7 @@ class Runtime:
         # Variables the graph uses as operands of its ops (`Model._runtime_state`).
         "graph_constants",
         # `(graph function, input type, input shape)` of the last input `model(x)`
-        # checked (`Model._conform_inputs`).
+        # checked (`models.calls.conform_inputs`).
         "conformed",
     )
 

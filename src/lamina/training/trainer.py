@@ -78,8 +78,7 @@ class Trainer:
         self._metrics_built = False
         self.run_eagerly = False
         self.steps_per_execution = 1
-        # The record is made now, before any thread shares the model.
-        self._runtime.live = None
+        # (This makes the runtime record too, before any thread shares the model.)
         self._reset_functions()
 
     # Programs made from this model (closing over it): a copy must make its own, or

@@ -31,6 +31,9 @@ from lamina.backend.jax import numpy as jax_numpy
 # Steps are pure functions of the state: `train_step(self, state, data)`.
 STATEFUL = False
 
+# `jit_compile="auto"` compiles: every step is traced and compiled whole.
+JIT_BY_DEFAULT = True
+
 
 class Program:
     """A pure function `fn(*args)` compiled with XLA, traced once per input signature.

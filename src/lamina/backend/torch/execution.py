@@ -52,6 +52,9 @@ from lamina.backend.torch.replay import Replay
 # backend: trainable variables are autograd leaves, updated in place.
 STATEFUL = True
 
+# `jit_compile="auto"` runs steps eagerly; `jit_compile=True` asks for `torch.compile`.
+JIT_BY_DEFAULT = False
+
 
 class Program:
     """A step `fn(*args)` run eagerly; a new input signature counts as a trace.
