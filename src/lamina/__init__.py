@@ -34,6 +34,7 @@ try:
         export,
         initializers,
         layers,
+        legacy,  # registers the classic `K.*` names (K.function, ...) with lamina.backend
         losses,
         metrics,
         mixed_precision,
@@ -112,6 +113,7 @@ __all__ = [
     "export",
     "initializers",
     "layers",
+    "legacy",
     "losses",
     "metrics",
     "mixed_precision",

@@ -6,7 +6,7 @@ from scipy import special
 
 import lamina
 from lamina import activations, backend, ops
-from lamina.utils.serialization import register_keras_serializable
+from lamina.common.serialization import register_keras_serializable
 
 X = np.linspace(-4, 4, 18).astype("float32").reshape(3, 6)  # avoids exactly 0 and ±1
 SELU_ALPHA, SELU_SCALE = 1.6732632423543772, 1.0507009873554805

@@ -128,7 +128,7 @@ def test_loss_errors():
 
 def test_loss_configs_round_trip_and_match_keras_names():
     logits = LogitsDistillation(temperature=4.0, loss=[losses.KLDivergence(), None])
-    config = json.loads(json.dumps(lamina.utils.serialization.serialize_keras_object(logits)))
+    config = json.loads(json.dumps(lamina.common.serialization.serialize_keras_object(logits)))
     assert config["module"] == "keras.distillation"
     assert config["class_name"] == "LogitsDistillation"
     assert config["config"]["temperature"] == 4.0
@@ -371,7 +371,7 @@ def test_distiller_config_and_keras_file_round_trip(tmp_path):
 def test_distiller_config_moves_between_keras_and_lamina():
     os.environ.setdefault("KERAS_BACKEND", "jax")
     keras = pytest.importorskip("keras")
-    from lamina.utils import serialization
+    from lamina.common import serialization
 
     distiller = _distiller()
     config = json.loads(json.dumps(serialization.serialize_keras_object(distiller, "layers")))

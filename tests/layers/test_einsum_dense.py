@@ -186,7 +186,7 @@ def test_config_keys_match_keras_and_round_trip():
     clone = layers.EinsumDense.from_config(config)
     assert clone.get_config() == config
     # A config written by Keras builds the same layer.
-    from lamina.utils import serialization
+    from lamina.common import serialization
 
     keras_config = json.loads(json.dumps(keras.saving.serialize_keras_object(theirs)))
     revived = serialization.deserialize_keras_object(keras_config, "layers")

@@ -252,7 +252,7 @@ def test_config_keys_match_keras_and_round_trip():
     )
     clone = layers.GroupQueryAttention.from_config(config)
     assert clone.get_config() == config
-    from lamina.utils import serialization
+    from lamina.common import serialization
 
     written = serialization.serialize_keras_object(ours, "layers")
     assert (written["module"], written["class_name"]) == ("keras.layers", "GroupQueryAttention")

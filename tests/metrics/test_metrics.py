@@ -6,7 +6,7 @@ import pytest
 from scipy import special
 
 from lamina import backend, metrics, ops
-from lamina.utils import serialization
+from lamina.common import serialization
 
 RNG = np.random.default_rng(1)
 B, C = 6, 4

@@ -4,7 +4,7 @@ import numpy as np
 
 import lamina
 from lamina import layers
-from lamina.utils import serialization
+from lamina.common import serialization
 
 
 def _graph():

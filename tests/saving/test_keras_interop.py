@@ -172,7 +172,7 @@ def test_unknown_keras_op_is_refused_without_import():
         "registered_name": "Eval",
     }
     with pytest.raises(ValueError, match="Unknown Keras op 'Eval'"):
-        lamina.utils.serialization.deserialize_keras_object(config, "layers")
+        lamina.common.serialization.deserialize_keras_object(config, "layers")
 
 
 # The same architectures built in both frameworks, compared in both directions --------

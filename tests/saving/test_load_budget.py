@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from lamina import Input, Model, Sequential, Variable, layers, models
-from lamina.utils import serialization
+from lamina.common import serialization
 
 
 def _dense_model_json(units, input_dim=16):

@@ -5,7 +5,7 @@ import pytest
 
 import lamina
 from lamina import Input, Sequential, layers, models
-from lamina.utils import serialization
+from lamina.common import serialization
 
 
 @pytest.fixture(autouse=True)

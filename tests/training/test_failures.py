@@ -112,7 +112,7 @@ def test_a_failing_worker_surfaces_the_original_exception_and_leaves_nothing(opt
 )
 def test_workers_reading_ahead_keep_order_and_leave_no_thread_on_failure(options):
     """`read_in_order`: how a PyDataset's workers read ahead (for the data adapter)."""
-    from lamina.utils.py_dataset import read_in_order
+    from lamina.common.py_dataset import read_in_order
 
     before = set(threading.enumerate())
     got = []

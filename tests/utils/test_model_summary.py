@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import lamina
-from lamina.utils import io_utils
+from lamina.common import io_utils
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 keras = pytest.importorskip("keras")

@@ -180,7 +180,7 @@ def test_caps_refuse_nonsense():
 def test_caps_from_the_environment_as_keras_reads_them(monkeypatch):
     import importlib
 
-    from lamina.config import debugging
+    from lamina.common import debugging
 
     monkeypatch.setenv("KERAS_MAX_EPOCHS", "3")
     monkeypatch.setenv("LAMINA_MAX_STEPS_PER_EPOCH", "4")

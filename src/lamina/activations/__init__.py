@@ -49,7 +49,7 @@ from lamina.activations.activations import (
     tanh_shrink,
     threshold,
 )
-from lamina.utils import serialization
+from lamina.common import serialization
 
 _FUNCTIONS = (
     celu,

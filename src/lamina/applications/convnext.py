@@ -24,10 +24,10 @@ import numpy as np
 
 from lamina import backend, initializers, layers
 from lamina.applications import imagenet_utils
+from lamina.common import serialization
 from lamina.layers.layer import Layer
 from lamina.models import Model, Sequential
 from lamina.ops import random as ops_random
-from lamina.utils import serialization
 
 BASE_WEIGHTS_PATH = "https://storage.googleapis.com/tensorflow/keras-applications/convnext/"
 # (with top, without top) SHA-256 hashes of Keras's files.

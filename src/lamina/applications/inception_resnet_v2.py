@@ -19,9 +19,9 @@ from __future__ import annotations
 from lamina import backend, layers
 from lamina.applications import imagenet_utils
 from lamina.applications.inception_v3 import avg_pool_tower, concat, conv_tower, reduction
+from lamina.common import serialization
 from lamina.layers.layer import Layer
 from lamina.models import Model
-from lamina.utils import serialization
 
 BASE_WEIGHT_URL = (
     "https://storage.googleapis.com/tensorflow/keras-applications/inception_resnet_v2/"

@@ -7,6 +7,11 @@ provides the same modules (`core`, `numpy`, `nn`, `math`, `random`, `image`,
 `execution`) with the same function names;
 `tests/backend/test_contract.py` holds that checklist.
 
+The classic Keras 2 names (`K.function`, `K.placeholder`, `K.gradients`, `K.mean`, ...)
+are reachable here too, though they are built on the graph above this package and the
+seam never imports them: `lamina.legacy` registers them (`backend.common.classic`) when
+`lamina` is imported, and this module resolves the names it lacks from that registration.
+
 >>> from lamina import backend
 >>> backend.backend() in ("jax", "torch")
 True
@@ -19,6 +24,8 @@ from __future__ import annotations
 import gc
 import pkgutil
 
+from lamina.backend.common import classic as _classic_registry
+from lamina.backend.common import compilation_cache as _compilation_cache
 from lamina.backend.common.dtypes import is_float_dtype, is_int_dtype, result_type
 from lamina.backend.common.execution import RetraceWarning, profile
 from lamina.backend.common.global_state import reset_session as _reset_session
@@ -42,6 +49,7 @@ from lamina.backend.config import (
 
 if backend() == "jax":
     from lamina.backend.jax import (
+        compilation,
         core,
         distribution,
         execution,
@@ -71,6 +79,7 @@ if backend() == "jax":
     from lamina.backend.jax.execution import Program
 elif backend() == "torch":
     from lamina.backend.torch import (
+        compilation,
         core,
         distribution,
         execution,
@@ -101,12 +110,15 @@ elif backend() == "torch":
 else:  # pragma: no cover - config.py refuses unknown names first
     raise ValueError(f"Unknown backend {backend()!r}. Available backends: ['jax', 'torch'].")
 
+# Compiled programs are kept between runs unless LAMINA_COMPILATION_CACHE=0.
+_compilation_cache.configure(compilation)
 
-def _classic():
-    # The classic API is built on the graph and ops above this package; it is the one
-    # other upward import the layers contract allows (see pyproject.toml).
-    from lamina.legacy import backend as classic
 
+def _classic(who: str):
+    """The classic API registered by `lamina.legacy` (see `backend.common.classic`)."""
+    classic = _classic_registry.classic_api()
+    if classic is None:
+        raise RuntimeError(f"lamina.backend.{who}: {_classic_registry.NOT_REGISTERED}.")
     return classic
 
 
@@ -131,7 +143,7 @@ def cast(x, dtype):
     [1, 2]
     """
     if _graph_value(x):
-        return _classic().cast(x, dtype)
+        return _classic("cast").cast(x, dtype)
     return core.cast(x, dtype)
 
 
@@ -139,23 +151,29 @@ def shape(x):
     """The shape of `x` as a 1-D int32 tensor (the classic `K.shape`): symbolic for a
     graph tensor, whose sizes are known when the graph runs. Engine code that wants a
     tuple of ints uses `backend.core.shape`."""
-    return _classic().shape(x)
+    return _classic("shape").shape(x)
 
 
 def stop_gradient(x):
     """`x`, with no gradient flowing back through it (engine arrays or graph tensors)."""
     if _graph_value(x):
-        return _classic().stop_gradient(x)
+        return _classic("stop_gradient").stop_gradient(x)
     return core.stop_gradient(x)
 
 
 def __getattr__(name: str):
-    """`K.<name>` for the classic backend's functions (`lamina.legacy.backend`)."""
+    """`K.<name>` for the classic backend's names, registered by `lamina.legacy`."""
     if name.startswith("__") or name in _submodules():
         # A submodule not imported yet (`from lamina.backend import contract`): the
         # import system loads it after this AttributeError.
         raise AttributeError(f"module 'lamina.backend' has no attribute {name!r}")
-    classic = _classic()
+    classic = _classic_registry.classic_api()
+    if classic is None:
+        # An AttributeError, so that `hasattr` and `getattr(..., default)` still work.
+        raise AttributeError(
+            f"module 'lamina.backend' has no attribute {name!r}: "
+            f"{_classic_registry.NOT_REGISTERED}."
+        )
     if name in classic.OMITTED:
         raise AttributeError(
             f"lamina.backend.{name} (classic Keras's K.{name}) is left out on purpose: "
@@ -168,7 +186,8 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list:
-    return sorted(set(globals()) | set(_classic().__all__))
+    classic = _classic_registry.classic_api()
+    return sorted(set(globals()) | set(classic.__all__ if classic is not None else ()))
 
 
 def clear_session(free_memory: bool = True) -> None:
@@ -184,28 +203,6 @@ def clear_session(free_memory: bool = True) -> None:
         gc.collect()
 
 
-def function(inputs, outputs, updates=None, name=None):
-    """The classic `K.function`: a callable from input values to output values.
-
-    Args:
-        inputs: a KerasTensor or list of KerasTensors (from `Input`).
-        outputs: a KerasTensor or list of KerasTensors computed from `inputs`.
-        updates: optional list of `(variable, new_value)` pairs, where `new_value` is a
-            KerasTensor of the same graph; each call assigns the computed values.
-
-    >>> import numpy as np, lamina
-    >>> x = lamina.Input((2,))
-    >>> f = lamina.backend.function([x], [x * 2.0])
-    >>> f([np.ones((1, 2), "float32")])[0].tolist()
-    [[2.0, 2.0]]
-    """
-    # The classic API lives in `backend` but is built on the graph above it; this is the
-    # one import the layers contract allows upwards (see pyproject.toml).
-    from lamina.graph.function import backend_function
-
-    return backend_function(inputs, outputs, updates=updates, name=name)
-
-
 __all__ = [
     "Program",
     "RetraceWarning",
@@ -215,6 +212,7 @@ __all__ = [
     "block_until_ready",
     "cast",
     "clear_session",
+    "compilation",
     "cond",
     "convert_to_numpy",
     "convert_to_tensor",

@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from lamina import backend
-from lamina.utils import io_utils
+from lamina.common import io_utils
 
 # ANSI styles, used only when the stream is a terminal (a log file gets plain text).
 _BOLD, _GREEN, _DIM, _RESET = "\x1b[1m", "\x1b[32m", "\x1b[37m", "\x1b[0m"

@@ -6,7 +6,7 @@ import sys
 
 from lamina.callbacks.callback import Callback
 from lamina.callbacks.progbar import Progbar
-from lamina.utils import io_utils
+from lamina.common import io_utils
 
 
 def _numeric_items(logs) -> list:

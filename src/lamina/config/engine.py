@@ -8,7 +8,6 @@ forgets every loaded `lamina` module and imports `lamina` again.
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import os
 import sys
@@ -51,7 +50,10 @@ def set_backend(backend: str) -> None:
     os.environ["LAMINA_BACKEND"] = name
     for module in [key for key in sys.modules if key == "lamina" or key.startswith("lamina.")]:
         del sys.modules[module]
-    importlib.import_module("lamina")
+    # The fresh package, on the new engine (Keras's `set_backend` re-imports keras too).
+    # `lamina.config` is the top floor of the import layers: nothing `lamina` imports
+    # sits above it.
+    import lamina  # noqa: F401
 
 
 def is_nnx_enabled() -> bool:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from lamina.common import serialization
 from lamina.constraints.constraints import Constraint, MaxNorm, MinMaxNorm, NonNeg, UnitNorm
-from lamina.utils import serialization
 
 # Keras 3's lowercase names are aliases of the classes.
 max_norm, non_neg, unit_norm, min_max_norm = MaxNorm, NonNeg, UnitNorm, MinMaxNorm

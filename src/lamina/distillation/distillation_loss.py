@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from lamina import losses as losses_module
 from lamina import ops, tree
-from lamina.utils import serialization
+from lamina.common import serialization
 
 CATEGORY = "distillation"
 

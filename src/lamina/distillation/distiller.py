@@ -18,10 +18,10 @@ import warnings
 
 from lamina import metrics as metrics_module
 from lamina import ops, tree
+from lamina.common import serialization
 from lamina.distillation.distillation_loss import CATEGORY, _convert_loss_to_function
 from lamina.layers import Layer
 from lamina.models import Model, Sequential
-from lamina.utils import serialization
 
 _BASE_KEYS = ("name", "trainable", "dtype")
 

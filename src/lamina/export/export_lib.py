@@ -50,9 +50,9 @@ from lamina.backend import config as backend_config
 from lamina.backend import core as backend_core
 from lamina.backend import export as engine_export
 from lamina.backend.common.variables import StatelessScope, Variable, standardize_dtype
+from lamina.common import io_utils
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
-from lamina.utils import io_utils
 
 DEFAULT_ENDPOINT_NAME = "serve"
 

@@ -10,15 +10,11 @@ the deepest to 0, feeding each node the values (and masks) of its inputs.
 from __future__ import annotations
 
 import inspect
-from contextlib import nullcontext
 
 from lamina import tree
-from lamina.backend import core as backend_core
-from lamina.backend import execution as backend_execution
-from lamina.backend.common.variables import StatelessScope, Variable
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
-from lamina.graph.operation import CallContext, current_call_context
+from lamina.graph.operation import current_call_context
 
 
 def _tensor_mask_params(op) -> tuple:
@@ -451,114 +447,3 @@ class _NodeStep:
                 if self.graph_call is not None and len(outs) == 1 and outs[0]._keras_mask is None:
                     # `(input tensor, output tensor)`: `Function.run`'s lean step.
                     self.lean = (self.arg_tensors[0][0], outs[0])
-
-
-class _BackendFunction:
-    """The callable returned by `backend.function`: one compiled program per input shape.
-
-    The graph runs as a pure function of the values of every variable it reads (layer
-    weights, seed states, variables used as constants, update targets), inside a
-    `StatelessScope`. The compiled program returns the outputs, the values of the symbolic
-    updates and whatever the layers assigned (a seed state, moving statistics); the
-    call then writes those back, so the variables move on exactly as in an eager run.
-    """
-
-    def __init__(self, inputs, outputs, updates, name):
-        self._was_list = isinstance(outputs, (list, tuple))
-        outputs = list(outputs) if self._was_list else [outputs]
-        self._updates = list(updates or [])
-        update_tensors = []
-        for pair in self._updates:
-            if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
-                raise ValueError(
-                    "`updates` must be a list of (variable, new_value) pairs; received "
-                    f"{_describe(pair)}."
-                )
-            if not isinstance(pair[0], Variable):
-                raise TypeError(
-                    f"Each update must start with a Variable to assign; received "
-                    f"{_describe(pair[0])}."
-                )
-            update_tensors.append(pair[1])
-        self._symbolic_updates = [isinstance(v, KerasTensor) for v in update_tensors]
-        symbolic = [v for v in update_tensors if isinstance(v, KerasTensor)]
-        inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-        # The classic learning phase fed as an input is not data: it picks the program
-        # (the `training` flag every layer and `in_train_phase` of the graph sees).
-        self._phase_position = None
-        for i, x in enumerate(inputs):
-            if getattr(getattr(x, "_keras_history", None), "operation", None) is not None and (
-                getattr(x._keras_history.operation, "_is_learning_phase", False)
-            ):
-                self._phase_position = i
-        if self._phase_position is not None:
-            inputs = inputs[: self._phase_position] + inputs[self._phase_position + 1 :]
-        self._num_inputs = len(inputs) + (self._phase_position is not None)
-        self._function = Function(inputs, outputs + symbolic, name=name)
-        self._num_outputs = len(outputs)
-        self._variables = self._collect_variables()
-        differentiates = any(
-            getattr(op, "_differentiates", False) for op in self._function.operations
-        )
-        self._program = backend_execution.program(
-            self._pure,
-            f"backend.function {name or 'function'!r}",
-            static_argnums=(2,),
-            gradients=differentiates,
-        )
-
-    @property
-    def trace_count(self) -> int:
-        """How many programs were compiled (one per input signature)."""
-        return self._program.trace_count
-
-    def _collect_variables(self) -> list:
-        found: dict = {}
-
-        def add(v):
-            if isinstance(v, Variable):
-                found.setdefault(id(v), v)
-
-        for op in self._function.operations:
-            for v in getattr(op, "variables", None) or []:
-                add(v)
-        for node in self._function.nodes:
-            for leaf in tree.flatten((node.call_args, node.call_kwargs)):
-                add(leaf)
-        for variable, _ in self._updates:
-            add(variable)
-        return list(found.values())
-
-    def _pure(self, values, inputs, training):
-        context = CallContext(training=training) if training is not None else nullcontext()
-        with StatelessScope(list(zip(self._variables, values, strict=True))) as scope, context:
-            results = self._function(inputs, training=training)
-        assigned = {
-            i: scope.get_update(v)
-            for i, v in enumerate(self._variables)
-            if scope.get_update(v) is not None
-        }
-        return results, assigned
-
-    def __call__(self, inputs):
-        inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-        if len(inputs) != self._num_inputs:
-            raise ValueError(
-                f"This function takes {self._num_inputs} input(s); received {len(inputs)}."
-            )
-        training = None
-        if self._phase_position is not None:
-            phase = inputs.pop(self._phase_position)
-            training = bool(int(phase)) if phase is not None else None
-        results, assigned = self._program([v.value for v in self._variables], inputs, training)
-        for i, value in assigned.items():
-            self._variables[i].assign(value)
-        outs = [backend_core.convert_to_numpy(x) for x in results[: self._num_outputs]]
-        computed = iter(results[self._num_outputs :])
-        for (variable, value), symbolic in zip(self._updates, self._symbolic_updates, strict=True):
-            variable.assign(next(computed) if symbolic else value)
-        return outs if self._was_list else outs[0]
-
-
-def backend_function(inputs, outputs, updates=None, name=None):
-    return _BackendFunction(inputs, outputs, updates, name)

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.initializers.constant_initializers import (
     Constant,
     Identity,
@@ -43,7 +44,6 @@ from lamina.initializers.random_initializers import (
     compute_fans,
 )
 from lamina.initializers.stft import STFT, STFTInitializer
-from lamina.utils import serialization
 
 _CLASSES = (
     Initializer,

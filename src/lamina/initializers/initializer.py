@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lamina import backend
-from lamina.utils import serialization
+from lamina.common import serialization
 
 TensorLike = Any  # an engine array
 

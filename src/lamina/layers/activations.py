@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import lamina.activations as activations
 from lamina import constraints, initializers, ops, regularizers
+from lamina.common import serialization
 from lamina.layers.layer import Layer
-from lamina.utils import serialization
 
 
 def _register(cls):

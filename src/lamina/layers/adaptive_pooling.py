@@ -9,9 +9,9 @@ windows may overlap by one when `L` is not a multiple of `n`, and `n` may exceed
 from __future__ import annotations
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
-from lamina.utils import serialization
 
 
 def _register(cls):

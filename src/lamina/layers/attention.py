@@ -7,12 +7,13 @@ import numbers
 import string
 
 from lamina import activations, constraints, initializers, ops, regularizers
+from lamina.common import serialization
+from lamina.common.flash_attention import is_flash_attention_enabled
 from lamina.graph.operation import output_spec
 from lamina.layers.input_spec import shapes_differ
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
-from lamina.ops.nn_extra import NO_FLASH_KERNEL
-from lamina.utils import serialization
+from lamina.ops.nn_attention import NO_FLASH_KERNEL
 
 _LARGE_NEGATIVE = -1e9
 
@@ -241,9 +242,6 @@ class _QueryValueAttention(Layer):
 def _flash_setting(flash_attention):
     """The layer's flash-attention flag, Keras's way: the argument, or when it is falsy
     the global switch (`lamina.config.enable/disable_flash_attention`)."""
-    # Imported here: `lamina.config` imports layers, so a module-level import would cycle.
-    from lamina.config.attention import is_flash_attention_enabled
-
     return flash_attention or is_flash_attention_enabled()
 
 

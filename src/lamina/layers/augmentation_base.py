@@ -13,9 +13,9 @@ training, as in Keras); their draws come from a `SeedGenerator`, so runs repeat 
 from __future__ import annotations
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
-from lamina.utils import serialization
 
 GRAY_WEIGHTS = (0.2989, 0.5870, 0.1140)  # ITU-R 601 luma, as Keras's rgb_to_grayscale
 

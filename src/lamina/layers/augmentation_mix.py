@@ -9,6 +9,7 @@ same proportions. See `augmentation_base` for the input forms and the training r
 from __future__ import annotations
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.layers.augmentation_base import (
     BaseAugmentation,
     check_value_range,
@@ -30,7 +31,6 @@ from lamina.layers.augmentation_geometry import RandomShear
 from lamina.layers.image_preprocessing import RandomContrast, RandomRotation, RandomTranslation
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
-from lamina.utils import serialization
 
 
 def _permutation(layer, batch_size):

@@ -8,10 +8,10 @@ how the output is computed. Each public class only sets the rank.
 from __future__ import annotations
 
 from lamina import activations, backend, constraints, initializers, ops, regularizers
+from lamina.common import serialization
 from lamina.layers import lora
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
-from lamina.utils import serialization
 
 
 def _register(cls):

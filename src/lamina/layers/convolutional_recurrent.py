@@ -15,12 +15,12 @@ from __future__ import annotations
 import math
 
 from lamina import activations, backend, constraints, initializers, ops, regularizers, tree
+from lamina.common import serialization
 from lamina.layers.convolution import _conv_output_length, _normalize_tuple
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
 from lamina.layers.recurrent import RNN, DropoutRNNCell
 from lamina.ops import random as ops_random
-from lamina.utils import serialization
 
 
 def _register(cls):

@@ -17,6 +17,7 @@ from lamina import (
     tree,
 )
 from lamina.backend.common.variables import Variable
+from lamina.common import serialization
 from lamina.dtype_policies.dtype_policy import check_quantization_mode
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers import lora, quantization
@@ -24,7 +25,6 @@ from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer, _shapes_to_specs, _tuplify
 from lamina.layers.quantization import int8_contract
 from lamina.ops import random as ops_random
-from lamina.utils import serialization
 
 _UNSAFE = {"enabled": False}
 

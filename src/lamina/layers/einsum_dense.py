@@ -7,6 +7,7 @@ import re
 import string
 
 from lamina import activations, constraints, initializers, ops, quantizers, regularizers
+from lamina.common import serialization
 from lamina.dtype_policies.dtype_policy import check_quantization_mode
 from lamina.initializers.random_initializers import VarianceScaling
 from lamina.layers import lora, quantization
@@ -14,7 +15,6 @@ from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
 from lamina.layers.lora import NO_QUANTIZATION
 from lamina.layers.quantization import int8_contract
-from lamina.utils import serialization
 
 _EQUATION_FORMS = (
     "Equations must be one of 'X,Y->Z', '...X,Y->...Z' or 'X...,Y->Z...', where X, Y and "

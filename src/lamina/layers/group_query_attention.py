@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from lamina import constraints, initializers, ops, regularizers
+from lamina.common import serialization
 from lamina.graph.operation import output_spec
 from lamina.layers.attention import (
     _check_positive_ints,
@@ -16,7 +17,6 @@ from lamina.layers.attention import (
 from lamina.layers.einsum_dense import EinsumDense
 from lamina.layers.input_spec import shapes_differ
 from lamina.ops import random as ops_random
-from lamina.utils import serialization
 
 # Keras's class is `GroupedQueryAttention`, exported and written to files as
 # `GroupQueryAttention`; its default layer name and weights-file key follow the former.

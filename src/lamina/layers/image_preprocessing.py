@@ -18,10 +18,10 @@ import math
 import numpy as np
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.layers.layer import Layer
 from lamina.ops import image as ops_image
 from lamina.ops import random as ops_random
-from lamina.utils import serialization
 
 _FILL_MODES = ("reflect", "wrap", "constant", "nearest", "mirror")
 _AFFINE_INTERPOLATIONS = ("nearest", "bilinear")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from lamina import backend
+from lamina.common import serialization
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
 from lamina.layers.layer import Layer
-from lamina.utils import serialization
 
 
 class InputLayer(Layer):

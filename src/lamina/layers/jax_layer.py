@@ -20,9 +20,9 @@ import numpy as np
 
 from lamina import backend, ops, tree
 from lamina.backend.common.variables import Variable, relaxed
+from lamina.common import serialization
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
-from lamina.utils import serialization
 
 _CALL_ARGUMENTS = ("params", "state", "rng", "inputs", "training")
 _INIT_ARGUMENTS = ("rng", "inputs", "training")

@@ -22,6 +22,8 @@ from lamina.backend.common.variables import (
     bump_structure_version,
     current_stateless_scope,
 )
+from lamina.common import serialization
+from lamina.common.traceback_utils import filter_traceback
 from lamina.dtype_policies import autocast as _autocast
 from lamina.dtype_policies.dtype_policy import config_value as _policy_config
 from lamina.dtype_policies.dtype_policy import is_mixed as _is_mixed
@@ -45,8 +47,6 @@ from lamina.layers.input_spec import check_input_compatibility
 from lamina.layers.remat import current_remat_mode, rematerialized_call
 from lamina.layers.symbolic_calls import flat_shaped, symbolic_call
 from lamina.ops import random as ops_random
-from lamina.utils import serialization
-from lamina.utils.traceback_utils import filter_traceback
 
 # Imported from here by other modules.
 _BASE_GET_CONFIGS = layer_arguments.BASE_GET_CONFIGS

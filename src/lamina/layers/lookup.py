@@ -25,10 +25,10 @@ import numpy as np
 
 from lamina import backend, ops
 from lamina.backend import core as backend_core
+from lamina.common import serialization
+from lamina.common.py_dataset import PyDataset
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers.layer import Layer
-from lamina.utils import serialization
-from lamina.utils.py_dataset import PyDataset
 
 ENCODINGS = ("one_hot", "multi_hot", "count")
 VOCABULARY_FILE = "vocabulary.txt"  # Keras's asset name

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numbers
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers.layer import Layer
-from lamina.utils import serialization
 
 
 def _integer(who: str, name: str, value, positive: bool = False) -> int:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from lamina import ops
+from lamina.common import serialization
 from lamina.layers.layer import Layer
-from lamina.utils import serialization
 
 
 def _broadcast_shape(a, b, who):

@@ -6,9 +6,9 @@ from __future__ import annotations
 import warnings
 
 from lamina import backend, constraints, initializers, ops, regularizers
+from lamina.common import serialization
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
-from lamina.utils import serialization
 
 
 def _register(cls):

@@ -7,9 +7,9 @@ reduction; each public class only sets those.
 from __future__ import annotations
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.layers.input_spec import InputSpec, shapes_differ
 from lamina.layers.layer import Layer
-from lamina.utils import serialization
 
 
 def _register(cls):

@@ -13,6 +13,7 @@ import numpy as np
 
 from lamina import backend, ops
 from lamina.backend import core as backend_core
+from lamina.common import serialization
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers.layer import Layer
 from lamina.layers.lookup import ENCODINGS as _ENCODINGS
@@ -22,7 +23,6 @@ from lamina.layers.lookup import check_mode as _check_mode
 from lamina.layers.lookup import encode as _encode
 from lamina.layers.lookup import encoded_shape as _encoded_shape
 from lamina.layers.lookup import refuse_sparse as _refuse_sparse
-from lamina.utils import serialization
 
 
 def _register(cls):

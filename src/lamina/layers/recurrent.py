@@ -9,6 +9,7 @@ Python loop only when `unroll=True`), and handles masks, `go_backwards`,
 from __future__ import annotations
 
 from lamina import backend, ops, tree
+from lamina.common import serialization
 from lamina.layers.input_spec import InputSpec, shapes_differ
 from lamina.layers.layer import Layer
 from lamina.layers.recurrent_cells import (
@@ -24,7 +25,6 @@ from lamina.layers.recurrent_cells import (
     _initial_state,
     _register,
 )
-from lamina.utils import serialization
 
 __all__ = [
     "GRU",

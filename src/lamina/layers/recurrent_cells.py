@@ -9,9 +9,9 @@ importable from `lamina.layers.recurrent` and `lamina.layers`.
 from __future__ import annotations
 
 from lamina import activations, constraints, initializers, ops, regularizers, tree
+from lamina.common import serialization
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
-from lamina.utils import serialization
 
 
 def _register(cls):

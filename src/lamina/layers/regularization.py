@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
 from lamina.regularizers.regularizers import L1L2
-from lamina.utils import serialization
 
 
 def _register(cls):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
-from lamina.utils import serialization
 
 
 def _register(cls):

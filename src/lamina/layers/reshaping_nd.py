@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
 from lamina.ops import image as ops_image
-from lamina.utils import serialization
 
 
 def _register(cls):

@@ -8,9 +8,9 @@ transposed table, giving one logit per vocabulary entry.
 from __future__ import annotations
 
 from lamina import ops
+from lamina.common import serialization
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers.core import Embedding
-from lamina.utils import serialization
 
 
 class ReversibleEmbedding(Embedding):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from lamina.common import serialization
 from lamina.layers.layer import Layer
-from lamina.utils import serialization
 
 
 def _jsonable(value):

@@ -11,9 +11,9 @@ calls use the kernel as it stands.
 from __future__ import annotations
 
 from lamina import backend, initializers, ops
+from lamina.common import serialization
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.wrapper_base import Wrapper
-from lamina.utils import serialization
 
 
 def _l2_normalize(x):

@@ -16,10 +16,10 @@ import warnings
 import numpy as np
 
 from lamina import backend, initializers, ops
+from lamina.common import serialization
 from lamina.initializers.stft import check_scaling, check_window
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
-from lamina.utils import serialization
 
 _MODES = ("log", "magnitude", "psd", "real", "imag", "angle", "stft")
 _FLOATS = ("float16", "float32", "float64")

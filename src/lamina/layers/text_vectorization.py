@@ -14,11 +14,11 @@ import re
 import numpy as np
 
 from lamina import backend
+from lamina.common import serialization
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers.layer import Layer
 from lamina.layers.lookup import adapt_batches, host_array, is_text, register
 from lamina.layers.string_lookup import StringLookup
-from lamina.utils import serialization
 
 _PUNCTUATION = re.compile(r"[!\"#$%&()*+,\-./:;<=>?@\[\\\]^_`{|}~']")
 _WHITESPACE = re.compile(r"[ \t\n\v\f\r]+")

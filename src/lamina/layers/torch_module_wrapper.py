@@ -10,10 +10,10 @@ attribute of any layer or model is wrapped automatically, as Keras does.
 from __future__ import annotations
 
 from lamina import backend
+from lamina.common import serialization
 from lamina.graph.operation import output_spec
 from lamina.layers import core
 from lamina.layers.layer import Layer, _shapes_to_specs, _tuplify
-from lamina.utils import serialization
 
 _UNSAFE_MODULE = (
     "TorchModuleWrapper {name!r}: its config holds a pickled `torch.nn.Module`, and "

@@ -6,8 +6,8 @@ in a `.keras` file, as Keras 3 saves them, and its config is nested under `"laye
 
 from __future__ import annotations
 
+from lamina.common import serialization
 from lamina.layers.layer import Layer
-from lamina.utils import serialization
 
 
 class Wrapper(Layer):

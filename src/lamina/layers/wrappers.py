@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from lamina import ops
+from lamina.common import serialization
 from lamina.layers.layer import Layer
 from lamina.layers.wrapper_base import Wrapper
-from lamina.utils import serialization
 
 _MERGE_MODES = ("concat", "sum", "mul", "ave", None)
 

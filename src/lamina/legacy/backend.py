@@ -2,13 +2,15 @@
 
 Keras 1.x/2.x exposed one backend module whose functions had the same names over every
 engine (TensorFlow, Theano, CNTK). Keras 3 dropped it; lamina keeps it, on every engine
-it runs on. Every name here is reachable as `lamina.backend.<name>` (the engine seam
-resolves names it does not define itself from this module), and each is a documented
+it runs on. Every name here is reachable as `lamina.backend.<name>` (`lamina.legacy`
+registers this module with the engine seam, which resolves the names it does not define
+itself from it), and each is a documented
 delegation to `lamina.ops`, so it works eagerly on arrays and symbolically on graph
 tensors (inside losses, metrics, `Lambda` layers and `K.function` graphs).
 
 The graph vocabulary (variables, placeholders, gradients, updates, the learning phase)
-is in `lamina.legacy.graph_api`.
+is in `lamina.legacy.graph_api`, and `K.function`, which runs such a graph, in
+`lamina.legacy.function`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import functools
 
 from lamina.legacy import backend_ops as _backend_ops
 from lamina.legacy.backend_ops import __all__ as _ops_names
+from lamina.legacy.function import function as function  # K.function
 from lamina.legacy.graph_api import ClassicVariable as _ClassicVariable
 from lamina.legacy.graph_api import __all__ as _graph_names
 from lamina.legacy.graph_api import read as _read
@@ -106,4 +109,4 @@ OMITTED = {
     "set_tf_session": "lamina has no TensorFlow sessions",
 }
 
-__all__ = sorted(set(_graph_names) | set(_ops_names))
+__all__ = sorted(set(_graph_names) | set(_ops_names) | {"function"})

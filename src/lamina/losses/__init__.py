@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import inspect
 
+from lamina.common import serialization
 from lamina.losses.checks import check_targets
 from lamina.losses.hinge import (
     CategoricalHinge,
@@ -68,7 +69,6 @@ from lamina.losses.regression import (
 )
 from lamina.losses.segmentation import Dice, Tversky, dice, tversky
 from lamina.losses.sequence import CTC, ctc
-from lamina.utils import serialization
 
 # Keras's short names (and the classic long ones) for the loss functions.
 mse = MSE = mean_squared_error

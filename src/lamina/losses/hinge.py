@@ -6,8 +6,8 @@ Binary targets may be given as 0/1 or as -1/1: 0/1 labels are mapped to -1/1 fir
 from __future__ import annotations
 
 from lamina import ops
+from lamina.common import serialization
 from lamina.losses.loss import LossFunctionWrapper, squeeze_or_expand_to_same_rank
-from lamina.utils import serialization
 
 
 def _signed_labels(y_true, y_pred):

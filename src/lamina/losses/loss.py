@@ -22,7 +22,7 @@ import numpy as np
 
 from lamina import backend, ops
 from lamina.backend.common.global_state import to_snake_case
-from lamina.utils import serialization
+from lamina.common import serialization
 
 REDUCTIONS = ("none", "sum", "sum_over_batch_size", "mean", "mean_with_sample_weight")
 

@@ -8,8 +8,8 @@ apart, each pair weighted by how far it is from its optimum.
 from __future__ import annotations
 
 from lamina import ops
+from lamina.common import serialization
 from lamina.losses.loss import Loss, LossFunctionWrapper
-from lamina.utils import serialization
 
 
 def _pair_masks(labels, ref_labels, remove_diagonal):

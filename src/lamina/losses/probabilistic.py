@@ -7,8 +7,8 @@ Probabilities are clipped to `[epsilon, 1 - epsilon]` before the log, as Keras d
 from __future__ import annotations
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.losses.loss import LossFunctionWrapper
-from lamina.utils import serialization
 
 
 def _check_axis(axis):

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.losses.loss import LossFunctionWrapper, squeeze_or_expand_to_same_rank
-from lamina.utils import serialization
 
 
 def _prepare(y_true, y_pred):

@@ -8,8 +8,8 @@ image) and are `1 - overlap`, so a perfect prediction scores 0.
 from __future__ import annotations
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.losses.loss import LossFunctionWrapper
-from lamina.utils import serialization
 
 
 def _prepare(y_true, y_pred):

@@ -8,8 +8,8 @@ are padded with 0, the blank class, which no real label may use.
 from __future__ import annotations
 
 from lamina import ops
+from lamina.common import serialization
 from lamina.losses.loss import Loss, LossFunctionWrapper
-from lamina.utils import serialization
 
 
 def ctc(y_true, y_pred):

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import inspect
 
+from lamina.common import serialization
+
 # Keras also offers the per-sample loss functions here, for `metrics=[fn]`.
 from lamina.losses import (
     binary_crossentropy,
@@ -97,7 +99,6 @@ from lamina.metrics.sensitivity_metrics import (
     SensitivityAtSpecificity,
     SpecificityAtSensitivity,
 )
-from lamina.utils import serialization
 
 # Name -> class for `get`: each class's default name (its snake-case name) plus
 # Keras's short forms. Metric *functions* stay reachable by name through `deserialize`.

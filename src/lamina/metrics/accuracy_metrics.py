@@ -7,9 +7,9 @@ Each is a per-sample function (1.0 for a hit, 0.0 for a miss) and a
 from __future__ import annotations
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.losses.loss import squeeze_or_expand_to_same_rank
 from lamina.metrics.reduction_metrics import MeanMetricWrapper
-from lamina.utils import serialization
 
 
 def accuracy(y_true, y_pred):

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.losses.loss import broadcast_weights, divide_no_nan, squeeze_or_expand_to_same_rank
 from lamina.metrics.metric import Metric
-from lamina.utils import serialization
 
 NEG_INF = -1e10
 

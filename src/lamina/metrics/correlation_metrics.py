@@ -7,9 +7,9 @@ Each is computed per sample along `axis` and averaged over batches (weighted by
 from __future__ import annotations
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.losses.loss import squeeze_or_expand_to_same_rank
 from lamina.metrics.reduction_metrics import MeanMetricWrapper
-from lamina.utils import serialization
 
 
 def _prepare(y_true, y_pred):

@@ -8,9 +8,9 @@ trainer calls before compiling and `update_state` calls on first use.
 from __future__ import annotations
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.losses.loss import broadcast_weights
 from lamina.metrics.metric import Metric
-from lamina.utils import serialization
 
 _AVERAGES = (None, "micro", "macro", "weighted")
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import warnings
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.metrics.metric import Metric
-from lamina.utils import serialization
 
 
 def confusion_matrix(y_true, y_pred, num_classes, weights=None, dtype="float32"):

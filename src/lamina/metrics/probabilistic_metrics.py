@@ -8,11 +8,11 @@ would (before loss reduction and regularization).
 from __future__ import annotations
 
 from lamina import ops
+from lamina.common import serialization
 from lamina.losses import probabilistic as _prob
 from lamina.losses.hinge import categorical_hinge, hinge, squared_hinge
 from lamina.losses.loss import squeeze_or_expand_to_same_rank
 from lamina.metrics.reduction_metrics import MeanMetricWrapper
-from lamina.utils import serialization
 
 
 class BinaryCrossentropy(MeanMetricWrapper):

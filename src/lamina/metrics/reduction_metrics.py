@@ -7,9 +7,9 @@ Most built-in metrics are a `MeanMetricWrapper` around a per-sample function suc
 from __future__ import annotations
 
 from lamina import ops
+from lamina.common import serialization
 from lamina.losses.loss import broadcast_weights, divide_no_nan, squeeze_or_expand_to_same_rank
 from lamina.metrics.metric import Metric
-from lamina.utils import serialization
 
 
 def reduce_to_samplewise_values(values, sample_weight, dtype, reduce_fn=ops.mean):

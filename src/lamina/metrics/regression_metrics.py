@@ -9,11 +9,11 @@ from __future__ import annotations
 import math
 
 from lamina import ops
+from lamina.common import serialization
 from lamina.losses import regression as _losses
 from lamina.losses.loss import squeeze_or_expand_to_same_rank
 from lamina.metrics.metric import Metric
 from lamina.metrics.reduction_metrics import Mean, MeanMetricWrapper
-from lamina.utils import serialization
 
 
 def cosine_similarity(y_true, y_pred, axis=-1):

@@ -9,10 +9,10 @@ thresholds where the other reaches its target (0 when none does).
 from __future__ import annotations
 
 from lamina import ops
+from lamina.common import serialization
 from lamina.losses.loss import divide_no_nan
 from lamina.metrics.confusion_metrics import confusion_counts
 from lamina.metrics.metric import Metric
-from lamina.utils import serialization
 
 
 class _RateAtRate(Metric):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
+from lamina.common import serialization
 from lamina.models.cloning import clone_model
 from lamina.models.model import Model
 from lamina.models.sequential import Sequential
 from lamina.saving import load_model, save_model
-from lamina.utils import serialization
 
 
 def model_from_config(config: dict, custom_objects: dict | None = None):

@@ -18,6 +18,7 @@ from lamina import ops, tree
 from lamina.backend import core as backend_core
 from lamina.backend import execution as backend_execution
 from lamina.backend.common.variables import StatelessScope
+from lamina.common.traceback_utils import unfiltered_traceback
 from lamina.graph.operation import Operation
 from lamina.layers.input_spec import shapes_differ
 from lamina.layers.layer import Layer, _hold_losses
@@ -25,7 +26,6 @@ from lamina.models.host_part import HostPrepared, host_plan
 from lamina.ops.core import _SpecifiedOperation
 from lamina.training import concurrency
 from lamina.training import runtime as training_runtime
-from lamina.utils.traceback_utils import unfiltered_traceback
 
 _VALUE_DEPENDENT_MESSAGE = (
     "Op {op} in {where} gives an output whose shape depends on the values of its "

@@ -11,13 +11,13 @@ how each replacement is called in the new graph (a functional model only).
 from __future__ import annotations
 
 from lamina import tree
+from lamina.common import serialization
 from lamina.graph.function import map_graph
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers.input_layer import Input, InputLayer
 from lamina.layers.layer import Layer
 from lamina.models.model import Model
 from lamina.models.sequential import Sequential
-from lamina.utils import serialization
 
 
 def _clone_layer(layer):

@@ -10,13 +10,13 @@ graphs do not shift them.
 from __future__ import annotations
 
 from lamina import ops, tree
+from lamina.common import serialization
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.operation import FunctionOperation
 from lamina.layers.input_layer import InputLayer
 from lamina.layers.layer import Layer, _tuplify
 from lamina.ops.core import _SpecifiedOperation as SpecifiedOperation
 from lamina.saving.keras_ops import keras_op_entry
-from lamina.utils import serialization
 
 _OPS_MODULE = "lamina.ops"
 

@@ -19,6 +19,8 @@ from lamina.backend import execution as backend_execution
 from lamina.backend.common import variables as backend_variables
 from lamina.backend.common.global_state import unique_name
 from lamina.backend.common.variables import in_stateless_scope
+from lamina.common import serialization
+from lamina.common.traceback_utils import filter_traceback
 from lamina.graph.function import Function, _is_input_tensor, clone_graph_nodes
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
@@ -36,8 +38,6 @@ from lamina.models import calls, functional_config, summary_utils
 from lamina.models.host_part import HostPrepared
 from lamina.training import data_adapter
 from lamina.training.trainer import Trainer
-from lamina.utils import serialization
-from lamina.utils.traceback_utils import filter_traceback
 
 
 def _input_standing_for(tensor):

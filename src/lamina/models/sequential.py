@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from lamina import backend
+from lamina.common import serialization
 from lamina.graph.function import Function
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
@@ -12,7 +13,6 @@ from lamina.layers.input_layer import Input, InputLayer
 from lamina.layers.layer import Layer, _tuplify
 from lamina.models import functional_config
 from lamina.models.model import Model
-from lamina.utils import serialization
 
 
 def _is_text(x) -> bool:

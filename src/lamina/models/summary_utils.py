@@ -8,9 +8,9 @@ import shutil
 
 import numpy as np
 
+from lamina.common import io_utils
 from lamina.graph.operation import FunctionOperation
 from lamina.layers.input_layer import InputLayer
-from lamina.utils import io_utils
 
 
 def _format_shape(shapes):

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from lamina.common import serialization
 from lamina.optimizers import rules, schedules
 from lamina.optimizers.adafactor import Adafactor
 from lamina.optimizers.adam import Adam, Adamax, AdamW, Nadam
@@ -23,7 +24,6 @@ from lamina.optimizers.muon import Muon
 from lamina.optimizers.rmsprop import Adadelta, Adagrad, RMSprop
 from lamina.optimizers.schedule_free_adamw import ScheduleFreeAdamW
 from lamina.optimizers.sgd import SGD
-from lamina.utils import serialization
 
 # Lower-case names accepted by `get` ("adam", "rmsprop", ...).
 _NAMES = {

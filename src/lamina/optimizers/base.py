@@ -25,8 +25,8 @@ import warnings
 
 from lamina import backend, initializers, ops
 from lamina.backend.common.global_state import current_distribution, to_snake_case
+from lamina.common import serialization
 from lamina.optimizers import rules, schedules
-from lamina.utils import serialization
 
 
 class Optimizer:

@@ -10,8 +10,8 @@ a step with a non-finite gradient is skipped and halves the scale; after
 from __future__ import annotations
 
 from lamina import backend, initializers, ops
+from lamina.common import serialization
 from lamina.optimizers.base import Optimizer, register
-from lamina.utils import serialization
 
 # Base arguments Keras once wrote into this optimizer's config; their defaults are
 # accepted when reading old configs, any other value belongs on the inner optimizer.

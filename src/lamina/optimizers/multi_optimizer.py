@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import MutableMapping
 
+from lamina.common import serialization
 from lamina.optimizers.base import Optimizer, register
 from lamina.optimizers.loss_scale_optimizer import LossScaleOptimizer
-from lamina.utils import serialization
 
 
 def _check_inner(optimizer, where):

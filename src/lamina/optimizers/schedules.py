@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from lamina import ops
-from lamina.utils import serialization
+from lamina.common import serialization
 
 
 def _float(step):

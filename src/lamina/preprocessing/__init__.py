@@ -9,27 +9,18 @@ Keras 3's `keras.preprocessing.image_dataset_from_directory`,
 (they live in `lamina.utils`).
 """
 
-import importlib
-
 from lamina.preprocessing import image, sequence, text
+from lamina.utils import (
+    image_dataset_from_directory,
+    text_dataset_from_directory,
+    timeseries_dataset_from_array,
+)
 
-_FROM_UTILS = (
+__all__ = [
+    "image",
+    "sequence",
+    "text",
     "image_dataset_from_directory",
     "text_dataset_from_directory",
     "timeseries_dataset_from_array",
-)
-
-__all__ = ["image", "sequence", "text", *_FROM_UTILS]
-
-
-def __getattr__(name):
-    # Looked up when asked, so this package does not depend on when lamina.utils gains them.
-    if name in _FROM_UTILS:
-        utils = importlib.import_module("lamina.utils")
-        if hasattr(utils, name):
-            return getattr(utils, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_FROM_UTILS))
+]

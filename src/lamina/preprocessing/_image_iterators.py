@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import threading
 import warnings
@@ -13,17 +12,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lamina.backend.config import floatx, image_data_format
-from lamina.utils import PyDataset
+from lamina.utils import PyDataset, image_utils
 
 if TYPE_CHECKING:
     from lamina.preprocessing.image import ImageDataGenerator
 
 IMAGE_EXTENSIONS = ("png", "jpg", "jpeg", "bmp", "ppm", "tif", "tiff")
-
-
-def image_utils():
-    """`lamina.utils.image_utils`, imported when first needed (it brings Pillow)."""
-    return importlib.import_module("lamina.utils.image_utils")
 
 
 class Iterator(PyDataset):
@@ -118,7 +112,7 @@ class Iterator(PyDataset):
 
 
 def _save_batch(batch_x, index_array, data_format, directory, prefix, file_format, hash_bound):
-    array_to_img = image_utils().array_to_img
+    array_to_img = image_utils.array_to_img
     for i, j in enumerate(index_array):
         image = array_to_img(batch_x[i], data_format, scale=True)
         name = f"{prefix}_{j}_{np.random.randint(hash_bound)}.{file_format}"
@@ -294,7 +288,7 @@ class _FileBatches(Iterator):
             )
 
     def _get_batches_of_transformed_samples(self, index_array):
-        utils = image_utils()
+        utils = image_utils
         generator = self.image_data_generator
         batch_x = np.zeros((len(index_array),) + self.image_shape, dtype=self.dtype)
         paths = self.filepaths

@@ -29,7 +29,6 @@ from lamina.preprocessing._image_iterators import (
     DirectoryIterator,
     Iterator,
     NumpyArrayIterator,
-    image_utils,
 )
 from lamina.preprocessing._transforms import (
     apply_affine_transform,
@@ -42,8 +41,13 @@ from lamina.preprocessing._transforms import (
     random_shift,
     random_zoom,
 )
-
-_IMAGE_UTILS = ("array_to_img", "img_to_array", "load_img", "save_img", "smart_resize")
+from lamina.utils.image_utils import (
+    array_to_img,
+    img_to_array,
+    load_img,
+    save_img,
+    smart_resize,
+)
 
 __all__ = [
     "DataFrameIterator",
@@ -60,20 +64,13 @@ __all__ = [
     "random_shear",
     "random_shift",
     "random_zoom",
-    *_IMAGE_UTILS,
+    # Keras 3's image file helpers, from `lamina.utils.image_utils`.
+    "array_to_img",
+    "img_to_array",
+    "load_img",
+    "save_img",
+    "smart_resize",
 ]
-
-
-def __getattr__(name):
-    # The file helpers live in lamina.utils.image_utils; importing it only when asked
-    # keeps `import lamina` free of Pillow.
-    if name in _IMAGE_UTILS:
-        return getattr(image_utils(), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_IMAGE_UTILS))
 
 
 # -- the generator -----------------------------------------------------------------------

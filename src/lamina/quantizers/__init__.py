@@ -10,6 +10,7 @@
 [32, -127]
 """
 
+from lamina.common import serialization
 from lamina.quantizers.quantization_config import (
     Int8QuantizationConfig,
     QuantizationConfig,
@@ -27,7 +28,6 @@ from lamina.quantizers.quantizers import (
     quantize_and_dequantize,
     unpack_int4,
 )
-from lamina.utils import serialization
 
 for _cls in (Quantizer, AbsMaxQuantizer, QuantizationConfig, Int8QuantizationConfig):
     serialization.register_builtin("quantizers", _cls)

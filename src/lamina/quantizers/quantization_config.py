@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from lamina.common import serialization
 from lamina.quantizers.quantizers import AbsMaxQuantizer
-from lamina.utils import serialization
 
 _MODULE = "keras.quantizers"
 

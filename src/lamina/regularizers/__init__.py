@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from lamina.common import serialization
 from lamina.regularizers.regularizers import (
     L1,
     L1L2,
@@ -21,7 +22,6 @@ from lamina.regularizers.regularizers import (
     Regularizer,
     validate_float_arg,
 )
-from lamina.utils import serialization
 
 # Keras 3's lowercase names are aliases of the classes (`l1_l2()` has factors 0, 0).
 l1, l2, l1_l2, orthogonal_regularizer = L1, L2, L1L2, OrthogonalRegularizer

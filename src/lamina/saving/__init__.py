@@ -1,11 +1,8 @@
 """`lamina.saving`: `.keras` model files, `.weights.h5` weights files, and the registry
 of serializable objects (as `keras.saving`)."""
 
-from lamina.saving import keras_ops  # noqa: F401  (registers Keras op nodes)
-from lamina.saving.keras_file import load_model, save_model
-from lamina.saving.weights_h5 import load_weights, save_weights
-from lamina.utils.object_registration import get_custom_objects
-from lamina.utils.serialization import (
+from lamina.common.object_registration import get_custom_objects
+from lamina.common.serialization import (
     CustomObjectScope,
     custom_object_scope,
     deserialize_keras_object,
@@ -15,6 +12,9 @@ from lamina.utils.serialization import (
     register_serializable,
     serialize_keras_object,
 )
+from lamina.saving import keras_ops  # noqa: F401  (registers Keras op nodes)
+from lamina.saving.keras_file import load_model, save_model
+from lamina.saving.weights_h5 import load_weights, save_weights
 
 __all__ = [
     "CustomObjectScope",

@@ -2,7 +2,7 @@
 layers' assets (`assets/<layer path>/...`, e.g. a StringLookup's `vocabulary.txt`).
 
 Loading is safe by construction: class names resolve only through lamina's registry
-(see `lamina.utils.serialization`), zip entries must be plain relative names of bounded
+(see `lamina.common.serialization`), zip entries must be plain relative names of bounded
 size and compression ratio, and the weights file may not use HDF5 external links or
 external storage. Saving writes a temporary file beside the target and renames it into
 place, so a failed save leaves the previous file intact.
@@ -27,9 +27,9 @@ import zipfile
 import zlib
 
 from lamina.backend.common.variables import deferred_initialization
+from lamina.common import serialization
 from lamina.saving import weights_h5
 from lamina.saving.atomic import atomic_write
-from lamina.utils import serialization
 
 CONFIG = "config.json"
 METADATA = "metadata.json"

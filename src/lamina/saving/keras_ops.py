@@ -20,8 +20,8 @@ from __future__ import annotations
 import inspect
 
 from lamina import ops
+from lamina.common import serialization
 from lamina.graph.operation import Operation
-from lamina.utils import serialization
 
 # Keras op class -> lamina op. The first group is what KerasTensor's Python operators
 # create (`+`, `-`, `*`, `/`, `//`, `%`, `**`, `@`, comparisons, `&`, `|`, `^`, `~`,

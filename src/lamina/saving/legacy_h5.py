@@ -36,6 +36,7 @@ import zipfile
 import numpy as np
 
 from lamina.backend.common.variables import deferred_initialization
+from lamina.common import serialization
 from lamina.saving import weights_h5
 from lamina.saving.atomic import atomic_write
 from lamina.saving.legacy_h5_config import (
@@ -52,7 +53,6 @@ from lamina.saving.legacy_h5_weights import (
     _restore_optimizer,
     read_model_weights,
 )
-from lamina.utils import serialization
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 SUFFIXES = (".h5", ".hdf5")

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import logging
 
+from lamina.common import serialization
 from lamina.saving.keras_ops import KERAS_OPS
-from lamina.utils import serialization
 
 logger = logging.getLogger("lamina")
 

@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from lamina.utils import serialization
+from lamina.common import serialization
 
 MAX_CONFIG_BYTES = 64 * 1024**2
 

@@ -23,8 +23,8 @@ import warnings
 import numpy as np
 
 from lamina.backend.common.global_state import to_snake_case
+from lamina.common import serialization
 from lamina.saving.atomic import atomic_write
-from lamina.utils import serialization
 
 
 def _own(layer) -> list:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from lamina import backend, ops
+from lamina.common import serialization
 from lamina.layers.input_layer import Input
-from lamina.utils import serialization
 
 
 def _make_input(shape, dtype, rng, low=None, high=None):

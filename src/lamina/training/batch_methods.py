@@ -12,10 +12,10 @@ import numpy as np
 
 from lamina import backend, tree
 from lamina.backend.common.global_state import current_distribution
-from lamina.config import debugging
+from lamina.common import debugging
+from lamina.common.traceback_utils import filter_traceback
 from lamina.training import concurrency, data_adapter, runtime, structures, targets
 from lamina.training import epochs as loops
-from lamina.utils.traceback_utils import filter_traceback
 
 
 @filter_traceback

@@ -435,7 +435,7 @@ class PerOutput(list):
 
 def compile_config(model) -> dict:
     """What `compile` was given, as JSON (saved in `.keras` files)."""
-    from lamina.utils import serialization
+    from lamina.common import serialization
 
     def encode(spec):
         if spec is None or isinstance(spec, (str, int, float, bool)):
@@ -457,7 +457,7 @@ def compile_config(model) -> dict:
 def compile_from_config(model, config: dict, custom_objects=None) -> None:
     """Compile `model` again from `compile_config`'s output."""
     from lamina import optimizers as optimizers_module
-    from lamina.utils import serialization
+    from lamina.common import serialization
 
     def decode(spec, category):
         if isinstance(spec, dict) and "class_name" in spec:

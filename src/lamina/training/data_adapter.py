@@ -25,10 +25,9 @@ import numpy as np
 
 from lamina import backend, tree
 from lamina.callbacks import backup as backup_callback
-from lamina.config import debugging
+from lamina.common import debugging, py_dataset
+from lamina.common.py_dataset import PyDataset  # noqa: F401 - re-exported for the loop
 from lamina.layers.layer import is_text_array as is_text
-from lamina.utils import py_dataset
-from lamina.utils.py_dataset import PyDataset  # noqa: F401 - re-exported for the loop
 
 
 def _is_array_like(x) -> bool:

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from lamina import ops, tree
-from lamina.config import debugging
+from lamina.common import debugging
 from lamina.training import data_adapter
 
 

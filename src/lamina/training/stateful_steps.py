@@ -22,10 +22,10 @@ from __future__ import annotations
 import functools
 
 from lamina import backend
+from lamina.common.data_utils import unpack_x_y_sample_weight
 from lamina.layers.layer import Layer
 from lamina.training import programs, runtime, steps, structures
 from lamina.training.steps import batch_size
-from lamina.utils.data_utils import unpack_x_y_sample_weight
 
 # This form differentiates the loss value it computed: a constant cannot be (see
 # `steps.compute_loss`).

@@ -25,9 +25,9 @@ from __future__ import annotations
 import inspect
 
 from lamina import backend, ops, tree
+from lamina.common.data_utils import unpack_x_y_sample_weight
 from lamina.training import structures, targets
 from lamina.training.compile_utils import PerOutput, flatten_outputs
-from lamina.utils.data_utils import unpack_x_y_sample_weight
 
 _NO_LOSS = (
     "No loss to compute. Provide a `loss` argument in `compile()`: the model was "

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from lamina import losses as losses_module
+from lamina.common.data_utils import pack_x_y_sample_weight
 from lamina.training import data_adapter
-from lamina.utils.data_utils import pack_x_y_sample_weight
 
 
 def flatten_targets(names, y, what="y") -> list:

@@ -32,6 +32,7 @@ from lamina import backend, tree
 from lamina import metrics as metrics_module
 from lamina import optimizers as optimizers_module
 from lamina.backend.common.global_state import current_distribution
+from lamina.common.traceback_utils import filter_traceback
 from lamina.training import (
     batch_methods,
     compile_utils,
@@ -47,7 +48,6 @@ from lamina.training import (
 )
 from lamina.training import epochs as loops
 from lamina.training.compile_utils import CompileLoss, CompileMetrics
-from lamina.utils.traceback_utils import filter_traceback
 
 # How a step is written follows how the engine runs it, which the seam says: as a pure
 # function of the state, compiled whole (JAX: `train_step(self, state, data)`), or on

@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from lamina.utils import io_utils
-from lamina.utils.py_dataset import PyDataset
+from lamina.common import io_utils
+from lamina.common.py_dataset import PyDataset
 
 _SUBSETS = ("training", "validation", "both")
 _LABEL_MODES = ("int", "categorical", "binary", None)

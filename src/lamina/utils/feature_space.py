@@ -21,10 +21,10 @@ import numpy as np
 
 from lamina import backend, layers
 from lamina.backend.common.global_state import unique_name
+from lamina.common import serialization
+from lamina.common.py_dataset import PyDataset
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers.lookup import encode_on_host, host_array, register
-from lamina.utils import serialization
-from lamina.utils.py_dataset import PyDataset
 
 _OUTPUT_MODES = ("int", "one_hot", "float")
 

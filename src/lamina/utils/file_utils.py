@@ -38,7 +38,7 @@ import urllib.request
 import warnings
 import zipfile
 
-from lamina.utils import io_utils
+from lamina.common import io_utils
 
 # Limits on what an archive may unpack to; raise them (module attributes) for a bigger
 # trusted archive. The ratio bound (the `.keras` loader uses the same 200:1) applies
