@@ -8,6 +8,7 @@ import pytest
 
 import lamina
 from lamina import layers
+from lamina.training import structures
 
 
 def _model():
@@ -126,7 +127,7 @@ def test_compute_loss_and_updates_is_pure():
     x = np.array([[1.0, 2.0, 3.0]], "float32")
     y = np.array([[1.0, -1.0]], "float32")
     model.build((None, 3))
-    model._ensure_built(x, y)
+    structures.ensure_built(model, x, y)
     kernel, bias = model.layers[0].kernel.numpy(), model.layers[0].bias.numpy()
     state = (
         [v.value for v in model.trainable_variables],

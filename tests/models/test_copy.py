@@ -39,3 +39,16 @@ def test_a_copied_optimizer_keeps_its_weight_decay_exclusions_built_or_not():
             opt.build([w, bias])
         (w2, bias2, opt2) = copy.deepcopy((w, bias, opt))
         assert opt2._use_weight_decay(w2) and not opt2._use_weight_decay(bias2)
+
+
+def test_a_copy_serves_its_own_predictions_after_the_original_served_that_shape():
+    # The original's shortest predict path (made after a few calls of one shape) closes
+    # over the original: the copy makes its own, from its own runtime record.
+    model = lamina.Sequential([lamina.Input((3,)), layers.Dense(2)])
+    x = np.ones((1, 3), "float32")
+    for _ in range(3):
+        model.predict(x, verbose=0)
+    clone = copy.deepcopy(model)
+    clone.set_weights([np.zeros_like(w) for w in clone.get_weights()])
+    np.testing.assert_array_equal(clone.predict(x, verbose=0), np.zeros((1, 2), "float32"))
+    assert np.abs(model.predict(x, verbose=0)).sum() > 0

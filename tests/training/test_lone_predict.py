@@ -13,6 +13,7 @@ import pytest
 
 import lamina
 from lamina import Input, Sequential, layers, ops
+from lamina.training import batch_methods
 
 RNG = np.random.default_rng(0)
 
@@ -35,8 +36,10 @@ def ordinary_calls(monkeypatch):
 
     def spy(model):
         calls = []
-        original = model._predict_step_data
-        monkeypatch.setattr(model, "_predict_step_data", lambda: calls.append(1) or original())
+        original = batch_methods.predict_step_data
+        monkeypatch.setattr(
+            batch_methods, "predict_step_data", lambda m: calls.append(1) or original(m)
+        )
         return calls
 
     return spy
@@ -106,10 +109,10 @@ def test_seed_state_advanced_at_inference_is_kept_on_the_short_path():
 def test_the_short_path_steps_aside_for_what_it_does_not_handle(monkeypatch):
     model = _mlp()
     answers = []  # per call of the short path: did it answer (True) or step aside?
-    made = model._lone
+    made = batch_methods.lone
 
-    def spied(fns, runner):
-        serve = made(fns, runner)
+    def spied(model, fns, runner):
+        serve = made(model, fns, runner)
 
         def spy(*args):
             out = serve(*args)
@@ -118,7 +121,7 @@ def test_the_short_path_steps_aside_for_what_it_does_not_handle(monkeypatch):
 
         return spy
 
-    monkeypatch.setattr(model, "_lone", spied)
+    monkeypatch.setattr(batch_methods, "lone", spied)
     x = RNG.standard_normal((4, 6)).astype("float32")
     for _ in range(3):
         model.predict(x, verbose=0)

@@ -92,6 +92,10 @@ EXECUTION = declare(
     STATEFUL
         True where `fit` runs steps statefully (torch: `train_step(self, data)` updates
         the variables in place), False where steps are pure functions of the state (JAX).
+    JIT_BY_DEFAULT
+        True where `compile(jit_compile="auto")` runs the steps compiled (JAX: every step is
+        traced and compiled whole), False where they run eagerly unless `jit_compile=True`
+        asks for more (torch: `torch.compile`).
     Program(fn, name, donate_argnums=(), static_argnums=(), compiled=True, max_signatures=32, gradients=False, live=False, jit=None, replay=None)
         A step compiled once per input signature; `compiled=False` runs it as is;
         `gradients=True` for a step that differentiates (a taping engine records only then);
@@ -103,6 +107,19 @@ EXECUTION = declare(
         names the variables it reads (None: eagerly); ignored where steps compile whole.
     program(fn, name, **kwargs)
         Make the `Program` that runs the step `fn` (see `Program`'s arguments).
+    step_form(pure, live)
+        Of two ways to write a model's steps, the one this engine runs: `pure` (pure
+        functions of the state, compiled whole: `train_step(self, state, data)`, JAX) or
+        `live` (steps on the live variables: `train_step(self, data)`, torch).
+    step_programs(model, kind, replay=None)
+        The `Program`s `fit` (`kind="train"`), `evaluate` ("test") or `predict`
+        ("predict") run, by form: "one" batch, "many" (`steps_per_execution` batches
+        stacked on axis 0) and, for training data resident on the device, "one_from",
+        "many_from", "one_at", "many_at". They call the model's public step of `kind`
+        (`model.train_step`, ...) at each trace: pure steps scanned and compiled with the
+        state donated (JAX), or stateful steps looped on the live variables (torch, whose
+        programs are `live`). `replay` names the variables the model's predict step reads
+        when an eager engine may capture and replay it (None: it runs eagerly).
     captured(fn, name, variables_for)
         On an eager engine, `fn(data)` (a stateful train step's forward pass and loss) run
         from a graph of its operations captured once per input signature, under autograd,
@@ -152,6 +169,9 @@ LAYER = declare(
 
 OPTIMIZERS = declare(
     """
+    FUSED
+        The `kind`s of update `fused_apply` applies (a frozenset: `"sgd"`, `"adam"` on
+        torch; empty on JAX, whose compiled steps fuse the generic update themselves).
     fused_apply(kind, variables, grads, slots, learning_rate, step, hyper)
         One optimizer step applied in place to the live `variables` with the engine's
         fused kernels (`kind` `"sgd"` or `"adam"`, `slots` the slot Variables of each

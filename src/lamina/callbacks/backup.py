@@ -62,6 +62,13 @@ def _finite(model) -> bool:
     return all(np.isfinite(w).all() for w in model.get_weights())
 
 
+def _running_fit(model):
+    """The live state of the `fit` running on `model` (its runtime record holds one per
+    running `fit`), or None."""
+    record = getattr(model, "_runtime", None)
+    return None if record is None else record.live
+
+
 class BackupAndRestore(Callback):
     """Back up training state so a killed run, started again, resumes where it stopped.
 
@@ -136,7 +143,7 @@ class BackupAndRestore(Callback):
             self._resuming = (restored_from, resume["epoch"], resume["step"])
         self._data = None
         self._data_states = {}
-        self._fit_token = vars(model).get("_live_state")
+        self._fit_token = _running_fit(model)
         keepers = [k for k in getattr(_running, "keepers", ()) if k is not self]
         _running.keepers = [*keepers, self]
 
@@ -147,7 +154,7 @@ class BackupAndRestore(Callback):
         return (
             self._fit_token is not None
             and model is not None
-            and vars(model).get("_live_state") is self._fit_token
+            and _running_fit(model) is self._fit_token
         )
 
     def _data_epoch_begins(self, batches) -> None:

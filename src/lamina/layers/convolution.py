@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from lamina import activations, backend, constraints, initializers, ops, regularizers
 from lamina.common import serialization
+from lamina.layers import lora
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
-from lamina.layers.lora import LoRAMixin, lora_weight_property
 
 
 def _register(cls):
@@ -46,7 +46,7 @@ def _conv_output_length(length, kernel_size, stride, padding, dilation):
     return (length + stride - 1) // stride  # "same" and "causal"
 
 
-class BaseConv(LoRAMixin, Layer):
+class BaseConv(Layer):
     """The shared base of the convolution layers, parameterized by `rank` (1, 2 or 3).
 
     Subclasses set `rank`; `BaseConv` itself computes a plain (grouped) convolution,
@@ -83,7 +83,7 @@ class BaseConv(LoRAMixin, Layer):
         lora_alpha=None,
         **kwargs,
     ):
-        self._init_lora(lora_rank, lora_alpha, dtype=kwargs.get("dtype"))
+        lora.init_lora(self, lora_rank, lora_alpha, dtype=kwargs.get("dtype"))
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         who = self._who
         rank = self.rank
@@ -129,7 +129,17 @@ class BaseConv(LoRAMixin, Layer):
         self.bias_constraint = constraints.get(bias_constraint)
         self.input_spec = InputSpec(ndim=rank + 2)
 
-    kernel = lora_weight_property("kernel")
+    # LoRA, written once for the layers that have it
+    # (`lora.py`).
+    _lora_weight = "kernel"
+    _lora_supported = True
+    lora_rank = lora_alpha = None
+    lora_enabled = False
+    kernel = lora.lora_weight_property("kernel")
+    enable_lora = lora.enable_lora
+    from_config = classmethod(lora.from_config)
+    _own_weights = lora.own_weights
+    _saved_variables = lora.saved_variables
 
     @property
     def _who(self) -> str:
@@ -225,7 +235,7 @@ class BaseConv(LoRAMixin, Layer):
         self._make_bias(self.filters)
         self.input_spec = InputSpec(ndim=self.rank + 2, axes={self._channel_axis: channels})
         self.built = True
-        self._build_lora()
+        lora.build_lora(self)
 
     def call(self, inputs):
         x = ops.conv(
@@ -266,7 +276,7 @@ class BaseConv(LoRAMixin, Layer):
             "kernel_initializer": initializers.serialize(self.kernel_initializer),
             "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
             "kernel_constraint": constraints.serialize(self.kernel_constraint),
-            **self._lora_config(),
+            **lora.lora_config(self),
         }
 
 

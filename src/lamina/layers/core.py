@@ -18,11 +18,12 @@ from lamina import (
 )
 from lamina.backend.common.variables import Variable
 from lamina.common import serialization
+from lamina.dtype_policies.dtype_policy import check_quantization_mode
 from lamina.graph.keras_tensor import KerasTensor
+from lamina.layers import lora, quantization
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer, _shapes_to_specs, _tuplify
-from lamina.layers.lora import LoRAMixin, lora_weight_property
-from lamina.layers.quantization import QuantizableMixin, int8_contract
+from lamina.layers.quantization import int8_contract
 from lamina.ops import random as ops_random
 
 _UNSAFE = {"enabled": False}
@@ -43,7 +44,7 @@ def _read(value):
 
 
 @_register
-class Dense(QuantizableMixin, LoRAMixin, Layer):
+class Dense(Layer):
     """A densely connected layer: `activation(inputs @ kernel + bias)`.
 
     Args:
@@ -87,7 +88,7 @@ class Dense(QuantizableMixin, LoRAMixin, Layer):
         quantization_config=None,
         **kwargs,
     ):
-        self._init_lora(lora_rank, lora_alpha, quantization_config, kwargs.get("dtype"))
+        lora.init_lora(self, lora_rank, lora_alpha, quantization_config, kwargs.get("dtype"))
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
             raise ValueError(f"Dense expects `units` to be a positive int; received {units!r}.")
@@ -103,7 +104,17 @@ class Dense(QuantizableMixin, LoRAMixin, Layer):
         self.input_spec = InputSpec(min_ndim=2)
         self.supports_masking = True
 
-    kernel = lora_weight_property("kernel")
+    # LoRA and int8 quantization, written once for the layers that have them
+    # (`lora.py`, `quantization.py`).
+    _lora_weight = "kernel"
+    _lora_supported = True
+    lora_rank = lora_alpha = None
+    lora_enabled = False
+    kernel = lora.lora_weight_property("kernel")
+    enable_lora = lora.enable_lora
+    from_config = classmethod(lora.from_config)
+    _own_weights = lora.own_weights
+    _saved_variables = lora.saved_variables
 
     def build(self, input_shape):
         input_dim = input_shape[-1]
@@ -133,7 +144,7 @@ class Dense(QuantizableMixin, LoRAMixin, Layer):
             )
         self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim})
         self.built = True
-        self._build_lora()
+        lora.build_lora(self)
 
     def call(self, inputs):
         if self.quantization_mode is not None:
@@ -163,7 +174,7 @@ class Dense(QuantizableMixin, LoRAMixin, Layer):
             "kernel_constraint": constraints.serialize(self.kernel_constraint),
             "bias_constraint": constraints.serialize(self.bias_constraint),
             "quantization_config": quantizers.serialize(self.quantization_config),
-            **self._lora_config(),
+            **lora.lora_config(self),
         }
 
     # int8 quantization (see `lamina.layers.quantization`) ------------------------------
@@ -185,7 +196,7 @@ class Dense(QuantizableMixin, LoRAMixin, Layer):
         >>> layer.dtype_policy.name, str(layer.kernel.dtype), tuple(layer.kernel_scale.shape)
         ('int8_from_float32', 'int8', (2,))
         """
-        mode, config = self._begin_quantize(Dense, mode, type_check, config)
+        mode, config = quantization.begin_quantize(self, Dense, mode, type_check, config)
         quantizer = quantizers.QuantizationConfig.weight_quantizer_or_default(
             config, quantizers.AbsMaxQuantizer(axis=0)
         )
@@ -194,11 +205,11 @@ class Dense(QuantizableMixin, LoRAMixin, Layer):
             values, scale = quantizer(kernel, to_numpy=True)
             return values, ops.squeeze(scale, axis=0)
 
-        self._replace_weight("kernel", quantize_kernel, mode, config)
+        quantization.replace_weight(self, "kernel", quantize_kernel, mode, config)
 
     def quantized_build(self, kernel_shape, mode, config=None):
         """Create the int8 `kernel` and its float `kernel_scale` (one per unit)."""
-        self._check_quantized_mode(mode)
+        check_quantization_mode(mode)
         config = config if config is not None else self.quantization_config
         self.inputs_quantizer = quantizers.QuantizationConfig.activation_quantizer_or_default(
             config, quantizers.AbsMaxQuantizer()
@@ -315,7 +326,7 @@ class Dropout(Layer):
 
 
 @_register
-class Embedding(QuantizableMixin, LoRAMixin, Layer):
+class Embedding(Layer):
     """Turns non-negative integer indices into dense vectors of size `output_dim`.
 
     Args:
@@ -358,7 +369,7 @@ class Embedding(QuantizableMixin, LoRAMixin, Layer):
         **kwargs,
     ):
         kwargs.pop("input_length", None)
-        self._init_lora(lora_rank, lora_alpha, quantization_config, kwargs.get("dtype"))
+        lora.init_lora(self, lora_rank, lora_alpha, quantization_config, kwargs.get("dtype"))
         super().__init__(**kwargs)
         self.input_dim = int(input_dim)
         self.output_dim = int(output_dim)
@@ -374,8 +385,17 @@ class Embedding(QuantizableMixin, LoRAMixin, Layer):
                 weights = [weights]
             self.set_weights(weights)
 
+    # LoRA and int8 quantization, written once for the layers that have them
+    # (`lora.py`, `quantization.py`).
     _lora_weight = "embeddings"
-    embeddings = lora_weight_property("embeddings")
+    _lora_supported = True
+    lora_rank = lora_alpha = None
+    lora_enabled = False
+    embeddings = lora.lora_weight_property("embeddings")
+    enable_lora = lora.enable_lora
+    from_config = classmethod(lora.from_config)
+    _own_weights = lora.own_weights
+    _saved_variables = lora.saved_variables
 
     def build(self, input_shape=None):
         if self.quantization_mode is not None:
@@ -389,7 +409,7 @@ class Embedding(QuantizableMixin, LoRAMixin, Layer):
                 name="embeddings",
             )
         self.built = True
-        self._build_lora()
+        lora.build_lora(self)
 
     def call(self, inputs):
         if "int" not in str(inputs.dtype):
@@ -416,7 +436,7 @@ class Embedding(QuantizableMixin, LoRAMixin, Layer):
             "embeddings_constraint": constraints.serialize(self.embeddings_constraint),
             "mask_zero": self.mask_zero,
             "quantization_config": quantizers.serialize(self.quantization_config),
-            **self._lora_config(),
+            **lora.lora_config(self),
         }
 
     # int8 quantization (see `lamina.layers.quantization`) ------------------------------
@@ -430,7 +450,7 @@ class Embedding(QuantizableMixin, LoRAMixin, Layer):
             type_check: refuse subclasses of Embedding (they may compute otherwise).
             config: an `Int8QuantizationConfig` (its weight quantizer, if any, is used).
         """
-        mode, config = self._begin_quantize(Embedding, mode, type_check, config)
+        mode, config = quantization.begin_quantize(self, Embedding, mode, type_check, config)
         # One scale per row: rows are looked up whole, and there are usually more rows
         # than columns, so this loses the least.
         quantizer = quantizers.QuantizationConfig.weight_quantizer_or_default(
@@ -441,11 +461,11 @@ class Embedding(QuantizableMixin, LoRAMixin, Layer):
             values, scale = quantizer(table, to_numpy=True)
             return values, ops.squeeze(scale, axis=-1)
 
-        self._replace_weight("embeddings", quantize_table, mode, config)
+        quantization.replace_weight(self, "embeddings", quantize_table, mode, config)
 
     def quantized_build(self, embeddings_shape, mode, config=None):
         """Create the int8 `embeddings` and its float `embeddings_scale` (one per row)."""
-        self._check_quantized_mode(mode)
+        check_quantization_mode(mode)
         self._embeddings = self.add_weight(
             shape=embeddings_shape,
             initializer="zeros",

@@ -8,11 +8,13 @@ import string
 
 from lamina import activations, constraints, initializers, ops, quantizers, regularizers
 from lamina.common import serialization
+from lamina.dtype_policies.dtype_policy import check_quantization_mode
 from lamina.initializers.random_initializers import VarianceScaling
+from lamina.layers import lora, quantization
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
-from lamina.layers.lora import NO_QUANTIZATION, LoRAMixin, lora_weight_property
-from lamina.layers.quantization import QuantizableMixin, int8_contract
+from lamina.layers.lora import NO_QUANTIZATION
+from lamina.layers.quantization import int8_contract
 
 _EQUATION_FORMS = (
     "Equations must be one of 'X,Y->Z', '...X,Y->...Z' or 'X...,Y->Z...', where X, Y and "
@@ -184,7 +186,7 @@ class _Analysis:
 
 
 @_register
-class EinsumDense(QuantizableMixin, LoRAMixin, Layer):
+class EinsumDense(Layer):
     """A dense layer computing `activation(einsum(equation, inputs, kernel) + bias)`.
 
     Use it where a `Dense` is too narrow: projecting to several output axes at once
@@ -244,7 +246,7 @@ class EinsumDense(QuantizableMixin, LoRAMixin, Layer):
         quantization_config=None,
         **kwargs,
     ):
-        self._init_lora(lora_rank, lora_alpha, quantization_config, kwargs.get("dtype"))
+        lora.init_lora(self, lora_rank, lora_alpha, quantization_config, kwargs.get("dtype"))
         if gptq_unpacked_column_size is not None:
             raise ValueError(
                 "EinsumDense received gptq_unpacked_column_size="
@@ -319,9 +321,19 @@ class EinsumDense(QuantizableMixin, LoRAMixin, Layer):
         }
         self.input_spec = InputSpec(ndim=len(analysis.input_shape), axes=axes)
         self.built = True
-        self._build_lora()
+        lora.build_lora(self)
 
-    kernel = lora_weight_property("kernel")
+    # LoRA and int8 quantization, written once for the layers that have them
+    # (`lora.py`, `quantization.py`).
+    _lora_weight = "kernel"
+    _lora_supported = True
+    lora_rank = lora_alpha = None
+    lora_enabled = False
+    kernel = lora.lora_weight_property("kernel")
+    enable_lora = lora.enable_lora
+    from_config = classmethod(lora.from_config)
+    _own_weights = lora.own_weights
+    _saved_variables = lora.saved_variables
 
     def call(self, inputs):
         if self.quantization_mode is not None:
@@ -349,7 +361,7 @@ class EinsumDense(QuantizableMixin, LoRAMixin, Layer):
             "kernel_constraint": constraints.serialize(self.kernel_constraint),
             "bias_constraint": constraints.serialize(self.bias_constraint),
             "quantization_config": quantizers.serialize(self.quantization_config),
-            **self._lora_config(),
+            **lora.lora_config(self),
         }
 
     # int8 quantization (see `lamina.layers.quantization`) ------------------------------
@@ -381,7 +393,7 @@ class EinsumDense(QuantizableMixin, LoRAMixin, Layer):
             config: an `Int8QuantizationConfig` (default: abs-max weights, and inputs
                 quantized on each call).
         """
-        mode, config = self._begin_quantize(EinsumDense, mode, type_check, config)
+        mode, config = quantization.begin_quantize(self, EinsumDense, mode, type_check, config)
         self._input_ndim = self.input_spec.ndim
         _, kernel_spec, output_spec = self._int8_specs()
         summed = tuple(i for i, c in enumerate(kernel_spec) if c not in output_spec)
@@ -393,11 +405,11 @@ class EinsumDense(QuantizableMixin, LoRAMixin, Layer):
             values, scale = quantizer(kernel, to_numpy=True)
             return values, _to_output_layout(scale, kernel_spec, output_spec)
 
-        self._replace_weight("kernel", quantize_kernel, mode, config)
+        quantization.replace_weight(self, "kernel", quantize_kernel, mode, config)
 
     def quantized_build(self, kernel_shape, mode, config=None):
         """Create the int8 `kernel` and its float `kernel_scale` (output layout)."""
-        self._check_quantized_mode(mode)
+        check_quantization_mode(mode)
         config = config if config is not None else self.quantization_config
         self.inputs_quantizer = quantizers.QuantizationConfig.activation_quantizer_or_default(
             config, quantizers.AbsMaxQuantizer()

@@ -28,7 +28,6 @@ from lamina.dtype_policies import autocast as _autocast
 from lamina.dtype_policies.dtype_policy import config_value as _policy_config
 from lamina.dtype_policies.dtype_policy import is_mixed as _is_mixed
 from lamina.graph.keras_tensor import KerasTensor
-from lamina.graph.node import Node
 from lamina.graph.operation import (
     CallContext,
     Operation,
@@ -36,12 +35,25 @@ from lamina.graph.operation import (
     current_call_context,
     output_spec,
 )
-from lamina.layers.eager_calls import EagerCalls, _is_float
+from lamina.layers import eager_calls, keras_methods, layer_arguments, quantization
+from lamina.layers.eager_calls import (
+    _SCALAR_KWARG_TYPES,
+    _is_float,
+    apply_activity_regularizer,
+    call_on_tensor,
+    call_signature_flags,
+)
 from lamina.layers.input_spec import check_input_compatibility
-from lamina.layers.keras_methods import KerasLayerMethods
-from lamina.layers.quantization import QuantizationMethods
 from lamina.layers.remat import current_remat_mode, rematerialized_call
+from lamina.layers.symbolic_calls import flat_shaped, symbolic_call
 from lamina.ops import random as ops_random
+
+# Imported from here by other modules.
+_BASE_GET_CONFIGS = layer_arguments.BASE_GET_CONFIGS
+_BASE_INITS = layer_arguments.BASE_INITS
+_shapes_to_specs = layer_arguments.shapes_to_specs
+_tuplify = layer_arguments.tuplify
+is_text_array = layer_arguments.is_text_array
 
 # Attributes that hold bookkeeping, not children to track.
 _UNTRACKED = frozenset(
@@ -52,17 +64,8 @@ _UNTRACKED = frozenset(
         "_function",
         "input_spec",
         "_build_shapes",
-        "_call_entry",
-        "_graph_constants",
-        "_live_state",
-        "_step_output_masks",
-        "_last_per_output_losses",
-        "_losses_override",
+        "_runtime",  # a model's runtime record (`lamina.training.runtime`)
         "_own_node",
-        "_state_vars_cache",
-        "_layers_cache",
-        "_trainable_cache",
-        "_last_output_masks",
         "_remat_mode",
         "_remat_output_sizes",
     }
@@ -70,18 +73,6 @@ _UNTRACKED = frozenset(
 _BASE_INIT_KWARGS = frozenset(
     {"input_shape", "batch_input_shape", "batch_size", "input_dim", "weights", "input_length"}
 )
-
-
-def _refuse_bounding_boxes(who: str, bounding_box_format) -> None:
-    """Keras's image preprocessing layers take `bounding_box_format` to transform boxes
-    given with the images; lamina's transform images (and labels) only."""
-    if bounding_box_format is not None:
-        raise ValueError(
-            f"{who} received bounding_box_format={bounding_box_format!r}, but lamina's image "
-            "layers transform images (and labels, in a dict) only, not bounding boxes or "
-            "segmentation masks. Leave `bounding_box_format` unset, and transform boxes "
-            "yourself (or apply only photometric layers to images with boxes)."
-        )
 
 
 # Layers whose `_losses` may be non-empty: a top-level call clears its layers' losses,
@@ -107,65 +98,7 @@ def _release_losses(layer) -> None:
         pass
 
 
-# Call keyword values that cannot hold a tensor (a `training` flag, a `None` mask).
-_SCALAR_KWARG_TYPES = frozenset({bool, type(None), int, float, str})
-
-
-def _call_signature_flags(cls) -> tuple[bool, bool]:
-    cached = cls.__dict__.get("_lamina_call_flags")
-    if cached is None:
-        params = inspect.signature(cls.call).parameters
-        cached = ("training" in params, "mask" in params)
-        cls._lamina_call_flags = cached
-    return cached
-
-
-# The base classes' own `get_config` and `__init__`: a subclass that keeps the base
-# `get_config` gets its constructor arguments recorded (see `_record_arguments`).
-_BASE_GET_CONFIGS: set = set()
-_BASE_INITS: set = set()
-_PLAIN_TYPES = (str, int, float, bool, type(None))
-
-
-def _plain(value) -> bool:
-    """A value JSON carries as is: str, int, float, bool, None, or lists/dicts of them."""
-    if isinstance(value, (list, tuple)):
-        return all(_plain(v) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
-    return isinstance(value, _PLAIN_TYPES)
-
-
-def _record_arguments(cls, args, kwargs):
-    """The constructor arguments of a subclass relying on the base `get_config`, as a
-    dict when they are all plain values, else the names of those that are not (as a
-    tuple), or None for classes that describe themselves."""
-    if cls.__init__ in _BASE_INITS or cls.get_config not in _BASE_GET_CONFIGS:
-        return None
-    signature = inspect.signature(cls.__init__)
-    try:
-        bound = signature.bind(None, *args, **kwargs)
-    except TypeError:
-        return None  # `__init__` raises its own error
-    recorded, not_plain = {}, []
-    for i, (name, value) in enumerate(bound.arguments.items()):
-        kind = signature.parameters[name].kind
-        if i == 0:
-            continue  # self
-        if kind is inspect.Parameter.VAR_POSITIONAL:
-            if value:
-                not_plain.append(f"*{name}")
-            continue
-        items = value.items() if kind is inspect.Parameter.VAR_KEYWORD else [(name, value)]
-        for key, item in items:
-            if _plain(item):
-                recorded[key] = list(item) if isinstance(item, tuple) else item
-            else:
-                not_plain.append(key)
-    return tuple(not_plain) if not_plain else recorded
-
-
-class Layer(KerasLayerMethods, QuantizationMethods, EagerCalls, Operation, backend.layer.LayerBase):
+class Layer(Operation, backend.layer.LayerBase):
     """The base class of every layer.
 
     Subclass it and implement `call`; create weights in `build(input_shape)` with
@@ -208,6 +141,30 @@ class Layer(KerasLayerMethods, QuantizationMethods, EagerCalls, Operation, backe
     # operations (torch's predict; see `_call_is_pure`). False on layers that run a
     # user's function (`Lambda`).
     _pure_call = True
+    # The last input signature that went through the whole `__call__`
+    # (`eager_calls.repeat_call` takes the short path for it).
+    _passed_call = None
+
+    # Keras's smaller public methods (`keras_methods.py`), its quantization methods
+    # (`quantization.py`: the base versions refuse) and the eager call's short paths
+    # (`eager_calls.py`) are written as functions of the layer, bound here.
+    save_own_variables = keras_methods.save_own_variables
+    load_own_variables = keras_methods.load_own_variables
+    add_variable = keras_methods.add_variable
+    path = property(keras_methods.path)
+    metrics = property(keras_methods.metrics)
+    metrics_variables = property(keras_methods.metrics_variables)
+    call_signature_parameters = property(keras_methods.call_signature_parameters)
+    supports_jit = property(keras_methods.supports_jit, keras_methods.set_supports_jit)
+    rematerialized_call = keras_methods.rematerialized_call
+    quantization_mode = property(quantization.quantization_mode)
+    quantize = quantization.quantize
+    quantized_build = quantization.quantized_build
+    quantized_call = quantization.quantized_call
+    _int8_call = quantization.int8_call
+    _graph_call = eager_calls.graph_call
+    _repeat_call = eager_calls.repeat_call
+    _build_step_settled = eager_calls.build_step_settled
 
     @classmethod
     def _call_is_pure(cls) -> bool:
@@ -238,7 +195,7 @@ class Layer(KerasLayerMethods, QuantizationMethods, EagerCalls, Operation, backe
         instance = super().__new__(cls)
         # As Keras does: a subclass without its own `get_config` is described by the
         # arguments it was constructed with, when they are plain values.
-        instance.__dict__["_auto_config"] = _record_arguments(cls, args, kwargs)
+        instance.__dict__["_auto_config"] = layer_arguments.record_arguments(cls, args, kwargs)
         _hold_losses(instance)
         return instance
 
@@ -253,7 +210,9 @@ class Layer(KerasLayerMethods, QuantizationMethods, EagerCalls, Operation, backe
         **kwargs,
     ):
         if "bounding_box_format" in kwargs and self._takes_bounding_box_format:
-            _refuse_bounding_boxes(type(self).__name__, kwargs.pop("bounding_box_format"))
+            layer_arguments.refuse_bounding_boxes(
+                type(self).__name__, kwargs.pop("bounding_box_format")
+            )
         unknown = set(kwargs) - _BASE_INIT_KWARGS
         if unknown:
             raise TypeError(
@@ -270,7 +229,7 @@ class Layer(KerasLayerMethods, QuantizationMethods, EagerCalls, Operation, backe
         self._losses: list = []
         _release_losses(self)
         self._build_shapes = None
-        self._call_has_training_arg, self._call_has_mask_arg = _call_signature_flags(type(self))
+        self._call_has_training_arg, self._call_has_mask_arg = call_signature_flags(type(self))
         # `__call__`'s short path does what the base `_convert_inputs` does, and runs
         # `_maybe_build` only for a subclass with its own.
         self._short_call = type(self)._convert_inputs is Layer._convert_inputs
@@ -297,7 +256,7 @@ class Layer(KerasLayerMethods, QuantizationMethods, EagerCalls, Operation, backe
 
     @dtype_policy.setter
     def dtype_policy(self, value) -> None:
-        policy = dtype_policies.get(_dtype_name(value))
+        policy = dtype_policies.get(layer_arguments.dtype_name(value))
         mode = policy.quantization_mode
         if (
             mode is not None
@@ -721,7 +680,7 @@ class Layer(KerasLayerMethods, QuantizationMethods, EagerCalls, Operation, backe
             if v is None or isinstance(v, (str, bool)):
                 return v
             if isinstance(v, np.ndarray) and v.dtype.kind in "USO":
-                _refuse_text(self, v)
+                layer_arguments.refuse_text(self, v)
             t = backend.convert_to_tensor(v)
             if self.autocast and _is_float(t.dtype) and backend.standardize_dtype(t.dtype) != dtype:
                 t = backend.core.cast(t, dtype)
@@ -745,7 +704,7 @@ class Layer(KerasLayerMethods, QuantizationMethods, EagerCalls, Operation, backe
                 else:
                     if type(x) is np.ndarray:
                         x = backend.convert_to_tensor(x)
-                    return self._call_on_tensor(x, kwargs)
+                    return call_on_tensor(self, x, kwargs)
         if not args:
             if "inputs" not in kwargs:
                 raise TypeError(f"{type(self).__name__} {self.name!r} was called without inputs.")
@@ -756,15 +715,15 @@ class Layer(KerasLayerMethods, QuantizationMethods, EagerCalls, Operation, backe
 
         inputs = self._convert_inputs(args[0])
         args = (inputs,) + args[1:]
-        check_input_compatibility(self.input_spec, _flat_shaped(inputs), self)
+        check_input_compatibility(self.input_spec, flat_shaped(inputs), self)
         # Sublayers built in `build` or on their first call inside `call` get this
         # layer's path in front of theirs, as in Keras.
         with self._open_name_scope():
             self._maybe_build(inputs)
-            check_input_compatibility(self.input_spec, _flat_shaped(inputs), self)
+            check_input_compatibility(self.input_spec, flat_shaped(inputs), self)
 
             context = current_call_context()
-            training = self._resolve_training(kwargs, context)
+            training = eager_calls.resolve_training(self, kwargs, context)
             if not self._call_has_mask_arg:
                 kwargs.pop("mask", None)
             call = self.call
@@ -775,63 +734,17 @@ class Layer(KerasLayerMethods, QuantizationMethods, EagerCalls, Operation, backe
                 self._clear_losses()
                 with CallContext(training=training):
                     outputs = call(*args, **kwargs)
-                    self._apply_activity_regularizer(outputs)
+                    apply_activity_regularizer(self, outputs)
             else:
                 if training is not None and context.training is None:
                     context.training = training
                 outputs = call(*args, **kwargs)
-                self._apply_activity_regularizer(outputs)
+                apply_activity_regularizer(self, outputs)
         return outputs
 
     def _symbolic_layer_call(self, args, user_kwargs):
         with self._open_name_scope():
-            return self._symbolic_layer_call_in_scope(args, user_kwargs)
-
-    def _symbolic_layer_call_in_scope(self, args, user_kwargs):
-        inputs = args[0]
-        check_input_compatibility(self.input_spec, _flat_shaped(inputs), self)
-        self._maybe_build(inputs)
-        check_input_compatibility(self.input_spec, _flat_shaped(inputs), self)
-        kwargs = dict(user_kwargs)
-        if not self._call_has_training_arg:
-            kwargs.pop("training", None)
-            user_kwargs.pop("training", None)
-        mask = None
-        if self._call_has_mask_arg or self.supports_masking:
-            mask = kwargs.get("mask")
-            if mask is None:
-                mask = tree.map_structure(
-                    lambda x: (
-                        getattr(x, "_keras_mask", None) if isinstance(x, KerasTensor) else None
-                    ),
-                    inputs,
-                )
-                if not any(m is not None for m in tree.flatten(mask)):
-                    mask = None
-        if self._call_has_mask_arg and mask is not None:
-            kwargs["mask"] = mask
-        elif not self._call_has_mask_arg:
-            kwargs.pop("mask", None)
-        outputs = self.compute_output_spec(*args, **kwargs)
-        if mask is not None or type(self).compute_mask is not Layer.compute_mask:
-            # As in Keras, `compute_mask` must work on symbolic inputs (the call itself
-            # just did): an error in it is a bug to report, not a mask to drop.
-            try:
-                out_mask = output_spec(lambda i, m: self.compute_mask(i, m), (inputs, mask), {})
-            except Exception as error:
-                if hasattr(error, "add_note"):  # Python 3.11+
-                    error.add_note(
-                        f"Raised by compute_mask of layer {self.name!r} "
-                        f"({type(self).__name__}) called on symbolic inputs."
-                    )
-                raise
-            flat_out = tree.flatten(outputs)
-            flat_masks = tree.flatten(out_mask) if out_mask is not None else []
-            for i, out in enumerate(flat_out):
-                if isinstance(out, KerasTensor) and flat_masks:
-                    out._keras_mask = flat_masks[min(i, len(flat_masks) - 1)]
-        Node(self, call_args=args, call_kwargs=user_kwargs, outputs=outputs)
-        return outputs
+            return symbolic_call(self, args, user_kwargs)
 
     # Config --------------------------------------------------------------------------
     def get_config(self) -> dict:
@@ -845,28 +758,14 @@ class Layer(KerasLayerMethods, QuantizationMethods, EagerCalls, Operation, backe
             config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
         return {**self._recorded_arguments("Layer"), **config}
 
-    def _recorded_arguments(self, kind: str) -> dict:
-        """The constructor arguments recorded for a subclass without its own `get_config`
-        ({} for classes that describe themselves); raises when they are not plain."""
-        recorded = self.__dict__.get("_auto_config")
-        if recorded is None:
-            return {}
-        if isinstance(recorded, tuple):
-            raise NotImplementedError(
-                f"{kind} {type(self).__name__} was constructed with argument(s) "
-                f"{list(recorded)} that are not plain values (str, int, float, bool, None, "
-                "or lists/dicts of them), and it does not override `get_config()`, so its "
-                "config cannot re-create it. Override `get_config` to describe them (and "
-                "`from_config` to rebuild them)."
-            )
-        return {k: v for k, v in recorded.items() if k not in ("name", "trainable", "dtype")}
+    _recorded_arguments = layer_arguments.recorded_arguments
 
     @classmethod
     def from_config(cls, config: dict, custom_objects=None):
         """Create a layer from `get_config()` output."""
         config = serialization.drop_keras_only_arguments(config, cls.__name__)
         if isinstance(config.get("dtype"), dict):
-            config["dtype"] = _dtype_name(config["dtype"])
+            config["dtype"] = layer_arguments.dtype_name(config["dtype"])
         return cls(**config)
 
     def __repr__(self) -> str:
@@ -874,7 +773,7 @@ class Layer(KerasLayerMethods, QuantizationMethods, EagerCalls, Operation, backe
 
 
 _BASE_GET_CONFIGS.add(Layer.get_config)
-Layer._base_call = Layer.__call__  # what `EagerCalls` falls back to
+Layer._base_call = Layer.__call__  # what `eager_calls.repeat_call` falls back to
 _BASE_INITS.add(Layer.__init__)
 
 
@@ -889,68 +788,6 @@ def _scoped_build(build):
 
     scoped._opens_name_scope = True
     return scoped
-
-
-def _dtype_name(dtype):
-    """A policy name for a serialized policy (Keras 3's `DTypePolicy` dict, Keras 2's
-    `Policy`); anything else as given."""
-    if isinstance(dtype, dict):
-        return dtype_policies.deserialize(dtype).name
-    return dtype
-
-
-def is_text_array(arr) -> bool:
-    """True for a NumPy array of strings (or an object array holding only strings)."""
-    return isinstance(arr, np.ndarray) and (
-        arr.dtype.kind in "US"
-        or (
-            arr.dtype == object
-            and arr.size > 0
-            and all(isinstance(v, (str, bytes)) for v in arr.flat)
-        )
-    )
-
-
-def _refuse_text(layer, value: np.ndarray) -> None:
-    """A clear error for text (a NumPy array of strings) given to a layer that computes
-    on numbers; layers that take strings (StringLookup, TextVectorization, Hashing...)
-    convert their own inputs and never get here."""
-    if not is_text_array(value):
-        return
-    raise TypeError(
-        f"{type(layer).__name__} {layer.name!r} received text (a NumPy array of dtype "
-        f"{value.dtype}, shape {value.shape}), but it computes on numbers. Turn the text "
-        "into numbers first: a StringLookup or TextVectorization layer (or Hashing) ahead "
-        "of it, fed by Input(shape=(1,), dtype='string'); or convert the data before "
-        "passing it."
-    )
-
-
-def _flat_shaped(x) -> list:
-    return [v for v in tree.flatten(x) if hasattr(v, "shape")]
-
-
-def _is_shape(x) -> bool:
-    return isinstance(x, tuple) and all(d is None or isinstance(d, int) for d in x)
-
-
-def _shapes_to_specs(shapes, dtype):
-    if _is_shape(shapes):
-        return KerasTensor(shapes, dtype)
-    if isinstance(shapes, dict):
-        return {k: _shapes_to_specs(v, dtype) for k, v in shapes.items()}
-    return [_shapes_to_specs(s, dtype) for s in shapes]
-
-
-def _tuplify(shapes):
-    """JSON turns shape tuples into lists; turn them back (lists of shapes stay lists)."""
-    if isinstance(shapes, dict):
-        return {k: _tuplify(v) for k, v in shapes.items()}
-    if isinstance(shapes, (list, tuple)):
-        if all(d is None or isinstance(d, int) for d in shapes):
-            return tuple(shapes)
-        return [_tuplify(s) for s in shapes]
-    return shapes
 
 
 serialization.register_builtin("layers", Layer)

@@ -10,8 +10,11 @@ of shape `(rank, W.shape[-1])`. The layer then computes with
 which starts equal to `W` (`b` starts at zero), so fine-tuning trains only
 `rank * (fan_in + fan_out)` numbers per layer.
 
-The mix-in here holds that logic once; each layer names its base weight (`kernel` or
-`embeddings`) and reads the effective value through `lora_weight_property`. Files store
+The functions here hold that logic once, for the layers that bind them (`enable_lora`,
+`from_config`, `_own_weights`, `_saved_variables`) or call them (`init_lora` in
+`__init__`, `build_lora` at the end of `build`, `lora_config` in `get_config`); each
+layer names its base weight (`_lora_weight`: `kernel` or `embeddings`) and reads the
+effective value through `lora_weight_property`. Files store
 what Keras stores: the merged weight in the base weight's place and no LoRA factors, so a
 LoRA model's weights load into the plain model and the other way round; loading into a
 LoRA layer resets its factors to zero.
@@ -26,6 +29,8 @@ import numbers
 
 from lamina import backend, initializers, ops, quantizers
 from lamina.backend.common.variables import bump_structure_version
+from lamina.layers import quantization
+from lamina.layers.layer import Layer
 
 NO_QUANTIZATION = (
     "lamina quantizes layers to int8 only (not Keras's int4/float8/GPTQ/AWQ modes); "
@@ -121,7 +126,7 @@ def lora_weight_property(name: str) -> property:
                 f"{type(self).__name__} {self.name!r} is not built yet, so it has no "
                 f"`{name}`: call it on data or call `build(input_shape)` first."
             )
-        return self._lora_merged()
+        return lora_merged(self)
 
     def assign_base(self, value):
         self.__dict__[key] = value
@@ -139,7 +144,7 @@ class _MergedWeight:
 
     def __init__(self, layer):
         self.layer = layer
-        self.base = layer._lora_base
+        self.base = lora_base(layer)
 
     @property
     def shape(self):
@@ -158,198 +163,194 @@ class _MergedWeight:
         return self.base.name
 
     def numpy(self):
-        return ops.convert_to_numpy(ops.cast(self.layer._lora_merged(), self.base.dtype))
+        return ops.convert_to_numpy(ops.cast(lora_merged(self.layer), self.base.dtype))
 
     def assign(self, value):
         self.base.assign(value)
-        for factor in self.layer._lora_factors:
+        for factor in lora_factors(self.layer):
             factor.assign(ops.zeros(factor.shape, factor.dtype))
 
 
-class LoRAMixin:
-    """LoRA for a layer whose base weight is named by `_lora_weight` (`"kernel"`).
+# What a LoRA layer binds or calls ------------------------------------------------------
+# A layer that has LoRA sets `_lora_weight` (its base weight's name) and binds
+# `enable_lora`, `from_config`, `_own_weights` and `_saved_variables` from here; a
+# subclass that sets `_lora_supported = False` refuses LoRA (Keras's transposed and
+# depthwise convolutions have none). It calls `init_lora(...)` first thing in its
+# `__init__` (before `Layer.__init__`, so a quantized `dtype` is refused with the
+# reason), stores its base weight as `_<weight>` (through `lora_weight_property`),
+# calls `build_lora()` at the end of `build`, and adds `lora_config()` to its config.
+def init_lora(layer, lora_rank=None, lora_alpha=None, quantization_config=None, dtype=None):
+    who = type(layer).__name__
+    if isinstance(quantization_config, dict) and "class_name" in quantization_config:
+        quantization_config = quantizers.deserialize(quantization_config)
+    refuse_quantization(who, quantization_config, dtype)
+    if not layer._lora_supported and (lora_rank is not None or lora_alpha is not None):
+        given = (("lora_rank", lora_rank), ("lora_alpha", lora_alpha))
+        given = [k for k, v in given if v is not None]
+        raise TypeError(
+            f"{who} got unexpected keyword argument(s) {given}: LoRA exists only on "
+            "Dense, EinsumDense, Embedding and Conv1D/2D/3D (as in Keras)."
+        )
+    layer.lora_rank = _check_rank(who, "lora_rank", lora_rank)
+    alpha = _check_alpha(who, lora_alpha)
+    layer.lora_alpha = alpha if alpha is not None else layer.lora_rank
+    layer.lora_enabled = False
+    layer.quantization_config = quantization_config
 
-    The layer calls `_init_lora(...)` first thing in its `__init__` (before
-    `Layer.__init__`, so a quantized `dtype` is refused with the reason), stores its base
-    weight as `_<weight>` (through `lora_weight_property`), calls `_build_lora()` at the
-    end of `build`, and adds `_lora_config()` to its config. A subclass that sets
-    `_lora_supported = False` refuses LoRA (Keras's transposed and depthwise
-    convolutions have none).
+
+def build_lora(layer) -> None:
+    if layer.built and layer.lora_rank and not layer.lora_enabled:
+        layer.enable_lora(layer.lora_rank, lora_alpha=layer.lora_alpha)
+
+
+def lora_config(layer) -> dict:
+    """`lora_rank`/`lora_alpha` for the config, only when LoRA is set (as Keras)."""
+    if not layer.lora_rank:
+        return {}
+    return {"lora_rank": layer.lora_rank, "lora_alpha": layer.lora_alpha}
+
+
+def from_config(cls, config, custom_objects=None):
+    """Create the layer from `get_config()` output (LoRA arguments included)."""
+    config = dict(config)
+    lora = {k: config.pop(k) for k in _LORA_CONFIG_KEYS if k in config}
+    layer = Layer.from_config.__func__(cls, config, custom_objects=custom_objects)
+    init_lora(layer, lora.get("lora_rank"), lora.get("lora_alpha"), lora.get("quantization_config"))
+    build_lora(layer)
+    return layer
+
+
+def enable_lora(
+    self,
+    rank: int,
+    lora_alpha=None,
+    a_initializer="he_uniform",
+    b_initializer="zeros",
+) -> None:
+    """Freeze the base weight and train a low-rank update to it instead.
+
+    Adds trainable float32 weights `lora_<weight>_a` (shape `W.shape[:-1] +
+    (rank,)`) and `lora_<weight>_b` (shape `(rank, W.shape[-1])`); the layer then
+    computes with `W + (lora_alpha / rank) * (a @ b)`. Call it once, on a built
+    layer without a constraint on its base weight.
+
+    Args:
+        rank: the rank of the update (a positive int).
+        lora_alpha: scale numerator (default: `rank`, a scale of 1).
+        a_initializer: initializer of the `a` factor.
+        b_initializer: initializer of the `b` factor (zeros: the layer starts
+            unchanged).
+
+    >>> import numpy as np
+    >>> from lamina import layers
+    >>> layer = layers.Dense(3, name="d")
+    >>> layer.build((None, 4))
+    >>> layer.enable_lora(2)
+    >>> [w.path for w in layer.trainable_weights]
+    ['d/bias', 'd/lora_kernel_a', 'd/lora_kernel_b']
     """
-
-    _lora_weight = "kernel"
-    _lora_supported = True
-    lora_rank = None
-    lora_alpha = None
-    lora_enabled = False
-
-    # Construction and config -----------------------------------------------------------
-    def _init_lora(self, lora_rank=None, lora_alpha=None, quantization_config=None, dtype=None):
-        who = type(self).__name__
-        if isinstance(quantization_config, dict) and "class_name" in quantization_config:
-            quantization_config = quantizers.deserialize(quantization_config)
-        refuse_quantization(who, quantization_config, dtype)
-        if not self._lora_supported and (lora_rank is not None or lora_alpha is not None):
-            given = (("lora_rank", lora_rank), ("lora_alpha", lora_alpha))
-            given = [k for k, v in given if v is not None]
-            raise TypeError(
-                f"{who} got unexpected keyword argument(s) {given}: LoRA exists only on "
-                "Dense, EinsumDense, Embedding and Conv1D/2D/3D (as in Keras)."
-            )
-        self.lora_rank = _check_rank(who, "lora_rank", lora_rank)
-        alpha = _check_alpha(who, lora_alpha)
-        self.lora_alpha = alpha if alpha is not None else self.lora_rank
-        self.lora_enabled = False
-        self.quantization_config = quantization_config
-
-    def _build_lora(self) -> None:
-        if self.built and self.lora_rank and not self.lora_enabled:
-            self.enable_lora(self.lora_rank, lora_alpha=self.lora_alpha)
-
-    def _lora_config(self) -> dict:
-        """`lora_rank`/`lora_alpha` for the config, only when LoRA is set (as Keras)."""
-        if not self.lora_rank:
-            return {}
-        return {"lora_rank": self.lora_rank, "lora_alpha": self.lora_alpha}
-
-    @classmethod
-    def from_config(cls, config, custom_objects=None):
-        """Create the layer from `get_config()` output (LoRA arguments included)."""
-        config = dict(config)
-        lora = {k: config.pop(k) for k in _LORA_CONFIG_KEYS if k in config}
-        layer = super().from_config(config, custom_objects=custom_objects)
-        layer._init_lora(
-            lora.get("lora_rank"), lora.get("lora_alpha"), lora.get("quantization_config")
+    who = f"{type(self).__name__} {self.name!r}"
+    weight = self._lora_weight
+    if not self._lora_supported:
+        raise NotImplementedError(
+            f"{who}: LoRA is not available on {type(self).__name__} (as in Keras, it "
+            "exists on Dense, EinsumDense, Embedding and Conv1D/2D/3D)."
         )
-        layer._build_lora()
-        return layer
-
-    # LoRA ------------------------------------------------------------------------------
-    def enable_lora(
-        self,
-        rank: int,
-        lora_alpha=None,
-        a_initializer="he_uniform",
-        b_initializer="zeros",
-    ) -> None:
-        """Freeze the base weight and train a low-rank update to it instead.
-
-        Adds trainable float32 weights `lora_<weight>_a` (shape `W.shape[:-1] +
-        (rank,)`) and `lora_<weight>_b` (shape `(rank, W.shape[-1])`); the layer then
-        computes with `W + (lora_alpha / rank) * (a @ b)`. Call it once, on a built
-        layer without a constraint on its base weight.
-
-        Args:
-            rank: the rank of the update (a positive int).
-            lora_alpha: scale numerator (default: `rank`, a scale of 1).
-            a_initializer: initializer of the `a` factor.
-            b_initializer: initializer of the `b` factor (zeros: the layer starts
-                unchanged).
-
-        >>> import numpy as np
-        >>> from lamina import layers
-        >>> layer = layers.Dense(3, name="d")
-        >>> layer.build((None, 4))
-        >>> layer.enable_lora(2)
-        >>> [w.path for w in layer.trainable_weights]
-        ['d/bias', 'd/lora_kernel_a', 'd/lora_kernel_b']
-        """
-        who = f"{type(self).__name__} {self.name!r}"
-        weight = self._lora_weight
-        if not self._lora_supported:
-            raise NotImplementedError(
-                f"{who}: LoRA is not available on {type(self).__name__} (as in Keras, it "
-                "exists on Dense, EinsumDense, Embedding and Conv1D/2D/3D)."
-            )
-        if getattr(self, f"{weight}_constraint", None) is not None:
-            raise ValueError(
-                f"{who}: LoRA cannot be enabled on a layer with a `{weight}_constraint` "
-                f"(the constraint would act on the frozen {weight}, not on the trained "
-                f"update). Create the layer without `{weight}_constraint`."
-            )
-        if not self.built:
-            raise ValueError(
-                f"{who}: cannot enable LoRA on a layer that is not built yet; call it on "
-                "data or call `build(input_shape)` first (or pass `lora_rank=` to the "
-                "constructor, which enables LoRA when the layer is built)."
-            )
-        if self.quantization_mode is not None:
-            raise ValueError(
-                f"{who} is quantized ({self.dtype_policy.name}); lamina enables LoRA on "
-                "float layers only. Enable LoRA before quantizing, on the float model."
-            )
-        if self.lora_enabled:
-            raise ValueError(
-                f"{who}: LoRA is already enabled (rank {self.lora_rank}); it can be enabled "
-                "only once per layer."
-            )
-        rank = _check_rank(who, "rank", rank, allow_none=False)
-        alpha = _check_alpha(who, lora_alpha)
-        base = self._lora_base
-        regularizer = getattr(self, f"{weight}_regularizer", None)
-        # float32 factors, as Keras: a low-precision update under- or overflows.
-        a = self.add_weight(
-            shape=tuple(base.shape[:-1]) + (rank,),
-            initializer=initializers.get(a_initializer),
-            dtype="float32",
-            regularizer=regularizer,
-            name=f"lora_{weight}_a",
+    if getattr(self, f"{weight}_constraint", None) is not None:
+        raise ValueError(
+            f"{who}: LoRA cannot be enabled on a layer with a `{weight}_constraint` "
+            f"(the constraint would act on the frozen {weight}, not on the trained "
+            f"update). Create the layer without `{weight}_constraint`."
         )
-        b = self.add_weight(
-            shape=(rank, base.shape[-1]),
-            initializer=initializers.get(b_initializer),
-            dtype="float32",
-            regularizer=regularizer,
-            name=f"lora_{weight}_b",
+    if not self.built:
+        raise ValueError(
+            f"{who}: cannot enable LoRA on a layer that is not built yet; call it on "
+            "data or call `build(input_shape)` first (or pass `lora_rank=` to the "
+            "constructor, which enables LoRA when the layer is built)."
         )
-        setattr(self, f"lora_{weight}_a", a)
-        setattr(self, f"lora_{weight}_b", b)
-        base.trainable = False
-        self.lora_enabled = True
-        self.lora_rank = rank
-        self.lora_alpha = alpha if alpha is not None else rank
-        # Models cache their variable lists by structure version; trainability changed.
-        bump_structure_version()
+    if self.quantization_mode is not None:
+        raise ValueError(
+            f"{who} is quantized ({self.dtype_policy.name}); lamina enables LoRA on "
+            "float layers only. Enable LoRA before quantizing, on the float model."
+        )
+    if self.lora_enabled:
+        raise ValueError(
+            f"{who}: LoRA is already enabled (rank {self.lora_rank}); it can be enabled "
+            "only once per layer."
+        )
+    rank = _check_rank(who, "rank", rank, allow_none=False)
+    alpha = _check_alpha(who, lora_alpha)
+    base = lora_base(self)
+    regularizer = getattr(self, f"{weight}_regularizer", None)
+    # float32 factors, as Keras: a low-precision update under- or overflows.
+    a = self.add_weight(
+        shape=tuple(base.shape[:-1]) + (rank,),
+        initializer=initializers.get(a_initializer),
+        dtype="float32",
+        regularizer=regularizer,
+        name=f"lora_{weight}_a",
+    )
+    b = self.add_weight(
+        shape=(rank, base.shape[-1]),
+        initializer=initializers.get(b_initializer),
+        dtype="float32",
+        regularizer=regularizer,
+        name=f"lora_{weight}_b",
+    )
+    setattr(self, f"lora_{weight}_a", a)
+    setattr(self, f"lora_{weight}_b", b)
+    base.trainable = False
+    self.lora_enabled = True
+    self.lora_rank = rank
+    self.lora_alpha = alpha if alpha is not None else rank
+    # Models cache their variable lists by structure version; trainability changed.
+    bump_structure_version()
 
-    @property
-    def _lora_base(self):
-        base = self.__dict__.get(f"_{self._lora_weight}")
-        if base is None:  # e.g. a separable convolution: two kernels, none called this
-            raise AttributeError(
-                f"{type(self).__name__} {self.name!r} has no `{self._lora_weight}`."
-            )
+
+def lora_base(layer):
+    base = layer.__dict__.get(f"_{layer._lora_weight}")
+    if base is None:  # e.g. a separable convolution: two kernels, none called this
+        raise AttributeError(
+            f"{type(layer).__name__} {layer.name!r} has no `{layer._lora_weight}`."
+        )
+    return base
+
+
+def lora_factors(layer) -> tuple:
+    weight = layer._lora_weight
+    return layer.__dict__[f"lora_{weight}_a"], layer.__dict__[f"lora_{weight}_b"]
+
+
+def lora_merged(layer):
+    base = lora_base(layer)
+    if not layer.lora_enabled:
         return base
+    a, b = lora_factors(layer)
+    delta = ops.multiply(ops.matmul(a, b), layer.lora_alpha / layer.lora_rank)
+    return ops.cast(ops.add(base, delta), layer.compute_dtype)
 
-    @property
-    def _lora_factors(self) -> tuple:
-        weight = self._lora_weight
-        return self.__dict__[f"lora_{weight}_a"], self.__dict__[f"lora_{weight}_b"]
 
-    def _lora_merged(self):
-        base = self._lora_base
-        if not self.lora_enabled:
-            return base
-        a, b = self._lora_factors
-        delta = ops.multiply(ops.matmul(a, b), self.lora_alpha / self.lora_rank)
-        return ops.cast(ops.add(base, delta), self.compute_dtype)
+# Weights order and files ---------------------------------------------------------------
+def own_weights(self) -> list:
+    """The layer's own weights. Keras lists a LoRA layer's frozen base weight where it
+    was made (first), not after the trainable ones: `get_weights()` orders agree with
+    Keras's."""
+    if not self.lora_enabled:
+        return Layer._own_weights(self)
+    return [x for x in self._tracked() if isinstance(x, backend.Variable)]
 
-    # Weights order and files -----------------------------------------------------------
-    def _own_weights(self) -> list:
-        # Keras lists the frozen base weight where it was made (first), not after the
-        # trainable ones: `get_weights()` orders agree with Keras's.
-        if not self.lora_enabled:
-            return super()._own_weights()
-        return [x for x in self._tracked() if isinstance(x, backend.Variable)]
 
-    def _saved_variables(self) -> list:
-        """The values a weights file holds for this layer, in order: the merged base
-        weight in the base's place and no LoRA factors (Keras's layout)."""
-        if not self.lora_enabled:
-            return self._own_weights()
-        factors = {id(f) for f in self._lora_factors}
-        base = self._lora_base
-        return [
-            _MergedWeight(self) if v is base else v
-            for v in self._own_weights()
-            if id(v) not in factors
-        ]
+def saved_variables(self) -> list:
+    """What a weights file holds for the layer (the saving protocol's hook), in order:
+    while quantized, the values in Keras's order for the mode
+    (`quantization.quantized_values`); with LoRA, the merged base weight in the base's
+    place and no LoRA factors (Keras's layout)."""
+    if self.quantization_mode is not None:
+        return quantization.quantized_values(self)
+    if not self.lora_enabled:
+        return self._own_weights()
+    factors = {id(f) for f in lora_factors(self)}
+    base = lora_base(self)
+    return [
+        _MergedWeight(self) if v is base else v for v in self._own_weights() if id(v) not in factors
+    ]

@@ -34,114 +34,102 @@ def _not_implemented(layer, what: str) -> NotImplementedError:
     )
 
 
-class QuantizationMethods:
-    """Keras's quantization methods of every layer: `quantization_mode`, `quantize`,
-    `quantized_build`, `quantized_call`. The base versions raise NotImplementedError
-    (`Model.quantize` skips such layers); quantizable layers override them."""
-
-    @property
-    def quantization_mode(self):
-        """The quantization mode (`"int8"`), None when the layer is not quantized."""
-        return self.dtype_policy.quantization_mode
-
-    def quantize(self, mode=None, type_check=True, config=None):
-        """Quantize the layer's weights in `mode` (only some layers can)."""
-        raise _not_implemented(self, "quantize")
-
-    def quantized_build(self, input_shape, mode, config=None):
-        """Create the quantized weights for `mode` (only some layers can)."""
-        raise _not_implemented(self, "quantized_build")
-
-    def quantized_call(self, *args, **kwargs):
-        """The call of a quantized layer: `_int8_call` for mode "int8"."""
-        mode = self.quantization_mode
-        check_quantization_mode(mode)
-        return self._int8_call(*args, **kwargs)
-
-    def _int8_call(self, *args, **kwargs):
-        raise _not_implemented(self, "_int8_call")
+# Keras's quantization methods of every layer, bound on `Layer` under their names: the
+# base versions raise NotImplementedError (`Model.quantize` skips such layers);
+# quantizable layers (Dense, EinsumDense, Embedding) have their own.
+def quantization_mode(self):
+    """The quantization mode (`"int8"`), None when the layer is not quantized."""
+    return self.dtype_policy.quantization_mode
 
 
-class QuantizableMixin:
-    """What Dense, EinsumDense and Embedding share for `quantize`: the argument checks,
-    replacing the float weight by its quantized form, and Keras's file layout (each
-    layer names its values per mode in `_quantized_file_order`)."""
+def quantize(self, mode=None, type_check=True, config=None):
+    """Quantize the layer's weights in `mode` (only some layers can)."""
+    raise _not_implemented(self, "quantize")
 
-    _quantized_file_order: dict = {}
 
-    def _begin_quantize(self, owner: type, mode, type_check, config):
-        """Check the arguments of `quantize`; returns `(mode, config)`."""
-        if type_check and type(self) is not owner:
-            raise _not_implemented(self, "quantize")
-        mode, config = quantizers.quantization_config.resolve(mode, config)
-        if not self.built:
-            raise ValueError(
-                f"Cannot quantize a layer that isn't yet built. Layer {self.name!r} (of type "
-                f"{type(self).__name__!r}) is not built yet: call it on data or call "
-                "`build(input_shape)` first."
-            )
-        if self.quantization_mode is not None:
-            raise ValueError(
-                f"Layer {self.name!r} is already quantized with "
-                f"dtype_policy={self.dtype_policy.name!r}. Received: mode={mode!r}. A layer "
-                "can be quantized only once."
-            )
-        check_quantization_mode(mode)
-        if mode == "int8" and self.compute_dtype == "float16":
-            raise ValueError(
-                f"Quantization mode='{mode}' doesn't work well with compute_dtype='float16' "
-                f"(layer {self.name!r}). Consider loading the model with another dtype policy "
-                "such as 'mixed_bfloat16' or 'float32' before calling `quantize()`."
-            )
-        if getattr(self, "lora_enabled", False):
-            raise ValueError(
-                f"Layer {self.name!r} has LoRA enabled; lamina does not quantize LoRA layers. "
-                "Merge the update first (save and reload the model without `lora_rank`), "
-                "then quantize."
-            )
-        self.quantization_config = config
-        return mode, config
+def quantized_build(self, input_shape, mode, config=None):
+    """Create the quantized weights for `mode` (only some layers can)."""
+    raise _not_implemented(self, "quantized_build")
 
-    def _replace_weight(self, attribute: str, quantize, mode, config) -> None:
-        """Quantize the float weight in `_<attribute>` with `quantize(variable)` (which
-        returns the int8 values and scale), build the quantized weights in its place and
-        set the quantized policy."""
-        old = self.__dict__[f"_{attribute}"]
-        values, scale = quantize(old)
-        shape = tuple(old.shape)
-        del self.__dict__[f"_{attribute}"]
-        self._own_variables = [v for v in self._own_variables if v is not old]
-        with self._open_name_scope():
-            self.quantized_build(shape, mode, config)
-        self.__dict__[f"_{attribute}"].assign(values)
-        getattr(self, f"{attribute}_scale").assign(scale)
-        self.__dict__["_quantizing"] = True  # the policy setter must not quantize again
-        try:
-            self.dtype_policy = dtype_policies.QuantizedDTypePolicy(mode, self.dtype_policy.name)
-        finally:
-            del self.__dict__["_quantizing"]
-        bump_structure_version()
 
-    def _check_quantized_mode(self, mode) -> None:
-        check_quantization_mode(mode)
+def quantized_call(self, *args, **kwargs):
+    """The call of a quantized layer: `_int8_call` for mode "int8"."""
+    mode = self.quantization_mode
+    check_quantization_mode(mode)
+    return self._int8_call(*args, **kwargs)
 
-    # Files (in Keras's order while quantized) ---------------------------------------
-    def _quantized_values(self) -> list:
-        """The values a weights file holds for a quantized layer, in Keras's order."""
-        order = self._quantized_file_order[self.quantization_mode]
-        values = []
-        for name in order:
-            value = self.__dict__.get(f"_{name}", getattr(self, name, None))
-            if value is not None:
-                values.append(value)
-        return values
 
-    def _saved_variables(self) -> list:
-        """What a weights file holds for the layer (the saving protocol's hook): while
-        quantized, the values in Keras's order for the mode."""
-        if self.quantization_mode is None:
-            return super()._saved_variables()
-        return self._quantized_values()
+def int8_call(self, *args, **kwargs):
+    raise _not_implemented(self, "_int8_call")
+
+
+# What Dense, EinsumDense and Embedding share for `quantize`: the argument checks,
+# replacing the float weight by its quantized form, and Keras's file layout (each layer
+# names its values per mode in `_quantized_file_order`).
+def begin_quantize(layer, owner: type, mode, type_check, config):
+    """Check the arguments of `layer.quantize`; returns `(mode, config)`."""
+    if type_check and type(layer) is not owner:
+        raise _not_implemented(layer, "quantize")
+    mode, config = quantizers.quantization_config.resolve(mode, config)
+    if not layer.built:
+        raise ValueError(
+            f"Cannot quantize a layer that isn't yet built. Layer {layer.name!r} (of type "
+            f"{type(layer).__name__!r}) is not built yet: call it on data or call "
+            "`build(input_shape)` first."
+        )
+    if layer.quantization_mode is not None:
+        raise ValueError(
+            f"Layer {layer.name!r} is already quantized with "
+            f"dtype_policy={layer.dtype_policy.name!r}. Received: mode={mode!r}. A layer "
+            "can be quantized only once."
+        )
+    check_quantization_mode(mode)
+    if mode == "int8" and layer.compute_dtype == "float16":
+        raise ValueError(
+            f"Quantization mode='{mode}' doesn't work well with compute_dtype='float16' "
+            f"(layer {layer.name!r}). Consider loading the model with another dtype policy "
+            "such as 'mixed_bfloat16' or 'float32' before calling `quantize()`."
+        )
+    if getattr(layer, "lora_enabled", False):
+        raise ValueError(
+            f"Layer {layer.name!r} has LoRA enabled; lamina does not quantize LoRA layers. "
+            "Merge the update first (save and reload the model without `lora_rank`), "
+            "then quantize."
+        )
+    layer.quantization_config = config
+    return mode, config
+
+
+def replace_weight(layer, attribute: str, quantize_weight, mode, config) -> None:
+    """Quantize the float weight in `_<attribute>` with `quantize_weight(variable)` (which
+    returns the int8 values and scale), build the quantized weights in its place and set
+    the quantized policy."""
+    old = layer.__dict__[f"_{attribute}"]
+    values, scale = quantize_weight(old)
+    shape = tuple(old.shape)
+    del layer.__dict__[f"_{attribute}"]
+    layer._own_variables = [v for v in layer._own_variables if v is not old]
+    with layer._open_name_scope():
+        layer.quantized_build(shape, mode, config)
+    layer.__dict__[f"_{attribute}"].assign(values)
+    getattr(layer, f"{attribute}_scale").assign(scale)
+    layer.__dict__["_quantizing"] = True  # the policy setter must not quantize again
+    try:
+        layer.dtype_policy = dtype_policies.QuantizedDTypePolicy(mode, layer.dtype_policy.name)
+    finally:
+        del layer.__dict__["_quantizing"]
+    bump_structure_version()
+
+
+def quantized_values(layer) -> list:
+    """The values a weights file holds for a quantized layer, in Keras's order."""
+    order = layer._quantized_file_order[layer.quantization_mode]
+    values = []
+    for name in order:
+        value = layer.__dict__.get(f"_{name}", getattr(layer, name, None))
+        if value is not None:
+            values.append(value)
+    return values
 
 
 def int8_contract(
@@ -229,7 +217,7 @@ def quantize_model(model, mode=None, config=None, filters=None, **kwargs) -> Non
     for layer in model._flatten_layers():
         if not _should_quantize(layer, filters) or len(layer._flatten_layers()) != 1:
             continue
-        if type(layer).quantize is QuantizationMethods.quantize:
+        if type(layer).quantize is quantize:
             continue  # a layer that cannot be quantized stays as it is
         try:
             layer.quantize(mode, type_check=type_check, config=config)
@@ -243,6 +231,4 @@ def quantize_model(model, mode=None, config=None, filters=None, **kwargs) -> Non
         for layer in model._flatten_layers():
             reset = getattr(layer, "_reset_functions", None)
             if reset is not None:
-                reset()
-                for cache in ("_call_entry", "_state_vars_cache"):
-                    layer.__dict__.pop(cache, None)
+                reset(structure=True)

@@ -41,7 +41,7 @@ def _describe(op) -> str:
 
 def _conform(value, ref):
     """A host input as NumPy, with the trailing axis of 1 added or dropped as the model's
-    `Input` asks (as `Model._conform_inputs` does for numbers)."""
+    `Input` asks (as `models.calls.conform_inputs` does for numbers)."""
     if not isinstance(value, np.ndarray):
         from lamina import backend
 

@@ -13,35 +13,30 @@ import inspect
 import json
 import warnings
 
-import numpy as np
-
-from lamina import ops, saving, tree
+from lamina import saving, tree
 from lamina.backend import core as backend_core
 from lamina.backend import execution as backend_execution
 from lamina.backend.common import variables as backend_variables
 from lamina.backend.common.global_state import unique_name
-from lamina.backend.common.variables import StatelessScope, in_stateless_scope
+from lamina.backend.common.variables import in_stateless_scope
 from lamina.common import serialization
-from lamina.common.traceback_utils import filter_traceback, unfiltered_traceback
+from lamina.common.traceback_utils import filter_traceback
 from lamina.graph.function import Function, _is_input_tensor, clone_graph_nodes
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
-from lamina.graph.operation import Operation, current_call_context
+from lamina.graph.operation import current_call_context
 from lamina.layers.input_layer import Input, InputLayer
-from lamina.layers.input_spec import shapes_differ
 from lamina.layers.layer import (
     _BASE_GET_CONFIGS,
     _BASE_INITS,
     Layer,
-    _hold_losses,
     _shapes_to_specs,
     _tuplify,
 )
 from lamina.layers.quantization import quantize_model
-from lamina.models import functional_config, summary_utils
-from lamina.models.host_part import HostPrepared, host_plan
-from lamina.ops.core import _SpecifiedOperation
-from lamina.training import concurrency, data_adapter
+from lamina.models import calls, functional_config, summary_utils
+from lamina.models.host_part import HostPrepared
+from lamina.training import data_adapter
 from lamina.training.trainer import Trainer
 
 
@@ -105,6 +100,9 @@ class Model(Trainer, Layer):
     >>> len(model._inbound_nodes)
     1
     """
+
+    # `model.stateful = value` sets it; None: ask the layers.
+    _stateful_override = None
 
     def __init__(self, *args, **kwargs):
         inputs = kwargs.pop("inputs", None)
@@ -233,14 +231,15 @@ class Model(Trainer, Layer):
     @property
     def stateful(self) -> bool:
         """True when some layer inside keeps state across batches (a stateful RNN)."""
-        override = self.__dict__.get("_stateful_override")
+        override = self._stateful_override
         if override is not None:
             return override
         # `predict` asks on every call: the layers that have a `stateful` attribute are
         # kept per structure version (the uncached walk cost ~0.15 ms per call, and an
         # attribute a layer lacks is slow to miss on a torch module).
         version = backend_variables.structure_version()
-        cached = self.__dict__.get("_stateful_holders")
+        record = self._runtime
+        cached = record.stateful_holders
         if cached is None or cached[0] != version:
             holders = [
                 layer
@@ -248,12 +247,12 @@ class Model(Trainer, Layer):
                 if layer is not self
                 and ("stateful" in layer.__dict__ or hasattr(type(layer), "stateful"))
             ]
-            cached = self.__dict__["_stateful_holders"] = (version, holders)
+            cached = record.stateful_holders = (version, holders)
         return any(layer.stateful is True for layer in cached[1])
 
     @stateful.setter
     def stateful(self, value) -> None:
-        self.__dict__["_stateful_override"] = bool(value)
+        self._stateful_override = bool(value)
 
     @property
     def uses_learning_phase(self) -> bool:
@@ -287,14 +286,14 @@ class Model(Trainer, Layer):
 
         The same dict on every read, as long as the graph is the same."""
         function = self._function
-        cached = self.__dict__.get("_layers_by_depth_cache")
+        record = self._runtime
+        cached = record.layers_by_depth
         if cached is None or cached[0] is not function:
             by_depth = {
                 d: [op for op in ops if isinstance(op, Layer)]
                 for d, ops in function.operations_by_depth.items()
             }
-            cached = (function, by_depth)
-            self.__dict__["_layers_by_depth_cache"] = cached
+            cached = record.layers_by_depth = (function, by_depth)
         return cached[1]
 
     # Classic Keras's private names for the two maps: programs written against the
@@ -311,7 +310,7 @@ class Model(Trainer, Layer):
     @filter_traceback
     def __call__(self, *args, **kwargs):
         if (
-            backend_execution.STATEFUL
+            not backend_execution.JIT_BY_DEFAULT
             and len(args) == 1
             and self._function is not None
             and backend_core.is_tensor(args[0])
@@ -326,12 +325,13 @@ class Model(Trainer, Layer):
                 # Host layers (strings, hashing) run in NumPy before the engine part.
                 if not any(isinstance(v, KerasTensor) for v in tree.flatten(args[0])):
                     args = (self._prepare_host_inputs(args[0]),) + args[1:]
-            elif _holds_text(args[0]):
+            elif calls.holds_text(args[0]):
                 data_adapter.refuse_text(args[0], self)  # names the layer it would reach
-        # On a stateful engine (torch) the layer-by-layer call is already the lean path,
-        # and it records gradients when the caller's autograd mode does.
+        # Where model code runs eagerly by default (torch) the layer-by-layer call is
+        # already the lean path, and it records gradients when the caller's autograd mode
+        # does; where it is compiled (JAX), `model(x)` is one compiled program.
         if (
-            not backend_execution.STATEFUL
+            backend_execution.JIT_BY_DEFAULT
             and self._function is not None
             and len(args) == 1
             and not (kwargs.keys() - {"training"})
@@ -343,71 +343,19 @@ class Model(Trainer, Layer):
             if (
                 flat
                 and all(backend_core.is_concrete(v) for v in flat)
-                and not self._value_dependent_ops()
+                and not calls.value_dependent_ops(self)
             ):
-                return self._unpack_singleton(self._compiled_call(args[0]))
+                return self._unpack_singleton(calls.compiled_call(self, args[0]))
         # A graph with an op whose output shape depends on the values (`ops.unique`) runs
         # here op by op on data, as Keras 3 runs `model(x)` on every engine.
-        if backend_execution.STATEFUL or self._function is None:
+        if not backend_execution.JIT_BY_DEFAULT or self._function is None:
             return self._unpack_singleton(Layer.__call__(self, *args, **kwargs))
         try:
             outputs = Layer.__call__(self, *args, **kwargs)
         except Exception as error:
-            self._explain_value_dependent(error)
+            calls.explain_value_dependent(self, error)
             raise
         return self._unpack_singleton(outputs)
-
-    def _value_dependent_ops(self) -> list:
-        """The graph's ops (nested models' included) whose output shape depends on the
-        values of their inputs, as `(op, model)` pairs: empty for an ordinary graph.
-
-        Such an op declares its own output spec (a length `None` that no stand-in
-        evaluation could know) and the engine cannot evaluate it abstractly: neither can
-        it trace it into a compiled program. Found once per graph (graphs are fixed).
-        """
-        function = self._function
-        cached = self.__dict__.get("_value_dependent_cache")
-        if cached is not None and cached[0] is function:
-            return cached[1]
-        found = []
-        for node in function.nodes if function is not None else ():
-            op = node.operation
-            if isinstance(op, Model) and op._function is not None:
-                found.extend(op._value_dependent_ops())
-            elif _declares_own_spec(op) and not _abstractly_evaluable(node):
-                found.append((op, self))
-        self.__dict__["_value_dependent_cache"] = (function, found)
-        return found
-
-    def _explain_value_dependent(self, error) -> None:
-        """Raise a clear error if `error` came from an op whose output shape depends on
-        the values, run under tracing (a compiled `predict`, `evaluate` or `fit` step);
-        return (the caller raises `error` as it is) for any other error."""
-        found = self._value_dependent_ops()
-        if not found:
-            return
-        culprits = {id(op): (op, model) for op, model in found}
-        entry = unfiltered_traceback(error)
-        while entry is not None:
-            hit = culprits.get(id(entry.tb_frame.f_locals.get("self")))
-            if hit is not None:
-                break
-            entry = entry.tb_next
-        else:
-            return
-        op, model = hit
-        where = (
-            f"model {model.name!r}"
-            if model is self
-            else (f"model {model.name!r} (inside model {self.name!r})")
-        )
-        raise ValueError(
-            _VALUE_DEPENDENT_MESSAGE.format(
-                op=f"{getattr(op, 'function_name', type(op).__name__)} {op.name!r}",
-                where=where,
-                error=f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}",
-            )
-        ) from error
 
     def _unpack_singleton(self, outputs):
         """As Keras 3 does, a model built with its one output in a list (`Model(x, [y])`)
@@ -421,9 +369,10 @@ class Model(Trainer, Layer):
             and len(outputs) == 1
             and not isinstance(outputs[0], KerasTensor)
         ):
-            last = self.__dict__.get("_last_output_masks")
+            record = self._runtime
+            last = record.last_output_masks
             if last is not None and last[0] is outputs:
-                self.__dict__["_last_output_masks"] = (outputs[0], last[1])
+                record.last_output_masks = (outputs[0], last[1])
             return outputs[0]
         if (
             type(outputs) is dict
@@ -435,74 +384,15 @@ class Model(Trainer, Layer):
             # JAX's trees (a compiled call, abstract evaluation) rebuild dicts in sorted-key
             # order; the outputs keep the order the model was built with, as in Keras.
             ordered = {key: outputs[key] for key in self._function._outputs_struct}
-            last = self.__dict__.get("_last_output_masks")
+            record = self._runtime
+            last = record.last_output_masks
             if last is not None and last[0] is outputs:
                 masks = last[1]
                 if type(masks) is dict:
                     masks = {key: masks.get(key) for key in ordered}
-                self.__dict__["_last_output_masks"] = (ordered, masks)
+                record.last_output_masks = (ordered, masks)
             return ordered
         return outputs
-
-    def _compiled_call(self, inputs):
-        """Inference on concrete data through one compiled program (`call_function`).
-
-        Same result as running the graph layer by layer, without per-op dispatch: losses
-        added during the call are kept in `model.losses`, and variables the layers assign
-        (the states of a stateful RNN, seed states) are written back, as for an eager
-        call. The program is traced once per input signature, with a bounded cache and a
-        `RetraceWarning` when it keeps retracing.
-        """
-        inputs = self._conform_inputs(inputs)
-        entry = self.__dict__.get("_call_entry")
-        if entry is None:
-            entry = self.__dict__["_call_entry"] = self._compile_call(self.variables)
-        variables, program, assigned_vars, all_layers = entry
-        # A predict's reader lock: a train step in another thread waits for this call,
-        # which reads the weights of one complete step. A call that assigns variables
-        # (RNN states, seed states) runs alone, as serial calls would.
-        lock = concurrency.state_lock(self)
-        if assigned_vars:
-            with lock.writing():
-                outputs, losses = self._run_call(program, variables, assigned_vars, inputs)
-        else:
-            reader = lock.acquire_read()
-            try:
-                outputs, losses = self._run_call(program, variables, assigned_vars, inputs)
-            finally:
-                lock.release_read(reader)
-        self.__dict__.pop("_last_output_masks", None)  # tracing values, not for later
-        for layer in all_layers:  # `_clear_losses` without walking the layers again
-            if layer._losses:
-                layer._losses = []
-        self._losses = list(losses)
-        if self._losses:
-            _hold_losses(self)
-        return outputs
-
-    def _run_call(self, program, variables, assigned_vars, inputs):
-        """Run the call program (the caller holds the weights lock); write back what it
-        assigned. Returns `(outputs, losses)`."""
-        live = self.__dict__.get("_live_state")
-        live = live.values if live is not None else None
-        outputs, losses, assigned = program(self._call_values(variables, live), inputs)
-        if live is not None:
-            # `fit` donates these buffers at its next step: be done with them first.
-            backend_core.block_until_ready((outputs, losses, assigned))
-        for variable, value in zip(assigned_vars, assigned, strict=True):
-            variable._value = value
-        return outputs, losses
-
-    def _call_values(self, variables, live) -> list:
-        """The values `model(x)` computes with: outside any stateless scope (checked by
-        the caller) each variable's `_value`, except while `fit` holds newer weights
-        (`live`: those of its last complete step, perhaps in another thread)."""
-        if live is None:
-            return [v._value for v in variables]
-        trainable, non_trainable = self._state_variables()[:2]
-        values = list(live[0]) + list(live[1])
-        held = {id(v): x for v, x in zip(trainable + non_trainable, values)}
-        return [held.get(id(v), v._value) for v in variables]
 
     def _flatten_layers(self, include_self: bool = True, recursive: bool = True) -> list[Layer]:
         if self._function is None or not (include_self and recursive):
@@ -510,20 +400,20 @@ class Model(Trainer, Layer):
         # A built graph's layers are fixed; eager engines ask for them on every call
         # (losses collected and cleared), so the walk is kept per structure version.
         version = backend_variables.structure_version()
-        cached = self.__dict__.get("_layers_cache")
+        record = self._runtime
+        cached = record.layers
         if cached is None or cached[0] != version:
-            cached = (version, Layer._flatten_layers(self, True, True))
-            self.__dict__["_layers_cache"] = cached
+            cached = record.layers = (version, Layer._flatten_layers(self, True, True))
         return list(cached[1])
 
     def _regularization_losses(self) -> list:
         if self._function is None:
             return Layer._regularization_losses(self)
         version = backend_variables.structure_version()
-        cached = self.__dict__.get("_trainable_cache")
+        record = self._runtime
+        cached = record.trainable
         if cached is None or cached[0] != version:
-            cached = (version, list(self.trainable_weights))
-            self.__dict__["_trainable_cache"] = cached
+            cached = record.trainable = (version, list(self.trainable_weights))
         return [v.regularizer(v.value) for v in cached[1] if v.regularizer is not None]
 
     def _runtime_state(self) -> list:
@@ -531,14 +421,15 @@ class Model(Trainer, Layer):
         weights of any layer, but state every compiled program must be given."""
         if self._function is None:
             return []
-        cached = self.__dict__.get("_graph_constants")
+        record = self._runtime
+        cached = record.graph_constants
         if cached is None:
             found = {}
             for node in self._function.nodes:
                 for leaf in tree.flatten((node.call_args, node.call_kwargs)):
                     if isinstance(leaf, backend_variables.Variable):
                         found.setdefault(id(leaf), leaf)
-            cached = self.__dict__["_graph_constants"] = list(found.values())
+            cached = record.graph_constants = list(found.values())
         return list(cached)
 
     @property
@@ -547,25 +438,8 @@ class Model(Trainer, Layer):
         its `trace_count` says how often it was traced. It stays None for a graph holding
         an op whose output shape depends on the values (`ops.unique`): such a graph runs
         op by op on data, as Keras 3 runs `model(x)`."""
-        entry = self.__dict__.get("_call_entry")
+        entry = self._runtime.call_entry
         return entry[1] if entry is not None else None
-
-    def _compile_call(self, variables):
-        assigned_vars: list = []  # filled while tracing: what the layers assign
-        index = {id(v): i for i, v in enumerate(variables)}
-
-        def pure(values, data):
-            with StatelessScope(
-                list(zip(variables, values, strict=True)), collect_losses=True
-            ) as scope:
-                outputs = Layer.__call__(self, data, training=False)
-            # Only the model's own variables can be assigned under the strict trace.
-            assigned_vars[:] = [variables[index[id(v)]] for v, _ in scope.updates]
-            return outputs, list(scope.losses), [value for _, value in scope.updates]
-
-        program = backend_execution.program(pure, f"call of model {self.name!r} on data")
-        # The graph's layers are fixed once it is built, so the walk over them is kept.
-        return variables, program, assigned_vars, self._flatten_layers()
 
     def call(self, inputs, training=None, mask=None):
         """Run the functional graph; a subclass overrides it with its own forward pass."""
@@ -581,17 +455,18 @@ class Model(Trainer, Layer):
             outputs, masks = self._host_plan().engine.run(inputs.values, training=training)
         else:
             outputs, masks = self._function.run(
-                self._conform_inputs(inputs), training=training, mask=mask
+                calls.conform_inputs(self, inputs), training=training, mask=mask
             )
         if masks is not None and any(m is not None for m in tree.flatten(masks)):
             # Kept for the graph running this model (see `_output_masks_of`), so that
             # it does not run the model a second time to compute the masks.
-            self.__dict__["_last_output_masks"] = (outputs, masks)
+            self._runtime.last_output_masks = (outputs, masks)
         return outputs
 
     def _output_masks_of(self, outputs):
         """`(True, masks)` if the last call returned `outputs` (else `(False, None)`)."""
-        last = self.__dict__.pop("_last_output_masks", None)
+        record = self._runtime
+        last, record.last_output_masks = record.last_output_masks, None
         if last is not None and last[0] is outputs:
             return True, last[1]
         return False, None
@@ -600,8 +475,8 @@ class Model(Trainer, Layer):
         if self._function is None:
             return None
         if (
-            not backend_execution.STATEFUL
-            and self._value_dependent_ops()
+            backend_execution.JIT_BY_DEFAULT
+            and calls.value_dependent_ops(self)
             and not any(getattr(t, "_keras_mask", None) is not None for t in self.outputs)
             and not any(m is not None for m in tree.flatten(previous_mask))
         ):
@@ -609,126 +484,26 @@ class Model(Trainer, Layer):
         if isinstance(inputs, HostPrepared):
             _, masks = self._host_plan().engine.run(inputs.values)
         else:
-            _, masks = self._function.run(self._conform_inputs(inputs), mask=previous_mask)
+            _, masks = self._function.run(calls.conform_inputs(self, inputs), mask=previous_mask)
         if all(m is None for m in tree.flatten(masks)):
             return None
         return masks
 
     def compute_output_spec(self, *args, **kwargs):
         if self._function is not None:
-            self._conform_inputs(args[0])  # clear errors before abstract evaluation
-            if not backend_execution.STATEFUL and self._value_dependent_ops():
-                # Abstract evaluation cannot run such an op; the graph's own output
+            calls.conform_inputs(self, args[0])  # clear errors before abstract evaluation
+            if backend_execution.JIT_BY_DEFAULT and calls.value_dependent_ops(self):
+                # Abstract evaluation (a trace) cannot run such an op; the graph's own output
                 # specs hold (their `None` dims are the batch or a data-dependent size).
                 return tree.map_structure(
                     lambda t: KerasTensor(t.shape, t.dtype), self._function._outputs_struct
                 )
         return super().compute_output_spec(*args, **kwargs)
 
-    def _conform_inputs(self, inputs) -> list:
-        """The inputs as a flat list in graph order, each checked against its `Input`.
-
-        As in Keras, a trailing dimension of 1 too many is squeezed and one too few is
-        added when the `Input` ends in 1; any other rank or a known dimension that
-        differs raises a ValueError naming the model and the input.
-        """
-        function = self._function
-        if isinstance(inputs, HostPrepared):
-            return inputs  # the engine part's inputs, made by `_prepare_host_inputs`
-        if len(function.inputs) == 1 and not isinstance(inputs, (dict, list, tuple)):
-            passed = self.__dict__.get("_conformed")
-            if (
-                passed is not None
-                and passed[0] is function
-                and passed[1] is type(inputs)
-                and passed[2] == getattr(inputs, "shape", None)
-            ):
-                return [inputs]  # the shape the last call checked: nothing to change
-            flat = [inputs]  # one array for one input: what the general path gives
-        else:
-            flat = function._flatten_values(self._standardize_inputs(inputs))
-        out = []
-        for i, (ref, x) in enumerate(zip(self._function.inputs, flat, strict=True)):
-            if x is None or not hasattr(x, "shape"):
-                out.append(x)
-                continue
-            expected, shape = tuple(ref.shape), tuple(x.shape)
-            if len(shape) == len(expected) + 1 and shape[-1] == 1:
-                x = ops.squeeze(x, axis=-1)
-            elif len(shape) == len(expected) - 1 and expected and expected[-1] == 1:
-                x = ops.expand_dims(x, axis=-1)
-            if shapes_differ(x.shape, expected):
-                name = ref._keras_history.operation.name
-                raise ValueError(
-                    f"Model {self.name!r}: input {i} ({name!r}) expected shape {expected}, "
-                    f"received shape {shape}. Pass data of that shape (the batch "
-                    "dimension, and any dimension shown as None, may vary)."
-                )
-            out.append(x)
-        if len(out) == 1 and out[0] is inputs and backend_core.is_concrete(inputs):
-            # Not a traced input (torch.export's fake tensors, of their own type, whose
-            # sizes may be symbolic): comparing a later call's shape with it, or its
-            # shape with a real one, would specialize the trace (a guard `batch != 3`).
-            self.__dict__["_conformed"] = (function, type(inputs), inputs.shape)
-        return out
-
-    def _host_plan(self):
-        """How the graph splits into a host part (layers such as TextVectorization, run
-        in NumPy) and an engine part; None when everything runs on the engine."""
-        function = self._function
-        cached = self.__dict__.get("_host_plan_cache")
-        if cached is None or cached[0] is not function:
-            cached = (function, host_plan(function, self.name))
-            self.__dict__["_host_plan_cache"] = cached
-        return cached[1]
-
-    def _prepare_host_inputs(self, inputs):
-        """Run the host part on a batch of data: the engine part's inputs, as a
-        `HostPrepared` (inputs already prepared, or a graph without a host part, pass
-        through)."""
-        plan = self._host_plan()
-        if plan is None or isinstance(inputs, HostPrepared):
-            return inputs
-        function = self._function
-        single = len(function.inputs) == 1
-        if single and isinstance(inputs, (list, tuple)):
-            if not all(hasattr(v, "shape") for v in inputs):
-                inputs = np.asarray(inputs)  # one input given as a plain list of strings
-        if single and not isinstance(inputs, (dict, list, tuple)):
-            flat = [inputs]
-        else:
-            flat = function._flatten_values(self._standardize_inputs(inputs))
-        return plan.prepare(flat)
-
-    def _standardize_inputs(self, inputs):
-        self._check_input_structure(inputs)
-        if isinstance(inputs, dict) and not isinstance(self._function._inputs_struct, dict):
-            names = [x._keras_history.operation.name for x in self._function.inputs]
-            return [inputs[n] for n in names]
-        return inputs
-
-    def _check_input_structure(self, inputs):
-        expected = self._function.inputs
-        if not isinstance(inputs, (dict, list, tuple)) and len(expected) == 1:
-            return  # one array for one input: the common case, checked in a breath
-        struct = self._function._inputs_struct
-        names = [x._keras_history.operation.name for x in expected]
-        if isinstance(inputs, dict):
-            keys = sorted(struct) if isinstance(struct, dict) else names
-            unknown = sorted(k for k in inputs if k not in keys)
-            missing = sorted(k for k in keys if k not in inputs)
-            if unknown or missing:
-                raise ValueError(
-                    f"Model {self.name!r} expects inputs named {keys}; received dict keys "
-                    f"{sorted(inputs)} (unknown: {unknown}, missing: {missing})."
-                )
-            return
-        flat = tree.flatten(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-        if len(flat) != len(expected):
-            raise ValueError(
-                f"Model {self.name!r} expects {len(expected)} input(s) {names}, but it "
-                f"received {len(flat)} input(s)."
-            )
+    # Running the graph on data (`calls.py`): the pieces `training` calls by name.
+    _host_plan = calls.host_plan_of
+    _prepare_host_inputs = calls.prepare_host_inputs
+    _standardize_inputs = calls.standardize_inputs
 
     # Building ------------------------------------------------------------------------
     def build(self, input_shape):
@@ -954,38 +729,3 @@ serialization.register_builtin("models", Model, name="Functional")
 serialization.register_builtin("layers", Model, name="Functional")
 serialization.register_builtin("layers", Model)
 __all__ = ["InputLayer", "Model"]
-
-
-_VALUE_DEPENDENT_MESSAGE = (
-    "Op {op} in {where} gives an output whose shape depends on the values of its "
-    "input, so it cannot run inside a compiled program (JAX traces `fit`, `evaluate` and "
-    "`predict` steps with jax.jit; the trace failed with {error}). Run the steps op by "
-    "op: `model.compile(..., run_eagerly=True)` (or `jit_compile=False`); `model(x)` on "
-    "data already runs such a graph op by op. Or give the op a fixed output size: "
-    "`ops.unique(x, size=N, fill_value=...)`, `ops.bincount(x, minlength=N)`, "
-    "`ops.where(condition, x1, x2)` in place of `ops.where(condition)`."
-)
-
-
-def _declares_own_spec(op) -> bool:
-    """An op made with its own `output_spec` rule (see `lamina.ops.core._op`): what ops
-    whose output length may depend on the data do, as abstract evaluation cannot know it."""
-    return isinstance(op, _SpecifiedOperation)
-
-
-def _abstractly_evaluable(node) -> bool:
-    """Whether the engine evaluates the node's op on specs (as a trace would see it)."""
-    try:
-        Operation.compute_output_spec(node.operation, *node.call_args, **node.call_kwargs)
-    except Exception:  # the trace of a compiled program would fail the same way
-        return False
-    return True
-
-
-def _holds_text(x) -> bool:
-    """Whether `x` (one array or a structure of them) holds a NumPy array of strings."""
-    if type(x) is np.ndarray:
-        return x.dtype.kind in "USO"
-    if backend_core.is_tensor(x):
-        return False
-    return any(type(v) is np.ndarray and v.dtype.kind in "USO" for v in tree.flatten(x))

@@ -110,9 +110,7 @@ class Sequential(Model):
         if own is not None and own in self._inbound_nodes:
             self._inbound_nodes.remove(own)
         self._own_node = None
-        for cache in ("_call_entry", "_state_vars_cache"):
-            self.__dict__.pop(cache, None)
-        self._reset_functions()
+        self._reset_functions(structure=True)
         self.built = False
 
     # Building ------------------------------------------------------------------------

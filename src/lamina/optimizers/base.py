@@ -620,7 +620,7 @@ class Optimizer:
         """On a stateful engine, outside any stateless scope: the whole update in place
         with the engine's fused kernels, when it has them for this rule."""
         kind = self._fused_kind()
-        if kind is None or not backend.execution.STATEFUL or backend.in_stateless_scope():
+        if kind not in backend.optimizers.FUSED or backend.in_stateless_scope():
             return False
         slots = [self._slots_for(self._index[id(v)]) for v in variables]
         if step is None:

@@ -144,8 +144,9 @@ class LossScaleOptimizer(Optimizer):
         finite = self.check_finite(grads)
         scale = self.dynamic_scale.value
         unscaled = [None if g is None else g / ops.cast(scale, ops.dtype(g)) for g in grads]
-        if backend.execution.STATEFUL and not backend.in_stateless_scope():
-            # Eager on a stateful engine: decide on the host, skip the step for real.
+        if backend.core.is_concrete(finite) and not backend.in_stateless_scope():
+            # Eager (not traced, outside a step's stateless scope): decide on the host,
+            # skip the step for real.
             if bool(ops.convert_to_numpy(finite)):
                 self.inner_optimizer.apply(unscaled, trainable_variables)
         else:

@@ -410,10 +410,10 @@ class _OwnState:
 
 
 def _overrides_load(obj) -> bool:
-    from lamina.layers.keras_methods import KerasLayerMethods
+    from lamina.layers import keras_methods
 
     method = getattr(type(obj), "load_own_variables", None)
-    return method is not None and method is not KerasLayerMethods.load_own_variables
+    return method is not None and method is not keras_methods.load_own_variables
 
 
 def _read_store(stored, path) -> dict:

@@ -477,9 +477,10 @@ def compile_from_config(model, config: dict, custom_objects=None) -> None:
     loss = decode(config.pop("loss", None), "losses")
     if isinstance(loss, type) and issubclass(loss, losses_module.Loss):
         loss = loss()
-    if config.get("jit_compile") is True and backend.execution.STATEFUL:
+    if config.get("jit_compile") is True and not backend.execution.JIT_BY_DEFAULT:
         # A file written on a compiling engine (Keras on JAX saves True) is not a request
-        # for torch.compile here: the engine's own default applies, without a warning.
+        # for more than the default here (torch.compile on torch): the engine's own
+        # default applies, without a warning.
         config["jit_compile"] = "auto"
     model.compile(
         optimizer=optimizer,

@@ -14,7 +14,8 @@ A model's state has two parts that threads can share:
   for its whole length, makes the others raise a clear error when they are called from
   another thread while it runs, rather than block until training ends.
 
-Both locks are per model, made on first use, and never copied with the model.
+Both locks are per model, made on first use, and kept in its runtime record (never
+copied with the model).
 """
 
 from __future__ import annotations
@@ -104,12 +105,13 @@ _MAKING = threading.Lock()  # guards the lazy creation of each model's locks
 
 
 def _locks(model) -> tuple:
-    locks = model.__dict__.get("_thread_locks")
+    record = model._runtime
+    locks = record.locks
     if locks is None:
         with _MAKING:
-            locks = model.__dict__.get("_thread_locks")
+            locks = record.locks
             if locks is None:
-                locks = model.__dict__["_thread_locks"] = (StateLock(), threading.RLock())
+                locks = record.locks = (StateLock(), threading.RLock())
     return locks
 
 
@@ -123,7 +125,8 @@ def metrics_in_use(model, what: str):
     """Run `what` (`"evaluate"`, `"fit"`, ...) as the one user of the model's metric
     variables; raise if `fit` runs on the model in another thread."""
     lock = _locks(model)[1]
-    fitting = model.__dict__.get("_fit_thread")
+    record = model._runtime
+    fitting = record.fit_thread
     if fitting is not None and fitting != threading.get_ident():
         raise RuntimeError(
             f"{what} was called on model {model.name!r} from one thread while `fit` is "
@@ -138,9 +141,9 @@ def metrics_in_use(model, what: str):
         if what != "fit":
             yield
             return
-        model.__dict__["_fit_thread"] = threading.get_ident()
+        record.fit_thread = threading.get_ident()
         try:
             yield
         finally:
             if fitting is None:  # the outermost fit of this thread
-                model.__dict__.pop("_fit_thread", None)
+                record.fit_thread = None

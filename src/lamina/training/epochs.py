@@ -7,7 +7,7 @@ to the trainer on the way. With `steps_per_execution=k`, up to k batches of one 
 run as one call. Training arrays that fit `data_adapter.resident_bytes()` go to the device
 once per `fit`, and each call then receives only where its batches sit.
 
-During `fit` the training state lives outside the variables (`LiveState`) and is
+During `fit` the training state lives outside the variables (`runtime.LiveState`) and is
 written back lazily: at each epoch's end, and when a callback reads `callback.model`
 (as Keras does), never merely because a callback has batch hooks.
 """
@@ -22,7 +22,8 @@ import numpy as np
 
 from lamina import backend, tree
 from lamina.backend.common.global_state import current_distribution
-from lamina.training import concurrency, data_adapter, loop_utils
+from lamina.training import concurrency, data_adapter, loop_utils, runtime, structures
+from lamina.training.targets import StepData
 
 
 def flat_logs(logs) -> dict:
@@ -44,41 +45,6 @@ def flat_logs(logs) -> dict:
         else:
             out[key] = value
     return out
-
-
-class LiveState:
-    """The training state during `fit`: the values in the variables, or newer values
-    held here between compiled calls."""
-
-    def __init__(self, model):
-        self.model = model
-        self.values = None
-        self.in_step = False  # a step is replacing the state (see `steps_finish_on_ctrl_c`)
-        self.interrupted = False
-
-    def get(self):
-        if self.values is None:
-            self.values = self.model._read_state()
-        return self.values
-
-    def set(self, values) -> None:
-        if values is None:  # a stateful engine: the variables are already current
-            return
-        self.values = values
-        # Reading or assigning any variable from outside the step (a callback, a
-        # closure over the model) writes the state back first.
-        backend.set_pending_sync(self.sync)
-
-    def sync(self) -> None:
-        """Write the held values into the variables (the next call reads them again,
-        so what a callback assigned is what the next step uses)."""
-        if self.values is not None:
-            with concurrency.state_lock(self.model).writing():
-                if self.values is None:  # another thread wrote them meanwhile
-                    return
-                values, self.values = self.values, None
-                backend.set_pending_sync(None)
-                self.model._write_state(values)
 
 
 @contextlib.contextmanager
@@ -146,7 +112,7 @@ def fit_epochs(
                 "steps_per_epoch."
             )
         live.sync()
-        epoch_logs = model._epoch_logs(logs)
+        epoch_logs = pass_logs(model, logs)
         if validation_data is not None and loop_utils.should_validate(epoch, validation["freq"]):
             vx, vy, vsw = data_adapter.unpack_validation_data(validation_data)
             val_logs = model.evaluate(
@@ -167,7 +133,7 @@ def fit_epochs(
             break
     if hasattr(model.optimizer, "finalize_variable_values"):
         # The cached list (a walk over the layers would cost ~0.3 ms per `fit` call).
-        model.optimizer.finalize_variable_values(model._state_variables()[0])
+        model.optimizer.finalize_variable_values(runtime.state_variables(model)[0])
     callback_list.on_train_end(epoch_logs)
     return model.history
 
@@ -179,7 +145,7 @@ def build_from_first_batch(model, batches):
     """
     first = next(iter(batches.batches()), None) if loop_utils.is_arrays(batches) else batches.peek()
     if first is not None:
-        model._ensure_built(first[0], first[1])
+        structures.ensure_built(model, first[0], first[1])
 
 
 def train_epoch(model, batches, order, class_weight, callback_list, live, skip=0):
@@ -198,9 +164,9 @@ def train_epoch(model, batches, order, class_weight, callback_list, live, skip=0
 
     for x, y, sw in batches.batches(order, start=skip):
         if fns is None:
-            model._ensure_built(x, y)
+            structures.ensure_built(model, x, y)
             fns = model.make_train_function()
-            prep = model._step_data(class_weight)
+            prep = StepData(model, class_weight)
         data = prep(x, y, sw)
         if pending and not loop_utils.same_shapes([pending[0], data]):
             # A batch of another shape (the last, partial one) ends the group.
@@ -228,11 +194,11 @@ def _train_array_epoch(model, batches, order, class_weight, callback_list, live,
     for rows, n in batches.row_chunks(order, start=skip, k=model.steps_per_execution):
         if fns is None:
             first = slice(rows.start, rows.start + size) if isinstance(rows, slice) else rows[:size]
-            model._ensure_built(
-                data_adapter.take(batches.x, first), data_adapter.take(batches.y, first)
+            structures.ensure_built(
+                model, data_adapter.take(batches.x, first), data_adapter.take(batches.y, first)
             )
             fns = model.make_train_function()
-            prep = model._step_data(class_weight)
+            prep = StepData(model, class_weight)
             prep.check_all(batches.y)
             resident = _resident_data(prep, batches)
         if resident is not None:
@@ -290,7 +256,7 @@ def _train_chunk(fns, live, data, n, step, callback_list, resident=None):
     with concurrency.state_lock(live.model).writing():
         live.in_step = True
         try:
-            state = live.get()
+            state = live.get(fns["one"])
             if resident is None:
                 state, logs = fns["one" if n == 1 else "many"](state, _placed(data, n > 1))
                 _step_done(logs)
@@ -320,12 +286,12 @@ def evaluation_pass(model, batches, callback_list):
     step = 0
     for xb, yb, swb, n in _chunks(model, batches):
         if fns is None:
-            model._ensure_built(*(loop_utils.first_rows(s, n) for s in (xb, yb)))
+            structures.ensure_built(model, *(loop_utils.first_rows(s, n) for s in (xb, yb)))
             fns = model.make_test_function()
             model.reset_metrics()
-            trainable, non_trainable, metrics_values = model._read_state("test")
+            trainable, non_trainable, metrics_values = runtime.read_state(model, fns["one"], "test")
             weights = (trainable, non_trainable)
-            prep = model._step_data()
+            prep = StepData(model)
             if loop_utils.is_arrays(batches):
                 prep.check_all(batches.y)
         data = prep(xb, yb, swb, check=not loop_utils.is_arrays(batches))
@@ -340,7 +306,7 @@ def evaluation_pass(model, batches, callback_list):
         logs = flat_logs(logs)
         callback_list.on_test_batch_end(step - 1, logs)
     if fns is not None:
-        model._write_state(metrics_values, kind="test")
+        runtime.write_state(model, metrics_values, kind="test")
     return logs, step
 
 
@@ -351,10 +317,10 @@ def prediction_pass(model, batches, callback_list):
     step = 0
     for xb, _, _, n in _chunks(model, batches):
         if fns is None:
-            model._ensure_built_for_predict(loop_utils.first_rows(xb, n))
+            structures.ensure_built_for_predict(model, loop_utils.first_rows(xb, n))
             fns = model.make_predict_function()
-            weights = model._read_state("predict")
-            prep = model._step_data()
+            weights = runtime.read_state(model, fns["one"], "predict")
+            prep = StepData(model)
         data = prep.inputs(xb)
         if callback_list is not None:
             callback_list.on_predict_batch_begin(step)
@@ -365,12 +331,22 @@ def prediction_pass(model, batches, callback_list):
             stacked, non_trainable = fns["many"](weights, chunk)
             out = tree.map_structure(lambda v: v.reshape((-1,) + v.shape[2:]), stacked)
         _step_done(out)
-        weights = model._carry_non_trainable(weights, non_trainable)
+        weights = runtime.carry_non_trainable(model, weights, non_trainable)
         outputs.append(out)
         step += n
         if callback_list is not None:
             callback_list.on_predict_batch_end(step - 1, {"outputs": out})
     return outputs
+
+
+def pass_logs(model, logs) -> dict:
+    """The logs of a finished pass, as Python floats. As in Keras, when the step's logs
+    name exactly the model's metrics they are read from the metrics (a resumed epoch may
+    have run no step); a custom step's own logs are kept as they are."""
+    results = model.get_metrics_result()
+    if not logs or set(flat_logs(logs)) == set(results):
+        logs = results
+    return {k: float(v) for k, v in flat_logs(logs).items()}
 
 
 def _chunks(model, batches):

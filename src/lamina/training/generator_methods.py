@@ -6,6 +6,9 @@
 that uses them: a `Sequence` / `PyDataset` (batches by index) on `workers` threads, a
 generator on one background thread (a Python generator cannot be read from several
 threads at once). Batches keep their order, so results equal a plain `fit`.
+
+`fit_generator`, `evaluate_generator` and `predict_generator` are the model's methods
+of those names (see `Trainer`).
 """
 
 from __future__ import annotations
@@ -131,91 +134,88 @@ def _close(*sources) -> None:
             source.close()
 
 
-class GeneratorMethods:
-    """`fit_generator`, `evaluate_generator` and `predict_generator` (Keras 2)."""
+def fit_generator(
+    self,
+    generator,
+    steps_per_epoch=None,
+    epochs: int = 1,
+    verbose=1,
+    callbacks=None,
+    validation_data=None,
+    validation_steps=None,
+    validation_freq: int = 1,
+    class_weight=None,
+    max_queue_size: int = 10,
+    workers: int = 1,
+    use_multiprocessing: bool = False,
+    shuffle: bool = True,
+    initial_epoch: int = 0,
+):
+    """Keras 2's `fit_generator`: `fit` on a generator or `Sequence` (deprecated).
 
-    def fit_generator(
-        self,
-        generator,
-        steps_per_epoch=None,
-        epochs: int = 1,
-        verbose=1,
-        callbacks=None,
-        validation_data=None,
-        validation_steps=None,
-        validation_freq: int = 1,
-        class_weight=None,
-        max_queue_size: int = 10,
-        workers: int = 1,
-        use_multiprocessing: bool = False,
-        shuffle: bool = True,
-        initial_epoch: int = 0,
-    ):
-        """Keras 2's `fit_generator`: `fit` on a generator or `Sequence` (deprecated).
-
-        `generator` yields `(x, y)` or `(x, y, sample_weight)` batches; a plain generator
-        needs `steps_per_epoch`, as in Keras 2. `validation_data` may be a generator, a
-        `Sequence` or a tuple of arrays. Returns the `History`.
-        """
-        _deprecated("fit_generator", "fit")
-        data = _prefetched(generator, workers, use_multiprocessing, max_queue_size, "fit_generator")
-        if validation_data is not None and not isinstance(validation_data, (tuple, list)):
-            validation_data = _prefetched(
-                validation_data, workers, False, max_queue_size, "fit_generator"
-            )
-        try:
-            return self.fit(
-                data,
-                steps_per_epoch=steps_per_epoch,
-                epochs=epochs,
-                verbose=verbose,
-                callbacks=callbacks,
-                validation_data=validation_data,
-                validation_steps=validation_steps,
-                validation_freq=validation_freq,
-                class_weight=class_weight,
-                shuffle=shuffle,
-                initial_epoch=initial_epoch,
-            )
-        finally:
-            _close(data, validation_data)
-
-    def evaluate_generator(
-        self,
-        generator,
-        steps=None,
-        callbacks=None,
-        max_queue_size: int = 10,
-        workers: int = 1,
-        use_multiprocessing: bool = False,
-        verbose=0,
-    ):
-        """Keras 2's `evaluate_generator`: `evaluate` on a generator (deprecated)."""
-        _deprecated("evaluate_generator", "evaluate")
-        data = _prefetched(
-            generator, workers, use_multiprocessing, max_queue_size, "evaluate_generator"
+    `generator` yields `(x, y)` or `(x, y, sample_weight)` batches; a plain generator
+    needs `steps_per_epoch`, as in Keras 2. `validation_data` may be a generator, a
+    `Sequence` or a tuple of arrays. Returns the `History`.
+    """
+    _deprecated("fit_generator", "fit")
+    data = _prefetched(generator, workers, use_multiprocessing, max_queue_size, "fit_generator")
+    if validation_data is not None and not isinstance(validation_data, (tuple, list)):
+        validation_data = _prefetched(
+            validation_data, workers, False, max_queue_size, "fit_generator"
         )
-        try:
-            return self.evaluate(data, steps=steps, callbacks=callbacks, verbose=verbose)
-        finally:
-            _close(data)
-
-    def predict_generator(
-        self,
-        generator,
-        steps=None,
-        callbacks=None,
-        max_queue_size: int = 10,
-        workers: int = 1,
-        use_multiprocessing: bool = False,
-        verbose=0,
-    ):
-        """Keras 2's `predict_generator`: `predict` on a generator (deprecated)."""
-        _deprecated("predict_generator", "predict")
-        data = _prefetched(
-            generator, workers, use_multiprocessing, max_queue_size, "predict_generator"
+    try:
+        return self.fit(
+            data,
+            steps_per_epoch=steps_per_epoch,
+            epochs=epochs,
+            verbose=verbose,
+            callbacks=callbacks,
+            validation_data=validation_data,
+            validation_steps=validation_steps,
+            validation_freq=validation_freq,
+            class_weight=class_weight,
+            shuffle=shuffle,
+            initial_epoch=initial_epoch,
         )
-        try:
-            return self.predict(data, steps=steps, callbacks=callbacks, verbose=verbose)
-        finally:
-            _close(data)
+    finally:
+        _close(data, validation_data)
+
+
+def evaluate_generator(
+    self,
+    generator,
+    steps=None,
+    callbacks=None,
+    max_queue_size: int = 10,
+    workers: int = 1,
+    use_multiprocessing: bool = False,
+    verbose=0,
+):
+    """Keras 2's `evaluate_generator`: `evaluate` on a generator (deprecated)."""
+    _deprecated("evaluate_generator", "evaluate")
+    data = _prefetched(
+        generator, workers, use_multiprocessing, max_queue_size, "evaluate_generator"
+    )
+    try:
+        return self.evaluate(data, steps=steps, callbacks=callbacks, verbose=verbose)
+    finally:
+        _close(data)
+
+
+def predict_generator(
+    self,
+    generator,
+    steps=None,
+    callbacks=None,
+    max_queue_size: int = 10,
+    workers: int = 1,
+    use_multiprocessing: bool = False,
+    verbose=0,
+):
+    """Keras 2's `predict_generator`: `predict` on a generator (deprecated)."""
+    _deprecated("predict_generator", "predict")
+    data = _prefetched(generator, workers, use_multiprocessing, max_queue_size, "predict_generator")
+    try:
+        return self.predict(data, steps=steps, callbacks=callbacks, verbose=verbose)
+    finally:
+        _close(data)

@@ -44,26 +44,6 @@ def split_rows(batch, n):
     return tree.pack_sequence_as(batch, leaves)
 
 
-def take_rows(data, rows, n=None):
-    """The batch structure `data` with each leaf's rows `rows` gathered (inside a step);
-    with `n`, the rows are split into `n` equal batches on a new axis 0."""
-
-    def take(a):
-        taken = ops.take(a, rows, axis=0)
-        return taken if n is None else ops.reshape(taken, (n, -1) + tuple(a.shape[1:]))
-
-    return tree.pack_sequence_as(data, [None if a is None else take(a) for a in tree.flatten(data)])
-
-
-def slice_rows(data, start, size: int):
-    """The batch structure `data` with each leaf's `size` rows from `start` (traced)."""
-
-    def rows(a):
-        return ops.slice(a, [start] + [0] * (len(a.shape) - 1), (size,) + tuple(a.shape[1:]))
-
-    return tree.pack_sequence_as(data, [None if a is None else rows(a) for a in tree.flatten(data)])
-
-
 def first_rows(struct, n):
     """The first batch of a chunk of `n` batches taken as one block (None stays None)."""
     if struct is None or n == 1:

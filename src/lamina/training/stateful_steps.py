@@ -1,8 +1,9 @@
-"""Keras 3's step API in its stateful form, for engines that run steps statefully (torch).
+"""Keras 3's step API in its stateful form, for engines that run steps on the live
+variables (torch; the seam's `backend.execution.step_form` says so).
 
-On such an engine (`backend.execution.STATEFUL`) the variables *are* the state: a step
-reads them, differentiates the loss it just computed and updates them in place, as in
-Keras's guide "Customizing what happens in `fit()` with PyTorch":
+There the variables *are* the state: a step reads them, differentiates the loss it just
+computed and updates them in place, as in Keras's guide "Customizing what happens in
+`fit()` with PyTorch":
 
 - `train_step(self, data) -> logs`: forward pass with `training=True`, `compute_loss`,
   gradients of the (scaled) loss with respect to `trainable_variables`,
@@ -10,118 +11,143 @@ Keras's guide "Customizing what happens in `fit()` with PyTorch":
 - `test_step(self, data) -> logs` and `predict_step(self, data) -> outputs`.
 
 `compute_loss`, `compute_metrics`, `get_metrics_result` and the rest are shared with the
-stateless form (`steps.py`); `fit`, `evaluate` and `predict` call these steps through
-the model, so an override is what runs (see `programs.py`).
+pure form (`steps.py`); `fit`, `evaluate` and `predict` call these steps through the
+model, so an override is what runs. When the train programs are made
+(`prepare_train_programs`), the default step's forward pass and loss are handed to the
+engine to capture once per input signature (`backend.execution.captured`).
 """
 
 from __future__ import annotations
 
+import functools
+
 from lamina import backend
 from lamina.common.data_utils import unpack_x_y_sample_weight
 from lamina.layers.layer import Layer
-from lamina.training.steps import StepAPI, _batch_size
+from lamina.training import programs, runtime, steps, structures
+from lamina.training.steps import batch_size
+
+# This form differentiates the loss value it computed: a constant cannot be (see
+# `steps.compute_loss`).
+DIFFERENTIATES_LOSS_VALUE = True
 
 
-class StatefulStepAPI(StepAPI):
-    """`train_step(data)`, `test_step(data)` and `predict_step(data)` on live variables."""
+def forward(model, x, training):
+    kwargs = {"training": training} if model._call_has_training_arg else {}
+    # Layer by layer (not `model(x)`'s one-program path), so the output masks the loss
+    # and metrics need are recorded.
+    y_pred = model._unpack_singleton(Layer.__call__(model, x, **kwargs))
+    model._runtime.step_output_masks = (y_pred, steps.own_output_masks(model, y_pred))
+    return y_pred
 
-    def _stateful_forward(self, x, training):
-        kwargs = {"training": training} if self._call_has_training_arg else {}
-        # Layer by layer (not `model(x)`'s one-program path), so the output masks the
-        # loss and metrics need are recorded.
-        y_pred = self._unpack_singleton(Layer.__call__(self, x, **kwargs))
-        masks = self.__dict__.pop("_last_output_masks", None)
-        self.__dict__["_step_output_masks"] = (
-            y_pred,
-            masks[1] if masks is not None and masks[0] is y_pred else None,
+
+def loss_of(model, x, y, y_pred, sample_weight, training):
+    loss = steps.call_compute_loss(model, x, y, y_pred, sample_weight, training)
+    per_output = steps.take_per_output_losses(model, y_pred)
+    # The trackers read the loss; their update is not part of what is differentiated.
+    with backend.execution.no_grad():
+        steps.update_loss_trackers(model, loss, per_output, batch_size(x))
+    return loss
+
+
+def forward_and_loss(model, data):
+    """The default train step's forward pass and loss on one batch `data` (tensors):
+    `(y_pred, output_masks, loss, per_output_losses)`. Within `fit` it runs from a graph
+    captured per input signature where it may (`backend.execution.captured`, set up by
+    `prepare_train_programs`), so it must compute tensors and nothing else."""
+    x, y, sample_weight = unpack_x_y_sample_weight(data)
+    y_pred = forward(model, x, True)
+    loss = steps.call_compute_loss(model, x, y, y_pred, sample_weight, True)
+    per_output = steps.take_per_output_losses(model, y_pred)
+    return y_pred, model._runtime.step_output_masks[1], loss, per_output
+
+
+def prepare_train_programs(model) -> None:
+    """Capture the default step's forward pass and loss per input signature (for the
+    programs `fit` is about to make), unless the step runs eagerly or its call is
+    compiled with `torch.compile`."""
+    record = model._runtime
+    if not model.run_eagerly and getattr(model, "jit_compile", None) is not True:
+        record.forward_and_loss = backend.execution.captured(
+            functools.partial(forward_and_loss, model),
+            f"forward pass and loss of model {model.name!r}",
+            programs.capture_variables(model),
         )
-        return y_pred
+    else:
+        record.forward_and_loss = None
 
-    def _stateful_loss(self, x, y, y_pred, sample_weight, training):
-        loss = self._call_compute_loss(x, y, y_pred, sample_weight, training)
-        last = self.__dict__.pop("_last_per_output_losses", None)
-        per_output = last[1] if last is not None and last[0] is y_pred else []
-        # The trackers read the loss; their update is not part of what is differentiated.
-        with backend.execution.no_grad():
-            self._update_loss_trackers(loss, per_output, _batch_size(x))
-        return loss
 
-    def _forward_and_loss(self, data):
-        """The default train step's forward pass and loss on one batch `data` (tensors):
-        `(y_pred, output_masks, loss, per_output_losses)`. Within `fit` it runs from a
-        graph captured per input signature where it may (`backend.execution.captured`,
-        set up by `programs.py`), so it must compute tensors and nothing else."""
-        x, y, sample_weight = unpack_x_y_sample_weight(data)
-        y_pred = self._stateful_forward(x, True)
-        loss = self._call_compute_loss(x, y, y_pred, sample_weight, True)
-        last = self.__dict__.pop("_last_per_output_losses", None)
-        per_output = last[1] if last is not None and last[0] is y_pred else []
-        return y_pred, self.__dict__["_step_output_masks"][1], loss, per_output
+def ready_for_step(model, x, y, training) -> None:
+    """Build what `fit` would have built (output structure, metrics, optimizer) when a
+    step is called directly, as Keras's torch backend allows."""
+    if (
+        model._structures_built
+        and (y is None or model._metrics_built)
+        and (not training or model.optimizer is None or structures.optimizer_built(model))
+    ):
+        return
+    if model.optimizer is not None:
+        structures.ensure_built(model, x, y)
+    else:
+        structures.build_structures(model, x)
 
-    def _ready_for_step(self, x, y, training) -> None:
-        """Build what `fit` would have built (output structure, metrics, optimizer) when
-        a step is called directly, as Keras's torch backend allows."""
-        if (
-            self._structures_built
-            and (y is None or self.__dict__.get("_metrics_built", False))
-            and (not training or self.optimizer is None or self.optimizer_built())
-        ):
-            return
-        if self.optimizer is not None:
-            self._ensure_built(x, y)
+
+def train_step(self, data):
+    """One training step on the live variables; returns the logs.
+
+    `data` is `(x, y)` or `(x, y, sample_weight)`.
+    """
+    x, y, sample_weight = unpack_x_y_sample_weight(data)
+    ready_for_step(self, x, y, True)
+    record = self._runtime
+    try:
+        captured = record.forward_and_loss
+        if captured is not None:
+            y_pred, masks, loss, per_output = captured(data)
         else:
-            self._build_structures(x)
-
-    def train_step(self, data):
-        """One training step on the live variables; returns the logs.
-
-        `data` is `(x, y)` or `(x, y, sample_weight)`.
-        """
-        x, y, sample_weight = unpack_x_y_sample_weight(data)
-        self._ready_for_step(x, y, True)
-        try:
-            forward_and_loss = self.__dict__.get("_train_capture") or self._forward_and_loss
-            y_pred, masks, loss, per_output = forward_and_loss(data)
-            self.__dict__["_step_output_masks"] = (y_pred, masks)
-            # The trackers read the loss; their update is not what is differentiated.
+            y_pred, masks, loss, per_output = forward_and_loss(self, data)
+        record.step_output_masks = (y_pred, masks)
+        # The trackers read the loss; their update is not what is differentiated.
+        with backend.execution.no_grad():
+            steps.update_loss_trackers(self, loss, per_output, batch_size(x))
+        trainable = runtime.state_variables(self)[0]
+        optimizer = self.optimizer
+        if trainable and optimizer is not None:
+            # Differentiated scaled (`loss_scale_factor`; `apply` unscales).
+            grads = backend.execution.gradients(optimizer.scale_loss(loss), trainable)
             with backend.execution.no_grad():
-                self._update_loss_trackers(loss, per_output, _batch_size(x))
-            trainable = self._state_variables()[0]
-            optimizer = self.optimizer
-            if trainable and optimizer is not None:
-                # Differentiated scaled (`loss_scale_factor`; `apply` unscales).
-                grads = backend.execution.gradients(optimizer.scale_loss(loss), trainable)
-                with backend.execution.no_grad():
-                    optimizer.apply(grads, trainable)
-            with backend.execution.no_grad():
-                if self.__dict__.get("_train_batch_logs_unread"):
-                    # Inside `fit`, with no callback reading a batch's logs: the epoch's
-                    # logs are read from the metrics at its end (`_epoch_logs`), so each
-                    # step's `get_metrics_result()` (a few eager ops) would go unread.
-                    self._update_compiled_metrics(x, y, y_pred, sample_weight)
-                    return {}
-                return self.compute_metrics(x, y, y_pred, sample_weight)
-        finally:
-            self.__dict__.pop("_step_output_masks", None)
-
-    def test_step(self, data):
-        """One evaluation step on the live variables; returns the logs."""
-        x, y, sample_weight = unpack_x_y_sample_weight(data)
-        self._ready_for_step(x, y, False)
-        try:
-            y_pred = self._stateful_forward(x, False)
-            self._stateful_loss(x, y, y_pred, sample_weight, False)
+                optimizer.apply(grads, trainable)
+        with backend.execution.no_grad():
+            if record.batch_logs_unread:
+                # Inside `fit`, with no callback reading a batch's logs: the epoch's
+                # logs are read from the metrics at its end (`epoch_logs`), so each
+                # step's `get_metrics_result()` (a few eager ops) would go unread.
+                steps.update_compiled_metrics(self, x, y, y_pred, sample_weight)
+                return {}
             return self.compute_metrics(x, y, y_pred, sample_weight)
-        finally:
-            self.__dict__.pop("_step_output_masks", None)
+    finally:
+        record.step_output_masks = None
 
-    def predict_step(self, data):
-        """The model's outputs on one batch (`training=False`)."""
-        x, _, _ = unpack_x_y_sample_weight(data)
-        kwargs = {"training": False} if self._call_has_training_arg else {}
-        outputs = self(x, **kwargs)
-        self.__dict__.pop("_last_output_masks", None)
-        return outputs
+
+def test_step(self, data):
+    """One evaluation step on the live variables; returns the logs."""
+    x, y, sample_weight = unpack_x_y_sample_weight(data)
+    ready_for_step(self, x, y, False)
+    try:
+        y_pred = forward(self, x, False)
+        loss_of(self, x, y, y_pred, sample_weight, False)
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+    finally:
+        self._runtime.step_output_masks = None
+
+
+def predict_step(self, data):
+    """The model's outputs on one batch (`training=False`)."""
+    x, _, _ = unpack_x_y_sample_weight(data)
+    kwargs = {"training": False} if self._call_has_training_arg else {}
+    outputs = self(x, **kwargs)
+    self._runtime.last_output_masks = None
+    return outputs
 
 
 def batch_logs_skippable(model, callback_list) -> bool:
@@ -130,15 +156,9 @@ def batch_logs_skippable(model, callback_list) -> bool:
     are overridden (an override sees exactly what Keras gives it)."""
     cls = type(model)
     return (
-        backend.execution.STATEFUL
-        and cls.train_step is StatefulStepAPI.train_step
-        and cls.compute_metrics is StepAPI.compute_metrics
-        and cls.get_metrics_result is StepAPI.get_metrics_result
-        and not {"train_step", "compute_metrics", "get_metrics_result"} & model.__dict__.keys()
+        cls.train_step is train_step
+        and cls.compute_metrics is steps.compute_metrics
+        and cls.get_metrics_result is steps.get_metrics_result
+        and not {"train_step", "compute_metrics", "get_metrics_result"} & vars(model).keys()
         and not callback_list.reads_train_batch_logs()
     )
-
-
-def step_api():
-    """The step API of the engine in use: stateful on torch, pure functions on JAX."""
-    return StatefulStepAPI if backend.execution.STATEFUL else StepAPI

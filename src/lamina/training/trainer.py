@@ -1,17 +1,22 @@
-"""The Trainer mixin: compile / fit / evaluate / predict, written once.
+"""The Trainer: compile / fit / evaluate / predict, written once; `Model` is one.
 
-`fit` runs `model.train_step(state, data)`, `evaluate` `model.test_step` and `predict`
-`model.predict_step` (Keras 3's public step API, in `steps.py`), compiled by the engine's
-execution module into programs (`programs.py`) that run one or `steps_per_execution`
-batches per call; `epochs.py` holds the loops that feed them. Overriding a step (or
-`compute_loss`) changes what `fit` does, exactly as in Keras.
+`fit` runs `model.train_step`, `evaluate` `model.test_step` and `predict`
+`model.predict_step` (Keras 3's public step API), in the programs the engine's
+execution seam makes from them (`programs.py`, `backend.execution.step_programs`),
+which run one or `steps_per_execution` batches per call; `epochs.py` holds the loops
+that feed them. Overriding a step (or `compute_loss`) changes what `fit` does, exactly
+as in Keras.
 
-The state a step receives is `(trainable, non_trainable, optimizer, metrics)` values:
-the model's variables, those of its optimizers (`model.optimizer` first) and of
-`model.metrics`. It lives outside the variables during `fit` and is written back at
-epoch ends and whenever a callback touches `callback.model`.
+The trainer's other Keras methods are written in collaborator modules and bound here
+under Keras's names: the step API and the pieces of steps (`steps.py`, and the form of
+steps the engine runs: pure functions of the state on JAX, stateful steps on torch,
+`stateful_steps.py`), the output structures and `metrics` (`structures.py`), the
+`*_on_batch` methods (`batch_methods.py`) and Keras 2's generator methods
+(`generator_methods.py`). What the machinery keeps on a model between calls (the state
+a running `fit` holds, the engine's captured step, locks, caches) is one record,
+`model._runtime` (`runtime.py`).
 
-Around it: `compile_utils` (losses and metrics per output, the compile config),
+Around them: `compile_utils` (losses and metrics per output, the compile config),
 `targets` (targets and sample weights per output), `data_adapter` (batches) and
 `loop_utils` (the loop's small helpers).
 """
@@ -19,7 +24,6 @@ Around it: `compile_utils` (losses and metrics per output, the compile config),
 from __future__ import annotations
 
 import copy
-import threading
 import warnings
 
 import numpy as np
@@ -28,29 +32,36 @@ from lamina import backend, tree
 from lamina import metrics as metrics_module
 from lamina import optimizers as optimizers_module
 from lamina.backend.common.global_state import current_distribution
-from lamina.backend.common.variables import structure_version
 from lamina.common.traceback_utils import filter_traceback
 from lamina.training import (
+    batch_methods,
     compile_utils,
     concurrency,
     data_adapter,
+    generator_methods,
     loop_utils,
     programs,
-    targets,
+    runtime,
+    stateful_steps,
+    steps,
+    structures,
 )
 from lamina.training import epochs as loops
-from lamina.training.batch_methods import BatchMethods
-from lamina.training.compile_utils import CompileLoss, CompileMetrics, flatten_outputs
-from lamina.training.generator_methods import GeneratorMethods
-from lamina.training.stateful_steps import batch_logs_skippable, step_api
-from lamina.training.structures import OutputStructures
+from lamina.training.compile_utils import CompileLoss, CompileMetrics
 
-# Writes of the state a predict step leaves (a stateful RNN's) from concurrent calls.
-_CARRY_LOCK = threading.Lock()
+# How a step is written follows how the engine runs it, which the seam says: as a pure
+# function of the state, compiled whole (JAX: `train_step(self, state, data)`), or on
+# the live variables (torch: `train_step(self, data)`). Each form is a module of the
+# three step methods (and what `fit` prepares for them).
+_STEP_FORM = backend.execution.step_form(pure=steps, live=stateful_steps)
 
 
-class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
-    """Training methods shared by every model (mixed into `Model`)."""
+class Trainer:
+    """Training methods shared by every model (`Model` is a `Trainer` and a `Layer`)."""
+
+    # The model's runtime record (see `runtime.py`), made on first access.
+    _runtime = runtime.RuntimeSlot()
+    _step_form = _STEP_FORM
 
     def __init__(self):
         self.compiled = False
@@ -62,42 +73,36 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
         self._compile_metrics = None
         self._loss_tracker = None
         self._output_loss_trackers: list = []
+        self._output_loss_order = None
         self._structures_built = False
-        self._state_vars_cache = None
+        self._metrics_built = False
         self.run_eagerly = False
         self.steps_per_execution = 1
+        # (This makes the runtime record too, before any thread shares the model.)
         self._reset_functions()
 
-    # Made from this model (programs closing over it, caches of its own objects): a copy
-    # must make its own, or training the copy would run the original's steps.
-    _PER_INSTANCE = frozenset(
-        {
-            "train_function",
-            "test_function",
-            "predict_function",
-            "_call_entry",
-            "_live_state",
-            "_state_vars_cache",
-            "_metrics_cache",
-            "_layers_cache",
-            "_trainable_cache",
-            "_thread_locks",
-            "_fit_thread",
-            "_train_capture",
-        }
-    )
+    # Programs made from this model (closing over it): a copy must make its own, or
+    # training the copy would run the original's steps. (Its runtime record, likewise,
+    # is made anew for the copy.)
+    _PER_INSTANCE = frozenset({"train_function", "test_function", "predict_function"})
 
     def __deepcopy__(self, memo):
         cls = type(self)
         new = cls.__new__(cls)
         memo[id(self)] = new
-        for key, value in self.__dict__.items():
+        for key, value in vars(self).items():
             new.__dict__[key] = None if key in self._PER_INSTANCE else copy.deepcopy(value, memo)
         return new
 
-    def _reset_functions(self):
-        # A step captured for the old compile settings (torch) must not outlive them.
-        self.__dict__.pop("_train_capture", None)
+    def _reset_functions(self, structure: bool = False):
+        """Drop the programs made for the old compile settings (and the engine's
+        captured step with them); with `structure`, also what was made for the old
+        structure of the model (`model(x)`'s program, the state's variable lists)."""
+        record = self._runtime
+        record.forward_and_loss = None
+        if structure:
+            record.call_entry = None
+            record.state_vars = None
         self.train_function = None
         self.test_function = None
         self.predict_function = None
@@ -150,7 +155,7 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
                 stacklevel=2,
             )
             jit_compile = False
-        if jit_compile == "auto" and not run_eagerly and not self._layers_support_jit():
+        if jit_compile == "auto" and not run_eagerly and not _layers_support_jit(self):
             # As Keras resolves "auto": a layer that says its call cannot run compiled
             # (`supports_jit = False`) makes the whole step run eagerly.
             jit_compile = False
@@ -174,7 +179,7 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
         self.steps_per_execution = steps_per_execution
         self.jit_compile = jit_compile
         self._reset_functions()
-        self._state_vars_cache = None
+        self._runtime.state_vars = None
         self._structures_built = False
         self._metrics_built = False
         self.compiled = True
@@ -197,122 +202,16 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
         `.keras` file does."""
         self._compile_from_config(config)
 
-    def _assert_compiled(self, what: str):
-        if not self.compiled:
-            raise RuntimeError(f"You must call `compile(optimizer, loss, ...)` before `{what}`.")
-
-    def _step_data(self, class_weight=None) -> targets.StepData:
-        """What turns this pass's batches into the `data` its steps receive."""
-        return targets.StepData(self, class_weight)
-
-    # State ---------------------------------------------------------------------------
-    def _optimizers(self) -> list:
-        """`self.optimizer` first, then other optimizers held as attributes (a GAN's)."""
-        out = [self.optimizer] if self.optimizer is not None else []
-        for value in self.__dict__.values():
-            if isinstance(value, optimizers_module.Optimizer) and all(value is not o for o in out):
-                out.append(value)
-        return out
-
-    def _state_variables(self):
-        """The variables behind each part of the state, cached until a variable is
-        created or a `trainable` flag changes (or the model is recompiled)."""
-        version = structure_version()
-        cached = self.__dict__.get("_state_vars_cache")
-        if cached is not None and cached[0] == version:
-            return cached[1]
-        optimizer_vars = [v for o in self._optimizers() for v in o.variables]
-        result = (
-            list(self.trainable_variables),
-            list(self.non_trainable_variables),
-            optimizer_vars,
-            list(self.metrics_variables),
-        )
-        self._state_vars_cache = (version, result)
-        return result
-
-    def _read_state(self, kind="train"):
-        if backend.execution.STATEFUL:
-            # The variables are the state: steps update them in place.
-            if kind == "train":
-                return None
-            return (None, None, None) if kind == "test" else (None, None)
-        trainable, non_trainable, opt_vars, metric_vars = self._state_variables()
-        if kind != "predict":
-            # Donated buffers must be distinct: two variables holding one array (an EMA
-            # started from its weight, a user's shared initial value) get their own copy.
-            loop_utils.unshare(
-                trainable + non_trainable + (opt_vars if kind == "train" else []) + metric_vars
-            )
-        if kind == "predict":
-            live = self.__dict__.get("_live_state")
-            if live is not None and live.values is not None:
-                # `fit` holds newer weights (maybe in another thread, whose next step
-                # waits for this reader): those of its last complete step.
-                return (live.values[0], live.values[1])
-        tv = [v.value for v in trainable]
-        ntv = [v.value for v in non_trainable]
-        if kind == "predict":
-            return (tv, ntv)
-        mv = [v.value for v in metric_vars]
-        if kind == "train":
-            return (tv, ntv, [v.value for v in opt_vars], mv)
-        return (tv, ntv, mv)
-
-    def _write_state(self, state, kind="train"):
-        if state is None:
-            return
-        trainable, non_trainable, opt_vars, metric_vars = self._state_variables()
-        if kind == "train":
-            groups = zip((trainable, non_trainable, opt_vars, metric_vars), state, strict=True)
-        elif kind == "non_trainable":
-            groups = [(non_trainable, state)]
-        else:
-            groups = [(metric_vars, state)]
-        for variables, values in groups:
-            for v, value in zip(variables, values, strict=True):
-                v._value = value
-
-    def _carry_non_trainable(self, weights, non_trainable):
-        """After a predict call: keep what the step left in the non-trainable variables
-        (a stateful RNN's states, seed states) for the next call and in the model."""
-        if non_trainable is None:
-            return weights
-        with _CARRY_LOCK:  # concurrent predicts: the state written is one call's
-            self._write_state(non_trainable, kind="non_trainable")
-        return (weights[0], non_trainable)
-
     def _sync_state_for_callbacks(self) -> None:
         """Called when a callback reads `callback.model` during `fit`: the variables get
         the current state first (as Keras's JAX trainer syncs on that access)."""
-        live = self.__dict__.get("_live_state")
+        live = self._runtime.live
         if live is not None:
             live.sync()
 
-    def _ensure_built(self, x, y=None):
-        self._build_structures(x)
-        if y is not None and not getattr(self, "_metrics_built", False) and self._has_call():
-            y_flat = targets.flatten_targets(self._output_names_cache, y)
-            batch = np.shape(tree.flatten(x)[0])[0]
-            outputs = flatten_outputs(self._output_struct)
-            for i, metric, _ in self._compile_metrics.entries:
-                if hasattr(metric, "build") and y_flat[i] is not None:
-                    metric.build(np.shape(y_flat[i]), (batch,) + tuple(outputs[i].shape[1:]))
-            self._metrics_built = True
-            # The metrics join `metrics_variables` now, possibly creating no variable (a
-            # loaded model's were made at load): a state list cached before (by
-            # `predict`) would lack them.
-            self._state_vars_cache = None
-        if not self.optimizer_built():
-            self.optimizer.build(self.trainable_variables)
-
-    def _ensure_built_for_predict(self, x):
-        functional = getattr(self, "_function", None) is not None
-        if not self.built or (not functional and not self.weights):
-            self(x)
-
     def optimizer_built(self) -> bool:
-        return self.optimizer is not None and getattr(self.optimizer, "built", False)
+        """Whether the optimizer has made its variables (by a first step, or `build`)."""
+        return structures.optimizer_built(self)
 
     # The compiled functions ----------------------------------------------------------
     def make_train_function(self, force: bool = False):
@@ -359,7 +258,7 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
         Args mirror Keras: arrays, lists/dicts of arrays, generators or a `PyDataset` for
         `x`; `validation_split` takes the last fraction of the data before shuffling.
         """
-        self._assert_compiled("fit")
+        batch_methods.assert_compiled(self, "fit")
         epochs = loop_utils.capped_epochs(epochs)
         from lamina import callbacks as callbacks_module
 
@@ -395,10 +294,10 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
                 # Restoring needs the optimizer and metrics built, as after a step.
                 loops.build_from_first_batch(self, batches)
             distribution = current_distribution()
-            live = self.__dict__["_live_state"] = loops.LiveState(self)
+            record = self._runtime
+            live = record.live = runtime.LiveState(self)
             # With no callback reading a batch's logs, the default stateful step skips them.
-            skip = batch_logs_skippable(self, callback_list)
-            self.__dict__["_train_batch_logs_unread"] = skip
+            record.batch_logs_unread = stateful_steps.batch_logs_skippable(self, callback_list)
             try:
                 if distribution is not None and self.built:
                     distribution._check_rules_used()
@@ -420,8 +319,8 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
                     )
             finally:
                 live.sync()
-                self.__dict__.pop("_live_state", None)
-                self.__dict__.pop("_train_batch_logs_unread", None)
+                record.live = None
+                record.batch_logs_unread = False
                 if distribution is not None:
                     distribution._check_rules_used()
 
@@ -441,7 +340,7 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
         **kwargs,
     ):
         """Loss and metric values on the data (a scalar, a list, or a dict)."""
-        self._assert_compiled("evaluate")
+        batch_methods.assert_compiled(self, "evaluate")
         from lamina import callbacks as callbacks_module
 
         batches = data_adapter.make_batches(
@@ -452,29 +351,16 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
             # fit's own list (validation): its params and progress bar stay fit's.
             callback_list = callbacks
         else:
-            callback_list = self._one_pass_callbacks(callbacks, verbose, batches)
+            callback_list = _one_pass_callbacks(self, callbacks, verbose, batches)
         callback_list.on_test_begin()
         # Concurrent evaluates would mix their counts in the shared metric variables.
         with concurrency.metrics_in_use(self, "evaluate"), concurrency.state_lock(self).reading():
             logs, step = loops.evaluation_pass(self, batches, callback_list)
             if step == 0:
                 raise ValueError("evaluate received no data (no batches were produced).")
-            logs = self._epoch_logs(logs)
+            logs = loops.pass_logs(self, logs)
         callback_list.on_test_end(logs)
-        return self._format_logs(logs, return_dict)
-
-    def _one_pass_callbacks(self, callbacks, verbose, batches):
-        """The callback list (and progress bar) of one evaluate or predict pass."""
-        from lamina import callbacks as callbacks_module
-
-        return callbacks_module.CallbackList(
-            callbacks,
-            add_progbar=verbose != 0,
-            model=self,
-            verbose=verbose,
-            epochs=1,
-            steps=batches.steps,
-        )
+        return batch_methods.format_logs(self, logs, return_dict)
 
     # predict -------------------------------------------------------------------------
     @filter_traceback
@@ -483,7 +369,7 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
         # Safe from several threads at once, and beside `fit` in another thread: the
         # weights are those of one complete step, held until the outputs are ready.
         if verbose == 0 and steps is None and not callbacks:
-            serve = self.__dict__.get("_lone_predict")
+            serve = self._runtime.lone_predict
             if serve is not None:
                 # The same batch shape as before: the engine's shortest path, if it may.
                 out = serve(x, batch_size)
@@ -502,64 +388,97 @@ class Trainer(step_api(), OutputStructures, BatchMethods, GeneratorMethods):
             lock = concurrency.state_lock(self)
             reader = lock.acquire_read()
             try:
-                return self._predict_batch(x, plain=True)
+                return batch_methods.predict_batch(self, x, plain=True)
             finally:
                 lock.release_read(reader)
-        with self._predict_lock():
-            return self._predict(x, batch_size, verbose, steps, callbacks)
+        with batch_methods.predict_lock(self):
+            return _predict(self, x, batch_size, verbose, steps, callbacks)
 
-    def _predict_lock(self):
-        """Predicts read the weights side by side; a stateful model's each carry its
-        states on from the last, so they run one at a time (as serial calls would)."""
-        lock = concurrency.state_lock(self)
-        return lock.writing() if getattr(self, "stateful", False) else lock.reading()
+    # Keras's other methods, written in the collaborator modules -------------------------
+    train_step = _STEP_FORM.train_step
+    test_step = _STEP_FORM.test_step
+    predict_step = _STEP_FORM.predict_step
+    compute_loss = steps.compute_loss
+    stateless_compute_loss = steps.stateless_compute_loss
+    compute_loss_and_updates = steps.compute_loss_and_updates
+    compute_metrics = steps.compute_metrics
+    get_metrics_result = steps.get_metrics_result
+    jax_state_sync = steps.jax_state_sync
+    get_state_tree = steps.get_state_tree
+    set_state_tree = steps.set_state_tree
+    metrics = property(structures.metrics)
+    metrics_names = property(structures.metrics_names)
+    reset_metrics = structures.reset_metrics
+    train_on_batch = batch_methods.train_on_batch
+    test_on_batch = batch_methods.test_on_batch
+    predict_on_batch = batch_methods.predict_on_batch
+    fit_generator = generator_methods.fit_generator
+    evaluate_generator = generator_methods.evaluate_generator
+    predict_generator = generator_methods.predict_generator
 
-    def _predict(self, x, batch_size, verbose, steps, callbacks):
-        if (
-            verbose == 0
-            and not callbacks
-            and steps is None
-            and data_adapter.is_plain_batch(x, batch_size)
-        ):
-            # One ready NumPy batch and nobody to tell: the serving call, where each
-            # microsecond shows, goes straight to the compiled function.
-            return self._predict_batch(x, plain=True)
-        batches = data_adapter.make_batches(
-            x, None, None, batch_size=batch_size, shuffle=False, steps=steps
-        )
-        verbose = loop_utils.resolve_verbose(verbose)
-        callback_list = None
-        if callbacks or verbose != 0:
-            # Without callbacks or a bar there is nobody to call: one-sample latency
-            # matters here, so the list is not even built.
-            callback_list = self._one_pass_callbacks(callbacks, verbose, batches)
-            callback_list.on_predict_begin()
-        elif loop_utils.is_arrays(batches) and 0 < batches.size <= batches.batch_size:
-            return self._predict_batch(batches.x)
-        outputs = loops.prediction_pass(self, batches, callback_list)
-        if not outputs:
-            raise ValueError("predict received no data (no batches were produced).")
-        if len(outputs) == 1:
-            result = tree.map_structure(backend.convert_to_numpy, outputs[0])
-        else:
-            flats = [tree.flatten(o) for o in outputs]
-            joined = [
-                np.concatenate([backend.convert_to_numpy(v) for v in leaves])
-                for leaves in zip(*flats, strict=True)
-            ]
-            result = tree.pack_sequence_as(outputs[0], joined)
-        if callback_list is not None:
-            callback_list.on_predict_end()
-        return result
+    @property
+    def losses(self) -> list:
+        """Losses added during the last call (`add_loss`, activity regularizers) and the
+        weight regularization losses of the current weights; while a pure step computes
+        its loss, those of its own forward pass."""
+        override = self._runtime.losses_override
+        if override is not None:
+            return list(override)
+        return super().losses
 
-    def _layers_support_jit(self) -> bool:
-        return all(getattr(layer, "supports_jit", True) for layer in self._flatten_layers())
 
-    def _epoch_logs(self, logs) -> dict:
-        """The logs of a finished pass, as Python floats. As in Keras, when the step's
-        logs name exactly the model's metrics they are read from the metrics (a resumed
-        epoch may have run no step); a custom step's own logs are kept as they are."""
-        results = self.get_metrics_result()
-        if not logs or set(loops.flat_logs(logs)) == set(results):
-            logs = results
-        return {k: float(v) for k, v in loops.flat_logs(logs).items()}
+def _one_pass_callbacks(model, callbacks, verbose, batches):
+    """The callback list (and progress bar) of one evaluate or predict pass."""
+    from lamina import callbacks as callbacks_module
+
+    return callbacks_module.CallbackList(
+        callbacks,
+        add_progbar=verbose != 0,
+        model=model,
+        verbose=verbose,
+        epochs=1,
+        steps=batches.steps,
+    )
+
+
+def _predict(model, x, batch_size, verbose, steps, callbacks):
+    if (
+        verbose == 0
+        and not callbacks
+        and steps is None
+        and data_adapter.is_plain_batch(x, batch_size)
+    ):
+        # One ready NumPy batch and nobody to tell: the serving call, where each
+        # microsecond shows, goes straight to the compiled function.
+        return batch_methods.predict_batch(model, x, plain=True)
+    batches = data_adapter.make_batches(
+        x, None, None, batch_size=batch_size, shuffle=False, steps=steps
+    )
+    verbose = loop_utils.resolve_verbose(verbose)
+    callback_list = None
+    if callbacks or verbose != 0:
+        # Without callbacks or a bar there is nobody to call: one-sample latency
+        # matters here, so the list is not even built.
+        callback_list = _one_pass_callbacks(model, callbacks, verbose, batches)
+        callback_list.on_predict_begin()
+    elif loop_utils.is_arrays(batches) and 0 < batches.size <= batches.batch_size:
+        return batch_methods.predict_batch(model, batches.x)
+    outputs = loops.prediction_pass(model, batches, callback_list)
+    if not outputs:
+        raise ValueError("predict received no data (no batches were produced).")
+    if len(outputs) == 1:
+        result = tree.map_structure(backend.convert_to_numpy, outputs[0])
+    else:
+        flats = [tree.flatten(o) for o in outputs]
+        joined = [
+            np.concatenate([backend.convert_to_numpy(v) for v in leaves])
+            for leaves in zip(*flats, strict=True)
+        ]
+        result = tree.pack_sequence_as(outputs[0], joined)
+    if callback_list is not None:
+        callback_list.on_predict_end()
+    return result
+
+
+def _layers_support_jit(model) -> bool:
+    return all(getattr(layer, "supports_jit", True) for layer in model._flatten_layers())

@@ -1,8 +1,8 @@
 """How a step runs on JAX: `Program`, one compiled program per pure step.
 
 Everything that executes compiled model code goes through here: the train, test and
-predict steps of `fit`/`evaluate`/`predict` (one step or `steps_per_execution` steps
-per call, written in `training/` with `ops.scan`), the `model(x)` fast path and
+predict steps of `fit`/`evaluate`/`predict` (`step_programs`: one step or
+`steps_per_execution` steps per call, as one `lax.scan`), the `model(x)` fast path and
 `backend.function`. So there is one cache policy (at most `max_signatures` compiled
 signatures per program; the cache is emptied past that), one trace count per program
 (`trace_count`, a warning on retrace storms), one profiling hook (`backend.profile()`
@@ -21,12 +21,18 @@ import time
 import jax
 import numpy as np
 
+from lamina import tree
 from lamina.backend.common import execution as _common
 from lamina.backend.common.execution import TraceLog
 from lamina.backend.common.variables import strict_trace
+from lamina.backend.jax import core as jax_core
+from lamina.backend.jax import numpy as jax_numpy
 
 # Steps are pure functions of the state: `train_step(self, state, data)`.
 STATEFUL = False
+
+# `jit_compile="auto"` compiles: every step is traced and compiled whole.
+JIT_BY_DEFAULT = True
 
 
 class Program:
@@ -52,6 +58,9 @@ class Program:
             it may be captured and replayed; ignored here, where every step is traced
             once per signature and compiled.
     """
+
+    # Steps are pure: the state they read is passed in (`live` programs are torch's).
+    live = False
 
     def __init__(
         self,
@@ -153,9 +162,173 @@ def no_grad():
     return contextlib.nullcontext()
 
 
+def step_form(pure, live):
+    """Of the two ways a model's steps are written, the one this engine runs: `pure`.
+
+    Steps here are pure functions of the state, traced and compiled whole.
+    """
+    return pure
+
+
 def program(fn, name: str, **kwargs) -> Program:
     """Compile the pure step `fn` into a `Program` (see its arguments)."""
     return Program(fn, name, **kwargs)
+
+
+# The steps of fit / evaluate / predict --------------------------------------------------
+def _last(logs):
+    return tree.map_structure(lambda v: v[-1], logs)
+
+
+def _changed(new, old):
+    """`new` unless the step passed every value through untouched (known while
+    tracing): then None, and nothing needs writing back after the call."""
+    new = list(new)
+    if len(new) == len(old) and all(a is b for a, b in zip(new, old)):
+        return None
+    return new
+
+
+def _take_rows(data, rows, n=None):
+    """The batch structure `data` with each leaf's rows `rows` gathered (inside a step);
+    with `n`, the rows are split into `n` equal batches on a new axis 0."""
+
+    def take(a):
+        taken = jax_numpy.take(a, rows, axis=0)
+        return taken if n is None else jax_numpy.reshape(taken, (n, -1) + tuple(a.shape[1:]))
+
+    return tree.pack_sequence_as(data, [None if a is None else take(a) for a in tree.flatten(data)])
+
+
+def _slice_rows(data, start, size: int):
+    """The batch structure `data` with each leaf's `size` rows from `start` (traced)."""
+
+    def rows(a):
+        return jax_core.slice(a, [start] + [0] * (len(a.shape) - 1), (size,) + tuple(a.shape[1:]))
+
+    return tree.pack_sequence_as(data, [None if a is None else rows(a) for a in tree.flatten(data)])
+
+
+def step_programs(model, kind: str, replay=None) -> dict:
+    """The programs `fit` (`kind="train"`), `evaluate` (`"test"`) or `predict`
+    (`"predict"`) run, by form, each a pure function of the state compiled with XLA.
+
+    The model's step is looked up when a program is traced, so a subclass's override is
+    what runs: `model.train_step(state, data) -> (logs, state)`, `model.test_step(state,
+    data)`, `model.predict_step(state, data) -> (outputs, non_trainable)`.
+
+    - `"train"`: `(state, data) -> (state, logs)` with the state donated, in the forms
+      `"one"` (a batch), `"many"` (`steps_per_execution` batches stacked on a new axis 0,
+      one `lax.scan`), and for a training set resident on the device `"one_from"` /
+      `"many_from"` (`(state, data, start(s), size)`: contiguous batches sliced in the
+      program) and `"one_at"` / `"many_at"` (`(state, data, rows)`: one gather per call).
+    - `"test"`: `"one"` / `"many"`, `(weights, metrics_values, data) -> (metrics_values,
+      logs)`; only the metric state is donated, the weights stay in the variables.
+    - `"predict"`: `"one"` / `"many"`, `(weights, data) -> (outputs, non_trainable)`,
+      the outputs of a chunk stacked on axis 0; `non_trainable` is None when the step
+      left those values (an RNN's states, seed states) as it found them.
+
+    `model.run_eagerly` runs the steps uncompiled. `replay` is an eager engine's (see
+    `Program`) and ignored here.
+    """
+    del replay
+
+    def program(fn, form, **kwargs):
+        return Program(
+            fn,
+            f"{kind} step ({form}) of model {model.name!r}",
+            compiled=not model.run_eagerly,
+            **kwargs,
+        )
+
+    if kind == "train":
+        return {
+            form: program(
+                fn,
+                form,
+                donate_argnums=(0,),
+                static_argnums=(3,) if form.endswith("_from") else (),
+                gradients=True,
+            )
+            for form, fn in _train_forms(model).items()
+        }
+    if kind == "test":
+        return {form: program(fn, form, donate_argnums=(1,)) for form, fn in _test_forms(model)}
+    if kind == "predict":
+        return {form: program(fn, form) for form, fn in _predict_forms(model)}
+    raise ValueError(
+        f"step_programs: kind must be 'train', 'test' or 'predict'; received {kind!r}."
+    )
+
+
+def _train_forms(model) -> dict:
+    def one(state, data):
+        logs, state = model.train_step(state, data)
+        return state, logs
+
+    def many(state, chunk):
+        state, logs = jax_core.scan(one, state, chunk)
+        return state, _last(logs)
+
+    def one_from(state, data, start, size):
+        return one(state, _slice_rows(data, start, size))
+
+    def many_from(state, data, starts, size):
+        def body(carry, start):
+            return one(carry, _slice_rows(data, start, size))
+
+        state, logs = jax_core.scan(body, state, starts)
+        return state, _last(logs)
+
+    def one_at(state, data, rows):
+        return one(state, _take_rows(data, rows))
+
+    def many_at(state, data, rows):
+        n = rows.shape[0]
+        return many(state, _take_rows(data, jax_numpy.reshape(rows, (-1,)), n))
+
+    return {
+        "one": one,
+        "many": many,
+        "one_from": one_from,
+        "many_from": many_from,
+        "one_at": one_at,
+        "many_at": many_at,
+    }
+
+
+def _test_forms(model):
+    def one(weights, metrics_values, data):
+        trainable, non_trainable = weights
+        logs, state = model.test_step((trainable, non_trainable, metrics_values), data)
+        return state[2], logs
+
+    def many(weights, metrics_values, chunk):
+        metrics_values, logs = jax_core.scan(
+            lambda mv, d: one(weights, mv, d), metrics_values, chunk
+        )
+        return metrics_values, _last(logs)
+
+    return (("one", one), ("many", many))
+
+
+def _predict_forms(model):
+    def one(weights, data):
+        outputs, non_trainable = model.predict_step(weights, data)
+        return outputs, _changed(non_trainable, weights[1])
+
+    def many(weights, chunk):
+        changed = []
+
+        def body(non_trainable, data):
+            outputs, new = model.predict_step((weights[0], non_trainable), data)
+            changed.append(_changed(new, non_trainable) is not None)
+            return list(new), outputs
+
+        non_trainable, outputs = jax_core.scan(body, list(weights[1]), chunk)
+        return outputs, non_trainable if any(changed) else None
+
+    return (("one", one), ("many", many))
 
 
 def captured(fn, name: str, variables_for):

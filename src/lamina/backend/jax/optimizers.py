@@ -3,6 +3,9 @@ already fuses the update rules that `lamina.optimizers` writes with ops."""
 
 from __future__ import annotations
 
+# No update has a fused form here.
+FUSED = frozenset()
+
 
 def fused_apply(kind, variables, grads, slots, learning_rate, step, hyper):
     return False

@@ -1,8 +1,9 @@
 """How a step runs on torch: `Program`, a step run eagerly, once per call.
 
 The same seam as the JAX engine's (`backend/jax/execution.py`): the train, test and
-predict steps of `fit`/`evaluate`/`predict`, the `model(x)` fast path and
-`backend.function` all run through a `Program`. Torch has no tracing, so `fn(*args)`
+predict steps of `fit`/`evaluate`/`predict` (`step_programs`: the model's stateful steps
+on the live variables, `steps_per_execution` of them as a Python loop), the `model(x)`
+fast path and `backend.function` all run through a `Program`. Torch has no tracing, so `fn(*args)`
 runs eagerly on every call; a "trace" is counted for each new input signature (shapes,
 dtypes and static arguments), so `trace_count` and the retrace warning mean what they
 mean on JAX. `donate_argnums` is accepted and ignored (eager torch has no buffer
@@ -35,12 +36,14 @@ import numpy as np
 import torch
 from torch.utils import _pytree
 
+from lamina import tree
 from lamina.backend.common import execution as _common
 from lamina.backend.common.execution import TraceLog
 from lamina.backend.common.variables import StatelessScope, relaxed, strict_trace
 from lamina.backend.common.variables import Variable as _BaseVariable
 from lamina.backend.common.variables import structure_version as _structure_version
 from lamina.backend.torch import core as backend_core
+from lamina.backend.torch import numpy as torch_numpy
 from lamina.backend.torch import replay as replay_lib
 from lamina.backend.torch.core import block_until_ready
 from lamina.backend.torch.replay import Replay
@@ -48,6 +51,9 @@ from lamina.backend.torch.replay import Replay
 # Steps run on the live variables (`train_step(self, data)`), as in Keras's torch
 # backend: trainable variables are autograd leaves, updated in place.
 STATEFUL = True
+
+# `jit_compile="auto"` runs steps eagerly; `jit_compile=True` asks for `torch.compile`.
+JIT_BY_DEFAULT = False
 
 
 class Program:
@@ -265,6 +271,15 @@ def no_grad():
     return torch.no_grad()
 
 
+def step_form(pure, live):
+    """Of the two ways a model's steps are written, the one this engine runs: `live`.
+
+    Steps here run on the live variables: autograd records the loss they compute and
+    the optimizer updates the variables in place.
+    """
+    return live
+
+
 def program(fn, name: str, **kwargs) -> Program:
     """Make the `Program` that runs the step `fn` (see its arguments)."""
     return Program(fn, name, **kwargs)
@@ -311,6 +326,139 @@ def captured(fn, name: str, variables_for) -> Captured:
     """`fn(data)` run from a graph of its operations captured once per input signature
     (see `Captured`)."""
     return Captured(fn, name, variables_for)
+
+
+# The steps of fit / evaluate / predict --------------------------------------------------
+def _tensors(data):
+    if type(data) is np.ndarray or backend_core.is_tensor(data):
+        return backend_core.convert_to_tensor(data)  # a predict batch of one array: no tree walk
+    if type(data) is tuple and all(type(a) is np.ndarray or a is None for a in data):
+        # A train step's `(x, y[, sample_weight])` of arrays: no tree walk either.
+        return tuple(None if a is None else backend_core.convert_to_tensor(a) for a in data)
+    return tree.map_structure(
+        lambda a: None if a is None else backend_core.convert_to_tensor(a), data
+    )
+
+
+def _row(chunk, i):
+    return tree.map_structure(lambda a: None if a is None else a[i], chunk)
+
+
+def _take_rows(data, rows):
+    """The batch structure `data` with each leaf's rows `rows` gathered."""
+    leaves = [None if a is None else torch_numpy.take(a, rows, axis=0) for a in tree.flatten(data)]
+    return tree.pack_sequence_as(data, leaves)
+
+
+def step_programs(model, kind: str, replay=None) -> dict:
+    """The programs `fit` (`kind="train"`), `evaluate` (`"test"`) or `predict`
+    (`"predict"`) run, by form: the model's stateful steps on the live variables.
+
+    The steps are looked up on the model at each call, so a subclass's override is what
+    runs: `model.train_step(data) -> logs` (gradients and the optimizer update in place),
+    `model.test_step(data) -> logs`, `model.predict_step(data) -> outputs`. The forms
+    and their arguments are the JAX engine's (see its `step_programs`); the state
+    arguments are passed through untouched (None: the variables are the state), and
+    `"many"` forms run their batches as a Python loop (the last batch's logs are
+    returned). `model.run_eagerly` runs them without the programs' bookkeeping;
+    `model.jit_compile is True` runs the model's `call` inside them as a
+    `torch.compile`d graph (see `Program`'s `jit`).
+
+    Args:
+        replay: for `"predict"`, a function naming the variables the model's predict
+            step reads when it may be captured once per input signature and replayed,
+            or returning None when it must run eagerly (see `Program`'s `replay`).
+    """
+    compiled = not model.run_eagerly
+    jit = model if getattr(model, "jit_compile", None) is True else None
+
+    def program(fn, form, **kwargs):
+        # The steps read and update the live variables by design: no strict scope.
+        return Program(
+            fn,
+            f"{kind} step ({form}) of model {model.name!r}",
+            compiled=compiled,
+            live=True,
+            jit=jit,
+            **kwargs,
+        )
+
+    if kind == "train":
+        forms = _train_forms(model)
+        return {form: program(fn, form, gradients=True) for form, fn in forms.items()}
+    if kind == "test":
+        return {form: program(fn, form) for form, fn in _test_forms(model)}
+    if kind == "predict":
+        one, many = _predict_forms(model)
+        return {"one": program(one, "one", replay=replay), "many": program(many, "many")}
+    raise ValueError(
+        f"step_programs: kind must be 'train', 'test' or 'predict'; received {kind!r}."
+    )
+
+
+def _train_forms(model) -> dict:
+    def one(state, data):
+        return state, model.train_step(_tensors(data))
+
+    def many(state, chunk):
+        chunk = _tensors(chunk)
+        logs = None
+        for i in range(len(tree.flatten(chunk)[0])):
+            logs = model.train_step(_row(chunk, i))
+        return state, logs
+
+    def one_from(state, data, start, size):
+        start = int(start)
+        return state, model.train_step(_row(data, slice(start, start + size)))
+
+    def many_from(state, data, starts, size):
+        logs = None
+        for start in starts.tolist():
+            logs = model.train_step(_row(data, slice(start, start + size)))
+        return state, logs
+
+    def one_at(state, data, rows):
+        return state, model.train_step(_take_rows(data, rows))
+
+    def many_at(state, data, rows):
+        logs = None
+        for batch_rows in rows:
+            logs = model.train_step(_take_rows(data, batch_rows))
+        return state, logs
+
+    return {
+        "one": one,
+        "many": many,
+        "one_from": one_from,
+        "many_from": many_from,
+        "one_at": one_at,
+        "many_at": many_at,
+    }
+
+
+def _test_forms(model):
+    def one(weights, metrics_values, data):
+        return metrics_values, model.test_step(_tensors(data))
+
+    def many(weights, metrics_values, chunk):
+        chunk, logs = _tensors(chunk), None
+        for i in range(len(tree.flatten(chunk)[0])):
+            logs = model.test_step(_row(chunk, i))
+        return metrics_values, logs
+
+    return (("one", one), ("many", many))
+
+
+def _predict_forms(model):
+    def one(weights, data):
+        return model.predict_step(_tensors(data)), None
+
+    def many(weights, chunk):
+        chunk = _tensors(chunk)
+        outs = [model.predict_step(_row(chunk, i)) for i in range(len(tree.flatten(chunk)[0]))]
+        return tree.map_structure(lambda *v: torch_numpy.stack(v), *outs), None
+
+    return one, many
 
 
 @contextlib.contextmanager

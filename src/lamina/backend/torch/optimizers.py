@@ -13,6 +13,9 @@ import math
 
 import torch
 
+# The updates `fused_apply` applies in place.
+FUSED = frozenset({"adam", "sgd"})
+
 
 def _values(variables):
     return [v._value for v in variables]
@@ -24,7 +27,7 @@ def _float(x) -> float:
 
 def fused_apply(kind, variables, grads, slots, learning_rate, step, hyper):
     """Apply one step in place and return True, or False when `kind` has no fused form."""
-    if kind not in ("adam", "sgd"):
+    if kind not in FUSED:
         return False
     params = _values(variables)
     if any(p.is_meta for p in params):
