@@ -28,9 +28,7 @@ def normalize_padding(value) -> str:
     """A padding name in lower case: `"valid"`, `"same"` or `"causal"`."""
     padding = str(value).lower()
     if padding not in ("valid", "same", "causal"):
-        raise ValueError(
-            f"padding must be 'valid', 'same' or 'causal'; received {value!r}."
-        )
+        raise ValueError(f"padding must be 'valid', 'same' or 'causal'; received {value!r}.")
     return padding
 
 

@@ -120,7 +120,9 @@ class OrderedEnqueuer(SequenceEnqueuer):
                     pending = []
                     for index in order:
                         pending.append(pool.submit(self.sequence.__getitem__, index))
-                        if len(pending) >= workers and not self._put(("item", pending.pop(0).result())):
+                        if len(pending) >= workers and not self._put(
+                            ("item", pending.pop(0).result())
+                        ):
                             return
                     for future in pending:
                         if not self._put(("item", future.result())):

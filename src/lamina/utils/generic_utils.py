@@ -72,7 +72,9 @@ def func_load(code, defaults=None, closure=None, globs=None):
     cells = None
     if closure is not None:
         cells = tuple(types.CellType(value) for value in closure)
-    return types.FunctionType(code, globs if globs is not None else globals(), code.co_name, defaults, cells)
+    return types.FunctionType(
+        code, globs if globs is not None else globals(), code.co_name, defaults, cells
+    )
 
 
 def has_arg(fn, name: str, accept_all: bool = False) -> bool:
@@ -140,9 +142,7 @@ def transpose_shape(shape, target_format: str, spatial_axes):
             f"{target_format!r}."
         )
     moved = (
-        tuple(shape[: spatial_axes[0]])
-        + (shape[-1],)
-        + tuple(shape[axis] for axis in spatial_axes)
+        tuple(shape[: spatial_axes[0]]) + (shape[-1],) + tuple(shape[axis] for axis in spatial_axes)
     )
     return list(moved) if isinstance(shape, list) else moved
 
