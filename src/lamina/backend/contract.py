@@ -555,6 +555,11 @@ NN = declare(
         The inverse layout of `unfold`: columns summed back into `(N, C, H, W)` images.
     polar(abs_, angle)
         The complex numbers with magnitude `abs_` and phase `angle`.
+    ctc_loss(target, output, target_length, output_length, mask_index=0)
+        The engine's own CTC kernel, where it has one: the per-sample CTC loss of logits
+        `output` `(batch, time, classes)` (log-softmax applied; an impossible alignment
+        gives a large finite loss, about 1e5), differentiable; None where the engine has
+        none, and `lamina.ops.ctc_loss` runs its own forward algorithm.
     """
 )
 

@@ -13,7 +13,9 @@ KerasTensors. The ops written once from these (normalizations, attention, ...) a
 
 from lamina.ops.core import build_ops
 
-_OPS = build_ops("nn", exclude=("polar",))
+# `ctc_loss` of the backend is the engine's CTC kernel (None where there is none), which
+# the op `lamina.ops.ctc.ctc_loss` calls; it is not an op of its own.
+_OPS = build_ops("nn", exclude=("polar", "ctc_loss"))
 globals().update(_OPS)
 
 # The ops written once from the contract ops join them.
