@@ -269,3 +269,25 @@ def test_importing_a_classic_path_first_in_a_fresh_process():
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().endswith("ok")
+
+
+def test_a_classic_sequence_without_super_init_trains():
+    from lamina.utils.data_utils import Sequence
+
+    class Batches(Sequence):
+        def __init__(self, x, y, batch_size):  # Keras 2 style: no super().__init__()
+            self.x, self.y, self.batch_size = x, y, batch_size
+
+        def __len__(self):
+            return int(np.ceil(len(self.x) / self.batch_size))
+
+        def __getitem__(self, i):
+            rows = slice(i * self.batch_size, (i + 1) * self.batch_size)
+            return self.x[rows], self.y[rows]
+
+    x = np.random.default_rng(0).normal(size=(10, 2)).astype("float32")
+    model = lamina.Sequential([layers.Input((2,)), layers.Dense(1)])
+    model.compile("sgd", "mse")
+    history = model.fit(Batches(x, x[:, :1], 4), epochs=2, verbose=0)
+    assert len(history.history["loss"]) == 2
+    assert model.predict(Batches(x, x[:, :1], 4), verbose=0).shape == (10, 1)
