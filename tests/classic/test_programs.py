@@ -216,4 +216,3 @@ def test_keras_2_optimizers_by_their_lower_case_names_train():
         model.compile(optimizer=optimizer, loss="mse")
         history = model.fit(x, y, batch_size=8, epochs=4, verbose=0)
         assert history.history["loss"][-1] < history.history["loss"][0], make.__name__
-
