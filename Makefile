@@ -1,7 +1,7 @@
 # Two entry points for a fresh machine with only python3 and make:
 #   make demo  - create .venv, install lamina, train the demo model
-#   make test  - create .venv with dev extras, run lint, import contracts and the tests
-#                on both engines (JAX, then PyTorch)
+#   make test  - print the source size report, create .venv with dev extras, run lint,
+#                import contracts and the tests on both engines (JAX, then PyTorch)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 # build: pip's configured wheel folder holds a CPU-only one (no CUDA downloads).
 TORCH_VERSION ?= 2.13.0
 
-.PHONY: demo test lint contracts pytest pytest-torch bench clean
+.PHONY: demo test size lint contracts pytest pytest-torch bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,14 +27,22 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed
 	$(BIN)/python examples/demo.py
 
+# Total source lines, file count and the largest files (standard library only, so it runs
+# before the virtual environment exists); tests/test_source_size.py enforces the limit.
+size:
+	$(PYTHON) tools/size_report.py
+
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check src tests examples bench
-	$(BIN)/ruff format --check src tests examples bench
+	$(BIN)/ruff check src tests examples bench tools
+	$(BIN)/ruff format --check src tests examples bench tools
 
 contracts: $(VENV)/.installed-dev
 	$(BIN)/lint-imports
 
+# The suite's compilation cache (see conftest.py) starts empty, as on a fresh clone; the
+# torch pass after it reuses what the JAX pass compiled.
 pytest: $(VENV)/.installed-dev
+	rm -rf .cache/compilation
 	$(BIN)/python -m pytest
 
 # The same tests on the second engine (doctests show the default engine's values, so
@@ -42,7 +50,7 @@ pytest: $(VENV)/.installed-dev
 pytest-torch: $(VENV)/.installed-dev
 	LAMINA_BACKEND=torch $(BIN)/python -m pytest tests
 
-test: lint contracts pytest pytest-torch
+test: size lint contracts pytest pytest-torch
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python bench/fit_overhead.py

@@ -6,6 +6,7 @@ is an optional extra).
 
 import importlib.util
 import os
+import pathlib
 
 import pytest
 
@@ -16,6 +17,17 @@ import pytest
 os.environ.setdefault(
     "XLA_FLAGS", "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"
 )
+
+# lamina's compilation cache, pointed at one folder for the whole suite: the two xdist
+# workers, and both passes of `make test` (the torch pass's JAX reference computations),
+# load a program another test compiled instead of compiling it again. Every program is
+# kept (JAX keeps only those that took over a second by default), with no size cap, so no
+# lock is taken. `make test` empties the folder first, so its time is a fresh clone's.
+os.environ.setdefault(
+    "LAMINA_COMPILATION_CACHE", str(pathlib.Path(__file__).parent / ".cache" / "compilation")
+)
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+os.environ.setdefault("JAX_COMPILATION_CACHE_MAX_SIZE", "-1")
 
 collect_ignore = []
 if importlib.util.find_spec("torch") is None:

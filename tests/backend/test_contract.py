@@ -122,6 +122,49 @@ def test_declaration_parses_every_parameter_kind():
         contract.declare("f(x)\nf(y)\n")
 
 
+# Family modules --------------------------------------------------------------------------
+def _family_modules(engine: str) -> dict[str, list[str]]:
+    """The engine's family modules, those named `<contract module>_<family>`
+    (`numpy_reductions`, `core_gradients`), each with the public functions it defines."""
+    found = {}
+    for path in sorted((BACKEND_DIR / engine).glob("*_*.py")):
+        if path.stem.split("_", 1)[0] not in contract.ENGINE:
+            continue
+        module = importlib.import_module(f"lamina.backend.{engine}.{path.stem}")
+        found[path.stem] = sorted(
+            name
+            for name, obj in vars(module).items()
+            if not name.startswith("_")
+            and inspect.isfunction(obj)
+            and obj.__module__ == module.__name__
+        )
+    return found
+
+
+def test_engines_split_their_contract_modules_alike():
+    # A contract module too big for one file (`numpy`, `core`) is split the same way on
+    # every engine: the same family modules, each defining the same functions.
+    families = {engine: _family_modules(engine) for engine in ENGINES}
+    assert families["jax"], "backend/jax/ has no family modules (numpy_*.py, core_*.py)"
+    for engine, found in families.items():
+        assert found == families["jax"], (
+            f"backend/{engine}/ splits its contract modules unlike backend/jax/: "
+            f"{sorted(set(found.items()) ^ set(families['jax'].items()), key=str)}"
+        )
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_engine_families_define_what_their_declarations_declare(engine):
+    # `backend/<engine>/numpy_reductions.py` holds what `declarations/numpy_reductions.py`
+    # declares, so a function is found by its family.
+    for name, functions in _family_modules(engine).items():
+        if importlib.util.find_spec(f"lamina.backend.declarations.{name}") is None:
+            continue
+        declared = importlib.import_module(f"lamina.backend.declarations.{name}").DECLARATIONS
+        missing = sorted({n for n, e in declared.items() if e.kind == "function"} - set(functions))
+        assert not missing, f"backend/{engine}/{name}.py lacks {missing}, declared in its family"
+
+
 # Uses of backend names outside backend/ ------------------------------------------------
 _MODULE_PATHS = {"", "common", "config", "contract", *contract.ENGINE, *contract.COMMON}
 

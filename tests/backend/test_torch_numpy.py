@@ -901,7 +901,7 @@ def test_functions_run_on_the_meta_device():
     assert not failures, "\n".join(failures)
 
 
-# The rarer functions (numpy_extra.py of each engine) -------------------------------------
+# The rarer functions (bitwise, complex, statistics, sets: their own family modules) --------
 _I = Tensor(np.array([[12, 18, 7, 0], [5, 9, 16, 3]], "int32"))
 _J = Tensor(np.array([[1, 2, 0, 3], [4, 1, 1, 2]], "int32"))
 _U8 = Tensor(np.array([3, 250, 17], "uint8"))

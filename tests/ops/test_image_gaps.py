@@ -11,7 +11,7 @@ from scipy import ndimage
 
 from lamina import backend, ops
 from lamina.ops import image
-from lamina.ops.image import _elastic_warp
+from lamina.ops.image_warps import _elastic_warp
 
 # Keras's boundary modes as SciPy names them (Keras's "constant" and "wrap" are SciPy's
 # grid modes).

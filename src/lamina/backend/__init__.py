@@ -25,6 +25,7 @@ import gc
 import pkgutil
 
 from lamina.backend.common import classic as _classic_registry
+from lamina.backend.common import compilation_cache as _compilation_cache
 from lamina.backend.common.dtypes import is_float_dtype, is_int_dtype, result_type
 from lamina.backend.common.execution import RetraceWarning, profile
 from lamina.backend.common.global_state import reset_session as _reset_session
@@ -48,6 +49,7 @@ from lamina.backend.config import (
 
 if backend() == "jax":
     from lamina.backend.jax import (
+        compilation,
         core,
         distribution,
         execution,
@@ -77,6 +79,7 @@ if backend() == "jax":
     from lamina.backend.jax.execution import Program
 elif backend() == "torch":
     from lamina.backend.torch import (
+        compilation,
         core,
         distribution,
         execution,
@@ -106,6 +109,9 @@ elif backend() == "torch":
     from lamina.backend.torch.execution import Program
 else:  # pragma: no cover - config.py refuses unknown names first
     raise ValueError(f"Unknown backend {backend()!r}. Available backends: ['jax', 'torch'].")
+
+# Compiled programs are kept between runs unless LAMINA_COMPILATION_CACHE=0.
+_compilation_cache.configure(compilation)
 
 
 def _classic(who: str):
@@ -206,6 +212,7 @@ __all__ = [
     "block_until_ready",
     "cast",
     "clear_session",
+    "compilation",
     "cond",
     "convert_to_numpy",
     "convert_to_tensor",

@@ -1,8 +1,9 @@
 """`lamina.config`: global settings, as in `keras.config`.
 
-Beside Keras's names, lamina's own debugging switch: `enable_input_checks()` (NaN and
-infinity in the data given to `fit`, `evaluate` and `predict`; see
-`lamina.common.debugging`).
+Beside Keras's names, lamina's own switches: `enable_input_checks()` (NaN and infinity
+in the data given to `fit`, `evaluate` and `predict`; see `lamina.common.debugging`) and
+`enable_compilation_cache()` / `disable_compilation_cache()` (compiled programs kept on
+disk between runs, on by default; see `lamina.backend.common.compilation_cache`).
 """
 
 from lamina.backend.config import (
@@ -38,17 +39,26 @@ from lamina.common.traceback_utils import (
     enable_traceback_filtering,
     is_traceback_filtering_enabled,
 )
+from lamina.config.compilation import (
+    compilation_cache_folder,
+    disable_compilation_cache,
+    enable_compilation_cache,
+    is_compilation_cache_enabled,
+)
 from lamina.config.engine import is_nnx_enabled, set_backend
 from lamina.dtype_policies.dtype_policy import dtype_policy, set_dtype_policy
 from lamina.layers.core import enable_unsafe_deserialization
 
 __all__ = [
     "backend",
+    "compilation_cache_folder",
+    "disable_compilation_cache",
     "disable_flash_attention",
     "disable_input_checks",
     "disable_interactive_logging",
     "disable_traceback_filtering",
     "dtype_policy",
+    "enable_compilation_cache",
     "enable_flash_attention",
     "enable_input_checks",
     "enable_interactive_logging",
@@ -57,6 +67,7 @@ __all__ = [
     "epsilon",
     "floatx",
     "image_data_format",
+    "is_compilation_cache_enabled",
     "is_flash_attention_enabled",
     "is_input_checks_enabled",
     "is_interactive_logging_enabled",

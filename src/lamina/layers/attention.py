@@ -13,7 +13,7 @@ from lamina.layers.argument_validation import int_or_ints, is_integer
 from lamina.layers.input_spec import shapes_differ
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
-from lamina.ops.nn_extra import NO_FLASH_KERNEL
+from lamina.ops.nn_attention import NO_FLASH_KERNEL
 
 _LARGE_NEGATIVE = -1e9
 

@@ -16,7 +16,7 @@ from lamina.layers.augmentation_base import (
     register,
 )
 from lamina.ops import random as ops_random
-from lamina.ops.image import _ELASTIC_FILL_MODES, _ELASTIC_ORDERS, _elastic_program
+from lamina.ops.image_warps import _ELASTIC_FILL_MODES, _ELASTIC_ORDERS, _elastic_program
 
 
 @register

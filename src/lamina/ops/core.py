@@ -20,7 +20,6 @@ from lamina.backend.common.dtypes import result_type  # noqa: F401 (public op)
 from lamina.backend.common.variables import Variable
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.operation import FunctionOperation, any_symbolic, symbolic_call
-from lamina.ops import docs as op_docs
 
 # Argument types that an op passes to the engine as they are: neither symbolic nor a
 # Variable to read nor a structure that could hold one. Learnt as ops see them.
@@ -70,7 +69,8 @@ def _read(x):
 def _op(fn, name: str | None = None, declaration=None, output_spec=None):
     """Make the public op for backend function `fn` (eager or symbolic by argument).
 
-    With a contract `declaration`, the op takes its declared signature and doc. An
+    With a contract `declaration`, the op takes its declared signature and its full
+    documentation (written once, in `lamina.backend.declarations`). An
     `output_spec(*args, **kwargs)` gives the output KerasTensors of a symbolic call in
     place of the engine's abstract evaluation (or None to use it for these arguments):
     for an op whose output shape depends on the data, which abstract evaluation cannot
@@ -98,7 +98,7 @@ def _op(fn, name: str | None = None, declaration=None, output_spec=None):
         op.output_spec = output_spec
     if declaration is not None:
         op.__signature__ = declaration.signature
-        op.__doc__ = declaration.doc
+        op.__doc__ = declaration.full_doc
     return op
 
 
@@ -133,7 +133,6 @@ def declared_op(module: str, name: str, output_spec=None):
         declaration=contract.ENGINE[module][name],
         output_spec=output_spec,
     )
-    op.__doc__ = op_docs.lookup(module, name) or op.__doc__
     if module == "image":
         op.__module__ = "lamina.ops.image"
     return op

@@ -2,8 +2,9 @@
 
 Built from the backend contract (`lamina.backend.contract.NN`): one op per declared
 function, with its declared signature and doc; eager on arrays, a graph node on
-KerasTensors. The ops written once from these (normalizations, attention, ...) are in
-`nn_extra`, and the CTC ops in `ctc`; all are found here, as in `keras.ops.nn`.
+KerasTensors. The ops written once from these live in one module per family
+(`nn_activations`, `nn_normalization`, `nn_losses`, `nn_attention`, `nn_spatial`), the
+CTC ops in `ctc`; all are found here, as in `keras.ops.nn`.
 
 >>> import numpy as np
 >>> from lamina import ops
@@ -15,12 +16,20 @@ from lamina.ops.core import build_ops
 
 # `ctc_loss` of the backend is the engine's CTC kernel (None where there is none), which
 # the op `lamina.ops.ctc.ctc_loss` calls; it is not an op of its own.
-_OPS = build_ops("nn", exclude=("polar", "ctc_loss"))
+_OPS = build_ops("nn", exclude=("ctc_loss",))
 globals().update(_OPS)
 
 # The ops written once from the contract ops join them.
-from lamina.ops.nn_extra import *  # noqa: E402, F403
-from lamina.ops.nn_extra import __all__ as _extra_all  # noqa: E402
+from lamina.ops.nn_activations import *  # noqa: E402, F403
+from lamina.ops.nn_activations import __all__ as _activations_all  # noqa: E402
+from lamina.ops.nn_attention import *  # noqa: E402, F403
+from lamina.ops.nn_attention import __all__ as _attention_all  # noqa: E402
+from lamina.ops.nn_losses import *  # noqa: E402, F403
+from lamina.ops.nn_losses import __all__ as _losses_all  # noqa: E402
+from lamina.ops.nn_normalization import *  # noqa: E402, F403
+from lamina.ops.nn_normalization import __all__ as _normalization_all  # noqa: E402
+from lamina.ops.nn_spatial import *  # noqa: E402, F403
+from lamina.ops.nn_spatial import __all__ as _spatial_all  # noqa: E402
 
 
 def __getattr__(name):
@@ -33,7 +42,15 @@ def __getattr__(name):
 
 
 _CTC = ("ctc_decode", "ctc_loss")
-__all__ = [*_OPS, *_extra_all, *_CTC]
+__all__ = [
+    *_OPS,
+    *_activations_all,
+    *_attention_all,
+    *_losses_all,
+    *_normalization_all,
+    *_spatial_all,
+    *_CTC,
+]
 
 
 def __dir__():

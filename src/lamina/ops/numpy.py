@@ -1,8 +1,10 @@
 """NumPy-style ops: elementwise math, products, reductions and shapes.
 
 Built from the backend contract (`lamina.backend.contract.NUMPY`): one op per declared
-function, with its declared signature and doc; eager on arrays, a graph node on
-KerasTensors.
+function, with its declared signature and documentation; eager on arrays, a graph node on
+KerasTensors. The long tail written once from those ops lives in one module per family
+(`numpy_aliases`, `numpy_creation`, `numpy_elementwise`, `numpy_logic`, `numpy_nan`,
+`numpy_products`, `numpy_reductions`, `numpy_shapes`); every name is found here.
 
 >>> import numpy as np
 >>> from lamina import ops
@@ -80,8 +82,32 @@ __all__ = list(_OPS)
 slogdet = declared_op("linalg", "slogdet")
 __all__.append("slogdet")
 
-# The long tail written once from the ops above.
-from lamina.ops.numpy_extra import *  # noqa: E402, F403
-from lamina.ops.numpy_extra import __all__ as _extra_all  # noqa: E402
+# The long tail NumPy and Keras 3 have, written once from the ops above, one module per
+# family (after the contract ops: they are built from them).
+from lamina.ops.numpy_aliases import *  # noqa: E402, F403
+from lamina.ops.numpy_aliases import __all__ as _aliases_all  # noqa: E402
+from lamina.ops.numpy_creation import *  # noqa: E402, F403
+from lamina.ops.numpy_creation import __all__ as _creation_all  # noqa: E402
+from lamina.ops.numpy_elementwise import *  # noqa: E402, F403
+from lamina.ops.numpy_elementwise import __all__ as _elementwise_all  # noqa: E402
+from lamina.ops.numpy_logic import *  # noqa: E402, F403
+from lamina.ops.numpy_logic import __all__ as _logic_all  # noqa: E402
+from lamina.ops.numpy_nan import *  # noqa: E402, F403
+from lamina.ops.numpy_nan import __all__ as _nan_all  # noqa: E402
+from lamina.ops.numpy_products import *  # noqa: E402, F403
+from lamina.ops.numpy_products import __all__ as _products_all  # noqa: E402
+from lamina.ops.numpy_reductions import *  # noqa: E402, F403
+from lamina.ops.numpy_reductions import __all__ as _reductions_all  # noqa: E402
+from lamina.ops.numpy_shapes import *  # noqa: E402, F403
+from lamina.ops.numpy_shapes import __all__ as _shapes_all  # noqa: E402
 
-__all__.extend(_extra_all)
+__all__ += [
+    *_aliases_all,
+    *_creation_all,
+    *_elementwise_all,
+    *_logic_all,
+    *_nan_all,
+    *_products_all,
+    *_reductions_all,
+    *_shapes_all,
+]

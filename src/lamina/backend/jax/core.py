@@ -1,8 +1,10 @@
-"""Core JAX backend functions: variables, conversion, control flow, compilation."""
+"""Core JAX backend functions: variables, conversion, slicing, compilation, scatter.
+
+Control flow (`core_control_flow.py`) and differentiation (`core_gradients.py`) live in
+their own modules and are re-exported here, the engine's `core` contract module.
+"""
 
 from __future__ import annotations
-
-import functools
 
 import jax
 import jax.numpy as jnp
@@ -108,38 +110,6 @@ def stop_gradient(variable):
     return jax.lax.stop_gradient(_unwrap(variable))
 
 
-def cond(pred, true_fn, false_fn):
-    return jax.lax.cond(_unwrap(pred), true_fn, false_fn)
-
-
-def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
-    return jax.lax.scan(f, init, xs, length=length, reverse=reverse, unroll=unroll)
-
-
-def fori_loop(lower, upper, body_fun, init_val):
-    return jax.lax.fori_loop(lower, upper, body_fun, init_val)
-
-
-def while_loop(cond, body, loop_vars, maximum_iterations=None):
-    if maximum_iterations is None:
-        return jax.lax.while_loop(cond, body, loop_vars)
-
-    def cond_with_count(state):
-        count, values = state
-        # `cond` traced first, then the cap, as Keras (and the torch engine) do.
-        return jnp.logical_and(cond(values), count < maximum_iterations)
-
-    def body_with_count(state):
-        count, values = state
-        return count + 1, body(values)
-
-    return jax.lax.while_loop(cond_with_count, body_with_count, (0, loop_vars))[1]
-
-
-def vectorized_map(function, elements):
-    return jax.vmap(function)(elements)
-
-
 def slice(inputs, start_indices, shape):
     return jax.lax.dynamic_slice(_unwrap(inputs), start_indices, shape)
 
@@ -205,11 +175,6 @@ def jit(fn, donate_argnums=(), static_argnums=()):
     return jax.jit(fn, donate_argnums=donate_argnums, static_argnums=static_argnums)
 
 
-def value_and_grad(fn, has_aux=False):
-    """`fn`'s value and its gradient with respect to the first argument."""
-    return jax.value_and_grad(fn, has_aux=has_aux)
-
-
 def tree_map(fn, *trees):
     return jax.tree_util.tree_map(fn, *trees)
 
@@ -241,46 +206,6 @@ def block_until_ready(x):
     return jax.block_until_ready(x)
 
 
-def associative_scan(f, elems, reverse=False, axis=0):
-    return jax.lax.associative_scan(f, elems, reverse=reverse, axis=axis)
-
-
-def custom_gradient(f):
-    return jax.custom_gradient(f)
-
-
-def remat(f):
-    """`f` under `jax.checkpoint`. Only the array leaves of the arguments are traced:
-    the others (`training=True`, None, strings, lamina Variables) reach `f` as they are,
-    so Python control flow on them keeps working."""
-
-    def rematerialized(*args, **kwargs):
-        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs))
-        traced = [i for i, leaf in enumerate(leaves) if isinstance(leaf, _REMAT_ARRAYS)]
-
-        def body(*arrays):
-            full = list(leaves)
-            for i, array in zip(traced, arrays, strict=True):
-                full[i] = array
-            inner_args, inner_kwargs = jax.tree_util.tree_unflatten(treedef, full)
-            return f(*inner_args, **inner_kwargs)
-
-        return jax.checkpoint(body)(*[leaves[i] for i in traced])
-
-    return functools.wraps(f)(rematerialized)
-
-
-_REMAT_ARRAYS = (jax.Array, np.ndarray, np.generic)
-
-
-def jvp(fun, primals, tangents, has_aux=False):
-    return jax.jvp(fun, tuple(primals), tuple(tangents), has_aux=has_aux)
-
-
-def map(f, xs):
-    return jax.lax.map(f, xs)
-
-
 _SCATTER_REDUCTIONS = ("add", "max", "min", "mul")
 
 
@@ -310,5 +235,21 @@ def scatter_update(inputs, indices, updates, reduction=None):
     return getattr(at, {"mul": "multiply"}.get(reduction, reduction))(updates)
 
 
-def switch(index, branches, *operands):
-    return jax.lax.switch(index, branches, *operands)
+# Control flow and differentiation live in their own modules; they are part of this
+# module's contract.
+from lamina.backend.jax.core_control_flow import (  # noqa: E402, F401
+    associative_scan,
+    cond,
+    fori_loop,
+    map,
+    scan,
+    switch,
+    vectorized_map,
+    while_loop,
+)
+from lamina.backend.jax.core_gradients import (  # noqa: E402, F401
+    custom_gradient,
+    jvp,
+    remat,
+    value_and_grad,
+)

@@ -101,4 +101,4 @@ def irfft(x, fft_length=None):
     return jnp.fft.irfft(_complex(x, "irfft"), n=fft_length, axis=-1)
 
 
-from lamina.backend.jax.numpy_extra import view_as_complex, view_as_real  # noqa: E402, F401
+from lamina.backend.jax.numpy_complex import view_as_complex, view_as_real  # noqa: E402, F401

@@ -1,105 +1,133 @@
-"""NumPy-style tensor functions on JAX arrays (names and semantics follow NumPy)."""
+"""NumPy-style tensor functions on JAX arrays (names and semantics follow NumPy).
+
+This module is the engine's `numpy` contract module: it holds the elementwise functions
+(math, trigonometry, arithmetic, comparisons and logic) and re-exports the other families,
+one module each, named as in `lamina.backend.declarations` and as on the torch engine:
+`numpy_creation`, `numpy_products`, `numpy_reductions`, `numpy_statistics`,
+`numpy_shapes`, `numpy_indexing`, `numpy_bitwise` and `numpy_complex`. Their shared
+argument handling is in `numpy_arguments`.
+"""
 
 from __future__ import annotations
 
-import builtins
-import functools
-
 import jax
 import jax.numpy as jnp
-import numpy as np
 
-from lamina.backend import config
 from lamina.backend.common.dtypes import result_type
 from lamina.backend.common.variables import standardize_dtype
-from lamina.backend.jax.core import convert_to_tensor
+from lamina.backend.jax.numpy_arguments import (
+    _as_float,
+    _floats,
+    _taking_sequences,
+    _taking_sequences_of_arrays,
+    _taking_sequences_varargs,
+)
 
-
-def _dtype(dtype):
-    return standardize_dtype(dtype) if dtype is not None else None
-
-
-def _float(dtype):
-    return standardize_dtype(dtype) if dtype is not None else config.floatx()
-
-
-def _array(x):
-    """`x` as a JAX array with lamina's conversions (NumPy int64 -> int32, float64 -> floatx).
-
-    Arrays and tracers pass through untouched; NumPy arrays, lists and scalars would
-    otherwise reach functions that return them unconverted (`jnp.reshape`, indexing).
-    """
-    return x if isinstance(x, jax.Array) else convert_to_tensor(x)
-
-
-def _refuse_sparse(op, sparse):
-    if sparse:
-        raise ValueError(
-            f"{op}(sparse=True): the JAX backend has no sparse tensors; pass sparse=False."
-        )
-
-
-# Creation --------------------------------------------------------------------------
-def zeros(shape, dtype=None):
-    return jnp.zeros(shape, dtype=_float(dtype))
-
-
-def ones(shape, dtype=None):
-    return jnp.ones(shape, dtype=_float(dtype))
-
-
-def full(shape, fill_value, dtype=None):
-    return jnp.full(shape, fill_value, dtype=_float(dtype))  # as in Keras: floatx by default
-
-
-def zeros_like(x, dtype=None):
-    return jnp.zeros_like(x, dtype=_dtype(dtype))
-
-
-def ones_like(x, dtype=None):
-    return jnp.ones_like(x, dtype=_dtype(dtype))
-
-
-def full_like(x, fill_value, dtype=None):
-    return jnp.full_like(x, fill_value, dtype=_dtype(dtype))
-
-
-def eye(N, M=None, k=0, dtype=None):
-    return jnp.eye(N, M, k=k, dtype=_float(dtype))
-
-
-def identity(n, dtype=None):
-    return jnp.identity(n, dtype=_float(dtype))
-
-
-def arange(start, stop=None, step=None, dtype=None):
-    return jnp.arange(start, stop, 1 if step is None else step, dtype=_dtype(dtype))
-
-
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    return jnp.linspace(
-        start, stop, num, endpoint=endpoint, retstep=retstep, dtype=_float(dtype), axis=axis
-    )
-
-
-def tri(N, M=None, k=0, dtype=None):
-    return jnp.tri(N, M, k, dtype=_float(dtype))
-
-
-def tril(x, k=0):
-    return jnp.tril(x, k)
-
-
-def triu(x, k=0):
-    return jnp.triu(x, k)
-
-
-def meshgrid(*x, indexing="xy"):
-    return jnp.meshgrid(*x, indexing=indexing)
-
-
-def copy(x):
-    return jnp.array(x, copy=True)
+# The other families; every name is part of this module's contract.
+from lamina.backend.jax.numpy_bitwise import (  # noqa: F401
+    bitwise_and,
+    bitwise_invert,
+    bitwise_left_shift,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    gcd,
+    lcm,
+    view,
+)
+from lamina.backend.jax.numpy_complex import (  # noqa: F401
+    angle,
+    conj,
+    imag,
+    real,
+)
+from lamina.backend.jax.numpy_creation import (  # noqa: F401
+    arange,
+    copy,
+    eye,
+    full,
+    full_like,
+    identity,
+    linspace,
+    meshgrid,
+    ones,
+    ones_like,
+    tri,
+    tril,
+    triu,
+    zeros,
+    zeros_like,
+)
+from lamina.backend.jax.numpy_indexing import (  # noqa: F401
+    argpartition,
+    argsort,
+    digitize,
+    get_item,
+    nonzero,
+    searchsorted,
+    sort,
+    take,
+    take_along_axis,
+    unique,
+)
+from lamina.backend.jax.numpy_products import (  # noqa: F401
+    correlate,
+    cross,
+    diag,
+    diagonal,
+    dot,
+    einsum,
+    matmul,
+    outer,
+    tensordot,
+    trace,
+)
+from lamina.backend.jax.numpy_reductions import (  # noqa: F401
+    all,
+    any,
+    argmax,
+    argmin,
+    average,
+    count_nonzero,
+    cumprod,
+    cumsum,
+    max,
+    mean,
+    min,
+    prod,
+    std,
+    sum,
+    var,
+)
+from lamina.backend.jax.numpy_shapes import (  # noqa: F401
+    append,
+    broadcast_to,
+    concatenate,
+    expand_dims,
+    flip,
+    moveaxis,
+    ndim,
+    pad,
+    ravel,
+    repeat,
+    reshape,
+    roll,
+    size,
+    split,
+    squeeze,
+    stack,
+    swapaxes,
+    tile,
+    transpose,
+)
+from lamina.backend.jax.numpy_statistics import (  # noqa: F401
+    bincount,
+    histogram,
+    median,
+    nanmedian,
+    nanquantile,
+    quantile,
+)
 
 
 # Elementwise, one argument ------------------------------------------------------------
@@ -373,396 +401,44 @@ def where(condition, x1=None, x2=None):
     return jnp.where(condition, x1, x2)
 
 
-# Products -----------------------------------------------------------------------------
-def matmul(x1, x2):
-    if _is_int8(x1) and _is_int8(x2):  # as in Keras: int8 products accumulate in int32
-        return jnp.matmul(x1, x2, preferred_element_type=jnp.int32)
-    return jnp.matmul(x1, x2)
+# Elementwise, the rarer ones -----------------------------------------------------------
+def fmod(x1, x2):
+    x1, x2 = jnp.asarray(x1), jnp.asarray(x2)
+    dtype = result_type(standardize_dtype(x1.dtype), standardize_dtype(x2.dtype))
+    if dtype == "bool":
+        dtype = "int32"
+    return jnp.fmod(x1.astype(dtype), x2.astype(dtype))
 
 
-def _is_int8(x):
-    return getattr(x, "dtype", None) == jnp.int8
+def hypot(x1, x2):
+    return jnp.hypot(*_floats(x1, x2))
 
 
-def dot(x1, x2):
-    return jnp.dot(x1, x2)
+def nextafter(x1, x2):
+    return jnp.nextafter(*_floats(x1, x2))
 
 
-def einsum(subscripts, *operands, **kwargs):
-    # As Keras on JAX: options (`optimize`, `precision`, `preferred_element_type`) go to
-    # `jnp.einsum`, which rejects any other name; int8 products accumulate in int32.
-    if kwargs.get("preferred_element_type") is None and builtins.all(map(_is_int8, operands)):
-        kwargs["preferred_element_type"] = jnp.int32
-    return jnp.einsum(subscripts, *operands, **kwargs)
+def i0(x):
+    return jnp.i0(_as_float(x))
 
 
-def tensordot(x1, x2, axes=2):
-    return jnp.tensordot(x1, x2, axes)
+def signbit(x):
+    return jnp.signbit(jnp.asarray(x))
 
 
-def outer(x1, x2):
-    return jnp.outer(x1, x2)
+def trunc(x):
+    return jnp.trunc(jnp.asarray(x))
 
 
-def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    return jnp.cross(x1, x2, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
+def isin(x1, x2, assume_unique=False, invert=False):
+    return jnp.isin(jnp.asarray(x1), jnp.asarray(x2), assume_unique=assume_unique, invert=invert)
 
 
-# Reductions ---------------------------------------------------------------------------
-def sum(x, axis=None, keepdims=False):
-    return jnp.sum(x, axis=axis, keepdims=keepdims)
+def vectorize(pyfunc, excluded=None, signature=None):
+    return jnp.vectorize(pyfunc, excluded=excluded or set(), signature=signature)
 
 
-def mean(x, axis=None, keepdims=False):
-    x = jnp.asarray(x)
-    if not jnp.issubdtype(x.dtype, jnp.inexact):
-        x = x.astype(config.floatx())
-    return jnp.mean(x, axis=axis, keepdims=keepdims)
-
-
-def max(x, axis=None, keepdims=False, initial=None):
-    return jnp.max(x, axis=axis, keepdims=keepdims, initial=initial)
-
-
-def min(x, axis=None, keepdims=False, initial=None):
-    return jnp.min(x, axis=axis, keepdims=keepdims, initial=initial)
-
-
-def prod(x, axis=None, keepdims=False, dtype=None):
-    return jnp.prod(x, axis=axis, keepdims=keepdims, dtype=_dtype(dtype))
-
-
-def std(x, axis=None, keepdims=False):
-    return jnp.std(x, axis=axis, keepdims=keepdims)
-
-
-def var(x, axis=None, keepdims=False):
-    return jnp.var(x, axis=axis, keepdims=keepdims)
-
-
-def any(x, axis=None, keepdims=False):
-    return jnp.any(x, axis=axis, keepdims=keepdims)
-
-
-def all(x, axis=None, keepdims=False):
-    return jnp.all(x, axis=axis, keepdims=keepdims)
-
-
-def argmax(x, axis=None, keepdims=False):
-    return jnp.argmax(x, axis=axis, keepdims=keepdims)
-
-
-def argmin(x, axis=None, keepdims=False):
-    return jnp.argmin(x, axis=axis, keepdims=keepdims)
-
-
-def cumsum(x, axis=None, dtype=None):
-    return jnp.cumsum(x, axis=axis, dtype=_dtype(dtype))
-
-
-def cumprod(x, axis=None, dtype=None):
-    return jnp.cumprod(x, axis=axis, dtype=_dtype(dtype))
-
-
-def count_nonzero(x, axis=None):
-    return jnp.count_nonzero(x, axis=axis)
-
-
-def average(x, axis=None, weights=None):
-    return jnp.average(_from_sequence(x), axis=axis, weights=_from_sequence(weights))
-
-
-def trace(x, offset=0, axis1=0, axis2=1):
-    return jnp.trace(x, offset=offset, axis1=axis1, axis2=axis2)
-
-
-# Shapes -------------------------------------------------------------------------------
-def reshape(x, newshape):
-    if isinstance(newshape, int):
-        newshape = (newshape,)
-    newshape = tuple(-1 if d is None else d for d in newshape)
-    return jnp.reshape(_array(x), newshape)
-
-
-def transpose(x, axes=None):
-    return jnp.transpose(x, axes)
-
-
-def expand_dims(x, axis):
-    return jnp.expand_dims(x, axis)
-
-
-def squeeze(x, axis=None):
-    return jnp.squeeze(x, axis)
-
-
-def ravel(x):
-    return jnp.ravel(x)
-
-
-def flip(x, axis=None):
-    return jnp.flip(x, axis)
-
-
-def roll(x, shift, axis=None):
-    return jnp.roll(x, shift, axis)
-
-
-def swapaxes(x, axis1, axis2):
-    return jnp.swapaxes(x, axis1, axis2)
-
-
-def moveaxis(x, source, destination):
-    return jnp.moveaxis(x, source, destination)
-
-
-def broadcast_to(x, shape):
-    return jnp.broadcast_to(x, shape)
-
-
-def concatenate(xs, axis=0):
-    return jnp.concatenate(xs, axis=axis)
-
-
-def stack(x, axis=0):
-    return jnp.stack(x, axis=axis)
-
-
-def split(x, indices_or_sections, axis=0):
-    return jnp.split(x, indices_or_sections, axis=axis)
-
-
-def append(x1, x2, axis=None):
-    return jnp.append(x1, x2, axis=axis)
-
-
-def tile(x, repeats):
-    return jnp.tile(x, repeats)
-
-
-def repeat(x, repeats, axis=None):
-    return jnp.repeat(x, repeats, axis=axis)
-
-
-def pad(x, pad_width, mode="constant", constant_values=None):
-    if constant_values is None:
-        return jnp.pad(x, pad_width, mode=mode)
-    if mode != "constant":
-        raise ValueError(_pad_values_error(mode, constant_values))
-    return jnp.pad(x, pad_width, mode=mode, constant_values=constant_values)
-
-
-def _pad_values_error(mode, constant_values):
-    return (
-        f"pad: constant_values applies to mode='constant' only; received mode={mode!r} "
-        f"with constant_values={constant_values!r}. Drop constant_values, or use "
-        "mode='constant'."
-    )
-
-
-def take(x, indices, axis=None):
-    return jnp.take(x, indices, axis=axis)
-
-
-def take_along_axis(x, indices, axis=None):
-    return jnp.take_along_axis(x, indices, axis=axis)
-
-
-def diag(x, k=0):
-    return jnp.diag(x, k)
-
-
-def diagonal(x, offset=0, axis1=0, axis2=1):
-    return jnp.diagonal(x, offset, axis1, axis2)
-
-
-def sort(x, axis=-1):
-    return jnp.sort(x, axis=axis)
-
-
-def argsort(x, axis=-1):
-    return jnp.argsort(x, axis=axis)
-
-
-def searchsorted(sorted_sequence, values, side="left"):
-    return jnp.searchsorted(sorted_sequence, values, side=side)
-
-
-def digitize(x, bins):
-    """The bucket of each value: `i` such that `bins[i - 1] <= x < bins[i]` (NumPy's rule)."""
-    bins = jnp.asarray(bins)
-    return jnp.searchsorted(bins, x, side="right").astype("int32")
-
-
-def bincount(x, weights=None, minlength=0, sparse=False):
-    """Counts of each non-negative integer along the last axis (rank 1 or 2 input).
-
-    Eagerly the output length is `max(max(x) + 1, minlength)` (one length for all rows of
-    a rank-2 input). Under tracing the length must be static: it is `minlength`, which
-    must then be given, and values `>= minlength` are dropped.
-    """
-    _refuse_sparse("bincount", sparse)
-    x = _array(x)
-    if x.ndim not in (1, 2):
-        raise ValueError(f"bincount expects a rank-1 or rank-2 input; received shape {x.shape}.")
-    length = _bincount_length(x, minlength)
-    if weights is not None:
-        weights = _array(weights)
-    if x.ndim == 1:
-        return jnp.bincount(x, weights=weights, minlength=length, length=length)
-    if weights is None:
-        return jax.vmap(lambda row: jnp.bincount(row, minlength=length, length=length))(x)
-    return jax.vmap(lambda row, w: jnp.bincount(row, weights=w, minlength=length, length=length))(
-        x, jnp.broadcast_to(weights, x.shape)
-    )
-
-
-def _bincount_length(x, minlength):
-    """The output length: from the data when it is concrete, else `minlength`."""
-    if x.size == 0:
-        return minlength
-    try:
-        top = int(jnp.max(x))
-    except jax.errors.ConcretizationTypeError:
-        if minlength:
-            return minlength
-        raise ValueError(
-            "bincount: under tracing (jax.jit, symbolic shapes) the output length cannot "
-            "come from the data; pass minlength=N for N bins (values >= N are then dropped)."
-        ) from None
-    return builtins.max(top + 1, minlength)
-
-
-def size(x):
-    return jnp.size(x)
-
-
-def ndim(x):
-    return jnp.ndim(x)
-
-
-def get_item(x, key):
-    return _array(x)[key]
-
-
-def _unused():  # keeps `builtins` referenced for names shadowed above
-    return builtins.max
-
-
-# The rarer functions live in their own module; they are part of this one's contract.
-from lamina.backend.jax import numpy_extra as _extra  # noqa: E402
-from lamina.backend.jax.numpy_extra import (  # noqa: E402, F401
-    angle,
-    argpartition,
-    bitwise_and,
-    bitwise_invert,
-    bitwise_left_shift,
-    bitwise_or,
-    bitwise_right_shift,
-    bitwise_xor,
-    conj,
-    correlate,
-    fmod,
-    gcd,
-    histogram,
-    hypot,
-    i0,
-    imag,
-    isin,
-    lcm,
-    median,
-    nanmedian,
-    nextafter,
-    nonzero,
-    real,
-    signbit,
-    trunc,
-    unique,
-    vectorize,
-    view,
-)
-
-
-def _check_q(q, op):
-    """A concrete `q` outside `[0, 1]` is refused (a traced one cannot be checked)."""
-    try:
-        values = np.asarray(q, dtype="float64")
-    except jax.errors.TracerArrayConversionError:
-        return
-    if values.size and not np.all((values >= 0) & (values <= 1)):  # NaN fails too
-        raise ValueError(
-            f"{op}: q must lie in [0, 1] (a percentile's in [0, 100]); received "
-            f"q={values.tolist()}."
-        )
-
-
-def quantile(x, q, axis=None, method="linear", keepdims=False):
-    _check_q(q, "quantile")
-    return _extra.quantile(x, q, axis=axis, method=method, keepdims=keepdims)
-
-
-def nanquantile(x, q, axis=None, method="linear", keepdims=False):
-    _check_q(q, "nanquantile")
-    return _extra.nanquantile(x, q, axis=axis, method=method, keepdims=keepdims)
-
-
-# Python lists (and tuples) as array arguments ------------------------------------------
-# jnp refuses them ("requires ndarray or scalar arguments"); Keras and lamina's torch engine
-# take them as arrays. Only the array arguments are converted (not shapes or axes), and
-# only lists and tuples, so Python scalars stay weakly typed.
-_SEQUENCES = (list, tuple)
-
-
-def _from_sequence(x):
-    if type(x) not in _SEQUENCES:
-        return x
-    try:
-        return convert_to_tensor(x)
-    except jax.errors.TracerArrayConversionError:  # a list holding traced arrays
-        return jnp.asarray(x)
-
-
-def _taking_sequences(fn, count):
-    """`fn` with its first `count` (array) arguments converted from lists and tuples."""
-    names = fn.__code__.co_varnames[:count]
-
-    @functools.wraps(fn)
-    def function(*args, **kwargs):
-        if builtins.any(type(a) in _SEQUENCES for a in args[:count]):
-            args = tuple(_from_sequence(a) for a in args[:count]) + args[count:]
-        if kwargs:
-            for name in names:
-                if type(kwargs.get(name)) in _SEQUENCES:
-                    kwargs[name] = _from_sequence(kwargs[name])
-        return fn(*args, **kwargs)
-
-    return function
-
-
-def _taking_sequences_of_arrays(fn):
-    """`fn` whose first argument is a sequence of arrays, any of them a list."""
-
-    @functools.wraps(fn)
-    def function(xs, *args, **kwargs):
-        if builtins.any(type(x) in _SEQUENCES for x in xs):
-            xs = [_from_sequence(x) for x in xs]
-        return fn(xs, *args, **kwargs)
-
-    return function
-
-
-def _taking_sequences_varargs(fn, skip):
-    """`fn` whose variadic arrays (after `skip` leading arguments) may be lists."""
-
-    @functools.wraps(fn)
-    def function(*args, **kwargs):
-        if builtins.any(type(a) in _SEQUENCES for a in args[skip:]):
-            args = args[:skip] + tuple(_from_sequence(a) for a in args[skip:])
-        return fn(*args, **kwargs)
-
-    return function
-
-
+# Python lists as array arguments of the functions above (see `_from_sequence`).
 _ARRAY_ARGUMENTS = {
     **dict.fromkeys(
         """zeros_like ones_like full_like tril triu copy abs absolute negative sign sqrt

@@ -1,11 +1,13 @@
-"""Core PyTorch backend functions: variables, conversion, control flow, differentiation.
+"""Core PyTorch backend functions: dtypes, devices, variables, conversion, slicing.
 
 Conversion follows the JAX engine's rules so that one test suite passes on both: Python
 floats and float64 NumPy data become `floatx()`, Python ints and int64 NumPy data become
 int32 (the JAX engine runs without 64-bit types), torch tensors pass through unchanged.
 
-Control flow (`scan`, `fori_loop`, `while_loop`, `cond`, `vectorized_map`) runs as eager
-Python loops with `jax.lax` semantics; `jit` returns its function unchanged. Abstract
+Control flow (`scan`, `fori_loop`, `while_loop`, `cond`, `vectorized_map`, in
+`core_control_flow.py`) runs as eager Python loops with `jax.lax` semantics;
+differentiation is in `core_gradients.py`; both are re-exported here, the engine's `core`
+contract module. `jit` returns its function unchanged. Abstract
 evaluation (`compute_output_spec`) runs on the `meta` device, where tensors have shapes
 and dtypes but no data: while it runs, `convert_to_tensor` moves real tensors (variable
 values, constants) to `meta` so that they mix with the symbolic inputs.
@@ -14,8 +16,6 @@ values, constants) to `meta` so that they mix with the symbolic inputs.
 from __future__ import annotations
 
 import builtins
-import functools
-import warnings
 
 import numpy as np
 import torch
@@ -405,91 +405,6 @@ def stop_gradient(variable):
     return convert_to_tensor(variable).detach()
 
 
-# Control flow: eager loops with `jax.lax` semantics ----------------------------------
-def cond(pred, true_fn, false_fn):
-    pred = _unwrap(pred)
-    if isinstance(pred, torch.Tensor):
-        # On the meta device `.item()` fails, and abstract evaluation retries on data.
-        pred = bool(pred.item())
-    return true_fn() if pred else false_fn()
-
-
-def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
-    """`jax.lax.scan` as a Python loop: `ys` stacked along a new leading axis."""
-    leaves = tree_flatten(xs)
-    if xs is None or not leaves:
-        if length is None:
-            raise ValueError("scan needs `length` when `xs` is None (nothing to loop over).")
-        n = int(length)
-    else:
-        leaves = [convert_to_tensor(leaf) for leaf in leaves]
-        sizes = {int(leaf.shape[0]) for leaf in leaves}
-        if len(sizes) != 1:
-            raise ValueError(
-                f"scan: every leaf of `xs` needs the same leading length; received {sorted(sizes)}."
-            )
-        n = sizes.pop()
-        if length is not None and int(length) != n:
-            raise ValueError(f"scan: `length` is {length} but `xs` has leading length {n}.")
-    carry, ys = init, []
-    tensors = None if xs is None else _tensors(xs)
-    indices = range(n - 1, -1, -1) if reverse else range(n)
-    for i in indices:
-        x = None if tensors is None else tree_map(lambda leaf, i=i: leaf[i], tensors)
-        carry, y = f(carry, x)
-        ys.append(y)
-    if reverse:
-        ys.reverse()
-    if not ys:
-        return carry, None
-    stacked = nest.map_structure(
-        lambda *parts: (
-            None if parts[0] is None else torch.stack([convert_to_tensor(p) for p in parts])
-        ),
-        *ys,
-    )
-    return carry, stacked
-
-
-def _tensors(xs):
-    return tree_map(convert_to_tensor, xs)
-
-
-def fori_loop(lower, upper, body_fun, init_val):
-    val = init_val
-    for i in range(int(_unwrap(lower)), int(_unwrap(upper))):
-        val = body_fun(i, val)
-    return val
-
-
-def while_loop(cond, body, loop_vars, maximum_iterations=None):
-    count = 0
-    # `cond` first, then the cap (as Keras): `cond` runs once more when the cap stops the
-    # loop, which a `cond` with side effects can see.
-    while _truth(cond(loop_vars)) and (maximum_iterations is None or count < maximum_iterations):
-        loop_vars = body(loop_vars)
-        count += 1
-    return loop_vars
-
-
-def _truth(value):
-    value = _unwrap(value)
-    if isinstance(value, torch.Tensor):
-        return bool(value.item())
-    return bool(value)
-
-
-def vectorized_map(function, elements):
-    """`jax.vmap(function)(elements)` as a loop over the leading axis, stacked."""
-    leaves = tree_flatten(elements)
-    n = int(convert_to_tensor(leaves[0]).shape[0])
-    tensors = _tensors(elements)
-    outputs = [function(tree_map(lambda leaf, i=i: leaf[i], tensors)) for i in range(n)]
-    return nest.map_structure(
-        lambda *parts: torch.stack([convert_to_tensor(p) for p in parts]), *outputs
-    )
-
-
 # Slicing ------------------------------------------------------------------------------
 def _clamped_starts(start_indices, full, sizes):
     # As lax.dynamic_slice: a negative start counts from the end, then the start is
@@ -639,67 +554,6 @@ def jit(fn, donate_argnums=(), static_argnums=()):
     return fn
 
 
-def value_and_grad(fn, has_aux=False):
-    """`fn`'s value and its gradient with respect to the first argument.
-
-    As `jax.value_and_grad`: the wrapped function returns `(value, grads)`, or
-    `((value, aux), grads)` with `has_aux`, where `grads` has the structure of the first
-    argument (a tensor or a nested list/tuple/dict of them). Gradients are taken with
-    `torch.autograd.grad` on detached copies of the inputs, so no `.grad` is left on
-    anything; everything returned is detached. A float input `value` does not depend on
-    gets a zero gradient.
-    """
-
-    def wrapped(primals, *args, **kwargs):
-        flat = nest.flatten(primals)
-        inputs = [None if x is None else _grad_leaf(x) for x in flat]
-        with torch.enable_grad():
-            out = fn(nest.pack_sequence_as(primals, inputs), *args, **kwargs)
-            value, aux = out if has_aux else (out, None)
-            value = convert_to_tensor(value)
-            if value.ndim != 0:
-                raise ValueError(
-                    "value_and_grad needs `fn` to return a scalar (shape ()); it returned "
-                    f"shape {tuple(value.shape)}. Reduce it (e.g. with ops.sum or ops.mean) "
-                    "or differentiate each element separately."
-                )
-            wrt = [x for x in inputs if x is not None and x.requires_grad]
-            grads = (
-                torch.autograd.grad(value, wrt, allow_unused=True)
-                if wrt and value.requires_grad
-                else [None] * len(wrt)
-            )
-        found = iter(grads)
-        flat_grads = [
-            None
-            if x is None
-            else (_zero_or(next(found), x) if x.requires_grad else torch.zeros_like(x))
-            for x in inputs
-        ]
-        grads = nest.pack_sequence_as(primals, flat_grads)
-        value = value.detach()
-        if has_aux:
-            return (value, nest.map_structure(_detach, aux)), grads
-        return value, grads
-
-    return wrapped
-
-
-def _grad_leaf(x):
-    x = convert_to_tensor(x).detach()
-    if x.is_floating_point() or x.is_complex():
-        x.requires_grad_(True)
-    return x
-
-
-def _zero_or(grad, x):
-    return torch.zeros_like(x) if grad is None else grad.detach()
-
-
-def _detach(x):
-    return x.detach() if isinstance(x, torch.Tensor) else x
-
-
 def tree_map(fn, *trees):
     """`fn` on the leaves of `trees`; `None` stays `None` (an empty subtree, as in JAX)."""
     return nest.map_structure(lambda *xs: None if xs[0] is None else fn(*xs), *trees)
@@ -725,94 +579,6 @@ def to_float(x):
     if x.is_floating_point() or x.is_complex():
         return x
     return x.to(torch.float32)
-
-
-def associative_scan(f, elems, reverse=False, axis=0):
-    """An inclusive scan in ceil(log2(n)) rounds of `f` (Hillis and Steele's scheme)."""
-    leaves = [convert_to_tensor(leaf) for leaf in tree_flatten(elems)]
-    n = int(leaves[0].shape[axis])
-    if reverse:
-        leaves = [leaf.flip(axis) for leaf in leaves]
-
-    def take(parts, start, stop):
-        return [p.narrow(axis, start, stop - start) for p in parts]
-
-    def rebuild(parts):
-        return nest.pack_sequence_as(elems, parts)
-
-    shift = 1
-    while shift < n:
-        earlier = rebuild(take(leaves, 0, n - shift))
-        later = rebuild(take(leaves, shift, n))
-        combined = [convert_to_tensor(c) for c in tree_flatten(f(earlier, later))]
-        leaves = [
-            torch.cat([p.narrow(axis, 0, shift), c], dim=axis)
-            for p, c in zip(leaves, combined, strict=True)
-        ]
-        shift *= 2
-    if reverse:
-        leaves = [leaf.flip(axis) for leaf in leaves]
-    return rebuild(leaves)
-
-
-def remat(f):
-    """`f` under torch's non-reentrant `checkpoint` while autograd records (without it
-    there is nothing to recompute, and `f` runs as it is).
-
-    lamina writes a variable in place (its `Parameter`), so a value that does not require
-    grad and is a `Parameter` (a moving statistic, a seed generator's state) is copied
-    first: the recomputation in the backward pass must see the value of the call, not
-    one assigned since."""
-
-    def rematerialized(*args, **kwargs):
-        if not torch.is_grad_enabled():
-            return f(*args, **kwargs)
-        args, kwargs = nest.map_structure(_snapshot_state, (args, kwargs))
-        return torch.utils.checkpoint.checkpoint(f, *args, use_reentrant=False, **kwargs)
-
-    return functools.wraps(f)(rematerialized)
-
-
-def _snapshot_state(x):
-    if isinstance(x, torch.nn.Parameter) and not x.requires_grad:
-        return x.detach().clone()
-    return x
-
-
-def custom_gradient(f):
-    """`f(*args)` returns `(output, grad_fn)`; backward calls `grad_fn(*upstream)`."""
-
-    class _Function(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, *args):
-            output, grad_fn = f(*args)
-            ctx.grad_fn = grad_fn
-            return output
-
-        @staticmethod
-        def backward(ctx, *upstream):
-            grads = ctx.grad_fn(*upstream)
-            return tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
-
-    def wrapped(*args):
-        return _Function.apply(*[_unwrap(a) for a in args])
-
-    return wrapped
-
-
-def jvp(fun, primals, tangents, has_aux=False):
-    primals = tuple(convert_to_tensor(p) for p in primals)
-    tangents = tuple(convert_to_tensor(t) for t in tangents)
-    with warnings.catch_warnings():
-        # torch loads its forward-mode rules on first use through the deprecated
-        # `torch.jit.script`; the warning is torch's own, not the caller's.
-        warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated", DeprecationWarning)
-        return torch.func.jvp(fun, primals, tangents, has_aux=has_aux)
-
-
-def map(f, xs):
-    """`f` applied to each slice of `xs` along its leading axis, results stacked."""
-    return vectorized_map(f, xs)
 
 
 _SCATTER_REDUCTIONS = {"add": "sum", "max": "amax", "min": "amin", "mul": "prod"}
@@ -858,7 +624,21 @@ def scatter(indices, values, shape):
     return scatter_update(zeros, indices, values, reduction="add")
 
 
-def switch(index, branches, *operands):
-    index = int(_unwrap(index)) if not isinstance(index, torch.Tensor) else int(index.item())
-    index = builtins.max(0, builtins.min(index, len(branches) - 1))
-    return branches[index](*operands)
+# Control flow and differentiation live in their own modules; they are part of this
+# module's contract.
+from lamina.backend.torch.core_control_flow import (  # noqa: E402, F401
+    associative_scan,
+    cond,
+    fori_loop,
+    map,
+    scan,
+    switch,
+    vectorized_map,
+    while_loop,
+)
+from lamina.backend.torch.core_gradients import (  # noqa: E402, F401
+    custom_gradient,
+    jvp,
+    remat,
+    value_and_grad,
+)

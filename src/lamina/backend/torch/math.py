@@ -148,4 +148,4 @@ def irfft(x, fft_length=None):
     return torch.fft.irfft(_complex(x, "irfft"), n=fft_length, dim=-1)
 
 
-from lamina.backend.torch.numpy_extra import view_as_complex, view_as_real  # noqa: E402, F401
+from lamina.backend.torch.numpy_complex import view_as_complex, view_as_real  # noqa: E402, F401

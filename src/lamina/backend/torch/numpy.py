@@ -15,11 +15,12 @@ dtypes. Where torch's own rules differ, the functions here follow NumPy / JAX:
 Every function stays in torch (no NumPy round trip), so gradients flow and tensors keep
 their device; tensors made here use the input's device, or `core.get_device()`.
 
-This module holds the dtype helpers (promotion, weak scalars, axes), creation, elementwise
-functions and products. The rest live in sibling modules and are re-exported at the end,
-so every name of the contract is found here: reductions in `numpy_reductions.py`, shape
-and indexing functions (reshaping, joining, padding, `take`, `get_item`, sorting,
-`bincount`) in `numpy_shapes.py`, the rarer functions in `numpy_extra.py`.
+This module is the engine's `numpy` contract module: it holds the elementwise functions
+(math, trigonometry, arithmetic, comparisons and logic) and re-exports the other families,
+one module each, named as in `lamina.backend.declarations` and as on the JAX engine:
+`numpy_creation`, `numpy_products`, `numpy_reductions`, `numpy_statistics`,
+`numpy_shapes`, `numpy_indexing`, `numpy_bitwise` and `numpy_complex`. The dtype helpers
+they share (promotion, weak scalars, axes) are in `numpy_arguments`.
 """
 
 from __future__ import annotations
@@ -27,256 +28,129 @@ from __future__ import annotations
 import builtins
 import operator
 
+import numpy as np
 import torch
 
-from lamina.backend import config
-from lamina.backend.common.dtypes import result_type
-from lamina.backend.torch.core import (
-    TORCH_DTYPES,
-    convert_to_tensor,
-    dtype_name,
-    get_device,
-    to_torch_dtype,
+from lamina.backend.torch.numpy_arguments import (
+    _BOUND,
+    _INT32,
+    _WEAK,
+    _as_float,
+    _common,
+    _floating,
+    _kind,
+    _pair,
+    _pair_tensors,
+    _promote,
+    _t,
+    _Tensor,
 )
 
-_Tensor = torch.Tensor
-_WEAK = (int, float, bool)
-_BOUND = (int, float, type(None))
-_INT32 = torch.int32
-_UINT32 = torch.uint32
-
-
-def _t(x) -> torch.Tensor:
-    """`x` as a tensor; tensors pass through untouched (the common, fast case)."""
-    return x if isinstance(x, _Tensor) else convert_to_tensor(x)
-
-
-def _dtype(dtype):
-    if dtype is None or isinstance(dtype, torch.dtype):
-        return dtype
-    return TORCH_DTYPES.get(dtype) or to_torch_dtype(dtype)
-
-
-def _float(dtype):
-    return _dtype(config.floatx() if dtype is None else dtype)
-
-
-_PROMOTED: dict = {}
-
-
-def _promote(*kinds) -> torch.dtype:
-    """Keras's promotion of torch dtypes and weak Python types (`int`, `float`, `bool`)."""
-    key = (kinds, config.floatx())
-    found = _PROMOTED.get(key)
-    if found is None:
-        names = [dtype_name(k) if isinstance(k, torch.dtype) else k for k in kinds]
-        found = _PROMOTED[key] = TORCH_DTYPES[result_type(*names)]
-    return found
-
-
-def _kind(x):
-    """A weak Python scalar's type, or `x` as a tensor."""
-    return type(x) if type(x) in _WEAK else _t(x)
-
-
-def _pair(x1, x2):
-    """Both operands cast to their promoted dtype; one of them may stay a Python scalar.
-
-    Torch keeps a tensor's dtype when combined with a Python scalar of a kind it already
-    holds (which the promoted dtype guarantees), so scalars need no tensor of their own.
-    """
-    if isinstance(x1, _Tensor):
-        if isinstance(x2, _Tensor):
-            if x1.dtype == x2.dtype:
-                return x1, x2
-            dtype = _promote(x1.dtype, x2.dtype)
-            return x1.to(dtype), x2.to(dtype)
-        if type(x2) in _WEAK:
-            dtype = _promote(x1.dtype, type(x2))
-            return (x1 if x1.dtype == dtype else x1.to(dtype)), x2
-    elif isinstance(x2, _Tensor) and type(x1) in _WEAK:
-        dtype = _promote(type(x1), x2.dtype)
-        return x1, (x2 if x2.dtype == dtype else x2.to(dtype))
-    a, b = _kind(x1), _kind(x2)
-    a_tensor, b_tensor = isinstance(a, _Tensor), isinstance(b, _Tensor)
-    dtype = _promote(a.dtype if a_tensor else a, b.dtype if b_tensor else b)
-    if a_tensor:
-        x1 = a.to(dtype)
-    if b_tensor:
-        x2 = b.to(dtype)
-    if not (a_tensor or b_tensor):
-        x1 = convert_to_tensor(x1, dtype_name(dtype))
-    return x1, x2
-
-
-def _pair_tensors(x1, x2):
-    """Like `_pair`, with Python scalars made tensors (for functions that need two)."""
-    x1, x2 = _pair(x1, x2)
-    if not isinstance(x1, _Tensor):
-        x1 = torch.tensor(x1, dtype=x2.dtype, device=x2.device)
-    elif not isinstance(x2, _Tensor):
-        x2 = torch.tensor(x2, dtype=x1.dtype, device=x1.device)
-    return x1, x2
-
-
-def _floating(x) -> torch.Tensor:
-    """`x` as a float tensor (integers and bool take the float dtype Keras promotes to)."""
-    x = _t(x)
-    return x if x.is_floating_point() else x.to(_promote(x.dtype, float))
-
-
-def _axis_tuple(axis, rank):
-    if axis is None:
-        return tuple(range(rank))
-    if isinstance(axis, int):
-        axis = (axis,)
-    return tuple(a % rank if rank else a for a in axis)
-
-
-# Creation --------------------------------------------------------------------------
-def zeros(shape, dtype=None):
-    return torch.zeros(shape, dtype=_float(dtype), device=get_device())
-
-
-def ones(shape, dtype=None):
-    return torch.ones(shape, dtype=_float(dtype), device=get_device())
-
-
-def full(shape, fill_value, dtype=None):
-    dtype = config.floatx() if dtype is None else dtype  # as in Keras
-    if type(fill_value) in _WEAK:
-        return torch.full(_shape(shape), fill_value, dtype=_dtype(dtype), device=get_device())
-    fill = convert_to_tensor(fill_value, dtype)
-    return torch.broadcast_to(fill, _shape(shape)).clone()
-
-
-def _shape(shape):
-    return (shape,) if isinstance(shape, int) else tuple(shape)
-
-
-def zeros_like(x, dtype=None):
-    return torch.zeros_like(_t(x), dtype=_dtype(dtype))
-
-
-def ones_like(x, dtype=None):
-    return torch.ones_like(_t(x), dtype=_dtype(dtype))
-
-
-def full_like(x, fill_value, dtype=None):
-    x = _t(x)
-    if type(fill_value) in _WEAK:
-        return torch.full_like(x, fill_value, dtype=_dtype(dtype))
-    fill = convert_to_tensor(fill_value, dtype or x.dtype)
-    return torch.broadcast_to(fill, x.shape).clone()
-
-
-def eye(N, M=None, k=0, dtype=None):
-    device = get_device()
-    rows = torch.arange(N, device=device)[:, None]
-    cols = torch.arange(N if M is None else M, device=device)
-    return (rows + k == cols).to(_float(dtype))
-
-
-def identity(n, dtype=None):
-    return torch.eye(n, dtype=_float(dtype), device=get_device())
-
-
-def _python_number(x):
-    return x.item() if isinstance(x, (_Tensor,)) or hasattr(x, "item") else x
-
-
-def arange(start, stop=None, step=None, dtype=None):
-    if stop is None:
-        start, stop = 0, start
-    step = 1 if step is None else step
-    bounds = [_python_number(v) for v in (start, stop, step)]
-    if dtype is None:
-        kinds = [
-            v.dtype if hasattr(v, "dtype") else type(v)
-            for v in (start, stop, step)
-            if v is not None
-        ]
-        dtype = result_type(*(dtype_name(k) if isinstance(k, torch.dtype) else k for k in kinds))
-    dtype = to_torch_dtype(dtype)
-    exact = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
-    out = torch.arange(*bounds, dtype=exact, device=get_device())
-    return out if exact == dtype else out.to(dtype)
-
-
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    """JAX's formula (`start * (1 - t) + stop * t`, floored for integer dtypes)."""
-    if num < 0:
-        raise ValueError(f"linspace: number of samples, {num}, must be non-negative.")
-    dtype = _float(dtype)
-    compute = dtype if dtype.is_floating_point else _promote(dtype, float)
-    name = dtype_name(compute)
-    start, stop = convert_to_tensor(start, name), convert_to_tensor(stop, name)
-    if start.device != stop.device:  # a Python bound was made on the default device
-        device = stop.device if start.device.type == "cpu" else start.device
-        start, stop = start.to(device), stop.to(device)
-    start, stop = torch.broadcast_tensors(start, stop)
-    bounds_shape = list(start.shape)
-    axis = len(bounds_shape) + axis + 1 if axis < 0 else axis
-    bounds_shape.insert(axis, 1)
-    div = (num - 1) if endpoint else num
-    if num > 1:
-        delta = (stop - start) / div
-        t_shape = [1] * len(bounds_shape)
-        t_shape[axis] = div
-        t = (torch.arange(div, dtype=compute, device=start.device) / div).reshape(t_shape)
-        out = start.reshape(bounds_shape) * (1 - t) + stop.reshape(bounds_shape) * t
-        if endpoint:
-            out = torch.cat([out, stop.unsqueeze(axis)], dim=axis)
-    elif num == 1:
-        delta = torch.full((), float("nan"), dtype=compute, device=start.device)
-        if not endpoint:
-            delta = stop - start
-        out = start.reshape(bounds_shape)
-    else:
-        delta = torch.full((), float("nan"), dtype=compute, device=start.device)
-        bounds_shape[axis] = 0
-        out = torch.empty(bounds_shape, dtype=compute, device=start.device)
-    if not dtype.is_floating_point:
-        out = torch.floor(out)
-    out = out.to(dtype)
-    return (out, delta) if retstep else out
-
-
-def tri(N, M=None, k=0, dtype=None):
-    device = get_device()
-    rows = torch.arange(N, device=device)[:, None]
-    cols = torch.arange(N if M is None else M, device=device)
-    return (cols <= rows + k).to(_float(dtype))
-
-
-def tril(x, k=0):
-    return torch.tril(_t(x), k)
-
-
-def triu(x, k=0):
-    return torch.triu(_t(x), k)
-
-
-def meshgrid(*x, indexing="xy"):
-    if indexing not in ("xy", "ij"):
-        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij'; received {indexing!r}.")
-    vectors = [_t(v).reshape(-1) for v in x]
-    shape = [v.shape[0] for v in vectors]
-    if indexing == "xy" and len(vectors) > 1:
-        shape[0], shape[1] = shape[1], shape[0]
-    grids = []
-    for i, v in enumerate(vectors):
-        axis = i
-        if indexing == "xy" and len(vectors) > 1 and i < 2:
-            axis = 1 - i
-        view_shape = [1] * len(vectors)
-        view_shape[axis] = -1
-        grids.append(v.reshape(view_shape).expand(shape))
-    return grids
-
-
-def copy(x):
-    return x.clone() if isinstance(x, _Tensor) else convert_to_tensor(x)
+# The other families; every name is part of this module's contract.
+from lamina.backend.torch.numpy_bitwise import (  # noqa: F401
+    bitwise_and,
+    bitwise_invert,
+    bitwise_left_shift,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
+    gcd,
+    lcm,
+    view,
+)
+from lamina.backend.torch.numpy_complex import (  # noqa: F401
+    angle,
+    conj,
+    imag,
+    real,
+)
+from lamina.backend.torch.numpy_creation import (  # noqa: F401
+    arange,
+    copy,
+    eye,
+    full,
+    full_like,
+    identity,
+    linspace,
+    meshgrid,
+    ones,
+    ones_like,
+    tri,
+    tril,
+    triu,
+    zeros,
+    zeros_like,
+)
+from lamina.backend.torch.numpy_indexing import (  # noqa: F401
+    argpartition,
+    argsort,
+    digitize,
+    get_item,
+    nonzero,
+    searchsorted,
+    sort,
+    take,
+    take_along_axis,
+    unique,
+)
+from lamina.backend.torch.numpy_products import (  # noqa: F401
+    correlate,
+    cross,
+    diag,
+    diagonal,
+    dot,
+    einsum,
+    matmul,
+    outer,
+    tensordot,
+    trace,
+)
+from lamina.backend.torch.numpy_reductions import (  # noqa: F401
+    all,
+    any,
+    argmax,
+    argmin,
+    average,
+    count_nonzero,
+    cumprod,
+    cumsum,
+    max,
+    mean,
+    min,
+    prod,
+    std,
+    sum,
+    var,
+)
+from lamina.backend.torch.numpy_shapes import (  # noqa: F401
+    append,
+    broadcast_to,
+    concatenate,
+    expand_dims,
+    flip,
+    moveaxis,
+    ndim,
+    pad,
+    ravel,
+    repeat,
+    reshape,
+    roll,
+    size,
+    split,
+    squeeze,
+    stack,
+    swapaxes,
+    tile,
+    transpose,
+)
+from lamina.backend.torch.numpy_statistics import (  # noqa: F401
+    bincount,
+    histogram,
+    median,
+    nanmedian,
+    nanquantile,
+    quantile,
+)
 
 
 # Elementwise, one argument ------------------------------------------------------------
@@ -550,182 +424,76 @@ def where(condition, x1=None, x2=None):
     return torch.where(condition, x1, x2)
 
 
-# Products -----------------------------------------------------------------------------
-def _promote_all(tensors):
-    tensors = [x if isinstance(x, _Tensor) else convert_to_tensor(x) for x in tensors]
-    first = tensors[0].dtype
-    if builtins.all([x.dtype == first for x in tensors]):
-        return tensors
-    dtype = _promote(*(x.dtype for x in tensors))
-    return [x.to(dtype) for x in tensors]
-
-
-def _product(fn, x1, x2):
-    """`fn(x1, x2)` on promoted operands; bool products are computed in int32."""
-    x1, x2 = _pair_tensors(x1, x2)
+# Elementwise, the rarer ones -----------------------------------------------------------
+def fmod(x1, x2):
+    x1, x2 = _common(x1, x2)
     if x1.dtype == torch.bool:
-        return fn(x1.to(_INT32), x2.to(_INT32)) != 0
-    return fn(x1, x2)
+        x1, x2 = x1.to(_INT32), x2.to(_INT32)
+    return torch.fmod(x1, x2)
 
 
-def matmul(x1, x2):
-    x1, x2 = _t(x1), _t(x2)
-    if x1.dtype == torch.int8 and x2.dtype == torch.int8:
-        # As in Keras: int8 products accumulate in int32.
-        return torch.matmul(x1.to(_INT32), x2.to(_INT32))
-    return _product(torch.matmul, x1, x2)
+def hypot(x1, x2):
+    return torch.hypot(*_common(x1, x2, float))
 
 
-def dot(x1, x2):
-    def numpy_dot(a, b):
-        if a.dim() == 0 or b.dim() == 0:
-            return a * b
-        if b.dim() == 1 or (a.dim() <= 2 and b.dim() == 2):
-            return torch.matmul(a, b)
-        return torch.tensordot(a, b, dims=([a.dim() - 1], [b.dim() - 2]))
-
-    return _product(numpy_dot, x1, x2)
+def nextafter(x1, x2):
+    return torch.nextafter(*_common(x1, x2, float))
 
 
-# `jnp.einsum`'s options: torch plans the contraction itself and computes at full precision.
-_EINSUM_OPTIONS = ("optimize", "precision", "preferred_element_type")
+def i0(x):
+    return torch.special.i0(_as_float(x))
 
 
-def einsum(subscripts, *operands, **kwargs):
-    unknown = sorted(set(kwargs) - set(_EINSUM_OPTIONS))
-    if unknown:
-        raise TypeError(
-            f"einsum: unexpected keyword argument(s) {unknown}; the options it takes are "
-            f"{list(_EINSUM_OPTIONS)}. Pass the operands positionally after `subscripts`."
-        )
-    operands = _promote_all(operands)
-    if operands[0].dtype == torch.bool:
-        out = torch.einsum(subscripts, *(x.to(_INT32) for x in operands)) != 0
-    elif operands[0].dtype == torch.int8:  # as in Keras: int8 products accumulate in int32
-        out = torch.einsum(subscripts, *(x.to(_INT32) for x in operands))
+def signbit(x):
+    return torch.signbit(_t(x))
+
+
+def trunc(x):
+    x = _t(x)
+    return torch.trunc(x) if x.is_floating_point() else x.clone()
+
+
+def isin(x1, x2, assume_unique=False, invert=False):
+    x1, x2 = _common(x1, x2)
+    return torch.isin(x1, x2, assume_unique=assume_unique, invert=invert)
+
+
+def vectorize(pyfunc, excluded=None, signature=None):
+    """`pyfunc` applied elementwise (or per core dimensions of `signature`), by looping."""
+    excluded = set(excluded or ())
+    if signature is not None:
+        inputs_spec = signature.split("->")[0]
+        cores = [
+            len([d for d in part.strip("() ").split(",") if d.strip()])
+            for part in inputs_spec.split("),")
+        ]
     else:
-        out = torch.einsum(subscripts, *operands)
-    preferred = kwargs.get("preferred_element_type")
-    return out if preferred is None else out.to(to_torch_dtype(preferred))
+        cores = None
 
-
-def tensordot(x1, x2, axes=2):
-    if not isinstance(axes, int):
-        a_axes, b_axes = axes
-        a_axes = [a_axes] if isinstance(a_axes, int) else list(a_axes)
-        b_axes = [b_axes] if isinstance(b_axes, int) else list(b_axes)
-        axes = (a_axes, b_axes)
-    return _product(lambda a, b: torch.tensordot(a, b, dims=axes), x1, x2)
-
-
-def outer(x1, x2):
-    return _product(lambda a, b: torch.outer(a.reshape(-1), b.reshape(-1)), x1, x2)
-
-
-def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    """NumPy's cross product: 3-vectors, or 2-vectors (whose missing z is 0)."""
-    if axis is not None:
-        axisa = axisb = axisc = axis
-    a, b = _pair_tensors(x1, x2)
-    a, b = torch.movedim(a, axisa, -1), torch.movedim(b, axisb, -1)
-    sizes = (a.shape[-1], b.shape[-1])
-    if builtins.any(s not in (2, 3) for s in sizes):
-        raise ValueError(
-            f"cross: vectors must have 2 or 3 components along the chosen axes; received "
-            f"{sizes[0]} and {sizes[1]} (shapes {tuple(x1.shape)} and {tuple(x2.shape)})."
+    def wrapped(*args, **kwargs):
+        loop = [i for i in builtins.range(len(args)) if i not in excluded]
+        tensors = {i: _t(args[i]) for i in loop}
+        core = {i: (cores[k] if cores else 0) for k, i in enumerate(loop)}
+        batch = torch.broadcast_shapes(
+            *[tensors[i].shape[: tensors[i].ndim - core[i]] for i in loop]
         )
-    a0, a1 = a[..., 0], a[..., 1]
-    b0, b1 = b[..., 0], b[..., 1]
-    z = a0 * b1 - a1 * b0
-    if sizes == (2, 2):
-        return z
-    a2 = a[..., 2] if sizes[0] == 3 else torch.zeros_like(a0)
-    b2 = b[..., 2] if sizes[1] == 3 else torch.zeros_like(b0)
-    out = torch.stack(torch.broadcast_tensors(a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, z), -1)
-    return torch.movedim(out, -1, axisc)
+        expanded = {
+            i: tensors[i].expand(*batch, *tensors[i].shape[tensors[i].ndim - core[i] :])
+            for i in loop
+        }
+        outputs = []
+        for index in np.ndindex(*batch):
+            call = list(args)
+            for i in loop:
+                call[i] = expanded[i][index]
+            outputs.append(pyfunc(*call, **kwargs))
+        if not outputs:
+            return torch.zeros(batch)
+        if isinstance(outputs[0], tuple):
+            return tuple(
+                torch.stack([_t(o[j]) for o in outputs]).reshape(*batch, *_t(outputs[0][j]).shape)
+                for j in builtins.range(len(outputs[0]))
+            )
+        return torch.stack([_t(o) for o in outputs]).reshape(*batch, *_t(outputs[0]).shape)
 
-
-# The reductions, the shape and indexing functions, and the rarer functions live in their
-# own modules (the first two take their helpers from the part above); they are part of
-# this module's contract.
-from lamina.backend.torch.numpy_extra import (  # noqa: E402, F401
-    angle,
-    argpartition,
-    bitwise_and,
-    bitwise_invert,
-    bitwise_left_shift,
-    bitwise_or,
-    bitwise_right_shift,
-    bitwise_xor,
-    conj,
-    correlate,
-    fmod,
-    gcd,
-    histogram,
-    hypot,
-    i0,
-    imag,
-    isin,
-    lcm,
-    median,
-    nanmedian,
-    nanquantile,
-    nextafter,
-    nonzero,
-    quantile,
-    real,
-    signbit,
-    trunc,
-    unique,
-    vectorize,
-    view,
-)
-from lamina.backend.torch.numpy_reductions import (  # noqa: E402, F401
-    all,
-    any,
-    argmax,
-    argmin,
-    average,
-    count_nonzero,
-    cumprod,
-    cumsum,
-    max,
-    mean,
-    min,
-    prod,
-    std,
-    sum,
-    trace,
-    var,
-)
-from lamina.backend.torch.numpy_shapes import (  # noqa: E402, F401
-    append,
-    argsort,
-    bincount,
-    broadcast_to,
-    concatenate,
-    diag,
-    diagonal,
-    digitize,
-    expand_dims,
-    flip,
-    get_item,
-    moveaxis,
-    ndim,
-    pad,
-    ravel,
-    repeat,
-    reshape,
-    roll,
-    searchsorted,
-    size,
-    sort,
-    split,
-    squeeze,
-    stack,
-    swapaxes,
-    take,
-    take_along_axis,
-    tile,
-    transpose,
-)
+    return wrapped

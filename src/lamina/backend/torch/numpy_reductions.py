@@ -1,7 +1,8 @@
 """NumPy-style reductions on torch tensors: sums, means, extremes, spreads, cumulations.
 
-Re-exported by `backend/torch/numpy.py`, whose contract these functions are part of, and
-which holds the dtype helpers used here. Results and dtypes follow the JAX engine: integer
+Part of the engine's `numpy` contract module, which re-exports every name (see
+`lamina.backend.declarations.numpy_reductions`); the dtype helpers are in
+`numpy_arguments`. Results and dtypes follow the JAX engine: integer
 sums and products are int32 (uint32 for unsigned input), `argmax`/`argmin` and counts are
 int32, and `mean`, `std`, `var` and `average` of integers give floats.
 """
@@ -10,8 +11,7 @@ from __future__ import annotations
 
 import torch
 
-# numpy.py imports this module only after these helpers are defined.
-from lamina.backend.torch.numpy import (
+from lamina.backend.torch.numpy_arguments import (
     _INT32,
     _UINT32,
     _axis_tuple,
@@ -194,11 +194,3 @@ def average(x, axis=None, weights=None):
     return torch.sum(x * weights, dim=axis) / torch.sum(
         torch.broadcast_to(weights, x.shape), dim=axis
     )
-
-
-def trace(x, offset=0, axis1=0, axis2=1):
-    x = _t(x)
-    diagonal = torch.diagonal(x, offset, axis1, axis2)
-    if x.is_floating_point():
-        return torch.sum(diagonal, -1)
-    return _integer_sum(torch.sum, diagonal, -1, False)

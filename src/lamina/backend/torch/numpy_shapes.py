@@ -1,46 +1,26 @@
-"""NumPy-style shape and indexing functions on torch tensors.
+"""NumPy-style shape functions on torch tensors.
 
-Reshaping and moving axes, joining and splitting, padding, gathering (`take`,
-`take_along_axis`, `get_item`), diagonals, sorting and searching, and `bincount`.
-Re-exported by `backend/torch/numpy.py`, whose contract these functions are part of, and
-which holds the dtype helpers used here. As on the JAX engine: negative indices wrap in
-`take`/`take_along_axis`, negative slice steps work in `get_item`, and indices
-(`argsort`, `searchsorted`, `digitize`) and counts are int32.
+Reshaping and moving axes, joining and splitting, tiling, padding, sizes. Part of the
+engine's `numpy` contract module, which re-exports every name (see
+`lamina.backend.declarations.numpy_shapes`); the dtype helpers are in `numpy_arguments`.
 """
 
 from __future__ import annotations
 
 import builtins
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
-from lamina.backend.torch.core import dtype_name
-
-# numpy.py imports this module only after these helpers are defined.
-from lamina.backend.torch.numpy import (
-    _INT32,
+from lamina.backend.torch.numpy_arguments import (
     _axis_tuple,
+    _indices,
     _pair_tensors,
     _promote_all,
     _shape,
     _t,
     _Tensor,
 )
-
-
-def _indices(x) -> torch.Tensor:
-    """Index data as an int64 tensor (torch's gather and scatter take only int64)."""
-    x = _t(x)
-    return x if x.dtype == torch.int64 else x.long()
-
-
-def _refuse_sparse(op, sparse):
-    if sparse:
-        raise ValueError(
-            f"{op}(sparse=True): the torch backend has no sparse tensors; pass sparse=False."
-        )
 
 
 # Shapes -------------------------------------------------------------------------------
@@ -251,179 +231,9 @@ def _pad_widths(pad_width, ndim):
     return [(w, w) if isinstance(w, (int, float)) else tuple(w) for w in pad_width]
 
 
-def _wrap(indices, size):
-    """Negative indices counted from the end, as NumPy does."""
-    return torch.where(indices < 0, indices + size, indices)
-
-
-def take(x, indices, axis=None):
-    x = _t(x)
-    if axis is None:
-        x, axis = x.reshape(-1), 0
-    if isinstance(indices, int):
-        return torch.select(x, axis, indices)
-    if (
-        type(indices) is np.ndarray
-        and indices.ndim == 1
-        and indices.dtype in (np.int32, np.int64)
-        and x.dim()
-    ):
-        # Indices on the host (a batch's rows in `fit`): negatives wrap there, and one
-        # `index_select` gathers (advanced indexing costs 2-3x as much on CPU).
-        axis = axis % x.dim()
-        if indices.size and indices.min() < 0:
-            indices = np.where(indices < 0, indices + x.shape[axis], indices)
-        index = torch.from_numpy(indices)
-        if index.device != x.device:
-            index = index.to(x.device)
-        return torch.index_select(x, axis, index)
-    indices = _t(indices)
-    if indices.is_floating_point() or indices.dtype == torch.bool:
-        raise TypeError(
-            f"take: indices must be integers; received dtype {dtype_name(indices.dtype)}."
-        )
-    axis = axis % x.dim()
-    flat = _wrap(indices.reshape(-1), x.shape[axis])
-    out = torch.index_select(x, axis, flat)
-    return out.reshape(x.shape[:axis] + indices.shape + x.shape[axis + 1 :])
-
-
-def take_along_axis(x, indices, axis=None):
-    x = _t(x)
-    indices = _indices(indices)
-    if axis is None:
-        if indices.dim() != 1:
-            raise ValueError(
-                "take_along_axis with axis=None needs 1-D indices; received shape "
-                f"{tuple(indices.shape)}."
-            )
-        x, axis = x.reshape(-1), 0
-    return torch.take_along_dim(x, _wrap(indices, x.shape[axis]), dim=axis)
-
-
-def diag(x, k=0):
-    return torch.diag(_t(x), k)
-
-
-def diagonal(x, offset=0, axis1=0, axis2=1):
-    return torch.diagonal(_t(x), offset, axis1, axis2)
-
-
-def sort(x, axis=-1):
-    x = _t(x)
-    if axis is None:
-        x, axis = x.reshape(-1), 0
-    return torch.sort(x, dim=axis, stable=True).values
-
-
-def argsort(x, axis=-1):
-    x = _t(x)
-    if axis is None:
-        x, axis = x.reshape(-1), 0
-    return torch.argsort(x, dim=axis, stable=True).to(_INT32)
-
-
-def searchsorted(sorted_sequence, values, side="left"):
-    if side not in ("left", "right"):
-        raise ValueError(f"searchsorted: side must be 'left' or 'right'; received {side!r}.")
-    sorted_sequence, values = _pair_tensors(sorted_sequence, values)
-    if sorted_sequence.dim() != 1:
-        raise ValueError(
-            "searchsorted: sorted_sequence must be 1-D; received shape "
-            f"{tuple(sorted_sequence.shape)}."
-        )
-    return torch.searchsorted(sorted_sequence, values, side=side, out_int32=True)
-
-
-def digitize(x, bins):
-    """The bucket of each value: `i` such that `bins[i - 1] <= x < bins[i]` (NumPy's rule)."""
-    return searchsorted(bins, x, side="right")
-
-
-def bincount(x, weights=None, minlength=0, sparse=False):
-    """Counts of each non-negative integer along the last axis (rank 1 or 2 input).
-
-    As on the JAX engine: negative values count as 0, and the output length is
-    `max(max(x) + 1, minlength)` (one length for all rows of a rank-2 input). On the
-    `meta` device (abstract evaluation) there is no data: the length is `minlength`,
-    which must then be given, and values `>= minlength` would be dropped.
-    """
-    _refuse_sparse("bincount", sparse)
-    x = _t(x)
-    if x.is_floating_point() or x.dtype == torch.bool:
-        raise TypeError(f"bincount: x must have an integer type; received {dtype_name(x.dtype)}.")
-    if x.dim() not in (1, 2):
-        raise ValueError(
-            f"bincount expects a rank-1 or rank-2 input; received shape {tuple(x.shape)}."
-        )
-    if weights is None:
-        values = torch.ones(x.shape, dtype=_INT32, device=x.device)
-    else:
-        values = _t(weights)
-        if values.shape != x.shape:
-            values = torch.broadcast_to(values, x.shape)
-    length = minlength
-    if x.is_meta:
-        if not minlength:
-            raise ValueError(
-                "bincount: on the meta device (abstract evaluation) the output length "
-                "cannot come from the data; pass minlength=N for N bins."
-            )
-    elif x.numel():
-        length = builtins.max(int(x.max()) + 1, minlength)
-    x = _indices(x).clamp_min(0)
-    kept = x < length
-    x = torch.where(kept, x, 0)
-    values = torch.where(kept, values, torch.zeros((), dtype=values.dtype, device=x.device))
-    out = torch.zeros((*x.shape[:-1], length), dtype=values.dtype, device=x.device)
-    if length == 0:
-        return out
-    return out.scatter_add(-1, x, values)
-
-
 def size(x):
     return _t(x).numel()
 
 
 def ndim(x):
     return _t(x).dim()
-
-
-def get_item(x, key):
-    x = _t(x)
-    if type(key) is tuple:
-        if builtins.any(type(k) is slice and k.step is not None and k.step < 0 for k in key):
-            x, key = _flip_negative_steps(x, key)
-    elif type(key) is slice and key.step is not None and key.step < 0:
-        x, key = _flip_negative_steps(x, (key,))
-    return x[key]
-
-
-def _flip_negative_steps(x, key):
-    """Torch slices step forward only: flip the axes that a negative step walks back."""
-    consumed = builtins.sum(_key_rank(k) for k in key if k is not Ellipsis)
-    axis, new_key, flips = 0, [], []
-    for k in key:
-        if k is Ellipsis:
-            axis += x.dim() - consumed
-            new_key.append(k)
-            continue
-        if type(k) is slice and k.step is not None and k.step < 0:
-            n = x.shape[axis]
-            start, stop, step = k.indices(n)
-            flips.append(axis)
-            k = slice(n - 1 - start, n - 1 - stop, -step)
-        new_key.append(k)
-        axis += _key_rank(k)
-    return torch.flip(x, flips), tuple(new_key)
-
-
-def _key_rank(k):
-    """How many axes of the indexed tensor one index element consumes."""
-    if k is None:
-        return 0
-    if isinstance(k, _Tensor) and k.dtype == torch.bool:
-        return k.dim()
-    if hasattr(k, "dtype") and str(k.dtype) == "bool":
-        return k.ndim
-    return 1

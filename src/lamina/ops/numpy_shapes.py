@@ -1,25 +1,20 @@
-"""The NumPy long tail, part two: splitting and stacking, products, selection.
+"""Splitting, stacking and turning arrays: the `h`/`v`/`d` splits and stacks, `rot90`, ...
 
-`array_split` and the `h`/`v`/`d` splits and stacks, `inner`, `vdot`, `kron`, `vander`,
-`trapezoid`, `rot90`, `select`, `unravel_index` and `corrcoef`, written once from other
-ops as `numpy_extra` is (split from it to keep each module a readable size); every
-name is re-exported there and found in `lamina.ops`.
+`array_split`, `hsplit`/`vsplit`/`dsplit`, `hstack`/`vstack`/`dstack`, `fliplr`/`flipud`,
+`rot90` and `unravel_index`, written once from the contract's shape functions.
 
 >>> import numpy as np
 >>> from lamina import ops
->>> ops.convert_to_numpy(ops.kron(np.eye(2), np.ones((1, 2)))).tolist()
-[[1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 1.0]]
+>>> [ops.convert_to_numpy(p).tolist() for p in ops.array_split(np.arange(5), 2)]
+[[0, 1, 2], [3, 4]]
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from lamina import backend
 from lamina.ops import numpy as lnp
-from lamina.ops.core import _op, cast, composite, convert_to_tensor, shape
-from lamina.ops.core import _tensor_dtype as dtype
-from lamina.ops.numpy_extra import _float, diff
+from lamina.ops.core import _op, composite, convert_to_tensor, shape
 
 
 def _sections(size, indices_or_sections):
@@ -204,151 +199,41 @@ def dstack(xs):
 
 
 @composite
-def inner(x1, x2):
-    """Inner product of two tensors over their last axes.
-
-    For 1-D tensors this is the dot product; in general `inner(a, b)[i, j] =
-    sum(a[i, :] * b[j, :])` for the leading index tuples `i`, `j`. A scalar operand
-    multiplies the other.
+def fliplr(x):
+    """Reverse the order of the elements of `x` along axis 1 (left/right).
 
     Args:
-        x1: First tensor.
-        x2: Second tensor; its last axis must match that of `x1`.
+        x: Input tensor of rank 2 or more.
 
     Returns:
-        A tensor of shape `x1.shape[:-1] + x2.shape[:-1]`.
+        `x` with axis 1 reversed; same shape and dtype.
 
     Example:
 
     >>> from lamina import ops
-    >>> ops.convert_to_numpy(ops.inner(np.array([1.0, 2.0]), np.array([3.0, 4.0]))).tolist()
-    11.0
+    >>> ops.convert_to_numpy(ops.fliplr(np.array([[1, 2], [3, 4]]))).tolist()
+    [[2, 1], [4, 3]]
     """
-    x1, x2 = convert_to_tensor(x1), convert_to_tensor(x2)
-    if not shape(x1) or not shape(x2):
-        return lnp.multiply(x1, x2)
-    return lnp.tensordot(x1, x2, axes=[[-1], [-1]])
+    return lnp.flip(x, axis=1)
 
 
 @composite
-def vdot(x1, x2):
-    """Dot product of two tensors, flattened, with the first conjugated.
-
-    Any shapes with the same number of elements are accepted: both are flattened first.
-    For complex `x1`, its complex conjugate is used.
+def flipud(x):
+    """Reverse the order of the elements of `x` along axis 0 (up/down).
 
     Args:
-        x1: First tensor (conjugated if complex).
-        x2: Second tensor, with as many elements as `x1`.
+        x: Input tensor of rank 1 or more.
 
     Returns:
-        A scalar tensor.
+        `x` with axis 0 reversed; same shape and dtype.
 
     Example:
 
     >>> from lamina import ops
-    >>> ops.convert_to_numpy(ops.vdot(np.array([[1.0, 2.0], [3.0, 4.0]]), np.ones((2, 2)))).tolist()
-    10.0
+    >>> ops.convert_to_numpy(ops.flipud(np.array([[1, 2], [3, 4]]))).tolist()
+    [[3, 4], [1, 2]]
     """
-    return lnp.sum(lnp.multiply(lnp.conj(lnp.ravel(x1)), lnp.ravel(x2)))
-
-
-@composite
-def kron(x1, x2):
-    """Kronecker product of two tensors.
-
-    A block tensor: each element `x1[i, j, ...]` is replaced by the block
-    `x1[i, j, ...] * x2`. The operand of smaller rank gets leading size-1 axes first.
-
-    Args:
-        x1: First tensor.
-        x2: Second tensor.
-
-    Returns:
-        A tensor whose shape is the elementwise product of the two shapes.
-
-    Example:
-
-    >>> from lamina import ops
-    >>> ops.convert_to_numpy(ops.kron(np.array([[1, 2], [3, 4]]), np.array([[1, 1]]))).tolist()
-    [[1, 1, 2, 2], [3, 3, 4, 4]]
-    """
-    x1, x2 = convert_to_tensor(x1), convert_to_tensor(x2)
-    rank = max(len(shape(x1)), len(shape(x2)))
-    x1 = lnp.reshape(x1, (1,) * (rank - len(shape(x1))) + shape(x1))
-    x2 = lnp.reshape(x2, (1,) * (rank - len(shape(x2))) + shape(x2))
-    # Interleave: (a0, b0, a1, b1, ...) then merge each pair of axes.
-    a = lnp.reshape(x1, tuple(d for s in shape(x1) for d in (s, 1)))
-    b = lnp.reshape(x2, tuple(d for s in shape(x2) for d in (1, s)))
-    return lnp.reshape(lnp.multiply(a, b), tuple(p * q for p, q in zip(shape(x1), shape(x2))))
-
-
-@composite
-def vander(x, N=None, increasing=False):
-    """The Vandermonde matrix of a 1-D tensor: columns are powers of `x`.
-
-    With `increasing=False` column `j` is `x ** (N - 1 - j)`, so the last column is ones.
-
-    Args:
-        x: 1-D input tensor.
-        N: Number of columns; `None` means `len(x)`.
-        increasing: If `True`, the powers increase from left to right (starting at 0).
-
-    Returns:
-        A tensor of shape `(len(x), N)`, in the dtype of `x`.
-
-    Example:
-
-    >>> from lamina import ops
-    >>> ops.convert_to_numpy(ops.vander(np.array([1, 2, 3]))).tolist()
-    [[1, 1, 1], [4, 2, 1], [9, 3, 1]]
-    >>> ops.convert_to_numpy(ops.vander(np.array([1, 2, 3]), N=2, increasing=True)).tolist()
-    [[1, 1], [1, 2], [1, 3]]
-    """
-    x = convert_to_tensor(x)
-    if len(shape(x)) != 1:
-        raise ValueError(f"vander: expected a 1-D tensor, received shape {shape(x)}.")
-    n = shape(x)[0] if N is None else int(N)
-    powers = np.arange(n) if increasing else np.arange(n)[::-1]
-    return lnp.power(lnp.expand_dims(x, 1), cast(powers.copy(), dtype(x)))
-
-
-@composite
-def trapezoid(y, x=None, dx=1.0, axis=-1):
-    """Integrate `y` along `axis` with the composite trapezoidal rule.
-
-    Args:
-        y: Values of the function to integrate.
-        x: Sample points of `y` (1-D of the length of `axis`, or shaped like `y`);
-            `None` means points evenly spaced by `dx`.
-        dx: Spacing between sample points when `x` is `None`.
-        axis: Axis along which to integrate.
-
-    Returns:
-        The integral, with `axis` removed, as floats.
-
-    Example:
-
-    >>> from lamina import ops
-    >>> ops.convert_to_numpy(ops.trapezoid(np.array([1.0, 2.0, 3.0]))).tolist()
-    4.0
-    >>> ops.convert_to_numpy(ops.trapezoid(np.array([1.0, 2.0, 3.0]), x=np.array([0.0, 1.0, 3.0]))).tolist()
-    6.5
-    """
-    y = _float(y)
-    axis = axis % len(shape(y))
-    n = shape(y)[axis]
-    average = (
-        lnp.take(y, lnp.arange(1, n), axis=axis) + lnp.take(y, lnp.arange(0, n - 1), axis=axis)
-    ) / 2.0
-    if x is None:
-        return lnp.sum(average, axis=axis) * dx
-    spacing = diff(_float(x), axis=-1 if len(shape(x)) == 1 else axis)
-    if len(shape(spacing)) == 1:
-        target = [1] * len(shape(y))
-        target[axis] = n - 1
-        spacing = lnp.reshape(spacing, target)
-    return lnp.sum(average * spacing, axis=axis)
+    return lnp.flip(x, axis=0)
 
 
 @composite
@@ -386,46 +271,6 @@ def rot90(array, k=1, axes=(0, 1)):
     return lnp.flip(lnp.swapaxes(array, a0, a1), a1)
 
 
-def select(condlist, choicelist, default=0):
-    """Elements taken from `choicelist` according to `condlist`, else `default`.
-
-    At each position the result is `choicelist[i]` for the first `i` whose `condlist[i]`
-    is `True` there, or `default` where no condition holds.
-
-    Args:
-        condlist: List of boolean tensors, the conditions.
-        choicelist: List of tensors, one per condition, broadcastable with them.
-        default: Value used where no condition holds.
-
-    Returns:
-        A tensor in the promoted dtype of the choices and `default`.
-
-    Example:
-
-    >>> from lamina import ops
-    >>> x = np.arange(6)
-    >>> ops.convert_to_numpy(ops.select([x < 2, x > 3], [x, x * 10], default=-1)).tolist()
-    [0, 1, -1, -1, 40, 50]
-    """
-    if len(condlist) != len(choicelist):
-        raise ValueError(
-            f"select: {len(condlist)} conditions but {len(choicelist)} choices; give one choice per condition."
-        )
-    return _select_op(list(condlist), list(choicelist), default)
-
-
-def _select(condlist, choicelist, default):
-    out = convert_to_tensor(default)
-    common = backend.result_type(*[dtype(convert_to_tensor(c)) for c in choicelist], dtype(out))
-    out = cast(out, common)
-    for condition, choice in reversed(list(zip(condlist, choicelist))):
-        out = lnp.where(condition, cast(convert_to_tensor(choice), common), out)
-    return out
-
-
-_select_op = _op(_select, name="select")
-
-
 def unravel_index(indices, shape):
     """Convert flat indices into coordinates in a tensor of shape `shape`.
 
@@ -458,48 +303,16 @@ def _unravel(indices, dims):
 _unravel_op = _op(_unravel, name="unravel_index")
 
 
-@composite
-def corrcoef(x):
-    """Pearson correlation coefficients between the rows of `x`.
-
-    Each row of `x` is a variable and each column an observation.
-
-    Args:
-        x: 2-D tensor of shape `(variables, observations)`.
-
-    Returns:
-        A `(variables, variables)` float tensor of correlations in `[-1, 1]`.
-
-    Example:
-
-    >>> from lamina import ops
-    >>> x = np.array([[1.0, 2.0, 3.0], [6.0, 4.0, 2.0]])
-    >>> np.round(ops.convert_to_numpy(ops.corrcoef(x)), 4)
-    array([[ 1., -1.],
-           [-1.,  1.]], dtype=float32)
-    """
-    x = _float(x)
-    centered = x - lnp.mean(x, axis=-1, keepdims=True)
-    cov = lnp.matmul(centered, lnp.transpose(centered))
-    scale = lnp.sqrt(lnp.diagonal(cov))
-    return lnp.clip(cov / lnp.outer(scale, scale), -1.0, 1.0)
-
-
 __all__ = [
     "array_split",
-    "corrcoef",
     "dsplit",
     "dstack",
+    "fliplr",
+    "flipud",
     "hsplit",
     "hstack",
-    "inner",
-    "kron",
     "rot90",
-    "select",
-    "trapezoid",
     "unravel_index",
-    "vander",
-    "vdot",
     "vsplit",
     "vstack",
 ]

@@ -1,0 +1,56 @@
+"""Control flow on JAX: `cond`, `scan`, loops, `vectorized_map`, `switch`, `associative_scan`.
+
+Part of the engine's `core` contract module (which re-exports every name): each is the
+`jax.lax` (or `jax.vmap`) primitive, traced as one program when compiled.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from lamina.backend.jax.core import _unwrap
+
+
+def cond(pred, true_fn, false_fn):
+    return jax.lax.cond(_unwrap(pred), true_fn, false_fn)
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    return jax.lax.scan(f, init, xs, length=length, reverse=reverse, unroll=unroll)
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    return jax.lax.fori_loop(lower, upper, body_fun, init_val)
+
+
+def while_loop(cond, body, loop_vars, maximum_iterations=None):
+    if maximum_iterations is None:
+        return jax.lax.while_loop(cond, body, loop_vars)
+
+    def cond_with_count(state):
+        count, values = state
+        # `cond` traced first, then the cap, as Keras (and the torch engine) do.
+        return jnp.logical_and(cond(values), count < maximum_iterations)
+
+    def body_with_count(state):
+        count, values = state
+        return count + 1, body(values)
+
+    return jax.lax.while_loop(cond_with_count, body_with_count, (0, loop_vars))[1]
+
+
+def vectorized_map(function, elements):
+    return jax.vmap(function)(elements)
+
+
+def associative_scan(f, elems, reverse=False, axis=0):
+    return jax.lax.associative_scan(f, elems, reverse=reverse, axis=axis)
+
+
+def map(f, xs):
+    return jax.lax.map(f, xs)
+
+
+def switch(index, branches, *operands):
+    return jax.lax.switch(index, branches, *operands)
