@@ -31,6 +31,7 @@ try:
         distillation,
         distribution,
         dtype_policies,
+        engine,  # classic Keras's `keras.engine` path
         export,
         initializers,
         layers,
@@ -39,6 +40,7 @@ try:
         metrics,
         mixed_precision,
         models,
+        objectives,  # classic Keras's `keras.objectives` path (the losses)
         ops,
         optimizers,
         preprocessing,
@@ -110,6 +112,7 @@ __all__ = [
     "distillation",
     "distribution",
     "dtype_policies",
+    "engine",
     "export",
     "initializers",
     "layers",
@@ -118,6 +121,7 @@ __all__ = [
     "metrics",
     "mixed_precision",
     "models",
+    "objectives",
     "name_scope",
     "ops",
     "optimizers",

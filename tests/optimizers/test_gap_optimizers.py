@@ -369,10 +369,13 @@ def test_errors_name_the_argument():
         optimizers.Ftrl(l1_regularization_strength=-1)
     with pytest.raises(TypeError, match="wraps an optimizer instance"):
         optimizers.LossScaleOptimizer("adam")
-    # Keras 3 warns about the Keras 2 `decay` argument and ignores it.
-    with pytest.warns(UserWarning, match="`decay` is no longer supported"):
-        opt = optimizers.Adam(0.01, decay=1e-4)
-    assert "decay" not in opt.get_config()
+    # Keras 3 warns about the Keras 2 `decay` argument and ignores it; lamina applies it
+    # as Keras 2 did (issue 32; tests/optimizers/test_classic_arguments.py), and names a
+    # bad value.
+    opt = optimizers.Adam(0.01, decay=1e-4)
+    assert opt.get_config()["decay"] == 1e-4
+    with pytest.raises(ValueError, match="`decay` must be a float >= 0; received -1"):
+        optimizers.Adam(0.01, decay=-1)
 
 
 def test_save_and_load_own_variables():

@@ -81,6 +81,19 @@ NUMPY = _gather(
     numpy_complex,
 )
 NN = _gather(nn_activations, nn_convolution, nn)
+# An engine kernel behind an op written once from others (`lamina.ops.ctc`), declared
+# here rather than with the ops: it is not an op of its own.
+NN.update(
+    declare(
+        """
+        ctc_loss(target, output, target_length, output_length, mask_index=0)
+            The engine's own CTC kernel, where it has one: the per-sample CTC loss of
+            logits `output` `(batch, time, classes)` (log-softmax applied; an impossible
+            alignment gives a large finite loss, about 1e5), differentiable; None where
+            the engine has none, and `lamina.ops.ctc_loss` runs its own forward algorithm.
+        """
+    )
+)
 MATH = _gather(math, math_fft)
 LINALG = _gather(linalg)
 IMAGE = _gather(image)

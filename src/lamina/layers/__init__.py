@@ -1,6 +1,17 @@
 """`lamina.layers`: the Layer base and the concrete layers, one family per module."""
 
-from lamina.layers.activations import ELU, LeakyReLU, PReLU, ReLU, Softmax
+# Classic Keras's module paths (`keras.layers.merge.concatenate`, ...): thin modules over
+# the families below, imported so that they are attributes of `lamina.layers` as in
+# Keras 2. (`core`, `convolutional_recurrent`, `local`, `normalization`, `pooling`,
+# `recurrent` and `wrappers` are family modules of their own.)
+from lamina.layers import (  # noqa: F401
+    advanced_activations,
+    convolutional,
+    embeddings,
+    merge,
+    noise,
+)
+from lamina.layers.activations import ELU, LeakyReLU, PReLU, ReLU, Softmax, ThresholdedReLU
 from lamina.layers.adaptive_pooling import (
     AdaptiveAveragePooling1D,
     AdaptiveAveragePooling2D,
@@ -79,6 +90,7 @@ from lamina.layers.input_layer import Input, InputLayer
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.jax_layer import FlaxLayer, JaxLayer
 from lamina.layers.layer import Layer
+from lamina.layers.local import LocallyConnected1D, LocallyConnected2D
 from lamina.layers.max_num_bounding_boxes import MaxNumBoundingBoxes
 from lamina.layers.merging import (
     Add,
@@ -216,6 +228,9 @@ __all__ = [
     "RepeatVector",
     "Reshape",
     "Softmax",
+    "LocallyConnected1D",
+    "LocallyConnected2D",
+    "ThresholdedReLU",
     "Subtract",
     "add",
     "average",

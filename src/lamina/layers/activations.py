@@ -1,10 +1,11 @@
-"""Activation layers: ReLU, LeakyReLU, ELU, PReLU, Softmax."""
+"""Activation layers: ReLU, LeakyReLU, ELU, PReLU, Softmax, ThresholdedReLU."""
 
 from __future__ import annotations
 
 import lamina.activations as activations
 from lamina import constraints, initializers, ops, regularizers
 from lamina.common import serialization
+from lamina.layers.argument_validation import int_or_ints
 from lamina.layers.layer import Layer
 
 
@@ -84,6 +85,32 @@ class LeakyReLU(_Elementwise):
 
 
 @_register
+class ThresholdedReLU(_Elementwise):
+    """Thresholded ReLU: `x` where `x > theta`, else 0 (classic Keras's layer; Keras 3
+    dropped it, `ReLU(threshold=theta)` differs by giving `x` only where `x >= theta`).
+
+    Args:
+        theta: the threshold, a float >= 0 (default 1.0).
+
+    >>> import numpy as np
+    >>> np.asarray(ThresholdedReLU(theta=1.0)(np.array([0.5, 1.0, 2.0]))).tolist()
+    [0.0, 0.0, 2.0]
+    """
+
+    def __init__(self, theta=1.0, **kwargs):
+        super().__init__(**kwargs)
+        if theta is None or theta < 0:
+            raise ValueError(f"ThresholdedReLU theta must be a float >= 0; received {theta!r}.")
+        self.theta = float(theta)
+
+    def call(self, inputs):
+        return ops.where(ops.greater(inputs, self.theta), inputs, ops.zeros_like(inputs))
+
+    def get_config(self):
+        return {**super().get_config(), "theta": self.theta}
+
+
+@_register
 class ELU(_Elementwise):
     """Exponential linear unit: `x` if `x > 0` else `alpha * (exp(x) - 1)`."""
 
@@ -122,10 +149,9 @@ class PReLU(Layer):
         self.alpha_constraint = constraints.get(alpha_constraint)
         if shared_axes is None:
             self.shared_axes = None
-        elif isinstance(shared_axes, (list, tuple)):
-            self.shared_axes = list(shared_axes)
         else:
-            self.shared_axes = [shared_axes]
+            axes = int_or_ints(shared_axes, "shared_axes", "PReLU")
+            self.shared_axes = axes if isinstance(axes, list) else [axes]
 
     def build(self, input_shape):
         param_shape = list(input_shape[1:])
@@ -168,7 +194,7 @@ class Softmax(_Elementwise):
 
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
-        self.axis = axis
+        self.axis = int_or_ints(axis, "axis", "Softmax")
 
     def call(self, inputs, mask=None):
         if mask is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from lamina import backend, ops
 from lamina.common import serialization
+from lamina.layers.argument_validation import int_tuple, is_integer
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
 
@@ -20,23 +21,12 @@ def _register(cls):
 
 
 def _output_size(value, rank, who):
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = (value,) * rank
-    elif isinstance(value, (tuple, list)):
-        value = tuple(value)
-    else:
+    if not (is_integer(value) or isinstance(value, (tuple, list))):
         raise TypeError(
             f"{who} expects `output_size` to be an int or a tuple of {rank} int(s); "
             f"received {value!r} of type {type(value).__name__}."
         )
-    if len(value) != rank or not all(
-        isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in value
-    ):
-        raise ValueError(
-            f"{who} expects `output_size` to be a positive int or a tuple of {rank} "
-            f"positive int(s); received {value!r}."
-        )
-    return value
+    return int_tuple(value, rank, "output_size", who)
 
 
 class _AdaptivePooling(Layer):

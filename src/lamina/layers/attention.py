@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import math
-import numbers
 import string
 
 from lamina import activations, constraints, initializers, ops, regularizers
 from lamina.common import serialization
 from lamina.common.flash_attention import is_flash_attention_enabled
 from lamina.graph.operation import output_spec
+from lamina.layers.argument_validation import int_or_ints, is_integer
 from lamina.layers.input_spec import shapes_differ
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
@@ -36,8 +36,7 @@ def _masked_softmax(scores, mask, axes):
     return ops.divide(e, ops.sum(e, axis=axes, keepdims=True))
 
 
-def _is_int(value):
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+_is_int = is_integer
 
 
 def _shape(shape):
@@ -250,7 +249,7 @@ def _check_positive_ints(who: str, checks) -> None:
     for arg, value, optional in checks:
         if optional and value is None:
             continue
-        if not _is_int(value) or value <= 0:
+        if not is_integer(value) or value <= 0:
             raise ValueError(
                 f"{who} expects `{arg}` to be a positive integer"
                 f"{' or None' if optional else ''}; received {arg}={value!r}."
@@ -368,10 +367,14 @@ class MultiHeadAttention(_QueryValueAttention):
                 "MultiHeadAttention: dropout is not supported with flash_attention=True "
                 f"(received dropout={dropout!r}); set dropout=0.0 or flash_attention=None."
             )
-        if isinstance(output_shape, int):
+        if is_integer(output_shape):
             output_shape = (output_shape,)
-        self._output_shape = tuple(output_shape) if output_shape else None
-        if isinstance(attention_axes, int):
+        self._output_shape = (
+            tuple(int_or_ints(output_shape, "output_shape", "MultiHeadAttention"))
+            if output_shape
+            else None
+        )
+        if is_integer(attention_axes):
             attention_axes = (attention_axes,)
         elif attention_axes is not None and not isinstance(attention_axes, (list, tuple)):
             raise ValueError(

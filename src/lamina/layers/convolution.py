@@ -10,6 +10,7 @@ from __future__ import annotations
 from lamina import activations, backend, constraints, initializers, ops, regularizers
 from lamina.common import serialization
 from lamina.layers import lora
+from lamina.layers.argument_validation import int_tuple, integer
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
 
@@ -17,24 +18,6 @@ from lamina.layers.layer import Layer
 def _register(cls):
     serialization.register_builtin("layers", cls)
     return cls
-
-
-def _normalize_tuple(value, rank, name, who, allow_zero=False):
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = (value,) * rank
-    try:
-        value = tuple(int(v) for v in value)
-    except TypeError:
-        raise ValueError(
-            f"{who} expects `{name}` to be an int or a tuple of {rank} ints; received {value!r}."
-        ) from None
-    low = 0 if allow_zero else 1
-    if len(value) != rank or any(v < low for v in value):
-        raise ValueError(
-            f"{who} expects `{name}` to be an int or a tuple of {rank} "
-            f"{'non-negative' if allow_zero else 'positive'} ints; received {value!r}."
-        )
-    return value
 
 
 def _conv_output_length(length, kernel_size, stride, padding, dilation):
@@ -87,16 +70,14 @@ class BaseConv(Layer):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         who = self._who
         rank = self.rank
-        if (filters is not None or self._requires_filters) and (
-            not isinstance(filters, int) or isinstance(filters, bool) or filters <= 0
-        ):
-            raise ValueError(f"{who} expects `filters` to be a positive int; received {filters!r}.")
+        if filters is not None or self._requires_filters:
+            filters = integer(filters, "filters", who)
         if kernel_size is None:
             raise ValueError(f"{who} requires a `kernel_size`.")
         self.filters = filters
-        self.kernel_size = _normalize_tuple(kernel_size, rank, "kernel_size", who)
-        self.strides = _normalize_tuple(strides, rank, "strides", who)
-        self.dilation_rate = _normalize_tuple(dilation_rate, rank, "dilation_rate", who)
+        self.kernel_size = int_tuple(kernel_size, rank, "kernel_size", who)
+        self.strides = int_tuple(strides, rank, "strides", who)
+        self.dilation_rate = int_tuple(dilation_rate, rank, "dilation_rate", who)
         allowed = self._allowed_padding + (("causal",) if rank == 1 and self._causal_ok else ())
         self.padding = str(padding).lower()
         if self.padding not in allowed:
@@ -107,9 +88,7 @@ class BaseConv(Layer):
             self.data_format = backend.standardize_data_format(data_format)
         except ValueError as e:
             raise ValueError(f"{who}: {e}") from None
-        if not isinstance(groups, int) or isinstance(groups, bool) or groups <= 0:
-            raise ValueError(f"{who} expects `groups` to be a positive int; received {groups!r}.")
-        self.groups = groups
+        self.groups = groups = integer(groups, "groups", who)
         if filters is not None and filters % groups:
             raise ValueError(
                 f"{who}: `filters` ({filters}) must be divisible by `groups` ({groups})."
@@ -326,8 +305,8 @@ class BaseConvTranspose(BaseConv):
         )
         self.output_padding = None
         if output_padding is not None:
-            self.output_padding = _normalize_tuple(
-                output_padding, self.rank, "output_padding", self._who, allow_zero=True
+            self.output_padding = int_tuple(
+                output_padding, self.rank, "output_padding", self._who, minimum=0
             )
             for op, s in zip(self.output_padding, self.strides, strict=True):
                 if op >= s:
@@ -432,16 +411,7 @@ class BaseDepthwiseConv(BaseConv):
             bias_constraint=bias_constraint,
             **kwargs,
         )
-        if (
-            not isinstance(depth_multiplier, int)
-            or isinstance(depth_multiplier, bool)
-            or depth_multiplier <= 0
-        ):
-            raise ValueError(
-                f"{self._who} expects `depth_multiplier` to be a positive int; "
-                f"received {depth_multiplier!r}."
-            )
-        self.depth_multiplier = depth_multiplier
+        self.depth_multiplier = integer(depth_multiplier, "depth_multiplier", self._who)
         self.depthwise_initializer = initializers.get(depthwise_initializer)
         self.depthwise_regularizer = regularizers.get(depthwise_regularizer)
         self.depthwise_constraint = constraints.get(depthwise_constraint)
@@ -536,16 +506,7 @@ class BaseSeparableConv(BaseDepthwiseConv):
             bias_constraint=bias_constraint,
             **kwargs,
         )
-        if (
-            filters is None
-            or not isinstance(filters, int)
-            or isinstance(filters, bool)
-            or filters <= 0
-        ):
-            raise ValueError(
-                f"{self._who} expects `filters` to be a positive int; received {filters!r}."
-            )
-        self.filters = filters
+        self.filters = integer(filters, "filters", self._who)
         self.pointwise_initializer = initializers.get(pointwise_initializer)
         self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
         self.pointwise_constraint = constraints.get(pointwise_constraint)

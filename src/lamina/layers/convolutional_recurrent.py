@@ -16,7 +16,8 @@ import math
 
 from lamina import activations, backend, constraints, initializers, ops, regularizers, tree
 from lamina.common import serialization
-from lamina.layers.convolution import _conv_output_length, _normalize_tuple
+from lamina.layers.argument_validation import int_tuple, integer
+from lamina.layers.convolution import _conv_output_length
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
 from lamina.layers.recurrent import RNN, DropoutRNNCell
@@ -95,13 +96,11 @@ class ConvLSTMCell(DropoutRNNCell, Layer):
         who = f"ConvLSTM{rank}D"
         if rank not in (1, 2, 3):
             raise ValueError(f"ConvLSTM supports rank 1, 2 or 3 convolutions; received {rank!r}.")
-        if not isinstance(filters, int) or isinstance(filters, bool) or filters <= 0:
-            raise ValueError(f"{who} expects `filters` to be a positive int; received {filters!r}.")
         self.rank = rank
-        self.filters = filters
-        self.kernel_size = _normalize_tuple(kernel_size, rank, "kernel_size", who)
-        self.strides = _normalize_tuple(strides, rank, "strides", who)
-        self.dilation_rate = _normalize_tuple(dilation_rate, rank, "dilation_rate", who)
+        self.filters = integer(filters, "filters", who)
+        self.kernel_size = int_tuple(kernel_size, rank, "kernel_size", who)
+        self.strides = int_tuple(strides, rank, "strides", who)
+        self.dilation_rate = int_tuple(dilation_rate, rank, "dilation_rate", who)
         self.padding = str(padding).lower()
         if self.padding not in ("valid", "same"):
             raise ValueError(

@@ -21,9 +21,20 @@ from lamina.common import serialization
 from lamina.dtype_policies.dtype_policy import check_quantization_mode
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers import lora, quantization
+from lamina.layers.argument_validation import integer
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer, _shapes_to_specs, _tuplify
 from lamina.layers.quantization import int8_contract
+
+# Classic Keras kept these in `keras.layers.core` (`from keras.layers.core import
+# Flatten`); they are defined with their families and found here too.
+from lamina.layers.regularization import (  # noqa: F401
+    ActivityRegularization,
+    SpatialDropout1D,
+    SpatialDropout2D,
+    SpatialDropout3D,
+)
+from lamina.layers.reshaping import Flatten, Permute, RepeatVector, Reshape  # noqa: F401
 from lamina.ops import random as ops_random
 
 _UNSAFE = {"enabled": False}
@@ -90,9 +101,7 @@ class Dense(Layer):
     ):
         lora.init_lora(self, lora_rank, lora_alpha, quantization_config, kwargs.get("dtype"))
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
-            raise ValueError(f"Dense expects `units` to be a positive int; received {units!r}.")
-        self.units = units
+        self.units = integer(units, "units", "Dense")
         self.activation = activations.get(activation)
         self.use_bias = use_bias
         self.kernel_initializer = initializers.get(kernel_initializer)
@@ -371,8 +380,8 @@ class Embedding(Layer):
         kwargs.pop("input_length", None)
         lora.init_lora(self, lora_rank, lora_alpha, quantization_config, kwargs.get("dtype"))
         super().__init__(**kwargs)
-        self.input_dim = int(input_dim)
-        self.output_dim = int(output_dim)
+        self.input_dim = integer(input_dim, "input_dim", "Embedding")
+        self.output_dim = integer(output_dim, "output_dim", "Embedding")
         self.embeddings_initializer = initializers.get(embeddings_initializer)
         self.embeddings_regularizer = regularizers.get(embeddings_regularizer)
         self.embeddings_constraint = constraints.get(embeddings_constraint)

@@ -11,6 +11,7 @@ from lamina.common import serialization
 from lamina.dtype_policies.dtype_policy import check_quantization_mode
 from lamina.initializers.random_initializers import VarianceScaling
 from lamina.layers import lora, quantization
+from lamina.layers.argument_validation import as_int, is_integer
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
 from lamina.layers.lora import NO_QUANTIZATION
@@ -74,18 +75,17 @@ def _parse_equation(equation):
 
 
 def _normalize_output_shape(output_shape):
-    if isinstance(output_shape, int) and not isinstance(output_shape, bool):
+    if is_integer(output_shape):
         output_shape = (output_shape,)
     if not isinstance(output_shape, (list, tuple)) or not all(
-        d is None or (isinstance(d, int) and not isinstance(d, bool) and d > 0)
-        for d in output_shape
+        d is None or (is_integer(d) and d > 0) for d in output_shape
     ):
         raise ValueError(
             "EinsumDense expects `output_shape` to be a positive int or a tuple of positive "
             f"ints and None (the output's shape without its batch and ellipsis axes); "
             f"received {output_shape!r}."
         )
-    return tuple(output_shape)
+    return tuple(None if d is None else as_int(d) for d in output_shape)
 
 
 class _Analysis:

@@ -6,6 +6,7 @@ from lamina import backend
 from lamina.common import serialization
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
+from lamina.layers.argument_validation import as_int, is_integer
 from lamina.layers.layer import Layer
 
 
@@ -52,16 +53,17 @@ class InputLayer(Layer):
                     "or `batch_shape=(...)`."
                 )
             if shape is not None:
-                if isinstance(shape, int):
+                if is_integer(shape):
                     shape = (shape,)
                 batch_shape = (batch_size,) + tuple(shape)
         if input_tensor is None:
             for d in batch_shape:
-                if d is not None and (not isinstance(d, int) or d < 0):
+                if d is not None and (not is_integer(d) or d < 0):
                     raise ValueError(
                         f"Input shape entries must be non-negative ints or None; received "
                         f"{tuple(batch_shape)}."
                     )
+            batch_shape = tuple(None if d is None else as_int(d) for d in batch_shape)
             input_tensor = KerasTensor(batch_shape, dtype=self.dtype, name=self.name)
         elif not isinstance(input_tensor, KerasTensor):
             raise TypeError(

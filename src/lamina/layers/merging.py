@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lamina import ops
 from lamina.common import serialization
+from lamina.layers.argument_validation import int_or_ints
 from lamina.layers.layer import Layer
 
 
@@ -190,7 +191,7 @@ class Concatenate(_Merge):
 
     def __init__(self, axis: int = -1, **kwargs):
         super().__init__(**kwargs)
-        self.axis = axis
+        self.axis = int_or_ints(axis, "axis", type(self).__name__)
 
     def build(self, input_shape):
         self._check_list(input_shape)
@@ -254,7 +255,8 @@ class Dot(_Merge):
 
     def __init__(self, axes, normalize: bool = False, **kwargs):
         super().__init__(**kwargs)
-        self.axes = tuple(axes) if isinstance(axes, (list, tuple)) else (axes, axes)
+        axes = int_or_ints(axes, "axes", "Dot")
+        self.axes = tuple(axes) if isinstance(axes, list) else (axes, axes)
         self.normalize = normalize
         self.supports_masking = False
 

@@ -7,6 +7,7 @@ import warnings
 
 from lamina import backend, constraints, initializers, ops, regularizers
 from lamina.common import serialization
+from lamina.layers.argument_validation import as_int, int_or_ints, is_integer
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
 
@@ -18,10 +19,10 @@ def _register(cls):
 
 def _axes(axis, ndim, who):
     """Normalize an int or a list of ints to sorted, non-negative axes of a rank-`ndim` input."""
-    axes = [axis] if isinstance(axis, int) else list(axis)
+    axes = [axis] if is_integer(axis) else list(axis)
     out = []
     for a in axes:
-        if not isinstance(a, int) or isinstance(a, bool) or not -ndim <= a < ndim:
+        if not is_integer(a) or not -ndim <= a < ndim:
             raise ValueError(
                 f"{who} received axis {axis!r}, which is out of range for inputs of rank {ndim}."
             )
@@ -32,7 +33,7 @@ def _axes(axis, ndim, who):
 
 
 def _axis_config(axis):
-    return axis if isinstance(axis, int) else list(axis)
+    return int_or_ints(axis, "axis", "normalization")
 
 
 def _known(input_shape, axes, who):
@@ -166,8 +167,9 @@ class BatchNormalization(_AffineMixin, Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if not isinstance(axis, int) or isinstance(axis, bool):
+        if not is_integer(axis):
             raise TypeError(f"BatchNormalization expects `axis` to be an int; received {axis!r}.")
+        axis = as_int(axis)
         if renorm:
             raise ValueError(
                 f"BatchNormalization received renorm={renorm!r}; batch renormalization is not "
@@ -448,13 +450,13 @@ class GroupNormalization(_AffineMixin, Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        if not isinstance(groups, int) or isinstance(groups, bool) or (groups < 1 and groups != -1):
+        if not is_integer(groups) or (groups < 1 and groups != -1):
             raise ValueError(
                 f"GroupNormalization expects `groups` to be a positive int or -1; "
                 f"received {groups!r}."
             )
-        self.groups = groups
-        self.axis = axis
+        self.groups = as_int(groups)
+        self.axis = as_int(axis)
         self.epsilon = float(epsilon)
         self.center = bool(center)
         self.scale = bool(scale)

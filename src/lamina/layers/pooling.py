@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from lamina import backend, ops
 from lamina.common import serialization
+from lamina.layers.argument_validation import int_tuple
 from lamina.layers.input_spec import InputSpec, shapes_differ
 from lamina.layers.layer import Layer
 
@@ -15,23 +16,6 @@ from lamina.layers.layer import Layer
 def _register(cls):
     serialization.register_builtin("layers", cls)
     return cls
-
-
-def _normalize_tuple(value, rank, name, who):
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = (value,) * rank
-    try:
-        value = tuple(int(v) for v in value)
-    except TypeError:
-        raise ValueError(
-            f"{who} expects `{name}` to be an int or a tuple of {rank} ints; received {value!r}."
-        ) from None
-    if len(value) != rank or any(v <= 0 for v in value):
-        raise ValueError(
-            f"{who} expects `{name}` to be an int or a tuple of {rank} positive ints; "
-            f"received {value!r}."
-        )
-    return value
 
 
 def _data_format(data_format, who):
@@ -53,11 +37,9 @@ class BasePooling(Layer):
         # `name` is the fifth positional argument, as in Keras.
         super().__init__(name=name, **kwargs)
         who = type(self).__name__
-        self.pool_size = _normalize_tuple(pool_size, self.rank, "pool_size", who)
+        self.pool_size = int_tuple(pool_size, self.rank, "pool_size", who)
         self.strides = (
-            self.pool_size
-            if strides is None
-            else _normalize_tuple(strides, self.rank, "strides", who)
+            self.pool_size if strides is None else int_tuple(strides, self.rank, "strides", who)
         )
         self.padding = str(padding).lower()
         if self.padding not in ("valid", "same"):

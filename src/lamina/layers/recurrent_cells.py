@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from lamina import activations, constraints, initializers, ops, regularizers, tree
 from lamina.common import serialization
+from lamina.layers.argument_validation import integer
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
 
@@ -150,11 +151,7 @@ class _CellBase(DropoutRNNCell, Layer):
         recurrent_dropout,
         seed,
     ):
-        if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
-            raise ValueError(
-                f"{type(self).__name__} expects `units` to be a positive int; received {units!r}."
-            )
-        self.units = units
+        self.units = integer(units, "units", type(self).__name__)
         self.activation = activations.get(activation)
         self.recurrent_activation = activations.get(recurrent_activation)
         self.use_bias = use_bias

@@ -6,6 +6,7 @@ import math
 
 from lamina import backend, ops
 from lamina.common import serialization
+from lamina.layers.argument_validation import int_tuple, integer
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
 
@@ -67,7 +68,9 @@ class Reshape(Layer):
 
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
-        self.target_shape = tuple(int(d) for d in target_shape)
+        self.target_shape = int_tuple(
+            target_shape, len(tuple(target_shape)), "target_shape", "Reshape", minimum=-1
+        )
         if sum(d == -1 for d in self.target_shape) > 1:
             raise ValueError(
                 f"Reshape target_shape may contain at most one -1; received {self.target_shape}."
@@ -115,7 +118,7 @@ class Permute(Layer):
 
     def __init__(self, dims, **kwargs):
         super().__init__(**kwargs)
-        self.dims = tuple(int(d) for d in dims)
+        self.dims = int_tuple(dims, len(tuple(dims)), "dims", "Permute")
         if sorted(self.dims) != list(range(1, len(self.dims) + 1)):
             raise ValueError(
                 f"Permute dims must be a permutation of 1..{len(self.dims)}; received {self.dims}."
@@ -143,7 +146,7 @@ class RepeatVector(Layer):
 
     def __init__(self, n: int, **kwargs):
         super().__init__(**kwargs)
-        self.n = int(n)
+        self.n = integer(n, "n", "RepeatVector")
         self.input_spec = InputSpec(ndim=2)
 
     def call(self, inputs):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lamina import backend, ops
 from lamina.common import serialization
+from lamina.layers.argument_validation import int_pairs, int_tuple
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
 from lamina.ops import image as ops_image
@@ -19,62 +20,6 @@ def _data_format(data_format, who):
         return backend.standardize_data_format(data_format)
     except ValueError as e:
         raise ValueError(f"{who}: {e}") from None
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _pairs(value, rank, name, who):
-    """An int, a tuple of `rank` ints, or a tuple of `rank` pairs -> `rank` (before, after)."""
-    bad = ValueError(
-        f"{who} expects `{name}` to be a non-negative int, a tuple of {rank} non-negative "
-        f"ints, or a tuple of {rank} pairs of non-negative ints; received {value!r}."
-    )
-    if _is_int(value):
-        pairs = ((value, value),) * rank
-    else:
-        try:
-            items = tuple(value)
-        except TypeError:
-            raise bad from None
-        if rank == 1 and len(items) == 2 and all(_is_int(v) for v in items):
-            pairs = (items,)
-        elif len(items) != rank:
-            raise bad
-        else:
-            pairs = []
-            for item in items:
-                if _is_int(item):
-                    pairs.append((item, item))
-                else:
-                    try:
-                        pair = tuple(item)
-                    except TypeError:
-                        raise bad from None
-                    if len(pair) != 2 or not all(_is_int(v) for v in pair):
-                        raise bad
-                    pairs.append(pair)
-            pairs = tuple(pairs)
-    if any(v < 0 for p in pairs for v in p):
-        raise bad
-    return tuple((int(a), int(b)) for a, b in pairs)
-
-
-def _sizes(value, rank, name, who):
-    if _is_int(value):
-        sizes = (value,) * rank
-    else:
-        try:
-            sizes = tuple(value)
-        except TypeError:
-            sizes = ()
-    if len(sizes) != rank or not all(_is_int(v) and v > 0 for v in sizes):
-        raise ValueError(
-            f"{who} expects `{name}` to be a positive int or a tuple of {rank} positive ints; "
-            f"received {value!r}."
-        )
-    return tuple(int(v) for v in sizes)
 
 
 def _spatial_axes(rank, data_format):
@@ -93,7 +38,7 @@ class _Cropping(Layer):
     def __init__(self, cropping, data_format=None, **kwargs):
         super().__init__(**kwargs)
         who = type(self).__name__
-        self.cropping = _pairs(cropping, self.rank, "cropping", who)
+        self.cropping = int_pairs(cropping, self.rank, "cropping", who)
         self.data_format = _data_format(data_format, who)
         self.input_spec = InputSpec(ndim=self.rank + 2)
 
@@ -203,7 +148,7 @@ class _ZeroPadding(Layer):
     def __init__(self, padding, data_format=None, **kwargs):
         super().__init__(**kwargs)
         who = type(self).__name__
-        self.padding = _pairs(padding, self.rank, "padding", who)
+        self.padding = int_pairs(padding, self.rank, "padding", who)
         self.data_format = _data_format(data_format, who)
         self.input_spec = InputSpec(ndim=self.rank + 2)
 
@@ -306,7 +251,7 @@ class _UpSampling(Layer):
     def __init__(self, size, data_format=None, interpolation="nearest", **kwargs):
         super().__init__(**kwargs)
         who = type(self).__name__
-        self.size = _sizes(size, self.rank, "size", who)
+        self.size = int_tuple(size, self.rank, "size", who)
         self.data_format = _data_format(data_format, who)
         if interpolation not in self._interpolations:
             raise ValueError(

@@ -19,6 +19,7 @@ from lamina.backend.common.variables import StatelessScope, Variable
 from lamina.graph.function import Function
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.operation import CallContext
+from lamina.legacy.graph_api import fixed_learning_phase
 
 
 def _describe(x) -> str:
@@ -137,7 +138,9 @@ class _BackendFunction:
             raise ValueError(
                 f"This function takes {self._num_inputs} input(s); received {len(inputs)}."
             )
-        training = None
+        # The phase fed as an input; else the one fixed with `K.set_learning_phase`, as
+        # a classic graph built after that call had it as a constant.
+        training = fixed_learning_phase()
         if self._phase_position is not None:
             phase = inputs.pop(self._phase_position)
             training = bool(int(phase)) if phase is not None else None

@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import contextlib
 import math
+import warnings
 
 import numpy as np
 
 from lamina import backend as _backend
 from lamina import ops
-from lamina.backend.common.global_state import unique_name
+from lamina.backend.common.global_state import register_reset_hook, unique_name
 from lamina.backend.common.variables import StatelessScope
 from lamina.backend.common.variables import Variable as _BaseVariable
 from lamina.graph.function import Function, map_graph
@@ -176,18 +177,27 @@ def eye(size, dtype=None, name=None):
 
 
 def zeros_like(x, dtype=None, name=None):
-    """An all-zeros variable shaped like `x` (a tensor, array or variable); for a graph
-    tensor, whose batch size is unknown, a graph tensor of zeros."""
-    if isinstance(x, KerasTensor):
-        return ops.zeros_like(x, dtype=dtype)
-    return _filled(int_shape_of(x), dtype or _dtype_of(x), 0, name)
+    """A tensor of zeros shaped like `x`, as classic Keras gave (`tf.zeros_like`): for a
+    concrete tensor, array or variable a concrete tensor, not a variable, so arithmetic
+    on it computes at once and nothing symbolic reaches `fit`; for a graph tensor, whose
+    batch size is unknown, a graph tensor.
+
+    >>> import numpy as np
+    >>> from lamina import backend as K
+    >>> z = K.zeros_like(np.ones((2, 3)))
+    >>> K.is_tensor(z), isinstance(z, K.Variable), (z + 1).shape
+    (True, False, (2, 3))
+    """
+    if isinstance(x, _BaseVariable):
+        x = x.value
+    return ops.zeros_like(x, dtype=dtype)
 
 
 def ones_like(x, dtype=None, name=None):
-    """An all-ones variable shaped like `x` (a graph tensor of ones for a graph tensor)."""
-    if isinstance(x, KerasTensor):
-        return ops.ones_like(x, dtype=dtype)
-    return _filled(int_shape_of(x), dtype or _dtype_of(x), 1, name)
+    """A tensor of ones shaped like `x` (see `zeros_like`: a tensor, not a variable)."""
+    if isinstance(x, _BaseVariable):
+        x = x.value
+    return ops.ones_like(x, dtype=dtype)
 
 
 def int_shape_of(x) -> tuple:
@@ -198,10 +208,6 @@ def int_shape_of(x) -> tuple:
             "Give the shape explicitly."
         )
     return shape
-
-
-def _dtype_of(x) -> str:
-    return _backend.standardize_dtype(getattr(x, "dtype", None) or _backend.floatx())
 
 
 def constant(value, dtype=None, shape=None, name=None):
@@ -493,19 +499,51 @@ def _is_learning_phase(x) -> bool:
     return x is not None and x is _PHASE["tensor"]
 
 
+_FIXED_PHASE_SCOPE = (
+    "K.set_learning_phase({value}) fixes the phase that K.function (when the phase is not "
+    "fed), K.learning_phase() and K.in_train_phase use. Model and layer calls, fit, "
+    "evaluate and predict keep choosing their own (fit trains; the others infer), as in "
+    "Keras 3; to run a model in training mode call it as `model(x, training=True)`, or "
+    "feed K.learning_phase() to a K.function."
+)
+
+
 def set_learning_phase(value) -> None:
     """Fix the learning phase to 0 (test) or 1 (train) for `K.function`,
-    `in_train_phase` and `learning_phase()`; `None` returns to following the call."""
+    `in_train_phase` and `learning_phase()`; `None` returns to following the call.
+
+    Classic Keras also built every later layer with the fixed phase; lamina's model calls
+    and `fit`/`evaluate`/`predict` choose theirs, so fixing it warns and says which
+    calls follow it.
+    """
     if value not in (0, 1, None, True, False):
         raise ValueError(f"set_learning_phase: expected 0 or 1; received {value!r}.")
     _PHASE["value"] = None if value is None else int(value)
+    if value is not None:
+        warnings.warn(_FIXED_PHASE_SCOPE.format(value=int(value)), UserWarning, stacklevel=2)
+
+
+def fixed_learning_phase():
+    """The phase `set_learning_phase` fixed, as a bool, or None when it follows calls."""
+    return None if _PHASE["value"] is None else bool(_PHASE["value"])
+
+
+def _reset_learning_phase() -> None:
+    # `clear_session` returns the phase to following the calls, as Keras 2's did.
+    _PHASE["value"] = None
+    _PHASE["tensor"] = None
+
+
+register_reset_hook(_reset_learning_phase)
 
 
 @contextlib.contextmanager
 def learning_phase_scope(value):
     """Within the block, the learning phase is `value` (0 or 1)."""
     previous = _PHASE["value"]
-    set_learning_phase(value)
+    if value not in (0, 1, True, False):
+        raise ValueError(f"learning_phase_scope: expected 0 or 1; received {value!r}.")
+    _PHASE["value"] = int(value)
     try:
         yield value
     finally:

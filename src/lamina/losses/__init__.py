@@ -78,6 +78,10 @@ msle = MSLE = mean_squared_logarithmic_error
 kld = KLD = kullback_leibler_divergence = kl_divergence
 logcosh = log_cosh
 bce = BCE = binary_crossentropy
+# Keras 2's names: its `cosine_proximity` is Keras 3's `cosine_similarity` loss (the
+# negative cosine), and 2.3's `huber_loss` is `huber`.
+cosine_proximity = cosine = cosine_similarity
+huber_loss = huber
 
 _ALIASES = {
     "mse": mean_squared_error,
@@ -93,6 +97,8 @@ _ALIASES = {
     "kullback_leibler_divergence": kl_divergence,
     "logcosh": log_cosh,
     "huber_loss": huber,
+    "cosine_proximity": cosine_similarity,
+    "cosine": cosine_similarity,
     "bce": binary_crossentropy,
     "BCE": binary_crossentropy,
 }
@@ -179,11 +185,14 @@ __all__ = [
     "categorical_focal_crossentropy",
     "categorical_hinge",
     "check_targets",
+    "cosine",
+    "cosine_proximity",
     "cosine_similarity",
     "deserialize",
     "get",
     "hinge",
     "huber",
+    "huber_loss",
     "kl_divergence",
     "kld",
     "kullback_leibler_divergence",

@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from lamina import ops
 from lamina.common import serialization
-from lamina.losses.loss import LossFunctionWrapper, squeeze_or_expand_to_same_rank
+from lamina.losses.loss import (
+    LossFunctionWrapper,
+    graph_function,
+    squeeze_or_expand_to_same_rank,
+)
 
 
 def _signed_labels(y_true, y_pred):
@@ -19,6 +23,7 @@ def _signed_labels(y_true, y_pred):
     return ops.where(is_binary, 2.0 * y_true - 1.0, y_true), y_pred
 
 
+@graph_function
 def hinge(y_true, y_pred):
     """Mean of `max(1 - y_true * y_pred, 0)` over the last axis.
 
@@ -29,6 +34,7 @@ def hinge(y_true, y_pred):
     return ops.mean(ops.maximum(1.0 - y_true * y_pred, 0.0), axis=-1)
 
 
+@graph_function
 def squared_hinge(y_true, y_pred):
     """Mean of `max(1 - y_true * y_pred, 0) ** 2` over the last axis.
 
@@ -39,6 +45,7 @@ def squared_hinge(y_true, y_pred):
     return ops.mean(ops.square(ops.maximum(1.0 - y_true * y_pred, 0.0)), axis=-1)
 
 
+@graph_function
 def categorical_hinge(y_true, y_pred):
     """`max(max_wrong - correct + 1, 0)` for one-hot targets.
 

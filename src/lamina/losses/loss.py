@@ -16,6 +16,7 @@ boolean `mask`, and reduces them:
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -23,8 +24,27 @@ import numpy as np
 from lamina import backend, ops
 from lamina.backend.common.global_state import to_snake_case
 from lamina.common import serialization
+from lamina.graph.operation import any_symbolic, symbolic_call
 
 REDUCTIONS = ("none", "sum", "sum_over_batch_size", "mean", "mean_with_sample_weight")
+
+
+def graph_function(fn):
+    """Make a loss or metric function work on graph tensors as an op does.
+
+    Called with any KerasTensor argument, `fn` records one graph node (its output spec
+    from the engine's abstract evaluation) instead of computing: classic programs write
+    `loss = losses.binary_crossentropy(inputs, outputs)` on a model's tensors (a VAE's
+    loss, fed to `add_loss` or a `K.function`). Called on values, it computes.
+    """
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if any_symbolic(args, kwargs):
+            return symbolic_call(fn, fn.__name__, args, kwargs)
+        return fn(*args, **kwargs)
+
+    return wrapper
 
 
 def standardize_reduction(reduction) -> str:

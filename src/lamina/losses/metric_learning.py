@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from lamina import ops
 from lamina.common import serialization
-from lamina.losses.loss import Loss, LossFunctionWrapper
+from lamina.losses.loss import Loss, LossFunctionWrapper, graph_function
 
 
 def _pair_masks(labels, ref_labels, remove_diagonal):
@@ -23,6 +23,7 @@ def _pair_masks(labels, ref_labels, remove_diagonal):
     return positive, negative
 
 
+@graph_function
 def circle(
     y_true,
     y_pred,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lamina import backend, ops
 from lamina.common import serialization
-from lamina.losses.loss import LossFunctionWrapper
+from lamina.losses.loss import LossFunctionWrapper, graph_function
 
 
 def _check_axis(axis):
@@ -30,6 +30,7 @@ def _binary_crossentropy(target, output, from_logits):
     return -(target * ops.log(output) + (1.0 - target) * ops.log(1.0 - output))
 
 
+@graph_function
 def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     """Binary cross-entropy, averaged over `axis`; labels smoothed toward 0.5.
 
@@ -43,6 +44,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     return ops.mean(_binary_crossentropy(y_true, y_pred, from_logits), axis=axis)
 
 
+@graph_function
 def binary_focal_crossentropy(
     y_true,
     y_pred,
@@ -72,6 +74,7 @@ def binary_focal_crossentropy(
     return ops.mean(focal, axis=axis)
 
 
+@graph_function
 def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     """Cross-entropy between one-hot (or soft) targets and class probabilities.
 
@@ -87,6 +90,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     return -ops.sum(y_true * _log_probabilities(y_pred, from_logits, axis), axis=axis)
 
 
+@graph_function
 def categorical_focal_crossentropy(
     y_true, y_pred, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1
 ):
@@ -130,6 +134,7 @@ def _sparse_targets(y_true, y_pred, axis=-1):
     return y_true
 
 
+@graph_function
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_class=None, axis=-1):
     """Cross-entropy between integer class labels and class probabilities.
 
@@ -153,6 +158,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     return losses
 
 
+@graph_function
 def kl_divergence(y_true, y_pred):
     """Kullback-Leibler divergence `sum(y_true * log(y_true / y_pred))`, inputs clipped.
 
@@ -166,6 +172,7 @@ def kl_divergence(y_true, y_pred):
     return ops.sum(y_true * ops.log(y_true / y_pred), axis=-1)
 
 
+@graph_function
 def poisson(y_true, y_pred):
     """Poisson negative log-likelihood (up to a constant): `mean(y_pred - y_true * log(y_pred))`.
 
@@ -177,6 +184,7 @@ def poisson(y_true, y_pred):
     return ops.mean(y_pred - y_true * ops.log(y_pred + backend.epsilon()), axis=-1)
 
 
+@graph_function
 def categorical_generalized_cross_entropy(y_true, y_pred, q):
     """Generalized cross-entropy (Zhang & Sabuncu, 2018): `(1 - p ** q) / q`, with `p`
     the predicted probability of the true class.

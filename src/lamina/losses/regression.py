@@ -10,7 +10,11 @@ import math
 
 from lamina import backend, ops
 from lamina.common import serialization
-from lamina.losses.loss import LossFunctionWrapper, squeeze_or_expand_to_same_rank
+from lamina.losses.loss import (
+    LossFunctionWrapper,
+    graph_function,
+    squeeze_or_expand_to_same_rank,
+)
 
 
 def _prepare(y_true, y_pred):
@@ -19,6 +23,7 @@ def _prepare(y_true, y_pred):
     return squeeze_or_expand_to_same_rank(y_true, y_pred)
 
 
+@graph_function
 def mean_squared_error(y_true, y_pred):
     """Mean of `(y_true - y_pred) ** 2` over the last axis.
 
@@ -29,6 +34,7 @@ def mean_squared_error(y_true, y_pred):
     return ops.mean(ops.square(y_true - y_pred), axis=-1)
 
 
+@graph_function
 def mean_absolute_error(y_true, y_pred):
     """Mean of `abs(y_true - y_pred)` over the last axis.
 
@@ -39,6 +45,7 @@ def mean_absolute_error(y_true, y_pred):
     return ops.mean(ops.abs(y_true - y_pred), axis=-1)
 
 
+@graph_function
 def mean_absolute_percentage_error(y_true, y_pred):
     """`100 * mean(abs((y_true - y_pred) / max(abs(y_true), epsilon)))` over the last axis.
 
@@ -50,6 +57,7 @@ def mean_absolute_percentage_error(y_true, y_pred):
     return 100.0 * ops.mean(diff, axis=-1)
 
 
+@graph_function
 def mean_squared_logarithmic_error(y_true, y_pred):
     """Mean of `(log(1 + y_pred) - log(1 + y_true)) ** 2`, inputs floored at epsilon.
 
@@ -62,6 +70,7 @@ def mean_squared_logarithmic_error(y_true, y_pred):
     return ops.mean(ops.square(first - second), axis=-1)
 
 
+@graph_function
 def huber(y_true, y_pred, delta=1.0):
     """Quadratic for errors up to `delta`, linear beyond: robust to outliers.
 
@@ -76,6 +85,7 @@ def huber(y_true, y_pred, delta=1.0):
     return ops.mean(ops.where(abs_error <= delta, quadratic, linear), axis=-1)
 
 
+@graph_function
 def log_cosh(y_true, y_pred):
     """Mean of `log(cosh(y_pred - y_true))`, computed without overflow.
 
@@ -93,6 +103,7 @@ def l2_normalize(x, axis=-1):
     return x * ops.rsqrt(ops.maximum(square_sum, backend.epsilon() ** 2))
 
 
+@graph_function
 def cosine_similarity(y_true, y_pred, axis=-1):
     """Negative cosine similarity: -1 when aligned, 0 when orthogonal (so lower is better).
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from lamina import backend, ops
 from lamina.common import serialization
-from lamina.losses.loss import LossFunctionWrapper
+from lamina.losses.loss import LossFunctionWrapper, graph_function
 
 
 def _prepare(y_true, y_pred):
@@ -22,6 +22,7 @@ def _axis(axis):
     return tuple(axis) if isinstance(axis, list) else axis
 
 
+@graph_function
 def dice(y_true, y_pred, axis=None):
     """Dice loss: `1 - 2 * sum(y_true * y_pred) / (sum(y_true) + sum(y_pred) + epsilon)`.
 
@@ -43,6 +44,7 @@ def dice(y_true, y_pred, axis=None):
     return 1.0 - 2.0 * intersection / (total + backend.epsilon())
 
 
+@graph_function
 def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
     """Tversky loss: `1 - TP / (TP + alpha * FP + beta * FN + epsilon)` on soft counts.
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from lamina import ops
 from lamina.common import serialization
-from lamina.losses.loss import Loss, LossFunctionWrapper
+from lamina.losses.loss import Loss, LossFunctionWrapper, graph_function
 
 
+@graph_function
 def ctc(y_true, y_pred):
     """CTC loss of each sample, with every time step of `y_pred` used.
 

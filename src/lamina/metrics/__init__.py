@@ -19,8 +19,6 @@ from __future__ import annotations
 import inspect
 
 from lamina.common import serialization
-
-# Keras also offers the per-sample loss functions here, for `metrics=[fn]`.
 from lamina.losses import (
     binary_crossentropy,
     binary_focal_crossentropy,
@@ -39,6 +37,9 @@ from lamina.losses import (
     sparse_categorical_crossentropy,
     squared_hinge,
 )
+
+# Keras also offers the per-sample loss functions here, for `metrics=[fn]`.
+from lamina.losses import cosine_similarity as _cosine_similarity_loss
 from lamina.metrics.accuracy_metrics import (
     Accuracy,
     BinaryAccuracy,
@@ -99,6 +100,16 @@ from lamina.metrics.sensitivity_metrics import (
     SensitivityAtSpecificity,
     SpecificityAtSensitivity,
 )
+
+# Keras 2's metrics module offered the loss functions under their short names too
+# (`metrics.mse(y_true, y_pred)`, a VAE's `metrics.binary_crossentropy(x, x_decoded)`).
+# Only as attributes: `get("mse")` still gives a MeanSquaredError metric object.
+mse = MSE = mean_squared_error
+mae = MAE = mean_absolute_error
+mape = MAPE = mean_absolute_percentage_error
+msle = MSLE = mean_squared_logarithmic_error
+kld = KLD = kullback_leibler_divergence = kl_divergence
+cosine_proximity = cosine = _cosine_similarity_loss
 
 # Name -> class for `get`: each class's default name (its snake-case name) plus
 # Keras's short forms. Metric *functions* stay reachable by name through `deserialize`.
@@ -216,6 +227,19 @@ def get(identifier):
 
 __all__ = [
     "AUC",
+    "KLD",
+    "MAE",
+    "MAPE",
+    "MSE",
+    "MSLE",
+    "cosine",
+    "cosine_proximity",
+    "kld",
+    "kullback_leibler_divergence",
+    "mae",
+    "mape",
+    "mse",
+    "msle",
     "Accuracy",
     "BinaryAccuracy",
     "BinaryCrossentropy",

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from lamina import backend, ops
 from lamina.common import serialization
-from lamina.losses.loss import squeeze_or_expand_to_same_rank
+from lamina.losses.loss import graph_function, squeeze_or_expand_to_same_rank
 from lamina.metrics.reduction_metrics import MeanMetricWrapper
 
 
+@graph_function
 def accuracy(y_true, y_pred):
     """1.0 where `y_pred` equals `y_true` exactly.
 
@@ -24,6 +25,7 @@ def accuracy(y_true, y_pred):
     return ops.cast(ops.equal(y_true, y_pred), backend.floatx())
 
 
+@graph_function
 def binary_accuracy(y_true, y_pred, threshold=0.5):
     """1.0 for each label where `y_pred > threshold` matches `y_true`, else 0.0.
 
@@ -46,6 +48,7 @@ def _match_labels(labels, y_pred):
     return ops.cast(ops.equal(ops.cast(labels, "int32"), predicted), backend.floatx())
 
 
+@graph_function
 def categorical_accuracy(y_true, y_pred):
     """1.0 where the one-hot target's class is the predicted (argmax) class.
 
@@ -56,6 +59,7 @@ def categorical_accuracy(y_true, y_pred):
     return _match_labels(ops.argmax(ops.convert_to_tensor(y_true), axis=-1), y_pred)
 
 
+@graph_function
 def sparse_categorical_accuracy(y_true, y_pred):
     """1.0 where the integer label is the predicted (argmax) class.
 
@@ -84,6 +88,7 @@ def _in_top_k(labels, y_pred, k, from_sorted_ids=False):
     return ops.reshape(ops.cast(hits, backend.floatx()), labels_shape)
 
 
+@graph_function
 def top_k_categorical_accuracy(y_true, y_pred, k=5):
     """1.0 where the one-hot target's class is among the `k` highest predictions.
 
@@ -94,6 +99,7 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5):
     return _in_top_k(ops.argmax(ops.convert_to_tensor(y_true), axis=-1), y_pred, k)
 
 
+@graph_function
 def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5, from_sorted_ids=False):
     """1.0 where the integer label is among the `k` highest predictions.
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lamina import backend, ops
 from lamina.common import serialization
-from lamina.losses.loss import squeeze_or_expand_to_same_rank
+from lamina.losses.loss import graph_function, squeeze_or_expand_to_same_rank
 from lamina.metrics.reduction_metrics import MeanMetricWrapper
 
 
@@ -18,6 +18,7 @@ def _prepare(y_true, y_pred):
     return squeeze_or_expand_to_same_rank(y_true, y_pred)
 
 
+@graph_function
 def pearson_correlation(y_true, y_pred, axis=-1):
     """Pearson's correlation coefficient of `y_true` and `y_pred` along `axis`.
 
@@ -35,6 +36,7 @@ def pearson_correlation(y_true, y_pred, axis=-1):
     return ops.mean(true_standard * pred_standard, axis=axis)
 
 
+@graph_function
 def concordance_correlation(y_true, y_pred, axis=-1):
     """Lin's concordance correlation coefficient along `axis`, written as Keras 3.15 does.
 

@@ -11,11 +11,12 @@ import math
 from lamina import ops
 from lamina.common import serialization
 from lamina.losses import regression as _losses
-from lamina.losses.loss import squeeze_or_expand_to_same_rank
+from lamina.losses.loss import graph_function, squeeze_or_expand_to_same_rank
 from lamina.metrics.metric import Metric
 from lamina.metrics.reduction_metrics import Mean, MeanMetricWrapper
 
 
+@graph_function
 def cosine_similarity(y_true, y_pred, axis=-1):
     """Cosine similarity along `axis`: 1 when aligned, 0 when orthogonal.
 

@@ -681,7 +681,8 @@ class Model(Trainer, Layer):
         """Save the weights to a `.weights.h5` file (written atomically).
 
         Args:
-            filepath: a path ending in `.weights.h5`.
+            filepath: a path ending in `.weights.h5` (Keras 3's layout); any other name
+                (`w.h5`, `x.hdf5`) writes Keras 2's HDF5 weights layout.
             overwrite: replace an existing file (else `FileExistsError`).
             max_shard_size: Keras's size limit for splitting the weights over several
                 files; lamina writes one file, so only `None` is accepted.
@@ -698,7 +699,9 @@ class Model(Trainer, Layer):
             raise FileExistsError(f"{filepath!r} exists and overwrite=False.")
         saving.save_weights(self, filepath)
 
-    def load_weights(self, filepath, skip_mismatch: bool = False, **kwargs) -> None:
+    def load_weights(
+        self, filepath, skip_mismatch: bool = False, by_name: bool = False, **kwargs
+    ) -> None:
         """Load weights from a `.weights.h5` file written by `save_weights` (or a
         legacy Keras `.h5` weights file).
 
@@ -707,14 +710,15 @@ class Model(Trainer, Layer):
             skip_mismatch: leave a layer's weights as they are when the file's count or
                 shapes differ from the layer's (each skipped layer is named in a
                 warning), instead of raising.
+            by_name: Keras 2's loading by layer name, for files in Keras 2's HDF5
+                layout (`save_weights("w.h5")`).
         """
         if kwargs:
             raise TypeError(
                 f"Model.load_weights got unexpected keyword argument(s) {sorted(kwargs)}; "
-                "it takes `filepath` and `skip_mismatch` (Keras 2's `by_name` loading is "
-                "not supported: weights are matched by the model's structure)."
+                "it takes `filepath`, `skip_mismatch` and `by_name`."
             )
-        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
+        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, by_name=by_name)
 
     def to_json(self, **kwargs) -> str:
         """The model's architecture as a JSON string (`models.model_from_json` reads it)."""

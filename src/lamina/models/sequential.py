@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from lamina import backend
@@ -214,6 +216,59 @@ class Sequential(Model):
         if self._function is None:
             self._maybe_build(inputs)
         return self._run_graph(inputs, training, mask)
+
+    # Keras 2's prediction helpers (Keras 3 dropped them) ------------------------------
+    def predict_proba(self, x, batch_size=32, verbose=0):
+        """Deprecated (Keras 2): the model's outputs, `predict(x)`, read as class
+        probabilities; warns when they fall outside [0, 1] (a last layer without softmax
+        or sigmoid).
+
+        >>> import warnings, numpy as np
+        >>> from lamina import layers
+        >>> model = Sequential([layers.Input((2,)), layers.Dense(3, activation="softmax")])
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", DeprecationWarning)
+        ...     model.predict_proba(np.ones((4, 2))).shape
+        (4, 3)
+        """
+        warnings.warn(
+            "Sequential.predict_proba is Keras 2's API, removed in Keras 3: use "
+            "`model.predict(x)`.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        probabilities = self.predict(x, batch_size=batch_size, verbose=verbose)
+        if np.min(probabilities) < 0.0 or np.max(probabilities) > 1.0:
+            warnings.warn(
+                f"{self.name!r} returns values outside [0, 1], which are not probabilities: "
+                "its last layer may not normalize them (as softmax or sigmoid would).",
+                stacklevel=2,
+            )
+        return probabilities
+
+    def predict_classes(self, x, batch_size=32, verbose=0):
+        """Deprecated (Keras 2): the predicted class of each sample: the argmax of the
+        outputs, or for one output unit 1 where it exceeds 0.5 (shape `(samples, 1)`).
+
+        >>> import warnings, numpy as np
+        >>> from lamina import layers
+        >>> model = Sequential([layers.Input((2,)), layers.Dense(3, activation="softmax")])
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", DeprecationWarning)
+        ...     model.predict_classes(np.ones((4, 2))).shape
+        (4,)
+        """
+        warnings.warn(
+            "Sequential.predict_classes is Keras 2's API, removed in Keras 3: use "
+            "`np.argmax(model.predict(x), axis=-1)` (softmax output) or "
+            "`(model.predict(x) > 0.5).astype('int32')` (sigmoid output).",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        probabilities = self.predict(x, batch_size=batch_size, verbose=verbose)
+        if probabilities.shape[-1] > 1:
+            return probabilities.argmax(axis=-1)
+        return (probabilities > 0.5).astype("int32")
 
     @property
     def layers(self) -> list[Layer]:

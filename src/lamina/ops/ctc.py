@@ -217,8 +217,18 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
     """
     args = (target, output, target_length, output_length)
     if any_symbolic(args):
-        return symbolic_call(_ctc_loss, "ctc_loss", args, {"mask_index": mask_index})
-    return _ctc_loss_program(*[core.convert_to_tensor(core._read(a)) for a in args], mask_index)
+        return symbolic_call(_kernel_or_own, "ctc_loss", args, {"mask_index": mask_index})
+    args = [core.convert_to_tensor(core._read(a)) for a in args]
+    loss = backend.nn.ctc_loss(*args, mask_index)
+    return _ctc_loss_program(*args, mask_index) if loss is None else loss
+
+
+def _kernel_or_own(target, output, target_length, output_length, mask_index=0):
+    """The engine's CTC kernel where it has one (torch's), else the forward algorithm."""
+    loss = backend.nn.ctc_loss(target, output, target_length, output_length, mask_index)
+    if loss is None:
+        return _ctc_loss(target, output, target_length, output_length, mask_index)
+    return loss
 
 
 def _ctc_decode(

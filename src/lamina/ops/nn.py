@@ -14,7 +14,9 @@ CTC ops in `ctc`; all are found here, as in `keras.ops.nn`.
 
 from lamina.ops.core import build_ops
 
-_OPS = build_ops("nn")
+# `ctc_loss` of the backend is the engine's CTC kernel (None where there is none), which
+# the op `lamina.ops.ctc.ctc_loss` calls; it is not an op of its own.
+_OPS = build_ops("nn", exclude=("ctc_loss",))
 globals().update(_OPS)
 
 # The ops written once from the contract ops join them.

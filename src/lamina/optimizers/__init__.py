@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from lamina.common import serialization
-from lamina.optimizers import rules, schedules
+from lamina.optimizers import classic, rules, schedules
 from lamina.optimizers.adafactor import Adafactor
 from lamina.optimizers.adam import Adam, Adamax, AdamW, Nadam
 from lamina.optimizers.base import Optimizer
@@ -24,6 +24,17 @@ from lamina.optimizers.muon import Muon
 from lamina.optimizers.rmsprop import Adadelta, Adagrad, RMSprop
 from lamina.optimizers.schedule_free_adamw import ScheduleFreeAdamW
 from lamina.optimizers.sgd import SGD
+
+# Keras 2's lower-case names: functions with Keras 2's defaults. Bound after every
+# import, so that `sgd`, `adam` and `rmsprop` name these functions here rather than the
+# submodules of the same names (which stay importable by their paths).
+sgd = classic.sgd
+rmsprop = classic.rmsprop
+adagrad = classic.adagrad
+adadelta = classic.adadelta
+adam = classic.adam
+adamax = classic.adamax
+nadam = classic.nadam
 
 # Lower-case names accepted by `get` ("adam", "rmsprop", ...).
 _NAMES = {
@@ -79,6 +90,13 @@ def get(identifier) -> Optimizer:
 
 __all__ = [
     "SGD",
+    "adadelta",
+    "adagrad",
+    "adam",
+    "adamax",
+    "nadam",
+    "rmsprop",
+    "sgd",
     "Adadelta",
     "Adafactor",
     "Adagrad",

@@ -151,6 +151,9 @@ class Nadam(Optimizer):
         beta_1: decay of the first-moment average.
         beta_2: decay of the second-moment average.
         epsilon: added to `sqrt(v_hat)` for stability.
+        schedule_decay: Keras 2's argument: the momentum schedule becomes
+            `mu_t = beta_1 * (1 - 0.5 * 0.96**(t * schedule_decay))`, Keras 2's Nadam
+            (whose default was 0.004). None (the default): Keras 3's schedule.
         **kwargs: the base `Optimizer` arguments.
 
     >>> import lamina
@@ -164,10 +167,30 @@ class Nadam(Optimizer):
     _hyperparameters = ("beta_1", "beta_2", "epsilon")
 
     def __init__(
-        self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name=None, **kwargs
+        self,
+        learning_rate=0.001,
+        beta_1=0.9,
+        beta_2=0.999,
+        epsilon=1e-7,
+        schedule_decay=None,
+        name=None,
+        **kwargs,
     ):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self.beta_1, self.beta_2, self.epsilon = beta_1, beta_2, epsilon
+        if schedule_decay is not None and (
+            isinstance(schedule_decay, bool) or not schedule_decay >= 0
+        ):
+            raise ValueError(
+                f"Nadam `schedule_decay` must be a float >= 0 or None; received {schedule_decay!r}."
+            )
+        self.schedule_decay = None if schedule_decay is None else float(schedule_decay)
+
+    def get_config(self):
+        config = super().get_config()
+        if self.schedule_decay is not None:  # written only when set: Keras 3 has no such key
+            config["schedule_decay"] = self.schedule_decay
+        return config
 
     def _slot_groups(self):
         return (("momentum", "velocity"),)
@@ -178,7 +201,7 @@ class Nadam(Optimizer):
         return [self._u_product]
 
     def _before_update(self, step):
-        mu_t = rules.nadam_momentum_cache(step, self.beta_1)
+        mu_t = rules.nadam_momentum_cache(step, self.beta_1, self.schedule_decay)
         self._u_product.assign(self._u_product.value * mu_t)
 
     def _update(self, grad, slots, learning_rate, step):
@@ -191,4 +214,5 @@ class Nadam(Optimizer):
             self.beta_1,
             self.beta_2,
             self.epsilon,
+            self.schedule_decay,
         )

@@ -58,6 +58,10 @@ class Optimizer:
         loss_scale_factor: the loss is multiplied by this before gradients are taken
             (`scale_loss`) and the gradients divided by it before use, as in Keras.
         name: the optimizer's name.
+        lr: Keras 2's name for `learning_rate` (a `DeprecationWarning`).
+        decay: Keras 2's time-based decay: step `t` (from 0) uses
+            `learning_rate / (1 + decay * t)`, eagerly and in compiled steps alike.
+            `learning_rate` (and `lr`) stay the undecayed rate, as in Keras 2.
     """
 
     _hyperparameters: tuple = ()
@@ -78,20 +82,28 @@ class Optimizer:
         **kwargs,
     ):
         who = type(self).__name__
-        if kwargs.pop("decay", None) is not None:
-            # Keras 3 accepts and ignores the Keras 2 argument, with this warning.
+        if "lr" in kwargs:
+            # Keras 2's name for the learning rate; it wins over the default, as there.
+            learning_rate = kwargs.pop("lr")
             warnings.warn(
-                f"{who}: the argument `decay` is no longer supported and is ignored; use a "
-                "LearningRateSchedule (e.g. optimizers.schedules.InverseTimeDecay) as the "
-                "learning rate instead.",
-                stacklevel=2,
+                f"{who}: `lr` is Keras 2's name for `learning_rate`; use `learning_rate=`.",
+                DeprecationWarning,
+                stacklevel=3,
             )
+        # Keras 2's time-based decay, applied as Keras 2 did (Keras 3 ignores it): each
+        # step uses `learning_rate / (1 + decay * iterations)`.
+        decay = kwargs.pop("decay", None)
+        decay = 0.0 if decay is None else decay
+        if isinstance(decay, bool) or not isinstance(decay, numbers.Real) or decay < 0:
+            raise ValueError(f"{who}: `decay` must be a float >= 0; received {decay!r}.")
+        self.decay = float(decay)
         if kwargs:
             raise TypeError(
                 f"{who} got unexpected keyword argument(s) {sorted(kwargs)}. Valid base "
                 "arguments: learning_rate, weight_decay, clipnorm, clipvalue, "
                 "global_clipnorm, use_ema, ema_momentum, ema_overwrite_frequency, "
-                "loss_scale_factor, gradient_accumulation_steps, name."
+                "loss_scale_factor, gradient_accumulation_steps, name (and Keras 2's lr "
+                "and decay)."
             )
         clips = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
         given = {k: v for k, v in clips.items() if v is not None}
@@ -230,6 +242,24 @@ class Optimizer:
                 "creating the optimizer."
             )
         self._learning_rate.assign(ops.cast(value, self._learning_rate.dtype))
+
+    @property
+    def lr(self):
+        """Keras 2's name for `learning_rate` (`K.set_value(optimizer.lr, 0.01)`)."""
+        return self.learning_rate
+
+    @lr.setter
+    def lr(self, value):
+        self.learning_rate = value
+
+    def _current_learning_rate(self):
+        """The rate this step uses: `learning_rate`, divided by `1 + decay * updates`
+        when Keras 2's `decay` is set (`updates`: the updates made before this one)."""
+        learning_rate = ops.cast(self.learning_rate, "float32")
+        if self.decay:
+            done = ops.cast(self._applied_steps(), "float32")
+            learning_rate = learning_rate / (1.0 + self.decay * done)
+        return learning_rate
 
     def _new_variable(self, reference, suffix, make):
         distribution = current_distribution()
@@ -534,7 +564,7 @@ class Optimizer:
     def _update_variables(self, grads, variables) -> None:
         """One update of `variables` from `grads`: clipping, weight decay, the rule."""
         grads = self._clip(grads)
-        learning_rate = ops.cast(self.learning_rate, "float32")
+        learning_rate = self._current_learning_rate()
         self._apply_weight_decay(variables, learning_rate)
         # The step tensor is made only for who needs it: a per-step hook, or the generic
         # rule (the fused update reads the count as a number itself).
@@ -719,6 +749,8 @@ class Optimizer:
             "gradient_accumulation_steps": self.gradient_accumulation_steps,
         }
         config.update({k: getattr(self, k) for k in self._hyperparameters})
+        if self.decay:
+            config["decay"] = self.decay  # Keras 2's argument, written only when used
         return config
 
     @classmethod

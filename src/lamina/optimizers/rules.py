@@ -112,20 +112,32 @@ def adamax(grad, slots, learning_rate, step, beta_1=0.9, beta_2=0.999, epsilon=1
     return update, (m, u)
 
 
-def nadam_momentum_cache(step, beta_1=0.9):
-    """Nadam's momentum schedule `mu_t = beta_1 * (1 - 0.5 * 0.96 ** t)` (Keras 3)."""
-    return beta_1 * (1.0 - 0.5 * ops.power(0.96, step))
+def nadam_momentum_cache(step, beta_1=0.9, schedule_decay=None):
+    """Nadam's momentum schedule `mu_t = beta_1 * (1 - 0.5 * 0.96 ** t)` (Keras 3); with
+    Keras 2's `schedule_decay` `s`, `beta_1 * (1 - 0.5 * 0.96 ** (t * s))`."""
+    exponent = step if schedule_decay is None else step * schedule_decay
+    return beta_1 * (1.0 - 0.5 * ops.power(0.96, exponent))
 
 
-def nadam(grad, slots, learning_rate, step, u_product, beta_1=0.9, beta_2=0.999, epsilon=1e-7):
+def nadam(
+    grad,
+    slots,
+    learning_rate,
+    step,
+    u_product,
+    beta_1=0.9,
+    beta_2=0.999,
+    epsilon=1e-7,
+    schedule_decay=None,
+):
     """Nadam (Dozat, 2016): Adam with Nesterov momentum.
 
     `u_product` is the product of `nadam_momentum_cache` over steps `1..step` (the
     optimizer keeps it as a variable). Slots: `(m, v)`.
     """
     m, v = slots
-    u_t = nadam_momentum_cache(step, beta_1)
-    u_next = nadam_momentum_cache(step + 1.0, beta_1)
+    u_t = nadam_momentum_cache(step, beta_1, schedule_decay)
+    u_next = nadam_momentum_cache(step + 1.0, beta_1, schedule_decay)
     m = m + (grad - m) * (1.0 - beta_1)
     v = v + (ops.square(grad) - v) * (1.0 - beta_2)
     m_hat = u_next * m / (1.0 - u_product * u_next) + (1.0 - u_t) * grad / (1.0 - u_product)

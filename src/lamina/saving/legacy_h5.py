@@ -52,6 +52,7 @@ from lamina.saving.legacy_h5_weights import (
     _Reader,
     _restore_optimizer,
     read_model_weights,
+    read_weights_by_name,
 )
 
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
@@ -375,8 +376,32 @@ def is_legacy_weights(f) -> bool:
         )
 
 
-def load_weights(f, model, filepath, skip_mismatch: bool = False) -> None:
-    """Load the weights of legacy file `f` (open) into `model`, matched by topology.
+def save_weights(model, filepath) -> None:
+    """Write `model`'s weights in Keras 2's HDF5 weights layout, atomically: what Keras 2's
+    `model.save_weights("w.h5")` wrote, and what it (and lamina) load back.
+
+    The root has attributes `layer_names` (every layer of `model.layers`, in order),
+    `backend` and `keras_version`; each layer has a group with attribute `weight_names`
+    (its trainable weights first, then the others) and one dataset per name.
+    """
+    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
+    from lamina import backend
+
+    filepath = os.fspath(filepath)
+    layers = list(model.layers)
+    with atomic_write(filepath) as tmp, h5py.File(tmp, "w") as f:
+        _attr_names(f, "layer_names", [layer.name for layer in layers])
+        f.attrs["backend"] = backend.backend().encode("utf8")
+        f.attrs["keras_version"] = KERAS_VERSION.encode("utf8")
+        for layer in layers:
+            weights = _legacy_weights(layer)
+            _write_subset(f.create_group(layer.name), _unique_names("", weights), weights)
+
+
+def load_weights(f, model, filepath, skip_mismatch: bool = False, by_name: bool = False) -> None:
+    """Load the weights of legacy file `f` (open) into `model`, matched by topology or,
+    with `by_name`, by layer name (Keras 2's `load_weights(by_name=True)`).
 
     Every count and shape is checked before any weight is assigned; a mismatch is one
     `ValueError` naming the layer group and what differs.
@@ -388,7 +413,8 @@ def load_weights(f, model, filepath, skip_mismatch: bool = False) -> None:
         except ValueError as err:
             reader.fail("its HDF5 structure", str(err), err)
         group, where = (f["model_weights"], "model_weights") if "model_weights" in f else (f, "/")
-        assignments = read_model_weights(group, model, reader, where, skip_mismatch)
+        read = read_weights_by_name if by_name else read_model_weights
+        assignments = read(group, model, reader, where, skip_mismatch)
     except (OSError, KeyError, RuntimeError, IndexError, OverflowError, UnicodeError) as err:
         reader.fail("its HDF5 data", f"it is damaged ({type(err).__name__}: {err}).", err)
     for variable, value in assignments:

@@ -195,6 +195,67 @@ def read_model_weights(group, model, reader, where: str, skip_mismatch: bool = F
     return assignments
 
 
+def read_weights_by_name(group, model, reader, where: str, skip_mismatch: bool = False) -> list:
+    """`(variable, value)` pairs for `model` from a `model_weights`-style group, matched
+    by layer name as Keras 2's `load_weights(by_name=True)` did.
+
+    Each layer group of the file feeds every model layer of that name; model layers the
+    file does not name keep their weights, and file groups no layer has are ignored. A
+    different number of weights, or a weight of a different shape, is an error naming
+    the layer, or with `skip_mismatch` a warning and that layer (count) or that weight
+    (shape) left as it is.
+    """
+    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
+    if "layer_names" not in group.attrs and "layer_names0" not in group.attrs:
+        reader.fail(f"group {where!r}", "it has no 'layer_names' attribute.")
+    by_name: dict[str, list] = {}
+    for layer in model.layers:
+        by_name.setdefault(layer.name, []).append(layer)
+    assignments = []
+    for name in reader.names(group, "layer_names", f"group {where!r}"):
+        layers = by_name.get(name, [])
+        if not layers:
+            continue
+        sub = group.get(name)
+        part = f"layer group {where}/{name}"
+        if not isinstance(sub, h5py.Group):
+            reader.fail(part, "it is listed in 'layer_names' but is not a group in the file.")
+        weight_names = reader.names(sub, "weight_names", part)
+        for layer in layers:
+            variables = _legacy_weights(layer)
+            if len(weight_names) != len(variables):
+                why = (
+                    f"it holds {len(weight_names)} weight(s) but layer {layer.name!r} "
+                    f"({type(layer).__name__}) has {len(variables)}"
+                )
+                if not skip_mismatch:
+                    reader.fail(part, why + " (pass skip_mismatch=True to skip it).")
+                warnings.warn(
+                    f"Skipping the weights of layer {layer.name!r}: the file's {part} {why[3:]} "
+                    "(skip_mismatch=True).",
+                    UserWarning,
+                    stacklevel=2,
+                )
+                continue
+            for weight_name, variable in zip(weight_names, variables):
+                dataset = sub.get(weight_name)
+                shape = tuple(getattr(dataset, "shape", ()) or ())
+                if skip_mismatch and dataset is not None and shape != tuple(variable.shape):
+                    warnings.warn(
+                        f"Skipping weight {variable.path!r} of layer {layer.name!r}: the file's "
+                        f"{part}/{weight_name} has shape {shape}, the weight "
+                        f"{tuple(variable.shape)} (skip_mismatch=True).",
+                        UserWarning,
+                        stacklevel=2,
+                    )
+                    continue
+                assignments.append(
+                    (variable, _dataset_value(dataset, variable, f"{part}/{weight_name}", reader))
+                )
+    return assignments
+
+
 def _legacy_shapes(sub, weight_names) -> list:
     return [tuple(getattr(sub.get(n), "shape", ()) or ()) for n in weight_names]
 

@@ -372,13 +372,27 @@ def _read_optimizer(f, model, optimizer, assignments, strict: bool) -> None:
 
 
 def save_weights(model, filepath) -> None:
-    """Write `model`'s weights and its optimizer's state (once built) to `filepath`
-    (must end in `.weights.h5`), atomically."""
+    """Write `model`'s weights to `filepath`, atomically.
+
+    The name picks the layout, as it did across Keras versions: a path ending in
+    `.weights.h5` gets Keras 3's layout (with the optimizer's state, once built); any
+    other name (`w.h5`, `x.hdf5`, `weights00.h5`) gets Keras 2's HDF5 weights layout
+    (`layer_names` / `weight_names`), which Keras 2 loads. A `.keras` path is refused:
+    that is a whole-model file (`model.save`).
+    """
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
+    from lamina.saving import legacy_h5
+
     filepath = os.fspath(filepath)
+    if filepath.endswith(".keras"):
+        raise ValueError(
+            f"save_weights cannot write a `.keras` file ({filepath!r}): that is a whole-model "
+            "file, written by `model.save`. Use a `.weights.h5` path (Keras 3's weights "
+            "layout) or another `.h5` name (Keras 2's)."
+        )
     if not filepath.endswith(".weights.h5"):
-        raise ValueError(f"Weights files must end in `.weights.h5`; received {filepath!r}.")
+        return legacy_h5.save_weights(model, filepath)
     with atomic_write(filepath) as tmp, h5py.File(tmp, "w") as f:
         write_model(f, model)  # with the optimizer's state, as Keras's save_weights
 
@@ -540,13 +554,15 @@ def _numbers(dataset, where: str):
     return np.asarray(dataset)
 
 
-def load_weights(model, filepath, skip_mismatch: bool = False) -> None:
+def load_weights(model, filepath, skip_mismatch: bool = False, by_name: bool = False) -> None:
     """Load weights saved by `save_weights` into `model` (all shapes checked first).
 
     A damaged or mismatched file raises one ValueError naming the file and the entry;
     with `skip_mismatch=True`, layers whose weights do not match keep theirs, and each
     is named in a warning. The optimizer's state in the file is restored when the
     model has an optimizer it fits (warned about and skipped when it does not).
+    `by_name=True` (Keras 2) matches a Keras 2-layout file's layer groups to the
+    model's layers by name instead of by position.
     """
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
@@ -565,7 +581,14 @@ def load_weights(model, filepath, skip_mismatch: bool = False) -> None:
         ) from err
     with f:
         if legacy_h5.is_legacy_weights(f):  # Keras 2 `save_weights("w.h5")`, whole `.h5`
-            return legacy_h5.load_weights(f, model, filepath, skip_mismatch)
+            return legacy_h5.load_weights(f, model, filepath, skip_mismatch, by_name)
+        if by_name:
+            raise ValueError(
+                f"load_weights(by_name=True) reads Keras 2's HDF5 weights layout (files saved "
+                f"under names such as `w.h5`); {filepath!r} is in Keras 3's `.weights.h5` "
+                "layout, whose weights are matched by the model's structure: load it "
+                "without by_name."
+            )
         try:
             read_model(f, model, restore_optimizer="warn", skip_mismatch=skip_mismatch)
         except H5_ERRORS as err:

@@ -31,14 +31,27 @@ from lamina.common.serialization import (
 )
 from lamina.graph.keras_tensor import is_keras_tensor
 from lamina.utils import bounding_boxes as bounding_boxes  # the keras.utils submodule
+
+# Classic Keras's module paths (`keras.utils.np_utils.to_categorical`, ...): thin
+# modules over lamina's own functions, attributes here as in Keras 2.
+from lamina.utils import (  # noqa: F401
+    conv_utils,
+    data_utils,
+    generic_utils,
+    io_utils,
+    np_utils,
+    vis_utils,
+)
 from lamina.utils.audio_dataset import audio_dataset_from_directory
 from lamina.utils.config import Config
+from lamina.utils.data_utils import GeneratorEnqueuer, OrderedEnqueuer, SequenceEnqueuer
 from lamina.utils.dataset_utils import split_dataset
 from lamina.utils.feature_space import FeatureSpace
 from lamina.utils.file_utils import get_file
 from lamina.utils.graph_utils import get_source_inputs
 from lamina.utils.image_dataset import image_dataset_from_directory
 from lamina.utils.image_utils import array_to_img, img_to_array, load_img, save_img
+from lamina.utils.io_utils import HDF5Matrix
 from lamina.utils.model_visualization import model_to_dot, model_to_svg, plot_model
 from lamina.utils.numerical import normalize, to_categorical
 from lamina.utils.random import set_random_seed
@@ -48,6 +61,10 @@ from lamina.utils.timeseries_dataset import timeseries_dataset_from_array
 
 __all__ = [
     "FeatureSpace",
+    "GeneratorEnqueuer",
+    "HDF5Matrix",
+    "OrderedEnqueuer",
+    "SequenceEnqueuer",
     "PyDataset",
     "CustomObjectScope",
     "custom_object_scope",

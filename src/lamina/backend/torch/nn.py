@@ -490,3 +490,40 @@ def polar(abs_, angle):
     if not abs_.is_floating_point():
         abs_ = abs_.float()
     return torch.polar(abs_, angle.to(abs_.dtype))
+
+
+# The loss the other engines' forward algorithm gives an alignment that cannot exist (a
+# label longer than its output allows): large and finite, so sums and gradients stay so.
+_IMPOSSIBLE_CTC_LOSS = 1e5
+
+
+def ctc_loss(target, output, target_length, output_length, mask_index=0):
+    # torch's own kernel (`F.ctc_loss`, forward and backward in C++/CUDA): the forward
+    # algorithm written from ops costs a Python-level loop of small ops per time step.
+    output = convert_to_tensor(output)
+    if not output.is_floating_point() or output.dtype in (torch.float16, torch.bfloat16):
+        output = output.to(torch.float32)
+    device = output.device
+    target = convert_to_tensor(target).to(device=device, dtype=torch.long)
+    # Lengths past the label array or the time axis cannot be read: the kernel refuses
+    # them, the forward algorithm reads no further either.
+    target_length = convert_to_tensor(target_length).to(device=device, dtype=torch.long)
+    target_length = target_length.clamp(0, target.shape[1])
+    output_length = convert_to_tensor(output_length).to(device=device, dtype=torch.long)
+    output_length = output_length.clamp(0, output.shape[1])
+    log_probs = torch.log_softmax(output, dim=-1).transpose(0, 1)  # (time, batch, classes)
+    loss = F.ctc_loss(
+        log_probs,
+        target,
+        output_length,
+        target_length,
+        blank=int(mask_index),
+        reduction="none",
+        zero_infinity=True,
+    )
+    # An alignment needs one step per label and one more between equal neighbours.
+    positions = torch.arange(target.shape[1], device=device)
+    within = positions[1:] < target_length[:, None]
+    repeats = ((target[:, 1:] == target[:, :-1]) & within).sum(dim=1)
+    impossible = target_length + repeats > output_length
+    return torch.where(impossible, torch.full_like(loss, _IMPOSSIBLE_CTC_LOSS), loss)
