@@ -706,9 +706,7 @@ class Layer(Operation, backend.layer.LayerBase):
                         x = backend.convert_to_tensor(x)
                     return call_on_tensor(self, x, kwargs)
         if not args:
-            if "inputs" not in kwargs:
-                raise TypeError(f"{type(self).__name__} {self.name!r} was called without inputs.")
-            args = (kwargs.pop("inputs"),)
+            args = (layer_arguments.first_input(self, kwargs),)
         user_kwargs = dict(kwargs)
         if any_symbolic(args, kwargs):
             return self._symbolic_layer_call(args, user_kwargs)

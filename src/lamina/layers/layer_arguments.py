@@ -5,6 +5,8 @@ and dtype policies a config holds, and the inputs it refuses.
   constructed with, when they are plain values (`record_arguments`), as Keras does.
 - JSON turns shape tuples into lists (`tuplify` turns them back); a config's dtype may
   be a serialized policy (`dtype_name`).
+- The first input may come by keyword, under the name `call` gives it
+  (`layer(source=x, source_mask=m)`), as Keras binds it (`first_input`).
 - Text given to a layer that computes on numbers, and Keras's `bounding_box_format`,
   are refused with a message that says what to do instead.
 """
@@ -109,6 +111,46 @@ def tuplify(shapes):
             return tuple(shapes)
         return [tuplify(s) for s in shapes]
     return shapes
+
+
+# The first input by keyword -------------------------------------------------------------
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def first_call_argument(cls) -> str | None:
+    """The name of the first argument of `cls.call` after `self` when it can be given by
+    keyword (kept on the class), else None (`call(self, *args)`)."""
+    cached = cls.__dict__.get("_lamina_first_call_argument")
+    if cached is None:
+        try:
+            parameters = list(inspect.signature(cls.call).parameters.values())[1:]
+        except (TypeError, ValueError):
+            parameters = []
+        first = parameters[0] if parameters else None
+        cached = (
+            first.name
+            if first is not None and first.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+            else ""
+        )
+        cls._lamina_first_call_argument = cached
+    return cached or None
+
+
+def first_input(layer, kwargs: dict):
+    """Take the first input of a call given without positional arguments out of `kwargs`:
+    the value named as `call` names its first argument (`source=x` for
+    `call(self, source, source_mask=None)`), as Keras binds it, or `inputs=`. The layer
+    then calls `call(x, **rest)` and records the node so, which `call` reads the same."""
+    name = first_call_argument(type(layer))
+    for key in (name, "inputs"):
+        if key is not None and key in kwargs:
+            return kwargs.pop(key)
+    expected = f"`{name}`" if name else "a positional argument"
+    raise TypeError(
+        f"{type(layer).__name__} {layer.name!r} was called without inputs: pass the first "
+        f"input positionally or as {expected} (the first argument of its `call`); "
+        f"received only keyword argument(s) {sorted(kwargs)}."
+    )
 
 
 # Refused inputs ------------------------------------------------------------------------
