@@ -296,7 +296,7 @@ COMMON: dict[str, dict[str, Declaration]] = {
     ),
     "common.variables": declare(
         """
-        Variable(initializer, shape=None, dtype=None, trainable=True, name=None, path=None, *, autocast=True, aggregation='none', synchronization='auto')
+        Variable(initializer, shape=None, dtype=None, trainable=True, autocast=True, aggregation='none', synchronization='auto', name=None, *, path=None)
             The engine-independent base of every engine's Variable.
         StatelessScope(state_mapping=(), collect_losses=False)
             A scope mapping Variables to values: reads come from it, assigns are recorded.
@@ -315,6 +315,9 @@ COMMON: dict[str, dict[str, Declaration]] = {
             A number that changes whenever a variable is created or trainability changes.
         bump_structure_version()
             Change `structure_version()` (a layer's `trainable` flag was set).
+        register_initializer_lookup(get)
+            Register `lamina.initializers.get`, which resolves an initializer given to a
+            Variable by name or class.
         relaxed(keep_scopes=False)
             A context suspending the strict check of compiled steps (and, unless
             `keep_scopes`, the stateless scopes): a stateful step reads live variables.

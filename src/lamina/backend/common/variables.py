@@ -43,6 +43,8 @@ class StatelessScope:
 
     Args:
         state_mapping: iterable of `(variable, value)` pairs giving the values to read.
+            A value may be a Variable itself (`metric.stateless_update_state(
+            metric.variables, ...)`, as Keras takes it): its value now is read.
     """
 
     def __init__(self, state_mapping=(), collect_losses=False):
@@ -52,6 +54,11 @@ class StatelessScope:
         self._variables: dict[int, Variable] = {}
         self._updates: dict[int, object] = {}
         for variable, value in state_mapping:
+            if isinstance(value, Variable):
+                # Every stateless API (`stateless_call`, `stateless_apply`,
+                # `stateless_update_state`, ...) maps its state here, so one read serves
+                # them all; the scope then holds a value, never a Variable to read later.
+                value = value.value
             self._values[id(variable)] = value
             self._variables[id(variable)] = variable
 
@@ -349,17 +356,40 @@ def _choice(argument, value, allowed, none_means, name):
     return value
 
 
+# `lamina.initializers.get`, registered by that package (a floor above the seam) when it
+# is imported: a Variable takes an initializer by name, as `add_weight` does.
+_INITIALIZER_LOOKUP: list = [None]
+
+
+def register_initializer_lookup(get) -> None:
+    """Register the function that resolves an initializer's name (or class) for
+    `Variable(initializer="uniform", shape=...)`."""
+    _INITIALIZER_LOOKUP[0] = get
+
+
+def _resolve_initializer(initializer, name: str):
+    get = _INITIALIZER_LOOKUP[0]
+    if get is None:
+        raise ValueError(
+            f"Variable {name!r}: initializer {initializer!r} is named, and initializer "
+            "names are resolved by `lamina.initializers`, which registers itself when "
+            "`lamina` is imported; run `import lamina` first."
+        )
+    return get(initializer)
+
+
 class Variable:
     """A named, mutable tensor: a layer weight, an optimizer slot or a metric total.
 
+    The arguments come in Keras's order and under its names.
+
     Args:
-        initializer: an array-like initial value, or a callable `(shape, dtype) -> array`
-            (such as an initializer object) used with `shape`.
-        shape: the shape, required when `initializer` is a callable.
+        initializer: an array-like initial value; or an initializer, by name
+            (`"uniform"`, `"glorot_uniform"`, as `add_weight` takes it), class or
+            object, or any callable `(shape, dtype) -> array`, used with `shape`.
+        shape: the shape, required when `initializer` is not a value.
         dtype: the dtype; defaults to the initial value's float dtype or `floatx()`.
         trainable: whether the optimizer updates it.
-        name: a short name such as `"kernel"`.
-        path: the full name, such as `"dense/kernel"` (default: `name`).
         autocast: whether a layer under a mixed dtype policy reads it in the compute
             dtype (float variables only).
         aggregation: how a distributed copy is reduced (`"none"`, `"mean"`, `"sum"`,
@@ -367,11 +397,16 @@ class Variable:
             logical value per variable, so this is recorded, as Keras's JAX engine does.
         synchronization: `"auto"`, `"none"`, `"on_read"` or `"on_write"`; recorded, as
             `aggregation`.
+        name: a short name such as `"kernel"`.
+        path: (keyword) the full name, such as `"dense/kernel"` (default: `name` inside
+            the current name scopes).
 
     >>> import lamina
     >>> v = lamina.Variable([1.0, 2.0], name="v")
     >>> v.assign_add([1.0, 1.0]).numpy().tolist()
     [2.0, 3.0]
+    >>> lamina.Variable(shape=(2, 3), initializer="ones").numpy().sum()
+    np.float32(6.0)
     """
 
     def __init__(
@@ -380,16 +415,18 @@ class Variable:
         shape=None,
         dtype=None,
         trainable=True,
-        name=None,
-        path=None,
-        *,
         autocast=True,
         aggregation="none",
         synchronization="auto",
+        name=None,
+        *,
+        path=None,
     ):
         from lamina.backend import config
 
         self.name = name or "variable"
+        if isinstance(initializer, (str, type)):
+            initializer = _resolve_initializer(initializer, self.name)
         self._aggregation = _choice("aggregation", aggregation, _AGGREGATIONS, "none", self.name)
         self._synchronization = _choice(
             "synchronization", synchronization, _SYNCHRONIZATIONS, "none", self.name
