@@ -622,18 +622,8 @@ class Layer(Operation, backend.layer.LayerBase):
             self.set_weights(self._initial_weights)
             self._initial_weights = None
 
-    def get_build_config(self) -> dict | None:
-        if self._build_shapes is None:
-            return None
-        return {"input_shape": self._build_shapes}
-
-    def build_from_config(self, config) -> None:
-        if config and not self.built:
-            shapes = config["input_shape"]
-            shapes = _tuplify(shapes)
-            self._build_shapes = shapes
-            self.build(shapes)
-            self.built = True
+    get_build_config = layer_arguments.get_build_config
+    build_from_config = layer_arguments.build_from_config
 
     # Shapes and masks ----------------------------------------------------------------
     def compute_output_shape(self, input_shape):
@@ -717,6 +707,8 @@ class Layer(Operation, backend.layer.LayerBase):
         # Sublayers built in `build` or on their first call inside `call` get this
         # layer's path in front of theirs, as in Keras.
         with self._open_name_scope():
+            if not self.built and layer_arguments.build_shape_names(type(self)):
+                layer_arguments.build_from_call(self, args, kwargs)
             self._maybe_build(inputs)
             check_input_compatibility(self.input_spec, flat_shaped(inputs), self)
 

@@ -6,7 +6,9 @@ and dtype policies a config holds, and the inputs it refuses.
 - JSON turns shape tuples into lists (`tuplify` turns them back); a config's dtype may
   be a serialized policy (`dtype_name`).
 - The first input may come by keyword, under the name `call` gives it
-  (`layer(source=x, source_mask=m)`), as Keras binds it (`first_input`).
+  (`layer(source=x, source_mask=m)`), as Keras binds it (`first_input`); a `build` of
+  several shapes gets each `call` argument's by name (`build(self, query_shape,
+  value_shape)`, `build_from_call`), kept in the build config as Keras keeps it.
 - Text given to a layer that computes on numbers, and Keras's `bounding_box_format`,
   are refused with a message that says what to do instead.
 """
@@ -17,7 +19,7 @@ import inspect
 
 import numpy as np
 
-from lamina import dtype_policies
+from lamina import dtype_policies, tree
 from lamina.graph.keras_tensor import KerasTensor
 
 # The base classes' own `get_config` and `__init__`: a subclass that keeps the base
@@ -151,6 +153,81 @@ def first_input(layer, kwargs: dict):
         f"input positionally or as {expected} (the first argument of its `call`); "
         f"received only keyword argument(s) {sorted(kwargs)}."
     )
+
+
+# A build of several shapes ----------------------------------------------------------------
+_BUILD_KINDS = _POSITIONAL + (inspect.Parameter.KEYWORD_ONLY,)
+
+
+def build_shape_names(cls) -> tuple:
+    """The arguments of `cls.build` when it takes more than one and each names an
+    argument of `call` with a `_shape` suffix (Keras's `build(self, query_shape,
+    value_shape)` for `call(self, query, value)`), else () (kept on the class). Any
+    other `build` gets the first input's shape, positionally."""
+    cached = cls.__dict__.get("_lamina_build_shape_names")
+    if cached is None:
+        try:
+            parameters = list(inspect.signature(cls.build).parameters.values())[1:]
+            arguments = list(inspect.signature(cls.call).parameters)[1:]
+        except (TypeError, ValueError):
+            parameters, arguments = [], []
+        names = tuple(p.name for p in parameters if p.kind in _BUILD_KINDS)
+        named = len(names) > 1 and all(
+            n.endswith("_shape") and n[: -len("_shape")] in arguments for n in names
+        )
+        cached = names if named else ()
+        cls._lamina_build_shape_names = cached
+    return cached
+
+
+def _shape_of(x):
+    return tuple(x.shape) if hasattr(x, "shape") else None
+
+
+def build_from_call(layer, args, kwargs) -> None:
+    """Build `layer`, whose `build` takes several shapes, from a call's arguments:
+    `build(query_shape=..., value_shape=...)` with the shapes of the `call` arguments of
+    those names, bound as `call` binds them (positionally or by keyword), as Keras does.
+    A `call` argument not given leaves its shape to the `build` default."""
+    cls = type(layer)
+    bound = inspect.signature(cls.call).bind_partial(layer, *args, **kwargs).arguments
+    shapes = {}
+    for name in build_shape_names(cls):
+        value = bound.get(name[: -len("_shape")])
+        if value is not None and not isinstance(value, (bool, int, float, str)):
+            shapes[name] = tree.map_structure(_shape_of, value)
+    layer._build_shapes_dict = shapes
+    layer.build(**shapes)
+    layer.built = True
+    if layer._initial_weights is not None:
+        layer.set_weights(layer._initial_weights)
+        layer._initial_weights = None
+
+
+def get_build_config(layer) -> dict | None:
+    """`Layer.get_build_config`: the input shape the layer was built with, or, for a
+    `build` of several shapes, each by name (`{"shapes_dict": ...}`, Keras's form)."""
+    named = layer.__dict__.get("_build_shapes_dict")
+    if named is not None:
+        return {"shapes_dict": named}
+    if layer._build_shapes is None:
+        return None
+    return {"input_shape": layer._build_shapes}
+
+
+def build_from_config(layer, config) -> None:
+    """`Layer.build_from_config`: build from what `get_build_config` returned."""
+    if not config or layer.built:
+        return
+    if "shapes_dict" in config:
+        shapes = {k: tuplify(v) for k, v in config["shapes_dict"].items()}
+        layer._build_shapes_dict = shapes
+        layer.build(**shapes)
+    else:
+        shapes = tuplify(config["input_shape"])
+        layer._build_shapes = shapes
+        layer.build(shapes)
+    layer.built = True
 
 
 # Refused inputs ------------------------------------------------------------------------
