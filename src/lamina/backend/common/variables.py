@@ -362,7 +362,7 @@ _INITIALIZER_LOOKUP: list = [None]
 
 
 def register_initializer_lookup(get) -> None:
-    """Register the function that resolves an initializer's name (or class) for
+    """Register the function that resolves an initializer's name (or config, or class) for
     `Variable(initializer="uniform", shape=...)`."""
     _INITIALIZER_LOOKUP[0] = get
 
@@ -385,8 +385,9 @@ class Variable:
 
     Args:
         initializer: an array-like initial value; or an initializer, by name
-            (`"uniform"`, `"glorot_uniform"`, as `add_weight` takes it), class or
-            object, or any callable `(shape, dtype) -> array`, used with `shape`.
+            (`"uniform"`, `"glorot_uniform"`, as `add_weight` takes it), config dict,
+            class or object, or any callable `(shape, dtype) -> array`, used with
+            `shape`.
         shape: the shape, required when `initializer` is not a value.
         dtype: the dtype; defaults to the initial value's float dtype or `floatx()`.
         trainable: whether the optimizer updates it.
@@ -425,7 +426,7 @@ class Variable:
         from lamina.backend import config
 
         self.name = name or "variable"
-        if isinstance(initializer, (str, type)):
+        if isinstance(initializer, (str, dict, type)):
             initializer = _resolve_initializer(initializer, self.name)
         self._aggregation = _choice("aggregation", aggregation, _AGGREGATIONS, "none", self.name)
         self._synchronization = _choice(
