@@ -702,7 +702,8 @@ class Layer(Operation, backend.layer.LayerBase):
             return self._symbolic_layer_call(args, user_kwargs)
 
         inputs = self._convert_inputs(args[0])
-        args = (inputs,) + args[1:]
+        args = (inputs,) + layer_arguments.convert_arrays(self, args[1:])
+        kwargs = layer_arguments.convert_arrays(self, kwargs)
         check_input_compatibility(self.input_spec, flat_shaped(inputs), self)
         # Sublayers built in `build` or on their first call inside `call` get this
         # layer's path in front of theirs, as in Keras.

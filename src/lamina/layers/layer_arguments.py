@@ -19,7 +19,8 @@ import inspect
 
 import numpy as np
 
-from lamina import dtype_policies, tree
+from lamina import backend, dtype_policies, tree
+from lamina.backend.common.variables import Variable
 from lamina.graph.keras_tensor import KerasTensor
 
 # The base classes' own `get_config` and `__init__`: a subclass that keeps the base
@@ -153,6 +154,33 @@ def first_input(layer, kwargs: dict):
         f"input positionally or as {expected} (the first argument of its `call`); "
         f"received only keyword argument(s) {sorted(kwargs)}."
     )
+
+
+def convert_arrays(layer, arguments):
+    """A call's arguments after the first (a tuple, or the keywords' dict), with each
+    numeric NumPy array, Variable and engine tensor in them made an engine tensor, float
+    ones in the dtype the layer takes its inputs in, as Keras converts every array a
+    call is given: `layer(source=x, source_mask=m)` gets `m` as a tensor too (an engine
+    such as torch cannot mix a tensor with a NumPy array). Other values stay as given."""
+    if not arguments:
+        return arguments
+    dtype = None
+
+    def convert(value):
+        nonlocal dtype
+        if isinstance(value, Variable):
+            value = value.value
+        elif isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
+            value = backend.convert_to_tensor(value)
+        elif not backend.is_tensor(value):
+            return value
+        if layer.autocast and "float" in str(value.dtype):
+            dtype = dtype or layer._inputs_dtype()
+            if backend.standardize_dtype(value.dtype) != dtype:
+                value = backend.core.cast(value, dtype)
+        return value
+
+    return tree.map_structure(convert, arguments)
 
 
 # A build of several shapes ----------------------------------------------------------------
