@@ -38,13 +38,17 @@ def _scope_stack() -> list:
     return stack
 
 
+_HOST_DATA = (np.ndarray, np.generic, int, float, list, tuple)
+
+
 class StatelessScope:
     """Maps variables to values so layer code can run as a pure function.
 
     Args:
         state_mapping: iterable of `(variable, value)` pairs giving the values to read.
             A value may be a Variable itself (`metric.stateless_update_state(
-            metric.variables, ...)`, as Keras takes it): its value now is read.
+            metric.variables, ...)`, as Keras takes it), whose value now is read, or
+            NumPy data, converted to the variable's dtype.
     """
 
     def __init__(self, state_mapping=(), collect_losses=False):
@@ -54,11 +58,15 @@ class StatelessScope:
         self._variables: dict[int, Variable] = {}
         self._updates: dict[int, object] = {}
         for variable, value in state_mapping:
+            # Every stateless API (`stateless_call`, `stateless_apply`,
+            # `stateless_update_state`, ...) maps its state here, so this serves them
+            # all, as Keras's scope does: a Variable given as a value is read now, and
+            # host data (NumPy, Python numbers) becomes an engine array of the
+            # variable's dtype. Engine arrays (the compiled steps' own) pass untouched.
             if isinstance(value, Variable):
-                # Every stateless API (`stateless_call`, `stateless_apply`,
-                # `stateless_update_state`, ...) maps its state here, so one read serves
-                # them all; the scope then holds a value, never a Variable to read later.
                 value = value.value
+            elif isinstance(value, _HOST_DATA):
+                value = variable._convert(value, variable.dtype)
             self._values[id(variable)] = value
             self._variables[id(variable)] = variable
 
