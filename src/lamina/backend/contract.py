@@ -315,9 +315,6 @@ COMMON: dict[str, dict[str, Declaration]] = {
             A number that changes whenever a variable is created or trainability changes.
         bump_structure_version()
             Change `structure_version()` (a layer's `trainable` flag was set).
-        register_initializer_lookup(get)
-            Register `lamina.initializers.get`, which resolves an initializer given to a
-            Variable by name or class.
         relaxed(keep_scopes=False)
             A context suspending the strict check of compiled steps (and, unless
             `keep_scopes`, the stateless scopes): a stateful step reads live variables.
@@ -380,6 +377,15 @@ COMMON: dict[str, dict[str, Declaration]] = {
             The distribution set with `lamina.distribution.set_distribution`, or `None`.
         set_current_distribution(value)
             Record the distribution in use (`None`: one device).
+        """
+    ),
+    "common.initializer_lookup": declare(
+        """
+        register_initializer_lookup(get)
+            Register `lamina.initializers.get`, which resolves an initializer given to a
+            Variable by name, config or class (done when `lamina` is imported).
+        resolve_initializer(initializer, name)
+            The initializer given by name, config or class, resolved by the registration.
         """
     ),
     "common.classic": declare(

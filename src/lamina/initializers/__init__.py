@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 
 from lamina import backend, ops
-from lamina.backend.common.variables import register_initializer_lookup
+from lamina.backend.common.initializer_lookup import register_initializer_lookup
 from lamina.common import serialization
 from lamina.initializers.constant_initializers import (
     Constant,

@@ -26,6 +26,7 @@ import threading
 import numpy as np
 
 from lamina.backend.common.global_state import current_distribution
+from lamina.backend.common.initializer_lookup import resolve_initializer
 from lamina.backend.common.name_scope import current_path
 
 _state = threading.local()
@@ -364,28 +365,6 @@ def _choice(argument, value, allowed, none_means, name):
     return value
 
 
-# `lamina.initializers.get`, registered by that package (a floor above the seam) when it
-# is imported: a Variable takes an initializer by name, as `add_weight` does.
-_INITIALIZER_LOOKUP: list = [None]
-
-
-def register_initializer_lookup(get) -> None:
-    """Register the function that resolves an initializer's name (or config, or class) for
-    `Variable(initializer="uniform", shape=...)`."""
-    _INITIALIZER_LOOKUP[0] = get
-
-
-def _resolve_initializer(initializer, name: str):
-    get = _INITIALIZER_LOOKUP[0]
-    if get is None:
-        raise ValueError(
-            f"Variable {name!r}: initializer {initializer!r} is named, and initializer "
-            "names are resolved by `lamina.initializers`, which registers itself when "
-            "`lamina` is imported; run `import lamina` first."
-        )
-    return get(initializer)
-
-
 class Variable:
     """A named, mutable tensor: a layer weight, an optimizer slot or a metric total.
 
@@ -435,7 +414,7 @@ class Variable:
 
         self.name = name or "variable"
         if isinstance(initializer, (str, dict, type)):
-            initializer = _resolve_initializer(initializer, self.name)
+            initializer = resolve_initializer(initializer, self.name)
         self._aggregation = _choice("aggregation", aggregation, _AGGREGATIONS, "none", self.name)
         self._synchronization = _choice(
             "synchronization", synchronization, _SYNCHRONIZATIONS, "none", self.name
