@@ -55,6 +55,7 @@ def build_structures(model, x, outputs=None):
         # outputs on it give the output structure, so its `call` never sees a batch
         # size other than the data's (as in Keras, which builds from the first batch).
         outputs = model(x)
+        functional = getattr(model, "_function", None) is not None  # a deferred stack
     if functional:
         spec = output_spec_for(model, x)
     else:
