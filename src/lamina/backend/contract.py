@@ -309,7 +309,7 @@ COMMON: dict[str, dict[str, Declaration]] = {
     ),
     "common.variables": declare(
         """
-        Variable(initializer, shape=None, dtype=None, trainable=True, name=None, path=None, *, autocast=True, aggregation='none', synchronization='auto')
+        Variable(initializer, shape=None, dtype=None, trainable=True, autocast=True, aggregation='none', synchronization='auto', name=None, *, path=None)
             The engine-independent base of every engine's Variable.
         StatelessScope(state_mapping=(), collect_losses=False)
             A scope mapping Variables to values: reads come from it, assigns are recorded.
@@ -390,6 +390,15 @@ COMMON: dict[str, dict[str, Declaration]] = {
             The distribution set with `lamina.distribution.set_distribution`, or `None`.
         set_current_distribution(value)
             Record the distribution in use (`None`: one device).
+        """
+    ),
+    "common.initializer_lookup": declare(
+        """
+        register_initializer_lookup(get)
+            Register `lamina.initializers.get`, which resolves an initializer given to a
+            Variable by name, config or class (done when `lamina` is imported).
+        resolve_initializer(initializer, name)
+            The initializer given by name, config or class, resolved by the registration.
         """
     ),
     "common.classic": declare(

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 
 from lamina import backend, ops
+from lamina.backend.common.initializer_lookup import register_initializer_lookup
 from lamina.common import serialization
 from lamina.initializers.constant_initializers import (
     Constant,
@@ -169,6 +170,9 @@ def get(identifier) -> Initializer | Callable | None:
         f"{sorted(_NAMES)}."
     )
 
+
+# `lamina.Variable(shape=..., initializer="uniform")` resolves the name with `get`.
+register_initializer_lookup(get)
 
 __all__ = [
     "Constant",

@@ -182,14 +182,14 @@ class BaseAugmentation(Layer):
     def inference(self, images):
         return images
 
-    def call(self, inputs, training=True):
-        data = dict(inputs) if isinstance(inputs, dict) else None
-        if data is not None and "images" not in data:
+    def call(self, data, training=True):
+        parts = dict(data) if isinstance(data, dict) else None
+        if parts is not None and "images" not in parts:
             raise ValueError(
                 f"{self.who}: a dict input needs an 'images' key (and optionally 'labels'); "
-                f"received keys {sorted(data)}."
+                f"received keys {sorted(parts)}."
             )
-        images = ops.cast(data["images"] if data is not None else inputs, self.compute_dtype)
+        images = ops.cast(parts["images"] if parts is not None else data, self.compute_dtype)
         if len(images.shape) not in (3, 4):
             raise ValueError(
                 f"{self.who} expects a batch of images (batch, height, width, channels) or "
@@ -199,7 +199,7 @@ class BaseAugmentation(Layer):
         batch = ops.expand_dims(images, 0) if single else images
         if self.data_format == "channels_first":
             batch = ops.transpose(batch, (0, 2, 3, 1))
-        labels = None if data is None else data.get("labels")
+        labels = None if parts is None else parts.get("labels")
         if labels is not None:
             labels = ops.convert_to_tensor(labels)
             labels = ops.expand_dims(labels, 0) if single else labels
@@ -211,12 +211,12 @@ class BaseAugmentation(Layer):
         if self.data_format == "channels_first":
             batch = ops.transpose(batch, (0, 3, 1, 2))
         out = ops.squeeze(batch, 0) if single else batch
-        if data is None:
+        if parts is None:
             return out
-        data["images"] = out
+        parts["images"] = out
         if labels is not None:
-            data["labels"] = ops.squeeze(labels, 0) if single else labels
-        return data
+            parts["labels"] = ops.squeeze(labels, 0) if single else labels
+        return parts
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)

@@ -175,12 +175,12 @@ class ContrastLimitedAdaptiveHistogramEqualization(BaseAugmentation):
         self.clip_limit = float(clip_limit)
         self.tile_grid_size = _check_grid(self.who, tile_grid_size)
 
-    def call(self, inputs, training=True):
+    def call(self, data, training=True):
         # As in Keras, integer images (e.g. uint8) come back in their own dtype, the
         # equalized values truncated; float images come back in the compute dtype.
-        source = inputs.get("images") if isinstance(inputs, dict) else inputs
+        source = data.get("images") if isinstance(data, dict) else data
         dtype = getattr(source, "dtype", None)
-        outputs = super().call(inputs, training=training)
+        outputs = super().call(data, training=training)
         if dtype is None or not backend.is_int_dtype(backend.standardize_dtype(dtype)):
             return outputs
         if isinstance(outputs, dict):

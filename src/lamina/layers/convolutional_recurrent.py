@@ -534,14 +534,14 @@ class _ConvLSTM(RNN):
         ]
 
     # Calling ----------------------------------------------------------------------------
-    def call(self, inputs, initial_state=None, mask=None, training=False):
-        if isinstance(inputs, (list, tuple)):
-            if initial_state is None and len(inputs) > 1:
-                initial_state = list(inputs[1:])
-            inputs = inputs[0]
+    def call(self, sequences, initial_state=None, mask=None, training=False):
+        if isinstance(sequences, (list, tuple)):
+            if initial_state is None and len(sequences) > 1:
+                initial_state = list(sequences[1:])
+            sequences = sequences[0]
         if initial_state is not None:
             initial_state = self._flatten_states(initial_state, "initial_state")
-        result = super().call(inputs, initial_state=initial_state, mask=mask, training=training)
+        result = super().call(sequences, initial_state=initial_state, mask=mask, training=training)
         if self.return_state:
             output, states = result[0], result[1:]
         else:

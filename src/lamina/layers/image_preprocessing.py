@@ -117,12 +117,12 @@ class _RandomAffine(Layer):
     def _transforms(self, batch_size: int, height: int, width: int):
         raise NotImplementedError  # each subclass draws its own transform
 
-    def call(self, inputs, training=True):
-        inputs = ops.cast(inputs, self.compute_dtype)
-        _check_images(self, inputs.shape)
+    def call(self, data, training=True):
+        data = ops.cast(data, self.compute_dtype)
+        _check_images(self, data.shape)
         if not training:
-            return inputs
-        images, restore = _as_batch(inputs)
+            return data
+        images, restore = _as_batch(data)
         h_axis, w_axis = _hw_axes(4, self.data_format)
         transform = self._transforms(images.shape[0], images.shape[h_axis], images.shape[w_axis])
         out = ops_image.affine_transform(
@@ -342,12 +342,12 @@ class RandomFlip(Layer):
         self.seed_generator = ops_random.SeedGenerator(seed)
         self.built = True
 
-    def call(self, inputs, training=True):
-        inputs = ops.cast(inputs, self.compute_dtype)
-        _check_images(self, inputs.shape)
+    def call(self, data, training=True):
+        data = ops.cast(data, self.compute_dtype)
+        _check_images(self, data.shape)
         if not training:
-            return inputs
-        images, restore = _as_batch(inputs)
+            return data
+        images, restore = _as_batch(data)
         h_axis, w_axis = _hw_axes(4, self.data_format)
         axes = {"horizontal": [w_axis], "vertical": [h_axis]}.get(self.mode, [w_axis, h_axis])
         for axis in axes:
@@ -413,12 +413,12 @@ class RandomContrast(Layer):
         self.seed_generator = ops_random.SeedGenerator(seed)
         self.built = True
 
-    def call(self, inputs, training=True):
-        inputs = ops.cast(inputs, self.compute_dtype)
-        _check_images(self, inputs.shape)
+    def call(self, data, training=True):
+        data = ops.cast(data, self.compute_dtype)
+        _check_images(self, data.shape)
         if not training:
-            return inputs
-        images, restore = _as_batch(inputs)
+            return data
+        images, restore = _as_batch(data)
         h_axis, w_axis = _hw_axes(4, self.data_format)
         contrast = ops_random.uniform(
             (images.shape[0], 1, 1, 1),
@@ -523,9 +523,9 @@ class Resizing(Layer):
         self.data_format = _data_format(who, data_format)
         self.built = True
 
-    def call(self, inputs):
-        input_dtype = backend.standardize_dtype(ops.dtype(inputs))
-        images = ops.cast(inputs, self.compute_dtype)
+    def call(self, data):
+        input_dtype = backend.standardize_dtype(ops.dtype(data))
+        images = ops.cast(data, self.compute_dtype)
         resized = self._resize(images)
         if backend.is_int_dtype(input_dtype):
             # As Keras 3: an integer image stays one, rounded and saturated (bicubic
@@ -607,8 +607,8 @@ class CenterCrop(Layer):
         self.data_format = _data_format(who, data_format)
         self.built = True
 
-    def call(self, inputs):
-        images = ops.cast(inputs, self.compute_dtype)
+    def call(self, data):
+        images = ops.cast(data, self.compute_dtype)
         _check_images(self, images.shape)
         h_axis, w_axis = _hw_axes(len(images.shape), self.data_format)
         height, width = images.shape[h_axis], images.shape[w_axis]

@@ -622,18 +622,8 @@ class Layer(Operation, backend.layer.LayerBase):
             self.set_weights(self._initial_weights)
             self._initial_weights = None
 
-    def get_build_config(self) -> dict | None:
-        if self._build_shapes is None:
-            return None
-        return {"input_shape": self._build_shapes}
-
-    def build_from_config(self, config) -> None:
-        if config and not self.built:
-            shapes = config["input_shape"]
-            shapes = _tuplify(shapes)
-            self._build_shapes = shapes
-            self.build(shapes)
-            self.built = True
+    get_build_config = layer_arguments.get_build_config
+    build_from_config = layer_arguments.build_from_config
 
     # Shapes and masks ----------------------------------------------------------------
     def compute_output_shape(self, input_shape):
@@ -706,19 +696,20 @@ class Layer(Operation, backend.layer.LayerBase):
                         x = backend.convert_to_tensor(x)
                     return call_on_tensor(self, x, kwargs)
         if not args:
-            if "inputs" not in kwargs:
-                raise TypeError(f"{type(self).__name__} {self.name!r} was called without inputs.")
-            args = (kwargs.pop("inputs"),)
+            args = (layer_arguments.first_input(self, kwargs),)
         user_kwargs = dict(kwargs)
         if any_symbolic(args, kwargs):
             return self._symbolic_layer_call(args, user_kwargs)
 
         inputs = self._convert_inputs(args[0])
-        args = (inputs,) + args[1:]
+        args = (inputs,) + layer_arguments.convert_arrays(self, args[1:])
+        kwargs = layer_arguments.convert_arrays(self, kwargs)
         check_input_compatibility(self.input_spec, flat_shaped(inputs), self)
         # Sublayers built in `build` or on their first call inside `call` get this
         # layer's path in front of theirs, as in Keras.
         with self._open_name_scope():
+            if not self.built and layer_arguments.build_shape_names(type(self)):
+                layer_arguments.build_from_call(self, args, kwargs)
             self._maybe_build(inputs)
             check_input_compatibility(self.input_spec, flat_shaped(inputs), self)
 

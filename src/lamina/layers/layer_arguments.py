@@ -5,6 +5,10 @@ and dtype policies a config holds, and the inputs it refuses.
   constructed with, when they are plain values (`record_arguments`), as Keras does.
 - JSON turns shape tuples into lists (`tuplify` turns them back); a config's dtype may
   be a serialized policy (`dtype_name`).
+- The first input may come by keyword, under the name `call` gives it
+  (`layer(source=x, source_mask=m)`), as Keras binds it (`first_input`); a `build` of
+  several shapes gets each `call` argument's by name (`build(self, query_shape,
+  value_shape)`, `build_from_call`), kept in the build config as Keras keeps it.
 - Text given to a layer that computes on numbers, and Keras's `bounding_box_format`,
   are refused with a message that says what to do instead.
 """
@@ -15,7 +19,8 @@ import inspect
 
 import numpy as np
 
-from lamina import dtype_policies
+from lamina import backend, dtype_policies, tree
+from lamina.backend.common.variables import Variable
 from lamina.graph.keras_tensor import KerasTensor
 
 # The base classes' own `get_config` and `__init__`: a subclass that keeps the base
@@ -109,6 +114,148 @@ def tuplify(shapes):
             return tuple(shapes)
         return [tuplify(s) for s in shapes]
     return shapes
+
+
+# The first input by keyword -------------------------------------------------------------
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def first_call_argument(cls) -> str | None:
+    """The name of the first argument of `cls.call` after `self` when it can be given by
+    keyword (kept on the class), else None (`call(self, *args)`)."""
+    cached = cls.__dict__.get("_lamina_first_call_argument")
+    if cached is None:
+        try:
+            parameters = list(inspect.signature(cls.call).parameters.values())[1:]
+        except (TypeError, ValueError):
+            parameters = []
+        first = parameters[0] if parameters else None
+        cached = (
+            first.name
+            if first is not None and first.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+            else ""
+        )
+        cls._lamina_first_call_argument = cached
+    return cached or None
+
+
+def first_input(layer, kwargs: dict):
+    """Take the first input of a call given without positional arguments out of `kwargs`:
+    the value named as `call` names its first argument (`source=x` for
+    `call(self, source, source_mask=None)`), as Keras binds it, or `inputs=`. The layer
+    then calls `call(x, **rest)` and records the node so, which `call` reads the same."""
+    name = first_call_argument(type(layer))
+    for key in (name, "inputs"):
+        if key is not None and key in kwargs:
+            return kwargs.pop(key)
+    expected = f"`{name}`" if name else "a positional argument"
+    raise TypeError(
+        f"{type(layer).__name__} {layer.name!r} was called without inputs: pass the first "
+        f"input positionally or as {expected} (the first argument of its `call`); "
+        f"received only keyword argument(s) {sorted(kwargs)}."
+    )
+
+
+def convert_arrays(layer, arguments):
+    """A call's arguments after the first (a tuple, or the keywords' dict), with each
+    numeric NumPy array, Variable and engine tensor in them made an engine tensor, float
+    ones in the dtype the layer takes its inputs in, as Keras converts every array a
+    call is given: `layer(source=x, source_mask=m)` gets `m` as a tensor too (an engine
+    such as torch cannot mix a tensor with a NumPy array). Other values stay as given."""
+    if not arguments:
+        return arguments
+    dtype = None
+
+    def convert(value):
+        nonlocal dtype
+        if isinstance(value, Variable):
+            value = value.value
+        elif isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
+            value = backend.convert_to_tensor(value)
+        elif not backend.is_tensor(value):
+            return value
+        if layer.autocast and "float" in str(value.dtype):
+            dtype = dtype or layer._inputs_dtype()
+            if backend.standardize_dtype(value.dtype) != dtype:
+                value = backend.core.cast(value, dtype)
+        return value
+
+    return tree.map_structure(convert, arguments)
+
+
+# A build of several shapes ----------------------------------------------------------------
+_BUILD_KINDS = _POSITIONAL + (inspect.Parameter.KEYWORD_ONLY,)
+
+
+def build_shape_names(cls) -> tuple:
+    """The arguments of `cls.build` when it takes more than one and each names an
+    argument of `call` with a `_shape` suffix (Keras's `build(self, query_shape,
+    value_shape)` for `call(self, query, value)`), else () (kept on the class). Any
+    other `build` gets the first input's shape, positionally."""
+    cached = cls.__dict__.get("_lamina_build_shape_names")
+    if cached is None:
+        try:
+            parameters = list(inspect.signature(cls.build).parameters.values())[1:]
+            arguments = list(inspect.signature(cls.call).parameters)[1:]
+        except (TypeError, ValueError):
+            parameters, arguments = [], []
+        names = tuple(p.name for p in parameters if p.kind in _BUILD_KINDS)
+        named = len(names) > 1 and all(
+            n.endswith("_shape") and n[: -len("_shape")] in arguments for n in names
+        )
+        cached = names if named else ()
+        cls._lamina_build_shape_names = cached
+    return cached
+
+
+def _shape_of(x):
+    return tuple(x.shape) if hasattr(x, "shape") else None
+
+
+def build_from_call(layer, args, kwargs) -> None:
+    """Build `layer`, whose `build` takes several shapes, from a call's arguments:
+    `build(query_shape=..., value_shape=...)` with the shapes of the `call` arguments of
+    those names, bound as `call` binds them (positionally or by keyword), as Keras does.
+    A `call` argument not given leaves its shape to the `build` default."""
+    cls = type(layer)
+    bound = inspect.signature(cls.call).bind_partial(layer, *args, **kwargs).arguments
+    shapes = {}
+    for name in build_shape_names(cls):
+        value = bound.get(name[: -len("_shape")])
+        if value is not None and not isinstance(value, (bool, int, float, str)):
+            shapes[name] = tree.map_structure(_shape_of, value)
+    layer._build_shapes_dict = shapes
+    layer.build(**shapes)
+    layer.built = True
+    if layer._initial_weights is not None:
+        layer.set_weights(layer._initial_weights)
+        layer._initial_weights = None
+
+
+def get_build_config(layer) -> dict | None:
+    """`Layer.get_build_config`: the input shape the layer was built with, or, for a
+    `build` of several shapes, each by name (`{"shapes_dict": ...}`, Keras's form)."""
+    named = layer.__dict__.get("_build_shapes_dict")
+    if named is not None:
+        return {"shapes_dict": named}
+    if layer._build_shapes is None:
+        return None
+    return {"input_shape": layer._build_shapes}
+
+
+def build_from_config(layer, config) -> None:
+    """`Layer.build_from_config`: build from what `get_build_config` returned."""
+    if not config or layer.built:
+        return
+    if "shapes_dict" in config:
+        shapes = {k: tuplify(v) for k, v in config["shapes_dict"].items()}
+        layer._build_shapes_dict = shapes
+        layer.build(**shapes)
+    else:
+        shapes = tuplify(config["input_shape"])
+        layer._build_shapes = shapes
+        layer.build(shapes)
+    layer.built = True
 
 
 # Refused inputs ------------------------------------------------------------------------

@@ -168,16 +168,16 @@ class MaxNumBoundingBoxes(Layer):
             boxes, labels = ops.squeeze(boxes, 0), ops.squeeze(labels, 0)
         return {**bounding_boxes, "boxes": boxes, "labels": labels}
 
-    def call(self, inputs):
-        if not isinstance(inputs, dict):
-            self._check_images(inputs)
-            return inputs
-        self._check_dict(inputs)
-        data = dict(inputs)
-        batched = self._check_images(data["images"])
-        if "bounding_boxes" in data:
-            data["bounding_boxes"] = self._bounding_boxes(data["bounding_boxes"], batched)
-        return data
+    def call(self, data):
+        if not isinstance(data, dict):
+            self._check_images(data)
+            return data
+        self._check_dict(data)
+        parts = dict(data)
+        batched = self._check_images(parts["images"])
+        if "bounding_boxes" in parts:
+            parts["bounding_boxes"] = self._bounding_boxes(parts["bounding_boxes"], batched)
+        return parts
 
     def compute_output_spec(self, inputs):
         # Built from the shapes rather than traced: labels keep their dtype, boxes are

@@ -587,12 +587,10 @@ class RMSNormalization(Layer):
         self.scale = self.add_weight(shape=tuple(dims), initializer="ones", name="scale")
         self.built = True
 
-    def call(self, inputs):
-        ms = ops.mean(ops.square(inputs), axis=self._axes_list, keepdims=True)
-        outputs = ops.multiply(inputs, ops.rsqrt(ops.add(ms, self.epsilon)))
-        return ops.multiply(
-            outputs, ops.reshape(ops.cast(self.scale.value, inputs.dtype), self._bshape)
-        )
+    def call(self, x):
+        ms = ops.mean(ops.square(x), axis=self._axes_list, keepdims=True)
+        outputs = ops.multiply(x, ops.rsqrt(ops.add(ms, self.epsilon)))
+        return ops.multiply(outputs, ops.reshape(ops.cast(self.scale.value, x.dtype), self._bshape))
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)

@@ -237,20 +237,20 @@ class RNN(Layer):
             out.append(s)
         return out
 
-    def call(self, inputs, initial_state=None, mask=None, training=False):
-        if isinstance(inputs, (list, tuple)):
-            if initial_state is None and len(inputs) > 1:
-                initial_state = list(inputs[1:])
-            inputs = inputs[0]
+    def call(self, sequences, initial_state=None, mask=None, training=False):
+        if isinstance(sequences, (list, tuple)):
+            if initial_state is None and len(sequences) > 1:
+                initial_state = list(sequences[1:])
+            sequences = sequences[0]
         if isinstance(mask, (list, tuple)):
             mask = mask[0]
-        batch_size = inputs.shape[0]
-        timesteps = inputs.shape[1]
+        batch_size = sequences.shape[0]
+        timesteps = sequences.shape[1]
         if mask is not None and shapes_differ(mask.shape, (batch_size, timesteps)):
             raise ValueError(
                 f"{type(self).__name__} {self.name!r}: the mask must have shape (batch, "
                 f"timesteps) = {(batch_size, timesteps)} for input shape "
-                f"{tuple(inputs.shape)}; received mask shape {tuple(mask.shape)}."
+                f"{tuple(sequences.shape)}; received mask shape {tuple(mask.shape)}."
             )
 
         use_state_vars = False
@@ -272,17 +272,19 @@ class RNN(Layer):
 
         cells = [c for c in _cells_of(self.cell) if isinstance(c, DropoutRNNCell)]
         if training and cells:
-            in_size, idx = inputs.shape[-1], 0
+            in_size, idx = sequences.shape[-1], 0
             for c in _cells_of(self.cell):
                 if isinstance(c, DropoutRNNCell):
                     if c.dropout > 0:
-                        c.get_dropout_mask(ops.zeros((batch_size, in_size), inputs.dtype))
+                        c.get_dropout_mask(ops.zeros((batch_size, in_size), sequences.dtype))
                     if c.recurrent_dropout > 0:
                         c.get_recurrent_dropout_mask(states[idx])
                 idx += len(_flat_sizes(c.state_size))
                 in_size = _cell_output_size(c)
         try:
-            outputs, last_output, new_states = self._loop(inputs, states, mask, training, timesteps)
+            outputs, last_output, new_states = self._loop(
+                sequences, states, mask, training, timesteps
+            )
         finally:
             for c in cells:
                 c.reset_dropout_mask()

@@ -303,10 +303,10 @@ class SimpleRNNCell(_CellBase):
     def build(self, input_shape):
         self._build_kernels(input_shape, 1, (self.units,))
 
-    def call(self, inputs, states, training=False):
+    def call(self, sequence, states, training=False):
         prev = states[0] if isinstance(states, (list, tuple)) else states
-        inputs, prev = self._apply_dropout(inputs, prev, training)
-        h = ops.matmul(inputs, self.kernel)
+        sequence, prev = self._apply_dropout(sequence, prev, training)
+        h = ops.matmul(sequence, self.kernel)
         if self.bias is not None:
             h = ops.add(h, self.bias)
         output = self._act(ops.add(h, ops.matmul(prev, self.recurrent_kernel)))

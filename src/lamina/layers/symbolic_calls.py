@@ -9,6 +9,7 @@ from lamina import tree
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
 from lamina.graph.operation import output_spec
+from lamina.layers import layer_arguments
 from lamina.layers.input_spec import check_input_compatibility
 
 
@@ -23,6 +24,8 @@ def symbolic_call(layer, args, user_kwargs):
 
     inputs = args[0]
     check_input_compatibility(layer.input_spec, flat_shaped(inputs), layer)
+    if not layer.built and layer_arguments.build_shape_names(type(layer)):
+        layer_arguments.build_from_call(layer, args, user_kwargs)
     layer._maybe_build(inputs)
     check_input_compatibility(layer.input_spec, flat_shaped(inputs), layer)
     kwargs = dict(user_kwargs)

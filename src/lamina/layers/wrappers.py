@@ -127,7 +127,7 @@ class Bidirectional(Layer):
             return ops.multiply(y, y_rev)
         return [y, y_rev]
 
-    def call(self, inputs, initial_state=None, mask=None, training=None):
+    def call(self, sequences, initial_state=None, mask=None, training=None):
         fw_kwargs, bw_kwargs = {}, {}
         if mask is not None:
             fw_kwargs["mask"] = bw_kwargs["mask"] = mask
@@ -143,8 +143,8 @@ class Bidirectional(Layer):
             half = len(states) // 2
             fw_kwargs["initial_state"] = states[:half]
             bw_kwargs["initial_state"] = states[half:]
-        y = self.forward_layer(inputs, **fw_kwargs)
-        y_rev = self.backward_layer(inputs, **bw_kwargs)
+        y = self.forward_layer(sequences, **fw_kwargs)
+        y_rev = self.backward_layer(sequences, **bw_kwargs)
         if self.return_state:
             states = list(y[1:]) + list(y_rev[1:])
             y, y_rev = y[0], y_rev[0]

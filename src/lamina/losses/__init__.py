@@ -111,10 +111,12 @@ def serialize(loss):
     return serialization.serialize_keras_object(loss, "losses")
 
 
-def deserialize(config, custom_objects=None):
-    """Rebuild a loss from `serialize` output or a name (names give functions or classes)."""
+def deserialize(name, custom_objects=None):
+    """Rebuild a loss from `serialize` output or a name (names give functions or classes).
+
+    `name` is Keras's word for the argument (it takes a config as well)."""
     return serialization.deserialize_keras_object(
-        config, "losses", custom_objects, printable_module_name="loss function"
+        name, "losses", custom_objects, printable_module_name="loss function"
     )
 
 

@@ -16,16 +16,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from lamina import backend, ops
+from lamina import backend, initializers, ops
 from lamina.backend.common.global_state import to_snake_case
 
 
 def _initializer(initializer):
-    if callable(initializer):
-        return initializer
+    if callable(initializer):  # a function, or an initializer object or class
+        return initializers.get(initializer)
     if initializer in ("zeros", "ones"):
         fill = 0.0 if initializer == "zeros" else 1.0
         return lambda shape, dtype=None: np.full(shape, fill, dtype=dtype)
+    if isinstance(initializer, (str, dict)):
+        # Any other initializer by name or config, as Keras's `add_variable` takes it.
+        return initializers.get(initializer)
     value = np.asarray(initializer)
     return lambda shape, dtype=None: np.broadcast_to(value, shape).astype(dtype)
 

@@ -283,11 +283,18 @@ class Optimizer:
         self._variables.append(variable)
         return variable
 
-    def build(self, variables) -> None:
-        """Create the EMA, gradient-accumulator and slot variables for `variables`, in
-        Keras 3's order; later calls do nothing."""
+    def build(self, var_list=None, *, variables=None) -> None:
+        """Create the EMA, gradient-accumulator and slot variables for `var_list`, in
+        Keras 3's order; later calls do nothing. (Keras names the argument `var_list` on
+        most optimizers and `variables` on its base class and SGD; both are taken.)"""
         if self.built:
             return
+        variables = var_list if var_list is not None else variables
+        if variables is None:
+            raise TypeError(
+                f"{type(self).__name__}.build needs the variables to optimize: "
+                "`optimizer.build(model.trainable_variables)`."
+            )
         self._trainable_variables = list(variables)
         self._index = {id(v): i for i, v in enumerate(self._trainable_variables)}
         if self.use_ema:

@@ -167,7 +167,8 @@ class OrthogonalRegularizer(Regularizer):
             )
         self.mode = mode
 
-    def __call__(self, x: TensorLike) -> TensorLike:
+    def __call__(self, inputs: TensorLike) -> TensorLike:
+        x = inputs  # Keras names the argument `inputs` here (`x` on the others)
         shape = ops.shape(x)
         if len(shape) != 2:
             raise ValueError(

@@ -51,8 +51,12 @@ def build_structures(model, x, outputs=None):
         return
     functional = getattr(model, "_function", None) is not None
     if outputs is None and (not model.built or not functional):
-        model(x)  # builds subclassed / deferred models on a real batch
-    if outputs is None or functional:
+        # Builds subclassed / deferred models on a real batch; a subclassed model's
+        # outputs on it give the output structure, so its `call` never sees a batch
+        # size other than the data's (as in Keras, which builds from the first batch).
+        outputs = model(x)
+        functional = getattr(model, "_function", None) is not None  # a deferred stack
+    if functional:
         spec = output_spec_for(model, x)
     else:
         spec = output_spec_for(model, outputs, outputs=True)
@@ -97,19 +101,27 @@ def loss_tracker_order(model, spec, names) -> list[int]:
 
 
 def output_spec_for(model, x, outputs=False):
+    """The spec of the model's outputs on batches like `x` (any batch size); with
+    `outputs`, `x` is what the model returned on a real batch.
+
+    Only a graph's own outputs, or the outputs of a real call, are used: abstract
+    evaluation of a subclassed model's `call` would run it with stand-in batch sizes
+    (see `lamina.graph.operation.output_spec`), which a `call` built around the data's
+    batch size (noise of shape `(self.batch_size, 1)`) cannot take."""
     from lamina.graph.keras_tensor import KerasTensor
 
     if getattr(model, "_function", None) is not None:
         return model._function._outputs_struct
-    sample = tree.map_structure(
-        lambda a: KerasTensor((None,) + tuple(np.shape(a)[1:]), backend.standardize_dtype(a.dtype)),
-        x,
-    )
-    if outputs:  # `x` is what the model returned: its spec is the outputs' spec
-        return sample
-    from lamina.graph.operation import output_spec
+    if not outputs:
+        x = model(x)
 
-    return output_spec(lambda v: model.call(v), (sample,), {})
+    def spec(a):
+        shape = tuple(np.shape(a))
+        dtype = getattr(a, "dtype", None)
+        dtype = backend.standardize_dtype(dtype if dtype is not None else np.asarray(a).dtype)
+        return KerasTensor((None,) + shape[1:] if shape else shape, dtype)
+
+    return tree.map_structure(spec, x)
 
 
 def optimizer_built(model) -> bool:

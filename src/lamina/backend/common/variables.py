@@ -26,6 +26,7 @@ import threading
 import numpy as np
 
 from lamina.backend.common.global_state import current_distribution
+from lamina.backend.common.initializer_lookup import resolve_initializer
 from lamina.backend.common.name_scope import current_path
 
 _state = threading.local()
@@ -38,11 +39,17 @@ def _scope_stack() -> list:
     return stack
 
 
+_HOST_DATA = (np.ndarray, np.generic, int, float, list, tuple)
+
+
 class StatelessScope:
     """Maps variables to values so layer code can run as a pure function.
 
     Args:
         state_mapping: iterable of `(variable, value)` pairs giving the values to read.
+            A value may be a Variable itself (`metric.stateless_update_state(
+            metric.variables, ...)`, as Keras takes it), whose value now is read, or
+            NumPy data, converted to the variable's dtype.
     """
 
     def __init__(self, state_mapping=(), collect_losses=False):
@@ -52,6 +59,15 @@ class StatelessScope:
         self._variables: dict[int, Variable] = {}
         self._updates: dict[int, object] = {}
         for variable, value in state_mapping:
+            # Every stateless API (`stateless_call`, `stateless_apply`,
+            # `stateless_update_state`, ...) maps its state here, so this serves them
+            # all, as Keras's scope does: a Variable given as a value is read now, and
+            # host data (NumPy, Python numbers) becomes an engine array of the
+            # variable's dtype. Engine arrays (the compiled steps' own) pass untouched.
+            if isinstance(value, Variable):
+                value = value.value
+            elif isinstance(value, _HOST_DATA):
+                value = variable._convert(value, variable.dtype)
             self._values[id(variable)] = value
             self._variables[id(variable)] = variable
 
@@ -352,14 +368,16 @@ def _choice(argument, value, allowed, none_means, name):
 class Variable:
     """A named, mutable tensor: a layer weight, an optimizer slot or a metric total.
 
+    The arguments come in Keras's order and under its names.
+
     Args:
-        initializer: an array-like initial value, or a callable `(shape, dtype) -> array`
-            (such as an initializer object) used with `shape`.
-        shape: the shape, required when `initializer` is a callable.
+        initializer: an array-like initial value; or an initializer, by name
+            (`"uniform"`, `"glorot_uniform"`, as `add_weight` takes it), config dict,
+            class or object, or any callable `(shape, dtype) -> array`, used with
+            `shape`.
+        shape: the shape, required when `initializer` is not a value.
         dtype: the dtype; defaults to the initial value's float dtype or `floatx()`.
         trainable: whether the optimizer updates it.
-        name: a short name such as `"kernel"`.
-        path: the full name, such as `"dense/kernel"` (default: `name`).
         autocast: whether a layer under a mixed dtype policy reads it in the compute
             dtype (float variables only).
         aggregation: how a distributed copy is reduced (`"none"`, `"mean"`, `"sum"`,
@@ -367,11 +385,16 @@ class Variable:
             logical value per variable, so this is recorded, as Keras's JAX engine does.
         synchronization: `"auto"`, `"none"`, `"on_read"` or `"on_write"`; recorded, as
             `aggregation`.
+        name: a short name such as `"kernel"`.
+        path: (keyword) the full name, such as `"dense/kernel"` (default: `name` inside
+            the current name scopes).
 
     >>> import lamina
     >>> v = lamina.Variable([1.0, 2.0], name="v")
     >>> v.assign_add([1.0, 1.0]).numpy().tolist()
     [2.0, 3.0]
+    >>> lamina.Variable(shape=(2, 3), initializer="ones").numpy().sum()
+    np.float32(6.0)
     """
 
     def __init__(
@@ -380,16 +403,18 @@ class Variable:
         shape=None,
         dtype=None,
         trainable=True,
-        name=None,
-        path=None,
-        *,
         autocast=True,
         aggregation="none",
         synchronization="auto",
+        name=None,
+        *,
+        path=None,
     ):
         from lamina.backend import config
 
         self.name = name or "variable"
+        if isinstance(initializer, (str, dict, type)):
+            initializer = resolve_initializer(initializer, self.name)
         self._aggregation = _choice("aggregation", aggregation, _AGGREGATIONS, "none", self.name)
         self._synchronization = _choice(
             "synchronization", synchronization, _SYNCHRONIZATIONS, "none", self.name
