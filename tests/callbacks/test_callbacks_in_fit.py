@@ -46,8 +46,10 @@ def test_model_checkpoint_epoch_best_and_batches(tmp_path):
     )
     model.fit(X, Y, epochs=1, batch_size=8, verbose=0, callbacks=[cb])  # 4 batches -> 2 saves
     assert len(list(batches.iterdir())) == 2
-    with pytest.raises(ValueError, match="must end in `.weights.h5`"):
-        callbacks.ModelCheckpoint(str(tmp_path / "x.h5"), save_weights_only=True)
+    # A `.keras` name is a whole model's; weights go to any other name (issue 32 made
+    # `x.h5` Keras 2's weights layout, as `save_weights("x.h5")` writes it).
+    with pytest.raises(ValueError, match="whole-model `.keras` file"):
+        callbacks.ModelCheckpoint(str(tmp_path / "x.keras"), save_weights_only=True)
 
 
 def test_checkpointed_weights_equal_model_weights(tmp_path):

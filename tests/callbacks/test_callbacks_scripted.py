@@ -339,8 +339,8 @@ def test_model_checkpoint_every_n_batches(tmp_path):
 
 
 def test_model_checkpoint_argument_errors(tmp_path):
-    with pytest.raises(ValueError, match="must end in `.weights.h5`"):
-        callbacks.ModelCheckpoint(str(tmp_path / "x.h5"), save_weights_only=True)
+    with pytest.raises(ValueError, match="whole-model `.keras` file"):
+        callbacks.ModelCheckpoint(str(tmp_path / "x.keras"), save_weights_only=True)
     with pytest.raises(ValueError, match="`.keras` files"):
         callbacks.ModelCheckpoint(str(tmp_path / "x.weights.h5"))
     with pytest.raises(ValueError, match="save_freq"):

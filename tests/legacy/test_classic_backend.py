@@ -57,26 +57,56 @@ def test_learning_phase_as_a_k_function_input():
     assert (f([data, 0])[0] == 0).mean() == 0.0
 
 
-def test_set_learning_phase_fixes_k_function_and_says_what_it_fixes():
+def test_set_learning_phase_fixes_k_function():
     model = _dropout_model()
     data = np.ones((2, 200), "float32")
-    with pytest.warns(UserWarning, match="Model and layer calls, fit, evaluate and predict"):
-        K.set_learning_phase(1)
+    K.set_learning_phase(1)
     try:
         assert K.learning_phase() == 1
         f = K.function([model.input], [model.output])
         assert 0.3 < (f([data])[0] == 0).mean() < 0.7
         assert _np(K.in_train_phase(K.constant(1.0), K.constant(0.0))) == 1.0
-        with pytest.warns(UserWarning):
-            K.set_learning_phase(0)
+        K.set_learning_phase(0)
         assert (f([data])[0] == 0).mean() == 0.0
     finally:
         K.set_learning_phase(None)
     assert isinstance(K.learning_phase(), lamina.KerasTensor)
-    with pytest.warns(UserWarning):
-        K.set_learning_phase(1)
+    K.set_learning_phase(1)
     K.clear_session()  # as in Keras 2, a new session follows the calls again
     assert isinstance(K.learning_phase(), lamina.KerasTensor)
+
+
+def test_set_learning_phase_reaches_model_and_layer_calls_predict_and_fit():
+    # Keras 2: the fixed phase is the one every layer runs in unless a call passes
+    # `training=` itself (MC dropout at inference; training with dropout off).
+    model = _dropout_model()
+    model.compile(optimizer=lamina.optimizers.SGD(0.0), loss="mse")
+    data = np.ones((2, 200), "float32")
+
+    def dropped(x):
+        return (_np(x) == 0).mean()
+
+    K.set_learning_phase(1)
+    try:
+        assert 0.3 < dropped(model.predict(data, verbose=0)) < 0.7
+        assert 0.3 < dropped(model(data)) < 0.7
+        assert 0.3 < dropped(model.predict_on_batch(data)) < 0.7
+        assert 0.3 < dropped(layers.Dropout(0.5)(data)) < 0.7
+        assert dropped(model(data, training=False)) == 0.0  # an explicit flag wins
+        K.set_learning_phase(0)
+        assert dropped(model.predict(data, verbose=0)) == 0.0
+        # Trained in the fixed inference phase: no dropout, so the same loss each step.
+        dense = lamina.Model(model.input, layers.Dense(1)(model.output))
+        dense.compile(optimizer=lamina.optimizers.SGD(0.0), loss="mse")
+        history = dense.fit(data, np.zeros((2, 1)), epochs=3, verbose=0)
+        assert len(set(np.round(history.history["loss"], 6))) == 1
+    finally:
+        K.set_learning_phase(None)
+    # Released, the calls choose again (programs compiled for a phase are not reused).
+    assert dropped(model.predict(data, verbose=0)) == 0.0
+    assert dropped(model(data)) == 0.0
+    history = dense.fit(data, np.zeros((2, 1)), epochs=3, verbose=0)
+    assert len(set(np.round(history.history["loss"], 6))) == 3
 
 
 def test_channels_first_is_honoured_by_layers_built_after_it():

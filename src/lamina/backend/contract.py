@@ -145,6 +145,12 @@ EXECUTION = declare(
         On a stateful engine, the gradients of the scalar `loss` just computed with respect
         to `variables` (Variables), detached; a stateless engine refuses, naming
         `value_and_grad`.
+    grad(fn)
+        A function returning the gradient of the scalar `fn(primals)` with respect to
+        `primals` (a tensor, or a list or tuple of tensors), itself differentiable: inside
+        a step that differentiates, the gradient is part of what it differentiates (the
+        classic `K.gradients` in a graph trained with `fit`). JAX's `jax.grad`; on torch
+        `torch.autograd.grad`, with `create_graph` while autograd records.
     profile_trace(log_dir)
         A context running the engine's own profiler over the block; the trace is written
         for TensorBoard under `log_dir/plugins/profile/<run>/` (`jax.profiler`'s layout).
@@ -344,6 +350,21 @@ COMMON: dict[str, dict[str, Declaration]] = {
             The path of the innermost open name scope (`""` outside any).
         """
     ),
+    "common.seed_state": declare(
+        """
+        register(factory)
+            Register `factory() -> Variable`: the global seed state random ops given no
+            seed draw from, which every program carries as an argument and a result.
+        variable()
+            The global seed state's variable (made on first use), or None.
+        read(state)
+            The value a program is given: the innermost scope's, else the stored one.
+        write(state, value)
+            Store the value a program returned.
+        carried(state, value)
+            A stateless scope mapping the global seed state to `value` for one step.
+        """
+    ),
     "common.symbolic_scope": declare(
         """
         SymbolicScope()
@@ -390,6 +411,12 @@ COMMON: dict[str, dict[str, Declaration]] = {
             The distribution set with `lamina.distribution.set_distribution`, or `None`.
         set_current_distribution(value)
             Record the distribution in use (`None`: one device).
+        fixed_learning_phase()
+            The learning phase the classic `K.set_learning_phase` fixed (a bool), or None.
+        set_fixed_learning_phase(value)
+            Fix the learning phase for every later call (a bool), or not (None).
+        learning_phase_or(default)
+            The fixed learning phase, else `default` (the phase the call would choose).
         """
     ),
     "common.initializer_lookup": declare(

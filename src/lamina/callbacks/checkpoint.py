@@ -39,8 +39,11 @@ class ModelCheckpoint(MonitorCallback):
     `"ckpt/{epoch:02d}-{val_loss:.2f}.weights.h5"`. Missing directories are created.
 
     Args:
-        filepath: where to save; ends in `.weights.h5` with `save_weights_only=True`,
-            else in `.keras` (or `.h5`: the legacy HDF5 format, as `model.save` writes it).
+        filepath: where to save. With `save_weights_only=True`, a weights file as
+            `model.save_weights` writes it: `.weights.h5` in Keras 3's layout, any other
+            name but `.keras` (Keras 2's `weights.{epoch:02d}.hdf5`) in Keras 2's HDF5
+            weights layout. Otherwise a whole model: `.keras`, or `.h5`/`.hdf5` for the
+            legacy HDF5 format, as `model.save` writes it.
         monitor: the quantity compared with `save_best_only`.
         verbose: 1 prints a message at each save.
         save_best_only: save only when `monitor` improves on the best so far (with a
@@ -70,20 +73,26 @@ class ModelCheckpoint(MonitorCallback):
     ):
         super().__init__(monitor, mode)
         self.filepath = os.fspath(filepath)
-        if save_weights_only and not self.filepath.endswith(".weights.h5"):
+        # Weights go wherever `save_weights` puts them: `.weights.h5` in Keras 3's layout,
+        # any other name (Keras 2's `weights.{epoch:02d}.hdf5`) in Keras 2's HDF5 layout.
+        if save_weights_only and self.filepath.endswith(".keras"):
             raise ValueError(
-                "With save_weights_only=True, ModelCheckpoint's filepath must end in "
-                f"`.weights.h5`; received filepath={self.filepath!r}."
+                "With save_weights_only=True, ModelCheckpoint writes a weights file; "
+                f"received filepath={self.filepath!r}, the name of a whole-model `.keras` "
+                "file. Use a `.weights.h5` path (Keras 3's layout) or, say, `.h5` (Keras "
+                "2's), or save the whole model with save_weights_only=False."
             )
         # `x.weights.h5` without save_weights_only is refused (Keras would write a whole
         # legacy model under a weights-file name, which `load_weights` then misreads).
         if not save_weights_only and (
-            not self.filepath.endswith((".keras", ".h5")) or self.filepath.endswith(".weights.h5")
+            not self.filepath.endswith((".keras", ".h5", ".hdf5"))
+            or self.filepath.endswith(".weights.h5")
         ):
             raise ValueError(
-                "ModelCheckpoint saves whole models to `.keras` files (or `.h5`, the "
-                f"legacy format, as `model.save` does); received filepath={self.filepath!r}. "
-                "Use a `.keras` path, or save_weights_only=True with a `.weights.h5` path."
+                "ModelCheckpoint saves whole models to `.keras` files (or `.h5`/`.hdf5`, "
+                "the legacy HDF5 format, as `model.save` does); received "
+                f"filepath={self.filepath!r}. Use a `.keras` path, or save_weights_only=True "
+                "to save the weights alone."
             )
         if save_freq != "epoch" and not (
             isinstance(save_freq, int) and not isinstance(save_freq, bool) and save_freq > 0

@@ -10,6 +10,7 @@ the deepest to 0, feeding each node the values (and masks) of its inputs.
 from __future__ import annotations
 
 import inspect
+import threading
 
 from lamina import tree
 from lamina.graph.keras_tensor import KerasTensor
@@ -310,7 +311,14 @@ class Function:
         if training is None:
             context = current_call_context()
             training = context.training if context is not None else None
+        frames = _running_frames()
+        frames.append((self, values))
+        try:
+            return self._run_steps(values, masks, training)
+        finally:
+            frames.pop()
 
+    def _run_steps(self, values: dict, masks: dict, training):
         for step in self._steps:
             if step.lean is not None and not masks:
                 # One tensor in, one tensor out, no masks: the eager engine's common
@@ -393,6 +401,45 @@ class Function:
             tree.pack_sequence_as(self._outputs_struct, outs),
             tree.pack_sequence_as(self._outputs_struct, out_masks),
         )
+
+    def tensor_with_value(self, value, values: dict):
+        """The tensor of this graph whose value in a run (`values`) is `value` itself."""
+        keys = [key for key, computed in values.items() if computed is value]
+        if not keys:
+            return None
+        for x in self.inputs:
+            if id(x) in keys:
+                return x
+        for node in self.nodes:
+            for x in node.output_tensors:
+                if id(x) in keys:
+                    return x
+        return None
+
+
+_RUNNING = threading.local()
+
+
+def _running_frames() -> list:
+    frames = getattr(_RUNNING, "frames", None)
+    if frames is None:
+        frames = _RUNNING.frames = []
+    return frames
+
+
+def running_tensor(value):
+    """`(tensor, function, values)` for the graph tensor whose value, in the innermost
+    graph running now that computed `value`, is `value` itself; None if none did.
+
+    Code called by a node on the values of a run (a `Lambda`'s function) may so ask
+    which tensors of the graph it was given (the classic `K.gradients` of one graph
+    tensor with respect to another, inside a layer).
+    """
+    for function, values in reversed(_running_frames()):
+        tensor = function.tensor_with_value(value, values)
+        if tensor is not None:
+            return tensor, function, values
+    return None
 
 
 class _NodeStep:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 
 from lamina import backend, tree
+from lamina.backend.common.global_state import fixed_learning_phase
 from lamina.dtype_policies import autocast as _autocast
 from lamina.graph.operation import CallContext, current_call_context
 from lamina.layers.input_spec import check_input_compatibility
@@ -45,6 +46,8 @@ def resolve_training(self, kwargs, context):
     if self._call_has_training_arg:
         if training is None and context is not None:
             training = context.training
+        if training is None:
+            training = fixed_learning_phase()  # the classic `K.set_learning_phase`
         if training is not None:
             kwargs["training"] = training
         elif "training" in kwargs:

@@ -24,16 +24,17 @@ from __future__ import annotations
 
 import contextlib
 import math
-import warnings
 
 import numpy as np
 
 from lamina import backend as _backend
 from lamina import ops
+from lamina.backend.common import global_state
 from lamina.backend.common.global_state import register_reset_hook, unique_name
-from lamina.backend.common.variables import StatelessScope
+from lamina.backend.common.symbolic_scope import in_symbolic_scope
+from lamina.backend.common.variables import StatelessScope, bump_structure_version
 from lamina.backend.common.variables import Variable as _BaseVariable
-from lamina.graph.function import Function, map_graph
+from lamina.graph.function import Function, map_graph, running_tensor
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
 from lamina.graph.operation import Operation, current_call_context
@@ -332,29 +333,134 @@ def count_params(x) -> int:
 
 
 # Gradients ---------------------------------------------------------------------------
-class _Gradients(_SourceOperation):
-    """The gradients of a loss with respect to variables, as a graph node.
+def _variables_read(function) -> list:
+    """The variables the ops of `function` read (their weights, variables read in the
+    graph, variables passed to ops as operands)."""
+    found: dict = {}
+    for op in function.operations:
+        for v in getattr(op, "variables", None) or []:
+            found.setdefault(id(v), v)
+    for node in function.nodes:
+        for leaf in node.call_args:
+            if isinstance(leaf, _BaseVariable):
+                found.setdefault(id(leaf), leaf)
+    return list(found.values())
 
-    Its inputs are the placeholders the loss depends on; running it runs the loss's
-    subgraph inside the engine's autodiff, with the variables' current values (from the
-    compiled call's state) as the differentiated arguments.
+
+def _is_input(t) -> bool:
+    operation, node_index, _ = t._keras_history
+    return operation._inbound_nodes[node_index].is_input
+
+
+class _GradientPlan:
+    """How to differentiate `loss` with respect to graph tensors and variables, as
+    TensorFlow's `tf.gradients` did under Keras 2: each target's gradient is the total
+    derivative of the (summed) loss with respect to it, along every path, whatever the
+    other targets are.
+
+    Each tensor target `t` takes part as `t + delta_t`, and the gradient with respect to
+    `t` is the one with respect to `delta_t` at zero; the variables take part through
+    their values. A target's value is the one the running graph computed, unless another
+    target lies upstream of it: then it is computed again from that target (perturbed),
+    so that the other target's gradient flows through it. `sources` are the tensors whose
+    values are given (the placeholders, or the inputs of the graph running now).
+    """
+
+    def __init__(self, loss, tensors, variables, sources):
+        self.variables = list(variables)
+        histories = {id(t): {id(n) for n in map_graph([], [t])[0]} for t in tensors}
+
+        def node_of(t):
+            operation, node_index, _ = t._keras_history
+            return id(operation._inbound_nodes[node_index])
+
+        # Upstream targets first (an ancestor's history is inside its descendant's).
+        self.tensors = sorted(tensors, key=lambda t: len(histories[id(t)]))
+        own = {id(t) for t in self.tensors}
+        self.sources = [x for x in sources if id(x) not in own]
+        self.loss_graph = Function(self.tensors + self.sources, loss)
+        wanted = {id(v) for v in self.variables}
+        given = {id(x) for x in sources}
+        self.producers = []
+        for i, t in enumerate(self.tensors):
+            upstream = [j for j, u in enumerate(self.tensors[:i]) if node_of(u) in histories[id(t)]]
+            producer = None
+            if id(t) not in given and not _is_input(t):
+                inputs = [self.tensors[j] for j in upstream] + self.sources
+                graph = Function(inputs, t)
+                if upstream or any(id(v) in wanted for v in _variables_read(graph)):
+                    producer = (graph, upstream)
+            self.producers.append(producer)
+
+    def gradients(self, tensor_values, source_values, training) -> list:
+        """The gradients for the tensors' and sources' values of one run, in the order
+        `self.tensors + self.variables`; differentiable in turn
+        (`backend.execution.grad`): inside a step that differentiates a loss built on
+        them, they are part of it."""
+        tensor_values, source_values = list(tensor_values), list(source_values)
+
+        def total(primals):
+            deltas, values = primals
+            with StatelessScope(list(zip(self.variables, values, strict=True))):
+                computed = []
+                for given, delta, producer in zip(
+                    tensor_values, deltas, self.producers, strict=True
+                ):
+                    if producer is not None:
+                        graph, upstream = producer
+                        feeds = [computed[j] for j in upstream] + source_values
+                        given = graph(feeds, training=training)
+                    computed.append(ops.add(given, delta))
+                loss = self.loss_graph(computed + source_values, training=training)
+            return ops.sum(loss)
+
+        deltas = [ops.zeros_like(v) for v in tensor_values]
+        tensor_grads, variable_grads = _backend.execution.grad(total)(
+            (deltas, [v.value for v in self.variables])
+        )
+        return list(tensor_grads) + list(variable_grads)
+
+    def in_order_of(self, targets, grads) -> list:
+        by_target = {id(t): g for t, g in zip(self.tensors + self.variables, grads, strict=True)}
+        return [by_target[id(t)] for t in targets]
+
+
+def _targets_by_kind(targets) -> tuple:
+    """The distinct graph tensors and the distinct variables among `targets`."""
+    tensors = {id(t): t for t in targets if isinstance(t, KerasTensor)}
+    variables = {id(t): t for t in targets if isinstance(t, _BaseVariable)}
+    return list(tensors.values()), list(variables.values())
+
+
+def _training_now():
+    context = current_call_context()
+    return context.training if context is not None else None
+
+
+class _Gradients(_SourceOperation):
+    """The gradients of a loss with respect to graph tensors and variables, as a node.
+
+    Its inputs are the tensors differentiated against, then the placeholders the loss
+    and they depend on; running it runs the loss's subgraph inside the engine's autodiff
+    (see `_GradientPlan`), with the variables' current values (from the compiled call's
+    state).
     """
 
     _differentiates = True
 
-    def __init__(self, loss, variables):
+    def __init__(self, loss, targets):
         super().__init__(name=unique_name("gradients"))
-        self._targets = list(variables)
-        self._placeholders = _upstream_placeholders([loss])
-        self._graph = Function(self._placeholders, loss)
-        found = {id(v): v for v in self._targets}
-        for op in self._graph.operations:
-            for v in getattr(op, "variables", None) or []:
+        self._targets = list(targets)
+        tensors, variables = _targets_by_kind(targets)
+        placeholders = _upstream_placeholders([loss, *tensors])
+        self._plan = _GradientPlan(loss, tensors, variables, placeholders)
+        self._inputs = self._plan.tensors + self._plan.sources
+        found = {id(v): v for v in variables}
+        for v in _variables_read(self._plan.loss_graph):
+            found.setdefault(id(v), v)
+        for producer in self._plan.producers:
+            for v in _variables_read(producer[0]) if producer is not None else ():
                 found.setdefault(id(v), v)
-        for node in self._graph.nodes:
-            for leaf in node.call_args:
-                if isinstance(leaf, _BaseVariable):
-                    found.setdefault(id(leaf), leaf)
         self._reads = list(found.values())
 
     @property
@@ -362,65 +468,137 @@ class _Gradients(_SourceOperation):
         return self._reads
 
     def call(self, *feeds):
-        targets, graph = self._targets, self._graph
-        context = current_call_context()
-        training = context.training if context is not None else None
-
-        def loss_of(values):
-            with StatelessScope(list(zip(targets, values, strict=True))):
-                loss = graph(list(feeds), training=training)
-            return ops.sum(loss)
-
-        _, grads = _backend.value_and_grad(loss_of)([v.value for v in targets])
-        return list(grads)
+        count = len(self._plan.tensors)
+        grads = self._plan.gradients(feeds[:count], feeds[count:], _training_now())
+        return self._plan.in_order_of(self._targets, grads)
 
     def symbolic(self):
-        outputs = [KerasTensor(v.shape, v.dtype, name=f"gradient_{v.name}") for v in self._targets]
-        Node(self, call_args=tuple(self._placeholders), outputs=outputs)
+        outputs = [
+            KerasTensor(t.shape, t.dtype, name=f"gradient_{t.name.replace('/', '_')}")
+            for t in self._targets
+        ]
+        Node(self, call_args=tuple(self._inputs), outputs=outputs)
         return outputs
+
+
+def _check_float(x, what) -> None:
+    if not _backend.standardize_dtype(x.dtype).startswith(("float", "bfloat")):
+        raise ValueError(
+            f"K.gradients: {what} has dtype {x.dtype}; only floating-point tensors and "
+            "variables have gradients."
+        )
+
+
+def _describe_target(t) -> str:
+    if isinstance(t, _BaseVariable):
+        return f"variable {t.path!r}"
+    if isinstance(t, KerasTensor):
+        return f"tensor {t.name!r}"
+    return "a tensor"
 
 
 def gradients(loss, variables):
     """Symbolic gradients of `loss` with respect to `variables` (classic `K.gradients`).
 
     `loss` is a graph tensor (built from placeholders, variables and layers); a
-    non-scalar loss is summed first, as the classic engine did. The result is one graph
-    tensor per variable, computed by the engine's autodiff each time a `K.function`
-    that uses it runs, at the variables' values of that moment.
+    non-scalar loss is summed first, as the classic engine did. `variables` is one
+    target or a list of them, each a variable or any tensor of the graph: a placeholder
+    or `Input` (gradient ascent on an input image), or an intermediate tensor. The
+    result is one graph tensor per target, computed by the engine's autodiff each time a
+    `K.function` (or a model) that uses it runs, at the values of that moment; a model
+    trained with `fit` differentiates through it.
+
+    Inside a layer's call on data (a `Lambda` of a model), `loss` and the targets may
+    also be values the running graph computed (the layer's inputs): the gradient is
+    then computed at once, from the part of the graph between them.
 
     >>> import numpy as np
     >>> from lamina import backend as K, ops
     >>> w = K.variable([3.0])
     >>> x = K.placeholder(shape=(None, 1))
-    >>> (g,) = K.gradients(ops.sum(ops.square(x * w)), [w])
-    >>> K.function([x], [g])([np.array([[1.0], [2.0]], "float32")])[0].tolist()
-    [30.0]
+    >>> g_w, g_x = K.gradients(ops.sum(ops.square(x * w)), [w, x])
+    >>> data = np.array([[1.0], [2.0]], "float32")
+    >>> [a.tolist() for a in K.function([x], [g_w, g_x])([data])]
+    [[30.0], [[18.0], [36.0]]]
     """
-    if isinstance(variables, _BaseVariable):
-        variables = [variables]
-    variables = list(variables)
+    single = not isinstance(variables, (list, tuple))
+    targets = [variables] if single else list(variables)
     if not isinstance(loss, KerasTensor):
-        raise TypeError(
-            "K.gradients differentiates a graph tensor (built from placeholders, variables "
-            f"and layers); received {_describe(loss)}, which is already computed. Build the "
-            "loss from K.placeholder / K.variable, or use lamina.backend.value_and_grad "
-            "for eager code."
-        )
-    for v in variables:
-        if not isinstance(v, _BaseVariable):
+        return _gradients_of_values(loss, targets)
+    for t in targets:
+        if not isinstance(t, (_BaseVariable, KerasTensor)):
             raise TypeError(
-                f"K.gradients: each variable must be a Variable; received {_describe(v)}."
+                "K.gradients: each target must be a Variable or a tensor of the graph "
+                f"(a placeholder, an Input, a layer's output); received {_describe(t)}."
             )
-        if not _backend.standardize_dtype(v.dtype).startswith(("float", "bfloat")):
+        if isinstance(t, KerasTensor) and t._keras_history is None:
             raise ValueError(
-                f"K.gradients: variable {v.path!r} has dtype {v.dtype}; only floating-point "
-                "variables have gradients."
+                f"K.gradients: tensor {t.name!r} was not made by a placeholder, an Input or "
+                "a layer call, so it has no place in the graph of the loss."
             )
+        _check_float(t, _describe_target(t))
     if not loss.dtype.startswith(("float", "bfloat")):
         raise ValueError(
             f"K.gradients: the loss {loss.name!r} has dtype {loss.dtype}; it must be floating-point."
         )
-    return _Gradients(loss, variables).symbolic()
+    return _Gradients(loss, targets).symbolic()
+
+
+_NOT_IN_GRAPH = (
+    "K.gradients received {what}, which is already computed and is not a tensor of a "
+    "graph running now. Differentiate graph tensors: build the loss from K.placeholder, "
+    "K.variable and layers (`K.gradients(loss, [x])`), or, inside a Lambda layer, pass "
+    "the layer's inputs themselves (`K.gradients(inputs[0], inputs[1])`: the loss is "
+    "summed, as Keras 2 did). For eager code use lamina.backend.value_and_grad."
+)
+
+
+def _gradients_of_values(loss, targets) -> list:
+    """`K.gradients` called on values inside a layer's call (see `gradients`)."""
+    if in_symbolic_scope():
+        # Abstract evaluation of the layer (its output shapes): gradients have the
+        # shapes and dtypes of their targets.
+        return [ops.zeros_like(t.value if isinstance(t, _BaseVariable) else t) for t in targets]
+    found = running_tensor(loss)
+    if found is None:
+        raise TypeError(_NOT_IN_GRAPH.format(what=f"the loss {_describe(loss)}"))
+    loss_tensor, function, values = found
+    resolved = []
+    for t in targets:
+        if isinstance(t, _BaseVariable):
+            resolved.append(t)
+            continue
+        tensor = function.tensor_with_value(t, values)
+        if tensor is None:
+            raise TypeError(_NOT_IN_GRAPH.format(what=f"the target {_describe(t)}"))
+        resolved.append(tensor)
+    for t in resolved:
+        _check_float(t, _describe_target(t))
+    _check_float(loss_tensor, f"the loss {loss_tensor.name!r}")
+    plan = _value_plan(function, loss_tensor, resolved)
+    grads = plan.gradients(
+        [values[id(t)] for t in plan.tensors],
+        [values[id(x)] for x in plan.sources],
+        _training_now(),
+    )
+    return plan.in_order_of(resolved, grads)
+
+
+def _value_plan(function, loss_tensor, targets) -> _GradientPlan:
+    """The plan differentiating `loss_tensor` with respect to `targets` inside runs of
+    `function` (the graph running now), kept on the function for its next runs."""
+    key = (id(loss_tensor), *(id(t) for t in targets))
+    cache = function.__dict__.setdefault("_lamina_gradient_plans", {})
+    entry = cache.get(key)
+    if (
+        entry is None
+        or entry[0] is not loss_tensor
+        or any(a is not b for a, b in zip(entry[1], targets))
+    ):
+        tensors, variables = _targets_by_kind(targets)
+        plan = _GradientPlan(loss_tensor, tensors, variables, function.inputs)
+        entry = cache[key] = (loss_tensor, list(targets), plan)
+    return entry[2]
 
 
 # Updates -----------------------------------------------------------------------------
@@ -462,7 +640,22 @@ def moving_average_update(x, value, momentum):
 
 
 # The learning phase -------------------------------------------------------------------
-_PHASE = {"value": None, "tensor": None}
+# The symbolic flag (made on first use); the fixed phase lives in the backend's global
+# state, where every call reads it.
+_PHASE = {"tensor": None}
+
+
+def _fixed():
+    """The fixed phase as Keras 2's int (0 or 1), or None."""
+    fixed = global_state.fixed_learning_phase()
+    return None if fixed is None else int(fixed)
+
+
+def _set_phase(value) -> None:
+    if global_state.fixed_learning_phase() != (None if value is None else bool(value)):
+        global_state.set_fixed_learning_phase(value)
+        # What was captured or compiled for the other phase is not reused.
+        bump_structure_version()
 
 
 class _LearningPhase(_SourceOperation):
@@ -476,7 +669,7 @@ class _LearningPhase(_SourceOperation):
         context = current_call_context()
         training = context.training if context is not None else None
         if training is None:
-            training = bool(_PHASE["value"])
+            training = bool(_fixed())
         return ops.convert_to_tensor(bool(training), dtype="bool")
 
 
@@ -488,8 +681,9 @@ def learning_phase():
     (`K.function([x, K.learning_phase()], [y])([data, 1])`); not fed, it takes the
     training flag of the call that runs it.
     """
-    if _PHASE["value"] is not None:
-        return _PHASE["value"]
+    fixed = _fixed()
+    if fixed is not None:
+        return fixed
     if _PHASE["tensor"] is None:
         _PHASE["tensor"] = _LearningPhase(name="keras_learning_phase")._emit((), "bool")
     return _PHASE["tensor"]
@@ -499,38 +693,29 @@ def _is_learning_phase(x) -> bool:
     return x is not None and x is _PHASE["tensor"]
 
 
-_FIXED_PHASE_SCOPE = (
-    "K.set_learning_phase({value}) fixes the phase that K.function (when the phase is not "
-    "fed), K.learning_phase() and K.in_train_phase use. Model and layer calls, fit, "
-    "evaluate and predict keep choosing their own (fit trains; the others infer), as in "
-    "Keras 3; to run a model in training mode call it as `model(x, training=True)`, or "
-    "feed K.learning_phase() to a K.function."
-)
-
-
 def set_learning_phase(value) -> None:
-    """Fix the learning phase to 0 (test) or 1 (train) for `K.function`,
-    `in_train_phase` and `learning_phase()`; `None` returns to following the call.
+    """Fix the learning phase to 0 (test) or 1 (train) for every later call, as Keras 2
+    did; `None` returns to letting each call choose.
 
-    Classic Keras also built every later layer with the fixed phase; lamina's model calls
-    and `fit`/`evaluate`/`predict` choose theirs, so fixing it warns and says which
-    calls follow it.
+    The fixed phase is the one layers run in unless a call passes `training=`
+    itself: model and layer calls on data, `predict`, `evaluate` and `fit` alike (so
+    `set_learning_phase(1)` keeps dropout active at inference, and
+    `set_learning_phase(0)` trains with dropout off and batch statistics frozen), and
+    `K.function` when the phase is not fed. `K.clear_session()` releases it.
     """
     if value not in (0, 1, None, True, False):
         raise ValueError(f"set_learning_phase: expected 0 or 1; received {value!r}.")
-    _PHASE["value"] = None if value is None else int(value)
-    if value is not None:
-        warnings.warn(_FIXED_PHASE_SCOPE.format(value=int(value)), UserWarning, stacklevel=2)
+    _set_phase(value)
 
 
 def fixed_learning_phase():
     """The phase `set_learning_phase` fixed, as a bool, or None when it follows calls."""
-    return None if _PHASE["value"] is None else bool(_PHASE["value"])
+    return global_state.fixed_learning_phase()
 
 
 def _reset_learning_phase() -> None:
     # `clear_session` returns the phase to following the calls, as Keras 2's did.
-    _PHASE["value"] = None
+    _set_phase(None)
     _PHASE["tensor"] = None
 
 
@@ -540,21 +725,21 @@ register_reset_hook(_reset_learning_phase)
 @contextlib.contextmanager
 def learning_phase_scope(value):
     """Within the block, the learning phase is `value` (0 or 1)."""
-    previous = _PHASE["value"]
+    previous = _fixed()
     if value not in (0, 1, True, False):
         raise ValueError(f"learning_phase_scope: expected 0 or 1; received {value!r}.")
-    _PHASE["value"] = int(value)
+    _set_phase(value)
     try:
         yield value
     finally:
-        _PHASE["value"] = previous
+        _set_phase(previous)
 
 
 def _phase_now():
     context = current_call_context()
     if context is not None and context.training is not None:
         return bool(context.training)
-    return bool(_PHASE["value"])
+    return bool(_fixed())
 
 
 def in_train_phase(x, alt, training=None):
@@ -566,7 +751,7 @@ def in_train_phase(x, alt, training=None):
     or `alt` it is the symbolic learning phase, chosen when the graph runs.
     """
     if training is None:
-        training = _PHASE["value"] if _PHASE["value"] is not None else None
+        training = _fixed()
     if isinstance(training, KerasTensor) or training is None:
         x_value = x() if callable(x) else x
         alt_value = alt() if callable(alt) else alt

@@ -12,11 +12,14 @@ take the model first; `Model` binds the few that other modules call by name.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from lamina import ops, tree
 from lamina.backend import core as backend_core
 from lamina.backend import execution as backend_execution
+from lamina.backend.common.global_state import learning_phase_or
 from lamina.backend.common.variables import StatelessScope
 from lamina.common.traceback_utils import unfiltered_traceback
 from lamina.graph.operation import Operation
@@ -191,7 +194,7 @@ def _compile_call(model, variables):
         with StatelessScope(
             list(zip(variables, values, strict=True)), collect_losses=True
         ) as scope:
-            outputs = Layer.__call__(model, data, training=False)
+            outputs = Layer.__call__(model, data, training=learning_phase_or(False))
         # Only the model's own variables can be assigned under the strict trace.
         assigned_vars[:] = [variables[index[id(v)]] for v, _ in scope.updates]
         return outputs, list(scope.losses), [value for _, value in scope.updates]
@@ -279,7 +282,37 @@ def prepare_host_inputs(model, inputs):
     return plan.prepare(flat)
 
 
+def select_inputs(model, inputs):
+    """A dict of inputs without the keys that name none of the graph's inputs (labels,
+    ids or strings a classic generator yields beside them): Keras 2 ignored those, and
+    so does lamina, saying once per model which keys it leaves out. Anything else is
+    returned as it is."""
+    if type(inputs) is not dict:
+        return inputs
+    struct = model._function._inputs_struct
+    if isinstance(struct, dict):
+        keys = set(struct)
+    else:
+        keys = {x._keras_history.operation.name for x in model._function.inputs}
+    extra = sorted((k for k in inputs if k not in keys), key=str)
+    if not extra or not keys <= inputs.keys():
+        return inputs  # nothing to leave out, or inputs missing: `_check_input_structure`
+    record = model._runtime
+    warned = record.ignored_input_keys
+    if warned is None or tuple(extra) not in warned:
+        record.ignored_input_keys = (warned or set()) | {tuple(extra)}
+        warnings.warn(
+            f"Model {model.name!r} ignores the input keys {extra}: its inputs are "
+            f"{sorted(keys, key=str)}. (Keras 2 ignored such keys too; drop them from the "
+            "data to silence this.)",
+            UserWarning,
+            stacklevel=2,
+        )
+    return {k: v for k, v in inputs.items() if k in keys}
+
+
 def standardize_inputs(model, inputs):
+    inputs = select_inputs(model, inputs)
     _check_input_structure(model, inputs)
     if isinstance(inputs, dict) and not isinstance(model._function._inputs_struct, dict):
         names = [x._keras_history.operation.name for x in model._function.inputs]

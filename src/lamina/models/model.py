@@ -17,7 +17,7 @@ from lamina import saving, tree
 from lamina.backend import core as backend_core
 from lamina.backend import execution as backend_execution
 from lamina.backend.common import variables as backend_variables
-from lamina.backend.common.global_state import unique_name
+from lamina.backend.common.global_state import fixed_learning_phase, unique_name
 from lamina.backend.common.variables import in_stateless_scope
 from lamina.common import serialization
 from lamina.common.traceback_utils import filter_traceback
@@ -34,7 +34,7 @@ from lamina.layers.layer import (
     _tuplify,
 )
 from lamina.layers.quantization import quantize_model
-from lamina.models import calls, functional_config, summary_utils
+from lamina.models import calls, functional_config, graph_losses, summary_utils
 from lamina.models.host_part import HostPrepared
 from lamina.training import data_adapter
 from lamina.training.trainer import Trainer
@@ -103,6 +103,10 @@ class Model(Trainer, Layer):
 
     # `model.stateful = value` sets it; None: ask the layers.
     _stateful_override = None
+    # Losses written on the graph's tensors (`add_loss(tensor)`, see `graph_losses`).
+    _graph_losses: tuple | list = ()
+    add_loss = graph_losses.add_loss
+    _check_losses_reach_weights = graph_losses.check_reaches_weights
 
     def __init__(self, *args, **kwargs):
         inputs = kwargs.pop("inputs", None)
@@ -321,6 +325,8 @@ class Model(Trainer, Layer):
             # into a graph model repeats no check it has passed (`Layer._repeat_call`).
             return self._unpack_singleton(self._repeat_call(args[0], dict(kwargs)))
         if self._function is not None and args:
+            if type(args[0]) is dict:
+                args = (self._select_inputs(args[0]),) + args[1:]
             if self._host_plan() is not None:
                 # Host layers (strings, hashing) run in NumPy before the engine part.
                 if not any(isinstance(v, KerasTensor) for v in tree.flatten(args[0])):
@@ -336,6 +342,8 @@ class Model(Trainer, Layer):
             and len(args) == 1
             and not (kwargs.keys() - {"training"})
             and not kwargs.get("training")
+            # It runs in the classic fixed phase: an explicit `training=False` goes below.
+            and ("training" not in kwargs or fixed_learning_phase() is None)
             and current_call_context() is None
             and not in_stateless_scope()
         ):
@@ -453,6 +461,10 @@ class Model(Trainer, Layer):
     def _run_graph(self, inputs, training, mask):
         if isinstance(inputs, HostPrepared):  # the host part already ran
             outputs, masks = self._host_plan().engine.run(inputs.values, training=training)
+        elif self._graph_losses:
+            outputs, masks = graph_losses.run(
+                self, calls.conform_inputs(self, inputs), training, mask
+            )
         else:
             outputs, masks = self._function.run(
                 calls.conform_inputs(self, inputs), training=training, mask=mask
@@ -504,6 +516,7 @@ class Model(Trainer, Layer):
     _host_plan = calls.host_plan_of
     _prepare_host_inputs = calls.prepare_host_inputs
     _standardize_inputs = calls.standardize_inputs
+    _select_inputs = calls.select_inputs
 
     # Building ------------------------------------------------------------------------
     def build(self, input_shape):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random as _py_random
 
 from lamina import backend
+from lamina.backend.common import seed_state
 from lamina.backend.common.global_state import register_reset_hook
 
 
@@ -51,8 +52,12 @@ class SeedGenerator:
             raise TypeError(f"SeedGenerator seed must be an int or None; received {seed!r}.")
         self._initial_seed = seed
         self.name = name or "seed_generator"
+        # A callable initial value: drawn as real data even when the generator is made
+        # while a program is traced or a layer evaluated abstractly (on torch's `meta`
+        # device), never a traced or a meta tensor.
         self.state = backend.Variable(
-            backend.random.make_seed(seed),
+            lambda shape, dtype: backend.random.make_seed(seed),
+            shape=(2,),
             dtype=backend.random.SEED_DTYPE,
             trainable=False,
             name="seed_generator_state",
@@ -107,10 +112,16 @@ def global_seed_generator() -> SeedGenerator:
     """
     global _GLOBAL_GENERATOR
     if _GLOBAL_GENERATOR is None:
-        _GLOBAL_GENERATOR = SeedGenerator()
-        # Named in the error a compiled step raises when it draws from it.
-        _GLOBAL_GENERATOR.state._is_global_seed = True
+        _GLOBAL_GENERATOR = _make_global()
     return _GLOBAL_GENERATOR
+
+
+def _make_global(seed: int | None = None) -> SeedGenerator:
+    generator = SeedGenerator(seed, name="global_seed_generator")
+    # One path wherever it is first used, not the name scope of the layer that drew.
+    generator.state.path = "global_seed_generator/seed_generator_state"
+    generator.state._is_global_seed = True
+    return generator
 
 
 def set_global_seed(seed: int) -> None:
@@ -137,8 +148,7 @@ def set_global_seed(seed: int) -> None:
     True
     """
     global _GLOBAL_GENERATOR
-    _GLOBAL_GENERATOR = SeedGenerator(seed)
-    _GLOBAL_GENERATOR.state._is_global_seed = True
+    _GLOBAL_GENERATOR = _make_global(seed)
 
 
 def _reset_global():
@@ -147,6 +157,8 @@ def _reset_global():
 
 
 register_reset_hook(_reset_global)
+# Every compiled program carries the global state (see `backend.common.seed_state`).
+seed_state.register(lambda: global_seed_generator().state)
 
 
 def draw_seed(seed):

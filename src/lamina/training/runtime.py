@@ -87,6 +87,14 @@ class Runtime:
         "host_plan",
         # Variables the graph uses as operands of its ops (`Model._runtime_state`).
         "graph_constants",
+        # `(graph function, Function)`: the graph extended with the losses added on its
+        # tensors (`models.graph_losses`).
+        "graph_loss_function",
+        # `(structure version, ids of those losses)` once one of them was found to be
+        # computed from a trainable weight (`graph_losses.check_reaches_weights`).
+        "graph_losses_reach",
+        # The sets of input keys the model said it ignores (`models.calls.select_inputs`).
+        "ignored_input_keys",
         # `(graph function, input type, input shape)` of the last input `model(x)`
         # checked (`models.calls.conform_inputs`).
         "conformed",

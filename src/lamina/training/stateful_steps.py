@@ -22,17 +22,16 @@ from __future__ import annotations
 import functools
 
 from lamina import backend
+from lamina.backend.common.global_state import learning_phase_or
 from lamina.common.data_utils import unpack_x_y_sample_weight
 from lamina.layers.layer import Layer
 from lamina.training import programs, runtime, steps, structures
 from lamina.training.steps import batch_size
 
-# This form differentiates the loss value it computed: a constant cannot be (see
-# `steps.compute_loss`).
-DIFFERENTIATES_LOSS_VALUE = True
-
 
 def forward(model, x, training):
+    # The classic `K.set_learning_phase`, when fixed, is the phase every step runs in.
+    training = learning_phase_or(training)
     kwargs = {"training": training} if model._call_has_training_arg else {}
     # Layer by layer (not `model(x)`'s one-program path), so the output masks the loss
     # and metrics need are recorded.
@@ -144,7 +143,7 @@ def test_step(self, data):
 def predict_step(self, data):
     """The model's outputs on one batch (`training=False`)."""
     x, _, _ = unpack_x_y_sample_weight(data)
-    kwargs = {"training": False} if self._call_has_training_arg else {}
+    kwargs = {"training": learning_phase_or(False)} if self._call_has_training_arg else {}
     outputs = self(x, **kwargs)
     self._runtime.last_output_masks = None
     return outputs

@@ -25,6 +25,7 @@ from __future__ import annotations
 import inspect
 
 from lamina import backend, ops, tree
+from lamina.backend.common.global_state import learning_phase_or
 from lamina.common.data_utils import unpack_x_y_sample_weight
 from lamina.training import structures, targets
 from lamina.training.compile_utils import PerOutput, flatten_outputs
@@ -35,11 +36,6 @@ _NO_LOSS = (
     "own (`model.losses` is empty), so a training step has nothing to differentiate. "
     "Pass e.g. `compile(loss='mse')` with targets, or override `compute_loss`."
 )
-
-# The pure form differentiates a function of the variables' values, which may be a
-# constant (its gradient is zero); the stateful form differentiates the loss value it
-# computed, which must come from the variables (see `compute_loss`).
-DIFFERENTIATES_LOSS_VALUE = False
 
 
 def batch_size(x):
@@ -82,14 +78,19 @@ def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training
         total, per_output = self._compile_loss(y_flat, y_pred_flat, sw_flat, masks)
     # Kept for the default step, which logs each output's loss (trace-time only).
     self._runtime.per_output_losses = (y_pred, per_output)
-    for extra in self.losses:
+    extras = self.losses
+    for extra in extras:
         extra = ops.cast(extra, "float32")
         total = extra if total is None else total + extra
-    if total is None:
-        if training and self._step_form.DIFFERENTIATES_LOSS_VALUE:
-            # A stateful step differentiates this loss; a constant has no gradient
-            # (the engine's own error would not say why). JAX differentiates zeros.
+    if training and (total is None or not per_output):
+        # Nothing reaches the weights: training would leave them where they are, as a
+        # zero loss (JAX) or an autograd error (torch) that would not say why.
+        if total is None:
             raise ValueError(_NO_LOSS)
+        check = getattr(self, "_check_losses_reach_weights", None)
+        if check is not None:
+            check(len(extras))
+    if total is None:
         return ops.convert_to_tensor(0.0, "float32")
     if backend.is_tensor(total) and ops.dtype(total) == "float32":
         return total
@@ -205,6 +206,8 @@ def metrics_scope(model, metrics_variables):
 
 # The forward pass --------------------------------------------------------------------------
 def forward(model, trainable, non_trainable, x, training):
+    # The classic `K.set_learning_phase`, when fixed, is the phase every step runs in.
+    training = learning_phase_or(training)
     kwargs = {"training": training} if model._call_has_training_arg else {}
     y_pred, non_trainable, losses = model.stateless_call(
         trainable, non_trainable, x, return_losses=True, **kwargs
@@ -423,7 +426,7 @@ def predict_step(self, state, data):
     non_trainable_variables)`."""
     trainable, non_trainable = state
     x, _, _ = unpack_x_y_sample_weight(data)
-    kwargs = {"training": False} if self._call_has_training_arg else {}
+    kwargs = {"training": learning_phase_or(False)} if self._call_has_training_arg else {}
     outputs, non_trainable = self.stateless_call(trainable, non_trainable, x, **kwargs)
     self._runtime.last_output_masks = None
     return outputs, non_trainable

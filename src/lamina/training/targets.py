@@ -146,6 +146,8 @@ class StepData:
     def inputs_of(self, x):
         """`x` in the order the model's graph takes its inputs."""
         if not self._host:
+            if self._standardize is not None:
+                x = self._model._select_inputs(x)  # a classic generator's extra keys
             data_adapter.refuse_text(x, self._model)
         return self._standardize(x) if self._standardize is not None else x
 

@@ -52,3 +52,25 @@ def current_distribution():
 def set_current_distribution(value) -> None:
     """Record the distribution in use (`None`: everything on one device)."""
     _DISTRIBUTION[0] = value
+
+
+# The learning phase fixed with the classic `K.set_learning_phase` (None: not fixed).
+_LEARNING_PHASE: list = [None]
+
+
+def fixed_learning_phase():
+    """The phase `K.set_learning_phase` fixed, as a bool, or None when it is not fixed:
+    then each call chooses (`fit` trains; `evaluate`, `predict` and `model(x)` infer)."""
+    return _LEARNING_PHASE[0]
+
+
+def set_fixed_learning_phase(value) -> None:
+    """Fix the learning phase (a bool) for every later call, or return it to the calls
+    (None). Programs compiled for one phase are not reused for another."""
+    _LEARNING_PHASE[0] = None if value is None else bool(value)
+
+
+def learning_phase_or(default):
+    """The fixed learning phase, else `default` (the phase a call would choose)."""
+    fixed = _LEARNING_PHASE[0]
+    return default if fixed is None else fixed

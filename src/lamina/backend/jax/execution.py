@@ -23,7 +23,9 @@ import numpy as np
 
 from lamina import tree
 from lamina.backend.common import execution as _common
+from lamina.backend.common import seed_state
 from lamina.backend.common.execution import TraceLog
+from lamina.backend.common.global_state import fixed_learning_phase
 from lamina.backend.common.variables import strict_trace
 from lamina.backend.jax import core as jax_core
 from lamina.backend.jax import numpy as jax_numpy
@@ -90,8 +92,13 @@ class Program:
         # Traces from several threads at once: the count and signatures stay whole.
         self._lock = threading.Lock()
         if self.compiled:
+            # The classic fixed learning phase, read by the steps while they are traced,
+            # is part of the signature (`learning_phase`, given only when it is fixed).
             self._jitted = jax.jit(
-                self._traced, donate_argnums=donate_argnums, static_argnums=static_argnums
+                self._traced,
+                donate_argnums=donate_argnums,
+                static_argnums=static_argnums,
+                static_argnames=("learning_phase",),
             )
 
     @property
@@ -99,21 +106,38 @@ class Program:
         """How many times the program was traced (compiled for a new signature)."""
         return self._log.count
 
-    def _traced(self, *args):
+    def _traced(self, *args, learning_phase=None):
+        *args, seed = args
         with self._lock:
             self._log.record([a for i, a in enumerate(args) if i not in self._static])
         with strict_trace(self.name):
-            return self.fn(*args)
+            return self._seeded(args, seed)
+
+    def _seeded(self, args, seed):
+        """`(fn(*args), the global seed state's new value or None)`, `fn` run with the
+        global seed state at `seed` (see `backend.common.seed_state`)."""
+        with seed_state.carried(seed_state.variable(), seed) as carried:
+            out = self.fn(*args)
+        return out, carried.drawn()
 
     def __call__(self, *args):
         if _common._ACTIVE:
             return self._profiled(args)
+        state = seed_state.variable()
+        seed = seed_state.read(state)
         if not self.compiled:
-            return self.fn(*args)
-        before = self._log.count
-        out = self._jitted(*args)
-        if self._log.count != before and self._jitted._cache_size() > self.max_signatures:
-            self._jitted.clear_cache()
+            out, drawn = self._seeded(args, seed)
+        else:
+            before = self._log.count
+            phase = fixed_learning_phase()
+            if phase is None:
+                out, drawn = self._jitted(*args, seed)
+            else:
+                out, drawn = self._jitted(*args, seed, learning_phase=phase)
+            if self._log.count != before and self._jitted._cache_size() > self.max_signatures:
+                self._jitted.clear_cache()
+        if drawn is not None:
+            seed_state.write(state, drawn)
         return out
 
     def lone_runner(self, x):
@@ -125,11 +149,22 @@ class Program:
         if not self.compiled or type(x) is not np.ndarray or self._static:
             return None
         shape, dtype, jitted, active = x.shape, x.dtype, self._jitted, _common._ACTIVE
+        seed_variable, read_seed, write_seed = (
+            seed_state.variable,
+            seed_state.read,
+            seed_state.write,
+        )
 
         def run(state, x):
             if active or type(x) is not np.ndarray or x.shape != shape or x.dtype != dtype:
                 return None
-            return jitted(state, x)
+            if fixed_learning_phase() is not None:
+                return None
+            seed = seed_variable()
+            out, drawn = jitted(state, x, read_seed(seed))
+            if drawn is not None:
+                write_seed(seed, drawn)
+            return out
 
         return run
 
@@ -137,9 +172,18 @@ class Program:
         # Named in a jax.profiler trace; waits for the results so the time is real.
         before = self._log.count
         start = time.perf_counter()
+        state = seed_state.variable()
+        seed = seed_state.read(state)
+        phase = fixed_learning_phase()
+        kwargs = {} if phase is None else {"learning_phase": phase}
         with jax.profiler.TraceAnnotation(self.name):
-            out = self.fn(*args) if not self.compiled else self._jitted(*args)
+            if self.compiled:
+                out, drawn = self._jitted(*args, seed, **kwargs)
+            else:
+                out, drawn = self._seeded(args, seed)
             out = jax.block_until_ready(out)
+        if drawn is not None:
+            seed_state.write(state, drawn)
         if self.compiled and self._jitted._cache_size() > self.max_signatures:
             self._jitted.clear_cache()
         _common.record_call(self.name, time.perf_counter() - start, self._log.count != before)
@@ -160,6 +204,12 @@ def gradients(loss, variables):
 
 def no_grad():
     return contextlib.nullcontext()
+
+
+def grad(fn):
+    """The gradient of the scalar `fn(primals)` with respect to `primals`; a JAX
+    gradient is itself differentiable, inside a traced step or not."""
+    return jax.grad(fn)
 
 
 def step_form(pure, live):
@@ -187,6 +237,23 @@ def _changed(new, old):
     if len(new) == len(old) and all(a is b for a, b in zip(new, old)):
         return None
     return new
+
+
+def _scan(body, carry, xs):
+    """`lax.scan(body, carry, xs)` with the global seed state carried from step to step
+    beside `carry`, so a step drawing from it draws fresh numbers (see
+    `backend.common.seed_state`)."""
+    state = seed_state.variable()
+
+    def step(both, x):
+        carry, seed = both
+        with seed_state.carried(state, seed) as carried:
+            carry, y = body(carry, x)
+        return (carry, carried.current()), y
+
+    (carry, seed), ys = jax_core.scan(step, (carry, state.value), xs)
+    state.assign(seed)
+    return carry, ys
 
 
 def _take_rows(data, rows, n=None):
@@ -267,7 +334,7 @@ def _train_forms(model) -> dict:
         return state, logs
 
     def many(state, chunk):
-        state, logs = jax_core.scan(one, state, chunk)
+        state, logs = _scan(one, state, chunk)
         return state, _last(logs)
 
     def one_from(state, data, start, size):
@@ -277,7 +344,7 @@ def _train_forms(model) -> dict:
         def body(carry, start):
             return one(carry, _slice_rows(data, start, size))
 
-        state, logs = jax_core.scan(body, state, starts)
+        state, logs = _scan(body, state, starts)
         return state, _last(logs)
 
     def one_at(state, data, rows):
@@ -304,9 +371,7 @@ def _test_forms(model):
         return state[2], logs
 
     def many(weights, metrics_values, chunk):
-        metrics_values, logs = jax_core.scan(
-            lambda mv, d: one(weights, mv, d), metrics_values, chunk
-        )
+        metrics_values, logs = _scan(lambda mv, d: one(weights, mv, d), metrics_values, chunk)
         return metrics_values, _last(logs)
 
     return (("one", one), ("many", many))
@@ -325,7 +390,7 @@ def _predict_forms(model):
             changed.append(_changed(new, non_trainable) is not None)
             return list(new), outputs
 
-        non_trainable, outputs = jax_core.scan(body, list(weights[1]), chunk)
+        non_trainable, outputs = _scan(body, list(weights[1]), chunk)
         return outputs, non_trainable if any(changed) else None
 
     return (("one", one), ("many", many))

@@ -38,6 +38,7 @@ from torch.utils import _pytree
 
 from lamina import tree
 from lamina.backend.common import execution as _common
+from lamina.backend.common import seed_state
 from lamina.backend.common.execution import TraceLog
 from lamina.backend.common.variables import StatelessScope, relaxed, strict_trace
 from lamina.backend.common.variables import Variable as _BaseVariable
@@ -143,6 +144,20 @@ class Program:
         return True
 
     def _run(self, args):
+        if self.live or not self.compiled:
+            # A live step draws from the global seed state itself, as eager code does.
+            return self._run_step(args)
+        # A pure step carries the global seed state as JAX's programs do (see
+        # `backend.common.seed_state`): its strict scope admits no other variable.
+        state = seed_state.variable()
+        with seed_state.carried(state, seed_state.read(state)) as carried:
+            out = self._run_step(args)
+        drawn = carried.drawn()
+        if drawn is not None:
+            seed_state.write(state, drawn)
+        return out
+
+    def _run_step(self, args):
         new = self._note_signature(args) if self.compiled else True
         # Autograd mode set and restored by hand: `with torch.no_grad()` costs ~1.5 us,
         # which a one-sample predict shows.
@@ -257,6 +272,13 @@ def gradients(loss, variables):
             "remember how it depends on them. Differentiate a function of the values "
             "with backend.value_and_grad(fn) instead (see Model.train_step)."
         )
+    if not (isinstance(loss, torch.Tensor) and loss.requires_grad):
+        raise ValueError(
+            "The loss is not computed from any of the variables being trained (it records "
+            "no gradient), so training would not change them. Check that the loss is "
+            "computed from the model's outputs (or from losses added on its layers), and "
+            "that the layers it goes through are trainable."
+        )
     with torch.enable_grad():
         grads = torch.autograd.grad(loss, values, allow_unused=True)
     # Without `create_graph` the gradients record no history: no `detach` (an alias
@@ -269,6 +291,50 @@ def gradients(loss, variables):
 
 def no_grad():
     return torch.no_grad()
+
+
+def grad(fn):
+    """The gradient of the scalar `fn(primals)` with respect to `primals` (a tensor, or
+    a list or tuple of tensors), itself differentiable while autograd records.
+
+    A primal that records gradients already (computed from trained variables, or a
+    variable's own tensor) is differentiated as it is, so what flows into it flows into
+    the gradient; any other gets a fresh leaf. With autograd recording outside (a train
+    step), `create_graph` keeps the gradient's own history for that outer derivative.
+    """
+
+    def gradient(primals):
+        flat = tree.flatten(primals)
+        leaves = [_grad_input(x) for x in flat]
+        outer = torch.is_grad_enabled()
+        with torch.enable_grad():
+            value = fn(tree.pack_sequence_as(primals, leaves))
+            value = backend_core.convert_to_tensor(value)
+            if value.ndim != 0:
+                raise ValueError(
+                    f"grad needs `fn` to return a scalar; it returned shape {tuple(value.shape)}."
+                )
+            wrt = [x for x in leaves if x.requires_grad]
+            found = (
+                torch.autograd.grad(value, wrt, create_graph=outer, allow_unused=True)
+                if wrt and value.requires_grad
+                else [None] * len(wrt)
+            )
+        found = iter(found)
+        grads = []
+        for x in leaves:
+            g = next(found) if x.requires_grad else None
+            grads.append(torch.zeros_like(x) if g is None else g if outer else g.detach())
+        return tree.pack_sequence_as(primals, grads)
+
+    return gradient
+
+
+def _grad_input(x):
+    x = backend_core.convert_to_tensor(x)
+    if x.requires_grad or not (x.is_floating_point() or x.is_complex()):
+        return x
+    return x.detach().requires_grad_(True)
 
 
 def step_form(pure, live):
@@ -610,7 +676,12 @@ class _CompiledCall:
         version = _structure_version()
         if version != self._version:
             # The variables are looked up again only when the model's structure changed.
-            self._variables = list({id(v): v for v in self.owner.variables}.values())
+            # With the global seed state, which a random op given no seed draws from.
+            found = {id(v): v for v in self.owner.variables}
+            state = seed_state.variable()
+            if state is not None:
+                found.setdefault(id(state), state)
+            self._variables = list(found.values())
             self._version = version
         variables = self._variables
         key = (spec, tuple((leaf.shape, leaf.dtype) for leaf in leaves), training, version)

@@ -1,0 +1,100 @@
+"""`model.add_loss(<graph tensor>)` on a functional model compiled without a loss, the
+Keras 2 way (issue 32, item 7): it trains on that loss on every engine, and a model
+whose loss cannot reach its weights is an error that says so, never a silent zero.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import backend as K
+from lamina.layers import Dense, Input, Lambda
+from lamina.losses import binary_crossentropy
+from lamina.models import Model
+
+RNG = np.random.default_rng(7)
+
+
+def test_a_variational_autoencoder_trains_on_its_added_loss():
+    lamina.utils.set_random_seed(2)
+    original_dim, intermediate_dim, latent_dim = 8, 6, 2
+    inputs = Input(shape=(original_dim,), name="encoder_input")
+    hidden = Dense(intermediate_dim, activation="relu")(inputs)
+    z_mean = Dense(latent_dim, name="z_mean")(hidden)
+    z_log_var = Dense(latent_dim, name="z_log_var")(hidden)
+
+    def sampling(args):
+        z_mean, z_log_var = args
+        batch, dim = K.shape(z_mean)[0], K.int_shape(z_mean)[1]
+        epsilon = K.random_normal(shape=(batch, dim))
+        return z_mean + K.exp(0.5 * z_log_var) * epsilon
+
+    z = Lambda(sampling, output_shape=(latent_dim,), name="z")([z_mean, z_log_var])
+    decoded = Dense(original_dim, activation="sigmoid")(
+        Dense(intermediate_dim, activation="relu")(z)
+    )
+    vae = Model(inputs, decoded, name="vae_mlp")
+    reconstruction_loss = original_dim * binary_crossentropy(inputs, decoded)
+    kl_loss = -0.5 * K.sum(1 + z_log_var - K.square(z_mean) - K.exp(z_log_var), axis=-1)
+    vae.add_loss(K.mean(reconstruction_loss + kl_loss))
+    vae.compile(optimizer=lamina.optimizers.Adam(0.01))
+
+    # Two binary patterns, a few bits flipped: something for the code to capture.
+    patterns = np.array([[1, 1, 1, 1, 0, 0, 0, 0], [0, 1, 0, 1, 0, 1, 0, 1]], "float32")
+    data = patterns[RNG.integers(0, 2, size=64)]
+    data = np.where(RNG.uniform(size=data.shape) < 0.05, 1 - data, data)
+    history = vae.fit(data, epochs=6, batch_size=16, validation_data=(data[:16], None), verbose=0)
+    losses = history.history["loss"]
+    assert losses[-1] < 0.9 * losses[0], losses
+    assert "val_loss" in history.history
+    # Evaluating reports the added loss too: about the last epoch's, as noise allows.
+    assert 0.5 * losses[-1] < vae.evaluate(data, verbose=0) < 1.5 * losses[-1]
+    assert vae.predict(data[:3], verbose=0).shape == (3, original_dim)
+
+
+def test_an_added_loss_trains_exactly_as_the_compiled_loss_would():
+    def build():
+        inputs = Input(shape=(3,))
+        outputs = Dense(3, kernel_initializer="glorot_uniform")(inputs)
+        return inputs, outputs, Model(inputs, outputs)
+
+    data = RNG.normal(size=(8, 3)).astype("float32")
+    inputs, outputs, added = build()
+    added.add_loss(K.mean(K.square(outputs - inputs)))  # a per-sample mse, averaged
+    _, _, compiled = build()
+    compiled.set_weights(added.get_weights())
+    added.compile(optimizer=lamina.optimizers.SGD(0.1))
+    compiled.compile(optimizer=lamina.optimizers.SGD(0.1), loss="mse")
+    history_added = added.fit(data, epochs=3, batch_size=4, shuffle=False, verbose=0)
+    history_compiled = compiled.fit(data, data, epochs=3, batch_size=4, shuffle=False, verbose=0)
+    np.testing.assert_allclose(
+        history_added.history["loss"], history_compiled.history["loss"], rtol=1e-5
+    )
+    for a, b in zip(added.get_weights(), compiled.get_weights(), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    # A call on data computes the added loss beside the outputs, as a loss of that call.
+    predicted = lamina.ops.convert_to_numpy(added(data))
+    (value,) = added.losses
+    np.testing.assert_allclose(
+        lamina.ops.convert_to_numpy(value), np.mean((predicted - data) ** 2), rtol=1e-5
+    )
+
+
+def test_no_loss_reaching_the_weights_is_an_error():
+    data = np.ones((4, 3), "float32")
+    inputs = Input(shape=(3,))
+    outputs = Dense(2)(inputs)
+    nothing = Model(inputs, outputs)
+    nothing.compile(optimizer="sgd")
+    with pytest.raises(ValueError, match="No loss to compute"):
+        nothing.fit(data, verbose=0)
+    constant = Model(inputs, outputs)
+    constant.add_loss(K.mean(K.square(inputs)))  # computed from the data alone
+    constant.compile(optimizer="sgd")
+    with pytest.raises(ValueError, match="no loss that reaches its trainable weights"):
+        constant.fit(data, verbose=0)
+    other = Input(shape=(3,))
+    with pytest.raises(ValueError, match="not computed from the model's inputs"):
+        Model(inputs, outputs).add_loss(K.mean(other))
