@@ -35,7 +35,7 @@ from lamina.graph.operation import (
     current_call_context,
     output_spec,
 )
-from lamina.layers import eager_calls, keras_methods, layer_arguments, quantization
+from lamina.layers import call_masks, eager_calls, keras_methods, layer_arguments, quantization
 from lamina.layers.eager_calls import (
     _SCALAR_KWARG_TYPES,
     _is_float,
@@ -129,6 +129,7 @@ class Layer(Operation, backend.layer.LayerBase):
     """
 
     supports_masking = False
+    _masks_from_call = False  # True where `call` attaches its outputs' masks itself
     # Set per instance by `__init__`; an instance made without it takes the general path.
     _short_call = False
     _remat_mode = None  # set by `__init__` inside a `RematScope`
@@ -713,7 +714,9 @@ class Layer(Operation, backend.layer.LayerBase):
         if any_symbolic(args, kwargs):
             return self._symbolic_layer_call(args, user_kwargs)
 
+        mask = call_masks.incoming(self, args, kwargs)
         inputs = self._convert_inputs(args[0])
+        call_masks.carry_over(args[0], inputs)
         args = (inputs,) + args[1:]
         check_input_compatibility(self.input_spec, flat_shaped(inputs), self)
         # Sublayers built in `build` or on their first call inside `call` get this
@@ -724,8 +727,6 @@ class Layer(Operation, backend.layer.LayerBase):
 
             context = current_call_context()
             training = eager_calls.resolve_training(self, kwargs, context)
-            if not self._call_has_mask_arg:
-                kwargs.pop("mask", None)
             call = self.call
             if self._remat_mode is not None:
                 call = rematerialized_call(self, call, args, kwargs)
@@ -740,6 +741,7 @@ class Layer(Operation, backend.layer.LayerBase):
                     context.training = training
                 outputs = call(*args, **kwargs)
                 apply_activity_regularizer(self, outputs)
+        call_masks.outgoing(self, inputs, mask, outputs)
         return outputs
 
     def _symbolic_layer_call(self, args, user_kwargs):

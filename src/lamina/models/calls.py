@@ -19,6 +19,7 @@ from lamina.backend import core as backend_core
 from lamina.backend import execution as backend_execution
 from lamina.backend.common.variables import StatelessScope
 from lamina.common.traceback_utils import unfiltered_traceback
+from lamina.graph.masks import masks_of, set_mask
 from lamina.graph.operation import Operation
 from lamina.layers.input_spec import shapes_differ
 from lamina.layers.layer import Layer, _hold_losses
@@ -140,14 +141,19 @@ def compiled_call(model, inputs):
     lock = concurrency.state_lock(model)
     if assigned_vars:
         with lock.writing():
-            outputs, losses = _run_call(model, program, variables, assigned_vars, inputs)
+            outputs, masks, losses = _run_call(model, program, variables, assigned_vars, inputs)
     else:
         reader = lock.acquire_read()
         try:
-            outputs, losses = _run_call(model, program, variables, assigned_vars, inputs)
+            outputs, masks, losses = _run_call(model, program, variables, assigned_vars, inputs)
         finally:
             lock.release_read(reader)
-    record.last_output_masks = None  # tracing values, not for later
+    if masks is not None:
+        # The masks the graph gave its outputs, on the outputs, as a run layer by layer
+        # leaves them.
+        for out, mask in zip(tree.flatten(outputs), tree.flatten(masks), strict=True):
+            if mask is not None:
+                set_mask(out, mask)
     for layer in all_layers:  # `_clear_losses` without walking the layers again
         if layer._losses:
             layer._losses = []
@@ -159,16 +165,16 @@ def compiled_call(model, inputs):
 
 def _run_call(model, program, variables, assigned_vars, inputs):
     """Run the call program (the caller holds the weights lock); write back what it
-    assigned. Returns `(outputs, losses)`."""
+    assigned. Returns `(outputs, output_masks, losses)`."""
     live = model._runtime.live
     live = live.values if live is not None else None
-    outputs, losses, assigned = program(_call_values(model, variables, live), inputs)
+    outputs, masks, losses, assigned = program(_call_values(model, variables, live), inputs)
     if live is not None:
         # `fit` donates these buffers at its next step: be done with them first.
-        backend_core.block_until_ready((outputs, losses, assigned))
+        backend_core.block_until_ready((outputs, masks, losses, assigned))
     for variable, value in zip(assigned_vars, assigned, strict=True):
         variable._value = value
-    return outputs, losses
+    return outputs, masks, losses
 
 
 def _call_values(model, variables, live) -> list:
@@ -194,7 +200,8 @@ def _compile_call(model, variables):
             outputs = Layer.__call__(model, data, training=False)
         # Only the model's own variables can be assigned under the strict trace.
         assigned_vars[:] = [variables[index[id(v)]] for v, _ in scope.updates]
-        return outputs, list(scope.losses), [value for _, value in scope.updates]
+        masks = masks_of(outputs)  # carried by traced values: handed out beside them
+        return outputs, masks, list(scope.losses), [value for _, value in scope.updates]
 
     program = backend_execution.program(pure, f"call of model {model.name!r} on data")
     # The graph's layers are fixed once it is built, so the walk over them is kept.

@@ -145,9 +145,7 @@ def predict_step(self, data):
     """The model's outputs on one batch (`training=False`)."""
     x, _, _ = unpack_x_y_sample_weight(data)
     kwargs = {"training": False} if self._call_has_training_arg else {}
-    outputs = self(x, **kwargs)
-    self._runtime.last_output_masks = None
-    return outputs
+    return self(x, **kwargs)
 
 
 def batch_logs_skippable(model, callback_list) -> bool:
