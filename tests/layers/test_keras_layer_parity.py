@@ -906,3 +906,55 @@ def test_resizing_keeps_integer_images_integer(interpolation):
     got = lamina.layers.Resizing(7, 5, interpolation=interpolation)(images)
     assert _numpy(got).dtype == np.uint8
     np.testing.assert_array_equal(_numpy(got), np.asarray(expected))
+
+
+@pytest.mark.parametrize(
+    "make, shape",
+    [
+        (lambda L: L.Flatten(), (3, 2)),
+        (lambda L: L.Reshape((6,)), (3, 2)),
+        (lambda L: L.Permute((2, 1)), (3, 2)),
+        (lambda L: L.RepeatVector(2), (3,)),
+        (lambda L: L.Cropping1D(1), (4, 2)),
+        (lambda L: L.ZeroPadding1D(1), (4, 2)),
+        (lambda L: L.UpSampling1D(2), (4, 2)),
+        (lambda L: L.Identity(), (3,)),
+        (lambda L: L.Activation("relu"), (3,)),
+        (lambda L: L.Resizing(3, 2), (4, 4, 1)),
+    ],
+)
+def test_an_integer_input_gives_the_dtype_its_call_gives(make, shape):
+    # The harness found symbolic specs of float32 where the call on data gives the
+    # integer dtype back (Keras's own symbolic call does so for Flatten, Reshape, Permute
+    # and Identity, and its call on data for all of them).
+    x = np.arange(2 * int(np.prod(shape))).reshape((2,) + shape).astype("int32") % 7
+    expected = str(keras.ops.convert_to_numpy(make(keras.layers)(x)).dtype)
+    layer = make(lamina.layers)
+    assert str(_numpy(layer(x)).dtype) == expected
+    assert layer(lamina.Input(shape, dtype="int32")).dtype == expected
+
+
+def test_softmax_passes_its_mask_on_as_keras():
+    from keras.src import backend as keras_backend
+
+    from lamina.graph.masks import get_mask
+
+    x, mask = _f(2, 3), np.array([[1, 1, 0], [1, 0, 0]], bool)
+    expected = keras_backend.get_keras_mask(keras.layers.Softmax()(x, mask=mask))
+    got = get_mask(lamina.layers.Softmax()(x, mask=mask))
+    np.testing.assert_array_equal(_numpy(got), np.asarray(expected))
+
+
+def test_a_bare_model_call_augments_as_keras():
+    # Keras's augmentation layers default their call to training=True, so `model(x)`
+    # augments and `predict` does not; lamina's compiled `model(x)` on JAX ran them in
+    # inference.
+    images = np.random.default_rng(0).uniform(size=(4, 6, 5, 3)).astype("float32")
+    for L, base in ((keras.layers, keras), (lamina.layers, lamina)):
+        inputs = base.Input((6, 5, 3))
+        model = base.Model(inputs, L.RandomFlip(seed=3)(inputs))
+        flipped = np.asarray(base.ops.convert_to_numpy(model(images)))
+        assert not np.allclose(flipped, images), base.__name__
+        np.testing.assert_array_equal(model.predict(images, verbose=0), images)
+        kept = np.asarray(base.ops.convert_to_numpy(model(images, training=False)))
+        np.testing.assert_array_equal(kept, images)

@@ -130,6 +130,7 @@ class Layer(Operation, backend.layer.LayerBase):
 
     supports_masking = False
     _masks_from_call = False  # True where `call` attaches its outputs' masks itself
+    _keeps_integer_dtype = False  # True where an integer input gives an output of its dtype
     # Set per instance by `__init__`; an instance made without it takes the general path.
     _short_call = False
     _remat_mode = None  # set by `__init__` inside a `RematScope`
@@ -648,7 +649,8 @@ class Layer(Operation, backend.layer.LayerBase):
     def compute_output_spec(self, *args, **kwargs):
         if type(self).compute_output_shape is not Layer.compute_output_shape:
             shapes = tree.map_structure(lambda x: x.shape, args[0])
-            return _shapes_to_specs(self.compute_output_shape(shapes), self.compute_dtype)
+            dtype = layer_arguments.spec_dtype(self, args[0])
+            return _shapes_to_specs(self.compute_output_shape(shapes), dtype)
         return output_spec(self.call, args, kwargs)
 
     def compute_mask(self, inputs, previous_mask=None):

@@ -12,6 +12,8 @@ take the model first; `Model` binds the few that other modules call by name.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from lamina import ops, tree
@@ -86,6 +88,27 @@ def value_dependent_ops(model) -> list:
         elif _declares_own_spec(op) and not _abstractly_evaluable(node):
             found.append((op, model))
     record.value_dependent = (function, found)
+    return found
+
+
+def trains_by_default(model) -> bool:
+    """Whether a layer of the graph (nested models' included) defaults its `call` to
+    `training=True` (the augmentation layers, as in Keras): then a bare `model(x)`
+    augments, as Keras's does, which `compiled_call`'s inference program would not.
+    Found once per graph."""
+    function = model._function
+    record = model._runtime
+    cached = record.trains_by_default
+    if cached is not None and cached[0] is function:
+        return cached[1]
+    found = False
+    for layer in model._flatten_layers(include_self=False):
+        call = getattr(type(layer), "call", None)
+        param = inspect.signature(call).parameters.get("training") if call else None
+        if param is not None and param.default is True:
+            found = True
+            break
+    record.trains_by_default = (function, found)
     return found
 
 

@@ -346,6 +346,7 @@ class Model(Trainer, Layer):
                 and all(backend_core.is_concrete(v) for v in flat)
                 and all(get_mask(v) is None for v in flat)  # a mask in: the graph's path
                 and not calls.value_dependent_ops(self)
+                and ("training" in kwargs or not calls.trains_by_default(self))
             ):
                 return self._unpack_singleton(calls.compiled_call(self, args[0]))
         # A graph with an op whose output shape depends on the values (`ops.unique`) runs

@@ -81,6 +81,7 @@ class Runtime:
         # `(graph function, value)` of these graph models' caches.
         "layers_by_depth",
         "value_dependent",
+        "trains_by_default",
         "host_plan",
         # Variables the graph uses as operands of its ops (`Model._runtime_state`).
         "graph_constants",
