@@ -39,10 +39,11 @@ lint: $(VENV)/.installed-dev
 contracts: $(VENV)/.installed-dev
 	$(BIN)/lint-imports
 
-# The suite's compilation cache (see conftest.py) starts empty, as on a fresh clone; the
-# torch pass after it reuses what the JAX pass compiled.
+# The suite's compilation cache (see conftest.py) and the parity harness's Keras results
+# (tests/parity) start empty, as on a fresh clone; the torch pass after it reuses what the
+# JAX pass compiled and computed.
 pytest: $(VENV)/.installed-dev
-	rm -rf .cache/compilation
+	rm -rf .cache/compilation .cache/parity
 	$(BIN)/python -m pytest
 
 # The same tests on the second engine (doctests show the default engine's values, so

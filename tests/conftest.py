@@ -22,6 +22,16 @@ collect_ignore_glob = ["*_script.py"]
 os.environ.setdefault("LAMINA_TORCH_COMPILE_BACKEND", "eager")
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--parity-all",
+        action="store_true",
+        default=False,
+        help="tests/parity: every case of every layer, each with a training step "
+        "(by default one seeded case per layer)",
+    )
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "engine(name, ...): run this test only on the named engine(s)"

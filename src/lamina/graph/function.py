@@ -9,33 +9,13 @@ the deepest to 0, feeding each node the values (and masks) of its inputs.
 
 from __future__ import annotations
 
-import inspect
 import threading
 
 from lamina import tree
 from lamina.graph.keras_tensor import KerasTensor
+from lamina.graph.masks import get_mask, set_mask
 from lamina.graph.node import Node
 from lamina.graph.operation import current_call_context
-
-
-def _tensor_mask_params(op) -> tuple:
-    """`(position, name, mask_name)` for each `call` argument `name` that has a
-    `{name}_mask` argument beside it (MultiHeadAttention's `value`/`value_mask`): Keras
-    fills those from the masks of the tensors passed, and so does the runner."""
-    cls = type(op)
-    cached = cls.__dict__.get("_lamina_tensor_mask_params")
-    if cached is None:
-        call = getattr(cls, "call", None)
-        names = list(inspect.signature(call).parameters)[1:] if call is not None else []
-        cached = tuple(
-            (i, name, f"{name}_mask") for i, name in enumerate(names) if f"{name}_mask" in names
-        )
-        cls._lamina_tensor_mask_params = cached
-    return cached
-
-
-def _no_masks(_outputs):
-    return False, None
 
 
 def _describe(x) -> str:
@@ -299,30 +279,30 @@ class Function:
         Returns `(outputs, output_masks)`, both in the structure of the outputs.
         """
         flat_values = self._flatten_values(inputs)
-        flat_masks = [None] * len(flat_values) if mask is None else self._flatten_values(mask)
-        # Values by reference tensor id; masks likewise, holding only the masks that
-        # exist (most graphs have none, and then no node looks for them).
+        if mask is not None:
+            # Masks ride on the values (`lamina.graph.masks`): each layer's call takes
+            # its input's and leaves its output's, as when it is called on its own.
+            for v, m in zip(flat_values, self._flatten_values(mask), strict=True):
+                if m is not None:
+                    set_mask(v, m)
         values: dict = {}
-        masks: dict = {}
-        for x, v, m in zip(self.inputs, flat_values, flat_masks, strict=True):
+        for x, v in zip(self.inputs, flat_values, strict=True):
             values[id(x)] = v
-            if m is not None:
-                masks[id(x)] = m
         if training is None:
             context = current_call_context()
             training = context.training if context is not None else None
         frames = _running_frames()
         frames.append((self, values))
         try:
-            return self._run_steps(values, masks, training)
+            return self._run_steps(values, training)
         finally:
             frames.pop()
 
-    def _run_steps(self, values: dict, masks: dict, training):
+    def _run_steps(self, values: dict, training):
         for step in self._steps:
-            if step.lean is not None and not masks:
-                # One tensor in, one tensor out, no masks: the eager engine's common
-                # node, without the general bookkeeping below.
+            if step.lean is not None:
+                # One tensor in, one tensor out: the eager engine's common node,
+                # without the general bookkeeping below.
                 kwargs = dict(step.kwarg_constants) if step.kwarg_constants else {}
                 if training is not None and step.takes_training and "training" not in kwargs:
                     kwargs["training"] = training
@@ -348,55 +328,22 @@ class Function:
                 and getattr(op, "_call_has_training_arg", False)
             ):
                 kwargs["training"] = training
-            node_mask = None
-            if masks and any(id(t) in masks for t in node.input_tensors):
-                first = node.call_args[0] if node.call_args else None
-                node_mask = tree.map_structure(
-                    lambda t: masks.get(id(t)) if isinstance(t, KerasTensor) else None, first
-                )
-                if getattr(op, "_call_has_mask_arg", False) and "mask" not in kwargs:
-                    kwargs["mask"] = node_mask
-                for position, name, mask_name in _tensor_mask_params(op):
-                    source = node.call_args[position] if position < len(node.call_args) else None
-                    source = node.call_kwargs.get(name, source)
-                    if mask_name not in kwargs and isinstance(source, KerasTensor):
-                        kwargs[mask_name] = masks.get(id(source))
-            if step.graph_call is not None and not masks:
+            if step.graph_call is not None:
                 outputs = step.graph_call(args[0], kwargs)
             else:
                 outputs = op(*args, **kwargs)
-            flat_out = tree.flatten(outputs) if tree.is_nested(outputs) else [outputs]
-            out_masks = None
-            # The symbolic call recorded which outputs carry a mask: compute only those.
-            for t in node.output_tensors:
-                if t._keras_mask is not None:
-                    compute_mask = getattr(op, "compute_mask", None)
-                    break
-            else:
-                compute_mask = None
-            if compute_mask is not None:
-                # A nested model hands over the masks of the run that made `outputs`.
-                found, computed = getattr(op, "_output_masks_of", _no_masks)(outputs)
-                if not found:
-                    computed = compute_mask(args[0] if args else None, node_mask)
-                if computed is not None:
-                    out_masks = tree.flatten(computed) if tree.is_nested(computed) else [computed]
-                    if len(out_masks) != len(flat_out):
-                        out_masks = [out_masks[0]] * len(flat_out)
-            if out_masks is None:
-                for t, v in zip(node.output_tensors, flat_out, strict=True):
+            if tree.is_nested(outputs):
+                for t, v in zip(node.output_tensors, tree.flatten(outputs), strict=True):
                     values[id(t)] = v
             else:
-                for t, v, m in zip(node.output_tensors, flat_out, out_masks, strict=True):
-                    values[id(t)] = v
-                    if m is not None:
-                        masks[id(t)] = m
+                (t,) = node.output_tensors
+                values[id(t)] = outputs
 
         if not tree.is_nested(self._outputs_struct):
-            x = self.outputs[0]
-            return values[id(x)], masks.get(id(x))
+            out = values[id(self.outputs[0])]
+            return out, get_mask(out)
         outs = [values[id(x)] for x in self.outputs]
-        out_masks = [masks.get(id(x)) for x in self.outputs]
+        out_masks = [get_mask(v) for v in outs]
         return (
             tree.pack_sequence_as(self._outputs_struct, outs),
             tree.pack_sequence_as(self._outputs_struct, out_masks),

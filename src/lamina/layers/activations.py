@@ -203,8 +203,5 @@ class Softmax(_Elementwise):
             return ops.exp(inputs - ops.logsumexp(inputs, axis=tuple(self.axis), keepdims=True))
         return ops.softmax(inputs, axis=self.axis)
 
-    def compute_mask(self, inputs, previous_mask=None):
-        return None
-
     def get_config(self):
         return {**super().get_config(), "axis": self.axis}

@@ -20,6 +20,7 @@ from lamina.backend.common.variables import Variable
 from lamina.common import serialization
 from lamina.dtype_policies.dtype_policy import check_quantization_mode
 from lamina.graph.keras_tensor import KerasTensor
+from lamina.graph.operation import output_spec
 from lamina.layers import lora, quantization
 from lamina.layers.argument_validation import integer
 from lamina.layers.input_spec import InputSpec
@@ -272,6 +273,13 @@ class Activation(Layer):
     def compute_output_shape(self, input_shape):
         return input_shape
 
+    def compute_output_spec(self, inputs, **kwargs):
+        if "float" not in str(getattr(inputs, "dtype", "float")):
+            # The function decides a non-float input's output dtype (relu keeps an int,
+            # sigmoid makes a float), as the call on data does: evaluated abstractly.
+            return output_spec(self.call, (inputs,), {})
+        return super().compute_output_spec(inputs, **kwargs)
+
     def get_config(self):
         return {**super().get_config(), "activation": activations.serialize(self.activation)}
 
@@ -279,6 +287,8 @@ class Activation(Layer):
 @_register
 class Identity(Layer):
     """Returns its input unchanged (a placeholder, e.g. when pruning a model)."""
+
+    _keeps_integer_dtype = True  # an int input gives an int output
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)

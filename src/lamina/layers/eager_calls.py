@@ -16,6 +16,7 @@ from lamina import backend, tree
 from lamina.backend.common.global_state import fixed_learning_phase
 from lamina.dtype_policies import autocast as _autocast
 from lamina.graph.operation import CallContext, current_call_context
+from lamina.layers import call_masks
 from lamina.layers.input_spec import check_input_compatibility
 
 # Call keyword values that cannot hold a tensor (a `training` flag, a `None` mask).
@@ -61,6 +62,7 @@ def call_on_tensor(self, x, kwargs):
     """`__call__` on one engine tensor into a built layer, with keyword arguments
     that hold no tensors: the same steps as the general path, without its tree
     walks (the eager engine pays for them on every call)."""
+    mask = call_masks.incoming(self, (x,), kwargs)
     if self.autocast:
         compute_dtype = self._inputs_dtype()
         key = (x.dtype, compute_dtype)
@@ -70,7 +72,9 @@ def call_on_tensor(self, x, kwargs):
                 _is_float(x.dtype) and backend.standardize_dtype(x.dtype) != compute_dtype
             )
         if cast:
-            x = backend.core.cast(x, compute_dtype)
+            original, x = x, backend.core.cast(x, compute_dtype)
+            if mask is not None:
+                call_masks.carry_over(original, x)
     spec = self.input_spec
     if spec is not None:
         check_input_compatibility(spec, [x], self)
@@ -81,8 +85,6 @@ def call_on_tensor(self, x, kwargs):
 
     context = current_call_context()
     training = resolve_training(self, kwargs, context)
-    if "mask" in kwargs and not self._call_has_mask_arg:
-        del kwargs["mask"]
 
     if context is None:
         self._clear_losses()
@@ -94,6 +96,7 @@ def call_on_tensor(self, x, kwargs):
             context.training = training
         outputs = self.call(x, **kwargs)
         apply_activity_regularizer(self, outputs)
+    call_masks.outgoing(self, x, mask, outputs)
     return outputs
 
 
@@ -134,15 +137,19 @@ def repeat_call(self, x, kwargs):
         and "mask" not in kwargs
         and _autocast.current_scope() is None
     ):
+        mask = call_masks.incoming(self, (x,), kwargs)
         context = current_call_context()
         training = resolve_training(self, kwargs, context)
         if context is None:
             self._clear_losses()
             with CallContext(training=training):
-                return self.call(x, **kwargs)
-        if training is not None and context.training is None:
-            context.training = training
-        return self.call(x, **kwargs)
+                outputs = self.call(x, **kwargs)
+        else:
+            if training is not None and context.training is None:
+                context.training = training
+            outputs = self.call(x, **kwargs)
+        call_masks.outgoing(self, x, mask, outputs)
+        return outputs
     outputs = type(self)._base_call(self, x, **kwargs)
     if (
         self.built

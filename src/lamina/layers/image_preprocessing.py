@@ -478,6 +478,8 @@ class Resizing(Layer):
     (1, 2, 3, 3)
     """
 
+    _keeps_integer_dtype = True  # rounded and cast back, as in Keras
+
     _takes_bounding_box_format = True
 
     def __init__(

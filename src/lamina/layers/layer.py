@@ -35,7 +35,7 @@ from lamina.graph.operation import (
     current_call_context,
     output_spec,
 )
-from lamina.layers import eager_calls, keras_methods, layer_arguments, quantization
+from lamina.layers import call_masks, eager_calls, keras_methods, layer_arguments, quantization
 from lamina.layers.eager_calls import (
     _SCALAR_KWARG_TYPES,
     _is_float,
@@ -129,6 +129,8 @@ class Layer(Operation, backend.layer.LayerBase):
     """
 
     supports_masking = False
+    _masks_from_call = False  # True where `call` attaches its outputs' masks itself
+    _keeps_integer_dtype = False  # True where an integer input gives an output of its dtype
     # Set per instance by `__init__`; an instance made without it takes the general path.
     _short_call = False
     _remat_mode = None  # set by `__init__` inside a `RematScope`
@@ -637,7 +639,8 @@ class Layer(Operation, backend.layer.LayerBase):
     def compute_output_spec(self, *args, **kwargs):
         if type(self).compute_output_shape is not Layer.compute_output_shape:
             shapes = tree.map_structure(lambda x: x.shape, args[0])
-            return _shapes_to_specs(self.compute_output_shape(shapes), self.compute_dtype)
+            dtype = layer_arguments.spec_dtype(self, args[0])
+            return _shapes_to_specs(self.compute_output_shape(shapes), dtype)
         return output_spec(self.call, args, kwargs)
 
     def compute_mask(self, inputs, previous_mask=None):
@@ -701,7 +704,9 @@ class Layer(Operation, backend.layer.LayerBase):
         if any_symbolic(args, kwargs):
             return self._symbolic_layer_call(args, user_kwargs)
 
+        mask = call_masks.incoming(self, args, kwargs)
         inputs = self._convert_inputs(args[0])
+        call_masks.carry_over(args[0], inputs)
         args = (inputs,) + layer_arguments.convert_arrays(self, args[1:])
         kwargs = layer_arguments.convert_arrays(self, kwargs)
         check_input_compatibility(self.input_spec, flat_shaped(inputs), self)
@@ -715,8 +720,6 @@ class Layer(Operation, backend.layer.LayerBase):
 
             context = current_call_context()
             training = eager_calls.resolve_training(self, kwargs, context)
-            if not self._call_has_mask_arg:
-                kwargs.pop("mask", None)
             call = self.call
             if self._remat_mode is not None:
                 call = rematerialized_call(self, call, args, kwargs)
@@ -731,6 +734,7 @@ class Layer(Operation, backend.layer.LayerBase):
                     context.training = training
                 outputs = call(*args, **kwargs)
                 apply_activity_regularizer(self, outputs)
+        call_masks.outgoing(self, inputs, mask, outputs)
         return outputs
 
     def _symbolic_layer_call(self, args, user_kwargs):

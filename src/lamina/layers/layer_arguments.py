@@ -296,3 +296,14 @@ def refuse_text(layer, value: np.ndarray) -> None:
         "of it, fed by Input(shape=(1,), dtype='string'); or convert the data before "
         "passing it."
     )
+
+
+def spec_dtype(layer, inputs) -> str:
+    """The output dtype a layer's `compute_output_shape` spec gets: its compute dtype,
+    except that a layer whose call gives an integer input's dtype back
+    (`_keeps_integer_dtype`: Flatten, Reshape, Cropping, Resizing, ...) keeps a
+    non-float input's dtype, as its call on data does (autocast casts only floats)."""
+    dtype = getattr(inputs, "dtype", None)
+    if layer._keeps_integer_dtype and dtype is not None and "float" not in str(dtype):
+        return str(dtype)
+    return layer.compute_dtype

@@ -29,6 +29,8 @@ class Flatten(Layer):
     (2, 12)
     """
 
+    _keeps_integer_dtype = True  # an int input gives an int output
+
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
         self.data_format = backend.standardize_data_format(data_format)
@@ -65,6 +67,8 @@ class Reshape(Layer):
     >>> Reshape((3, -1))(np.zeros((2, 12))).shape
     (2, 3, 4)
     """
+
+    _keeps_integer_dtype = True  # an int input gives an int output
 
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
@@ -116,6 +120,8 @@ class Permute(Layer):
     (2, 4, 3)
     """
 
+    _keeps_integer_dtype = True  # an int input gives an int output
+
     def __init__(self, dims, **kwargs):
         super().__init__(**kwargs)
         self.dims = int_tuple(dims, len(tuple(dims)), "dims", "Permute")
@@ -143,6 +149,8 @@ class RepeatVector(Layer):
     >>> RepeatVector(3)(np.zeros((2, 5))).shape
     (2, 3, 5)
     """
+
+    _keeps_integer_dtype = True  # an int input gives an int output
 
     def __init__(self, n: int, **kwargs):
         super().__init__(**kwargs)

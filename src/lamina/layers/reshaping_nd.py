@@ -33,6 +33,7 @@ def _pairs_config(pairs):
 
 
 class _Cropping(Layer):
+    _keeps_integer_dtype = True  # an int input gives an int output
     rank = None
 
     def __init__(self, cropping, data_format=None, **kwargs):
@@ -143,6 +144,7 @@ class Cropping3D(_Cropping):
 
 
 class _ZeroPadding(Layer):
+    _keeps_integer_dtype = True  # an int input gives an int output
     rank = None
 
     def __init__(self, padding, data_format=None, **kwargs):
@@ -245,6 +247,7 @@ class ZeroPadding3D(_ZeroPadding):
 
 
 class _UpSampling(Layer):
+    _keeps_integer_dtype = True  # an int input gives an int output
     rank = None
     _interpolations = ("nearest",)
 

@@ -12,6 +12,7 @@ take the model first; `Model` binds the few that other modules call by name.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import numpy as np
@@ -22,6 +23,7 @@ from lamina.backend import execution as backend_execution
 from lamina.backend.common.global_state import learning_phase_or
 from lamina.backend.common.variables import StatelessScope
 from lamina.common.traceback_utils import unfiltered_traceback
+from lamina.graph.masks import masks_of, set_mask
 from lamina.graph.operation import Operation
 from lamina.layers.input_spec import shapes_differ
 from lamina.layers.layer import Layer, _hold_losses
@@ -91,6 +93,27 @@ def value_dependent_ops(model) -> list:
     return found
 
 
+def trains_by_default(model) -> bool:
+    """Whether a layer of the graph (nested models' included) defaults its `call` to
+    `training=True` (the augmentation layers, as in Keras): then a bare `model(x)`
+    augments, as Keras's does, which `compiled_call`'s inference program would not.
+    Found once per graph."""
+    function = model._function
+    record = model._runtime
+    cached = record.trains_by_default
+    if cached is not None and cached[0] is function:
+        return cached[1]
+    found = False
+    for layer in model._flatten_layers(include_self=False):
+        call = getattr(type(layer), "call", None)
+        param = inspect.signature(call).parameters.get("training") if call else None
+        if param is not None and param.default is True:
+            found = True
+            break
+    record.trains_by_default = (function, found)
+    return found
+
+
 def explain_value_dependent(model, error) -> None:
     """Raise a clear error if `error` came from an op whose output shape depends on
     the values, run under tracing (a compiled `predict`, `evaluate` or `fit` step);
@@ -143,14 +166,19 @@ def compiled_call(model, inputs):
     lock = concurrency.state_lock(model)
     if assigned_vars:
         with lock.writing():
-            outputs, losses = _run_call(model, program, variables, assigned_vars, inputs)
+            outputs, masks, losses = _run_call(model, program, variables, assigned_vars, inputs)
     else:
         reader = lock.acquire_read()
         try:
-            outputs, losses = _run_call(model, program, variables, assigned_vars, inputs)
+            outputs, masks, losses = _run_call(model, program, variables, assigned_vars, inputs)
         finally:
             lock.release_read(reader)
-    record.last_output_masks = None  # tracing values, not for later
+    if masks is not None:
+        # The masks the graph gave its outputs, on the outputs, as a run layer by layer
+        # leaves them.
+        for out, mask in zip(tree.flatten(outputs), tree.flatten(masks), strict=True):
+            if mask is not None:
+                set_mask(out, mask)
     for layer in all_layers:  # `_clear_losses` without walking the layers again
         if layer._losses:
             layer._losses = []
@@ -162,16 +190,16 @@ def compiled_call(model, inputs):
 
 def _run_call(model, program, variables, assigned_vars, inputs):
     """Run the call program (the caller holds the weights lock); write back what it
-    assigned. Returns `(outputs, losses)`."""
+    assigned. Returns `(outputs, output_masks, losses)`."""
     live = model._runtime.live
     live = live.values if live is not None else None
-    outputs, losses, assigned = program(_call_values(model, variables, live), inputs)
+    outputs, masks, losses, assigned = program(_call_values(model, variables, live), inputs)
     if live is not None:
         # `fit` donates these buffers at its next step: be done with them first.
-        backend_core.block_until_ready((outputs, losses, assigned))
+        backend_core.block_until_ready((outputs, masks, losses, assigned))
     for variable, value in zip(assigned_vars, assigned, strict=True):
         variable._value = value
-    return outputs, losses
+    return outputs, masks, losses
 
 
 def _call_values(model, variables, live) -> list:
@@ -197,7 +225,8 @@ def _compile_call(model, variables):
             outputs = Layer.__call__(model, data, training=learning_phase_or(False))
         # Only the model's own variables can be assigned under the strict trace.
         assigned_vars[:] = [variables[index[id(v)]] for v, _ in scope.updates]
-        return outputs, list(scope.losses), [value for _, value in scope.updates]
+        masks = masks_of(outputs)  # carried by traced values: handed out beside them
+        return outputs, masks, list(scope.losses), [value for _, value in scope.updates]
 
     program = backend_execution.program(pure, f"call of model {model.name!r} on data")
     # The graph's layers are fixed once it is built, so the walk over them is kept.

@@ -23,6 +23,7 @@ from lamina.common import serialization
 from lamina.common.traceback_utils import filter_traceback
 from lamina.graph.function import Function, _is_input_tensor, clone_graph_nodes
 from lamina.graph.keras_tensor import KerasTensor
+from lamina.graph.masks import get_mask
 from lamina.graph.node import Node
 from lamina.graph.operation import current_call_context
 from lamina.layers.input_layer import Input, InputLayer
@@ -351,7 +352,9 @@ class Model(Trainer, Layer):
             if (
                 flat
                 and all(backend_core.is_concrete(v) for v in flat)
+                and all(get_mask(v) is None for v in flat)  # a mask in: the graph's path
                 and not calls.value_dependent_ops(self)
+                and ("training" in kwargs or not calls.trains_by_default(self))
             ):
                 return self._unpack_singleton(calls.compiled_call(self, args[0]))
         # A graph with an op whose output shape depends on the values (`ops.unique`) runs
@@ -377,10 +380,6 @@ class Model(Trainer, Layer):
             and len(outputs) == 1
             and not isinstance(outputs[0], KerasTensor)
         ):
-            record = self._runtime
-            last = record.last_output_masks
-            if last is not None and last[0] is outputs:
-                record.last_output_masks = (outputs[0], last[1])
             return outputs[0]
         if (
             type(outputs) is dict
@@ -391,15 +390,7 @@ class Model(Trainer, Layer):
         ):
             # JAX's trees (a compiled call, abstract evaluation) rebuild dicts in sorted-key
             # order; the outputs keep the order the model was built with, as in Keras.
-            ordered = {key: outputs[key] for key in self._function._outputs_struct}
-            record = self._runtime
-            last = record.last_output_masks
-            if last is not None and last[0] is outputs:
-                masks = last[1]
-                if type(masks) is dict:
-                    masks = {key: masks.get(key) for key in ordered}
-                record.last_output_masks = (ordered, masks)
-            return ordered
+            return {key: outputs[key] for key in self._function._outputs_struct}
         return outputs
 
     def _flatten_layers(self, include_self: bool = True, recursive: bool = True) -> list[Layer]:
@@ -460,28 +451,20 @@ class Model(Trainer, Layer):
 
     def _run_graph(self, inputs, training, mask):
         if isinstance(inputs, HostPrepared):  # the host part already ran
-            outputs, masks = self._host_plan().engine.run(inputs.values, training=training)
+            outputs, _ = self._host_plan().engine.run(inputs.values, training=training)
         elif self._graph_losses:
-            outputs, masks = graph_losses.run(
-                self, calls.conform_inputs(self, inputs), training, mask
-            )
+            outputs, _ = graph_losses.run(self, calls.conform_inputs(self, inputs), training, mask)
         else:
-            outputs, masks = self._function.run(
+            outputs, _ = self._function.run(
                 calls.conform_inputs(self, inputs), training=training, mask=mask
             )
-        if masks is not None and any(m is not None for m in tree.flatten(masks)):
-            # Kept for the graph running this model (see `_output_masks_of`), so that
-            # it does not run the model a second time to compute the masks.
-            self._runtime.last_output_masks = (outputs, masks)
         return outputs
 
-    def _output_masks_of(self, outputs):
-        """`(True, masks)` if the last call returned `outputs` (else `(False, None)`)."""
-        record = self._runtime
-        last, record.last_output_masks = record.last_output_masks, None
-        if last is not None and last[0] is outputs:
-            return True, last[1]
-        return False, None
+    @property
+    def _masks_from_call(self) -> bool:
+        # A graph's run leaves on each output the mask its layer gave it (see
+        # `lamina.layers.call_masks`); running the graph again for them would be waste.
+        return self._function is not None
 
     def compute_mask(self, inputs, previous_mask=None):
         if self._function is None:

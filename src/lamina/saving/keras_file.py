@@ -302,9 +302,19 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
     legacy HDF5 (`.h5`) model file from Keras 2 / tf.keras / Keras 3."""
     from lamina.saving import legacy_h5
 
+    filepath = os.fspath(filepath)
+    weights_h5.check_exists(filepath, "a model")
     if legacy_h5.is_legacy_file(filepath):
         return legacy_h5.load_model(filepath, custom_objects, compile, safe_mode)
-    filepath = os.fspath(filepath)
+    with _open_archive(filepath) as zf:
+        config = _parse_config(_read_bounded(zf, CONFIG, MAX_CONFIG_BYTES, filepath), filepath)
+        weights = _read_bounded(zf, WEIGHTS, MAX_ENTRY_BYTES, filepath)
+        model = _build_and_fill(zf, filepath, config, weights, custom_objects, compile, safe_mode)
+    return model
+
+
+def _open_archive(filepath) -> zipfile.ZipFile:
+    """The `.keras` zip at `filepath` (an existing path), open and checked."""
     if not zipfile.is_zipfile(filepath):
         raise ValueError(f"{filepath!r} is not a .keras (zip) file.")
     try:
@@ -313,12 +323,27 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
         raise ValueError(
             f"Cannot load {filepath!r}: its zip directory is damaged ({type(err).__name__}: {err})."
         ) from err
-    with zf:
+    try:
         _check_zip(zf, filepath)
-        config = _parse_config(_read_bounded(zf, CONFIG, MAX_CONFIG_BYTES, filepath), filepath)
+    except BaseException:
+        zf.close()
+        raise
+    return zf
+
+
+def load_weights(model, filepath, skip_mismatch: bool = False) -> None:
+    """Load the weights (and the optimizer's state, where it fits) stored in the
+    `.keras` archive at `filepath` into `model`, as Keras 3's `load_weights` does."""
+    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
+    with _open_archive(filepath) as zf:
         weights = _read_bounded(zf, WEIGHTS, MAX_ENTRY_BYTES, filepath)
-        model = _build_and_fill(zf, filepath, config, weights, custom_objects, compile, safe_mode)
-    return model
+    try:
+        weights_h5.check_global_heaps(weights, "the file")
+        with h5py.File(io.BytesIO(weights), "r") as f:
+            weights_h5.read_model(f, model, restore_optimizer="warn", skip_mismatch=skip_mismatch)
+    except weights_h5.H5_ERRORS as err:
+        raise _part_error(filepath, WEIGHTS, err) from err
 
 
 def _build_and_fill(zf, filepath, config, weights, custom_objects, compile, safe_mode):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import warnings
+import zipfile
 
 import numpy as np
 
@@ -196,6 +197,22 @@ def write_model(f, model) -> None:
 # What h5py and NumPy raise on a damaged or altered weights file: bad bytes in an
 # object header or B-tree (OSError, KeyError, RuntimeError), data that is not numbers
 # (ValueError, TypeError), and the odd IndexError/OverflowError from corrupt sizes.
+class MissingFileError(FileNotFoundError, ValueError):
+    """A file to load that does not exist: a `FileNotFoundError`, and the `ValueError`
+    Keras raises for it (so either `except` catches it)."""
+
+
+def check_exists(filepath, what: str) -> None:
+    """Raise `MissingFileError` naming `what` was to be loaded if `filepath` is absent."""
+    if not os.path.exists(filepath):
+        where = os.path.abspath(filepath)
+        shown = f"{filepath!r}" if where == filepath else f"{filepath!r} ({where})"
+        raise MissingFileError(
+            f"Cannot load {what} from {shown}: no such file. Check the path (a relative "
+            f"one is relative to the working directory, {os.getcwd()!r})."
+        )
+
+
 H5_ERRORS = (
     ValueError,
     TypeError,
@@ -569,8 +586,15 @@ def load_weights(model, filepath, skip_mismatch: bool = False, by_name: bool = F
     from lamina.saving import legacy_h5
 
     filepath = os.fspath(filepath)
+    check_exists(filepath, "weights")
+    if zipfile.is_zipfile(filepath):
+        # A `.keras` archive (`ModelCheckpoint("x.keras")`): Keras 3 reads the weights
+        # out of it, and so does lamina, whatever the file's name.
+        from lamina.saving import keras_file
+
+        return keras_file.load_weights(model, filepath, skip_mismatch)
     if not os.path.isfile(filepath):
-        raise FileNotFoundError(f"No such weights file: {filepath!r}.")
+        raise ValueError(f"Cannot load weights from {filepath!r}: it is not a file.")
     check_file_heaps(filepath, f"Cannot load weights from {filepath!r}")
     try:
         f = h5py.File(filepath, "r")

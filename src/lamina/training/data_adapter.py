@@ -665,9 +665,13 @@ def make_batches(x, y=None, sample_weight=None, batch_size=32, shuffle=False, st
                 pass
         return IterableBatches(x, steps=_capped_steps(steps, source_steps))
     if batch_size is not None and (
-        isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0
+        isinstance(batch_size, bool)
+        or not isinstance(batch_size, (int, np.integer))
+        or batch_size <= 0
     ):
         raise ValueError(f"batch_size must be a positive int; received {batch_size!r}.")
+    if batch_size is not None:
+        batch_size = int(batch_size)  # a NumPy integer, as Keras takes it
     x = _standardize(x, role)
     y = _standardize(y, "y")
     sample_weight = _standardize(sample_weight, "sample_weight")

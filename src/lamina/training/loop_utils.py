@@ -84,3 +84,31 @@ def capped_epochs(epochs):
         )
         return cap
     return epochs
+
+
+def check_count(method: str, name: str, value, minimum: int, optional: bool = False) -> None:
+    """Refuse a count argument (`epochs`, `steps`, ...) that is not an integer
+    `>= minimum` (or None, when `optional`), naming the method and the argument: Keras
+    lets some run as a silent no-op (`epochs=-1`) or fail deep in the loop."""
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        allowed = f"an integer >= {minimum}" + (" or None" if optional else "")
+        raise ValueError(f"{method} received {name}={value!r}; {name} must be {allowed}.")
+
+
+def check_fit_counts(counts: dict, freq) -> None:
+    """`fit`'s count arguments, by name (see `check_count`), and `validation_freq`."""
+    for name, value in counts.items():
+        minimum = 0 if name in ("epochs", "initial_epoch") else 1
+        check_count("fit", name, value, minimum, optional=minimum == 1)
+    if isinstance(freq, (list, tuple, set, range)):
+        for epoch in freq:
+            if isinstance(epoch, bool) or not isinstance(epoch, (int, np.integer)) or epoch < 1:
+                raise ValueError(
+                    f"fit received validation_freq={freq!r}; validation_freq must be an "
+                    "integer >= 1 (validate every that many epochs) or a collection of "
+                    "epoch numbers >= 1."
+                )
+    else:
+        check_count("fit", "validation_freq", freq, 1)

@@ -53,9 +53,6 @@ class Runtime:
         # `(y_pred, masks)`: the output masks of the forward pass of the step running
         # now, read by its loss and metrics (`steps.masks_for`).
         "step_output_masks",
-        # `(outputs, masks)` the model's last graph run left (`Model._run_graph`), so a
-        # step or an outer graph need not run the model again to compute the masks.
-        "last_output_masks",
         # `(y_pred, [loss per output])` the default `compute_loss` computed, for the
         # step's per-output loss trackers.
         "per_output_losses",
@@ -84,6 +81,7 @@ class Runtime:
         # `(graph function, value)` of these graph models' caches.
         "layers_by_depth",
         "value_dependent",
+        "trains_by_default",
         "host_plan",
         # Variables the graph uses as operands of its ops (`Model._runtime_state`).
         "graph_constants",

@@ -145,7 +145,6 @@ def predict_step(self, data):
     x, _, _ = unpack_x_y_sample_weight(data)
     kwargs = {"training": learning_phase_or(False)} if self._call_has_training_arg else {}
     outputs = self(x, **kwargs)
-    self._runtime.last_output_masks = None
     return outputs
 
 

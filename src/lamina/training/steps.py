@@ -27,6 +27,7 @@ import inspect
 from lamina import backend, ops, tree
 from lamina.backend.common.global_state import learning_phase_or
 from lamina.common.data_utils import unpack_x_y_sample_weight
+from lamina.graph.masks import get_mask, masks_of
 from lamina.training import structures, targets
 from lamina.training.compile_utils import PerOutput, flatten_outputs
 
@@ -112,19 +113,21 @@ def take_per_output_losses(model, y_pred) -> list:
 
 
 def masks_for(model, y_pred, count: int) -> list:
-    """The output masks of the call that returned `y_pred` (recorded by that call,
-    so the step does not run the model a second time to compute them)."""
+    """The output masks of the call that returned `y_pred`: those the step's forward
+    pass recorded (a compiled step's outputs leave its gradient trace without them),
+    else those `y_pred` carries (a custom step calling `self(x)`), as in Keras."""
     last = model._runtime.step_output_masks
     if last is not None and last[0] is y_pred and last[1] is not None:
         return flatten_outputs(last[1])
+    flat = flatten_outputs(y_pred)
+    if len(flat) == count:
+        return [get_mask(p) for p in flat]
     return [None] * count
 
 
 def own_output_masks(model, y_pred):
-    """The masks the model's last graph run computed, when it returned `y_pred`."""
-    record = model._runtime
-    masks, record.last_output_masks = record.last_output_masks, None
-    return masks[1] if masks is not None and masks[0] is y_pred else None
+    """The masks the model's call left on its outputs `y_pred` (None if none)."""
+    return masks_of(y_pred)
 
 
 def stateless_compute_loss(
@@ -428,5 +431,4 @@ def predict_step(self, state, data):
     x, _, _ = unpack_x_y_sample_weight(data)
     kwargs = {"training": learning_phase_or(False)} if self._call_has_training_arg else {}
     outputs, non_trainable = self.stateless_call(trainable, non_trainable, x, **kwargs)
-    self._runtime.last_output_masks = None
     return outputs, non_trainable

@@ -259,6 +259,21 @@ class Trainer:
         `x`; `validation_split` takes the last fraction of the data before shuffling.
         """
         batch_methods.assert_compiled(self, "fit")
+        loop_utils.check_fit_counts(
+            dict(
+                epochs=epochs,
+                initial_epoch=initial_epoch,
+                steps_per_epoch=steps_per_epoch,
+                validation_batch_size=validation_batch_size,
+                validation_steps=validation_steps,
+            ),
+            validation_freq,
+        )
+        validation = dict(
+            batch_size=validation_batch_size or batch_size,
+            steps=validation_steps,
+            freq=validation_freq,
+        )
         epochs = loop_utils.capped_epochs(epochs)
         from lamina import callbacks as callbacks_module
 
@@ -311,11 +326,7 @@ class Trainer:
                         initial_epoch,
                         class_weight,
                         validation_data,
-                        dict(
-                            batch_size=validation_batch_size or batch_size,
-                            steps=validation_steps,
-                            freq=validation_freq,
-                        ),
+                        validation,
                     )
             finally:
                 live.sync()
@@ -341,6 +352,7 @@ class Trainer:
     ):
         """Loss and metric values on the data (a scalar, a list, or a dict)."""
         batch_methods.assert_compiled(self, "evaluate")
+        loop_utils.check_count("evaluate", "steps", steps, 1, optional=True)
         from lamina import callbacks as callbacks_module
 
         batches = data_adapter.make_batches(
@@ -391,6 +403,7 @@ class Trainer:
                 return batch_methods.predict_batch(self, x, plain=True)
             finally:
                 lock.release_read(reader)
+        loop_utils.check_count("predict", "steps", steps, 1, optional=True)
         with batch_methods.predict_lock(self):
             return _predict(self, x, batch_size, verbose, steps, callbacks)
 

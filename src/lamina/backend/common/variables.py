@@ -562,8 +562,10 @@ class Variable:
         return np.array(self.value)
 
     def __array__(self, dtype=None, copy=None):
-        arr = np.asarray(self.value)
-        return arr.astype(dtype) if dtype is not None else arr
+        # A copy (writable), never a view of the engine's buffer: assigning the variable
+        # must not change an array already handed out.
+        arr = np.array(self.value)
+        return arr.astype(dtype, copy=False) if dtype is not None else arr
 
     # Writing -----------------------------------------------------------------------
     def assign(self, value):

@@ -73,7 +73,9 @@ def convert_to_numpy(x) -> np.ndarray:
     x = _unwrap(x)
     if isinstance(x, jax.Array) and not x.is_fully_addressable:
         return _local_part(x)
-    return np.asarray(x)
+    # A copy: NumPy's view of a JAX array is read-only, and the arrays handed to a
+    # user are writable (`out *= 255`), as Keras's are.
+    return np.array(x)
 
 
 def _local_part(x) -> np.ndarray:
@@ -84,7 +86,7 @@ def _local_part(x) -> np.ndarray:
         if key not in seen:
             seen.add(key)
             parts.append(np.asarray(shard.data))
-    return np.concatenate(parts, axis=0) if len(parts) > 1 else parts[0]
+    return np.concatenate(parts, axis=0) if len(parts) > 1 else np.array(parts[0])
 
 
 def is_tensor(x) -> bool:
