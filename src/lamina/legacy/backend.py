@@ -8,8 +8,8 @@ itself from it), and each is a documented
 delegation to `lamina.ops`, so it works eagerly on arrays and symbolically on graph
 tensors (inside losses, metrics, `Lambda` layers and `K.function` graphs).
 
-The graph vocabulary (variables, placeholders, gradients, updates, the learning phase)
-is in `lamina.legacy.graph_api`, and `K.function`, which runs such a graph, in
+The graph vocabulary (variables, placeholders, gradients, updates) is in
+`lamina.legacy.graph_api`, the learning phase in `lamina.legacy.learning_phase`, and `K.function`, which runs such a graph, in
 `lamina.legacy.function`.
 """
 
@@ -25,6 +25,7 @@ from lamina.legacy.graph_api import ClassicVariable as _ClassicVariable
 from lamina.legacy.graph_api import __all__ as _graph_names
 from lamina.legacy.graph_api import read as _read
 from lamina.legacy.graph_api import variable as _variable
+from lamina.legacy.learning_phase import __all__ as _phase_names
 
 
 def _concrete(x) -> bool:
@@ -93,6 +94,7 @@ random_uniform_variable = _as_classic(_backend_ops.random_uniform_variable)
 
 # The graph vocabulary wins where both define a name (zeros, ones, eye, ...: variables).
 from lamina.legacy.graph_api import *  # noqa: E402, F403
+from lamina.legacy.learning_phase import *  # noqa: E402, F403
 
 # Classic names lamina leaves out on purpose, with what to use instead.
 OMITTED = {
@@ -109,4 +111,4 @@ OMITTED = {
     "set_tf_session": "lamina has no TensorFlow sessions",
 }
 
-__all__ = sorted(set(_graph_names) | set(_ops_names) | {"function"})
+__all__ = sorted(set(_graph_names) | set(_phase_names) | set(_ops_names) | {"function"})

@@ -19,7 +19,7 @@ from lamina.backend.common.variables import StatelessScope, Variable
 from lamina.graph.function import Function
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.operation import CallContext
-from lamina.legacy.graph_api import fixed_learning_phase
+from lamina.legacy.learning_phase import fixed_learning_phase
 
 
 def _describe(x) -> str:

@@ -74,8 +74,10 @@ def convert_to_numpy(x) -> np.ndarray:
     if isinstance(x, jax.Array) and not x.is_fully_addressable:
         return _local_part(x)
     # A copy: NumPy's view of a JAX array is read-only, and the arrays handed to a
-    # user are writable (`out *= 255`), as Keras's are.
-    return np.array(x)
+    # user are writable (`out *= 255`), as Keras's are. `asarray` first: objects from
+    # other libraries may implement `__array__` without NumPy 2's `copy` keyword.
+    arr = np.asarray(x)
+    return arr.copy() if arr is x or not arr.flags.writeable else arr
 
 
 def _local_part(x) -> np.ndarray:
