@@ -6,7 +6,12 @@ compared in each calling mode on seeded inputs:
 (b) eager, on arrays;
 (c) inside a subclassed model's `call`;
 (d) inside `fit`'s compiled step: one SGD step, its loss and the updated weights;
-(e) `predict`.
+(e) `predict`;
+(f) the first input given by keyword, named as `call` names it (`layer(inputs=x)`),
+    eager and in a functional model;
+(g) for the classes that run (d): `fit` on a subclassed model holding the layer, whose
+    `call` must only ever see the data's batch size (the model is built from the first
+    real batch, never from stand-in shapes).
 
 Compared: the outputs (with the tolerances of their dtype, `parity_tools.TOLERANCES`),
 their dtypes and shapes, the masks they carry (and `compute_mask` where a case asks),
@@ -44,6 +49,7 @@ from layer_cases import CASES, Case  # noqa: E402
 from parity_tools import flat, masks_of  # noqa: E402
 
 import lamina  # noqa: E402
+from lamina.layers import layer_arguments  # noqa: E402
 
 pytestmark = [
     # Keras's own Variable.__array__ trips NumPy 2's copy-keyword deprecation; not ours.
@@ -276,6 +282,55 @@ class _Holder(lamina.Model):
         return self.inner(inputs, training=False, **self.call_kwargs)
 
 
+class _BatchWatcher(_Holder):
+    """A `_Holder` that records the batch size of every call of its `call`: a model
+    `fit` builds must see only the batch sizes of the data, never stand-ins (issue 38)."""
+
+    def __init__(self, inner, kwargs, spread):
+        super().__init__(inner, kwargs, spread)
+        self.seen = []
+
+    def call(self, inputs):
+        self.seen.append(flat(inputs)[0].shape[0])
+        return super().call(inputs)
+
+
+def _check_keyword_input(case, layer, reference, problems) -> None:
+    """(f) The first input given by keyword, named as `call` names it, eager and in a
+    functional model, as Keras binds it."""
+    if len(case.args) != 1:
+        return
+    first = layer_arguments.first_call_argument(type(layer))
+    if first is None or first in case.kwargs:
+        return
+    out = layer(training=False, **{first: case.args[0]}, **case.kwargs)
+    tools.compare_outputs(
+        case, f"eager, {first}= by keyword", flat(out), reference.outputs, problems
+    )
+    tools.compare_masks(f"eager, {first}= by keyword", masks_of(out), reference.masks, problems)
+    args, kwargs, inputs = tools.symbolic_inputs(lamina.Input, case)
+    model = lamina.Model(inputs, layer(**{first: args[0]}, **kwargs))
+    out = model(tools.array_leaves(case), training=False)
+    tools.compare_outputs(
+        case, f"functional, {first}= by keyword", flat(out), reference.outputs, problems
+    )
+
+
+def _check_real_batch_build(case, layer, reference, problems) -> None:
+    """(g) `fit` builds a subclassed model from the first real batch: its `call` sees
+    the data's batch size only, and the step gives Keras's loss."""
+    spread = len(case.args) > 1
+    data = list(case.args) if spread else case.args[0]
+    watcher = _BatchWatcher(layer, case.kwargs, spread)
+    y = tools.step_targets(reference.outputs)
+    watcher.compile(lamina.optimizers.SGD(0.0), loss=["mse"] * len(y))
+    batch = len(y[0])
+    watcher.fit(data, y, batch_size=batch, epochs=1, shuffle=False, verbose=0)
+    stand_ins = sorted({size for size in watcher.seen if size not in (batch, None)}, key=str)
+    if stand_ins:
+        problems.append(f"fit of a subclassed model called it with batch sizes {stand_ins}")
+
+
 def _check_case(case, reference, with_step) -> list:
     problems: list = []
     layer = case.make(lamina.layers)
@@ -352,6 +407,9 @@ def _check_case(case, reference, with_step) -> list:
         tools.compare_outputs(case, "subclassed, masked", flat(out), reference.masked[0], problems)
         tools.compare_masks("subclassed, masked", masks_of(out), reference.masked[1], problems)
 
+    # (f) the first input by keyword
+    _check_keyword_input(case, layer, reference, problems)
+
     # (e) predict
     predicted = model.predict(data, verbose=0)
     tools.compare_outputs(case, "predict", flat(predicted), reference.outputs, problems)
@@ -378,6 +436,8 @@ def _check_case(case, reference, with_step) -> list:
             problems,
             factor=tools.STEP_FACTOR,
         )
+        # (g) the real-batch build of a subclassed model in fit
+        _check_real_batch_build(case, layer, reference, problems)
     return problems
 
 
