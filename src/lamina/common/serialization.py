@@ -124,6 +124,15 @@ register_serializable = register_keras_serializable
 
 
 def get_registered_name(obj) -> str:
+    """The name `obj` is saved under: its registered name, else its `__name__`.
+
+    >>> from lamina.saving import get_registered_name, register_keras_serializable
+    >>> @register_keras_serializable(package="my_package")
+    ... def scaled(x):
+    ...     return 2 * x
+    >>> get_registered_name(scaled)
+    'my_package>scaled'
+    """
     return _CUSTOM_NAMES.get(obj, getattr(obj, "__name__", type(obj).__name__))
 
 
