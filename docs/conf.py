@@ -15,6 +15,7 @@ import lamina  # noqa: E402
 
 project = "lamina"
 author = "the lamina authors"
+copyright = "the lamina authors, Apache-2.0"
 release = lamina.__version__
 extensions = [
     "myst_parser",

@@ -14,9 +14,8 @@ import types
 from dataclasses import dataclass
 
 # (page slug, title, modules on the page, in order). A name is documented in full under
-# the first module that exports it; later modules list it as an alias of that one.
+# the first module (in this order) that exports it; later ones list it as an alias.
 GROUPS: list[tuple[str, str, list[str]]] = [
-    ("top_level", "Top level: lamina", ["lamina"]),
     ("models", "Models", ["lamina.models"]),
     (
         "layers",
@@ -94,6 +93,9 @@ GROUPS: list[tuple[str, str, list[str]]] = [
         "Applications, wrappers, distillation",
         ["lamina.applications", "lamina.wrappers", "lamina.distillation"],
     ),
+    # Last: most top-level names are documented in their group (`lamina.Model` under
+    # models), and listed here as aliases.
+    ("top_level", "Top level: lamina", ["lamina"]),
 ]
 
 # Modules in some `__all__` that are not pages of their own: the engine's modules behind

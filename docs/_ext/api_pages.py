@@ -15,7 +15,7 @@ import api_names
 
 # Methods of the trainer and of `Layer` are documented with the classes that users meet
 # first; every other class shows the members it defines itself.
-_INHERITED_FROM_TRAINER = {"lamina.Model", "lamina.Sequential"}
+_INHERITED_FROM_TRAINER = {"lamina.models.Model", "lamina.models.Sequential"}
 
 
 def _entry(public: api_names.PublicName) -> list[str]:
@@ -82,28 +82,28 @@ def _on_builder_inited(app) -> None:
     write_pages(pathlib.Path(app.srcdir) / "api")
 
 
-def _unwrap_property_summary(app, what, name, obj, options, lines) -> None:
+_PROPERTY_LINES: dict[str, list[str]] = {}
+
+
+def _keep_property_lines(app, what, name, obj, options, lines) -> None:
     # Napoleon reads a property docstring's first line as `type: description`; lamina's
-    # first lines are sentences ("The current learning rate: a float, ..."), whose text
-    # before the colon is no type. Such a colon becomes a dash, which napoleon leaves.
-    if what != "property" or not lines:
-        return
-    head, colon, tail = lines[0].partition(": ")
-    if colon and " " in head.strip() and "`" not in head:
-        lines[0] = f"{head} \u2014 {tail}"
+    # first lines are sentences ("The current learning rate: a float, ..."). A property's
+    # docstring is prose, so it is shown as written: kept before napoleon runs, put
+    # back after.
+    if what == "property":
+        _PROPERTY_LINES[name] = list(lines)
+
+
+def _restore_property_lines(app, what, name, obj, options, lines) -> None:
+    if what == "property" and name in _PROPERTY_LINES:
+        lines[:] = _PROPERTY_LINES.pop(name)
 
 
 # lamina's docstrings are written to read well as plain text (`help()`), with Markdown's
 # habits; three of those mean something else to reStructuredText, and are adapted here
 # rather than in every docstring.
-_CODE_THEN_LETTER = re.compile(r"(`[^`\n]+`)(?=[A-Za-z0-9])")  # `y`s
 _STARRED = re.compile(r"(?<![`\w\\*])(\*{1,2})(?=\w)")  # *args, **kwargs outside code
 _ARG_SECTIONS = ("Args:", "Arguments:", "Call arguments:", "Call args:")
-
-
-def _outside_code(line: str, fix) -> str:
-    parts = line.split("`")
-    return "`".join(fix(part) if i % 2 == 0 else part for i, part in enumerate(parts))
 
 
 def _join_name_lists(lines: list[str]) -> list[str]:
@@ -145,15 +145,23 @@ def _escape_stars(text: str) -> str:
     return _STARRED.sub(lambda m: "\\*" * len(m.group(1)), text)
 
 
+def _fix_line(line: str) -> str:
+    parts = line.split("`")
+    for i in range(0, len(parts), 2):  # outside code spans
+        parts[i] = _escape_stars(parts[i])
+        # A code span followed at once by a letter (`y`s) needs an escaped space.
+        if i > 0 and i < len(parts) and parts[i][:1].isalnum():
+            parts[i] = "\\ " + parts[i]
+    return "`".join(parts)
+
+
 def _plain_text_to_rst(app, what, name, obj, options, lines) -> None:
     fixed = []
     in_doctest = False
     for line in _join_name_lists(lines):
         stripped = line.strip()
         in_doctest = stripped.startswith(">>>") or (in_doctest and bool(stripped))
-        if not in_doctest:
-            line = _CODE_THEN_LETTER.sub(r"\1\\ ", _outside_code(line, _escape_stars))
-        fixed.append(line)
+        fixed.append(line if in_doctest or line.count("`") % 2 else _fix_line(line))
     lines[:] = fixed
 
 
@@ -169,7 +177,8 @@ def _skip_foreign_member(app, what, name, obj, skip, options):
 def setup(app):
     app.connect("builder-inited", _on_builder_inited)
     # Before napoleon (priority 500) turns the docstring into reStructuredText.
-    app.connect("autodoc-process-docstring", _unwrap_property_summary, priority=400)
-    app.connect("autodoc-process-docstring", _plain_text_to_rst, priority=401)
+    app.connect("autodoc-process-docstring", _plain_text_to_rst, priority=400)
+    app.connect("autodoc-process-docstring", _keep_property_lines, priority=401)
+    app.connect("autodoc-process-docstring", _restore_property_lines, priority=600)
     app.connect("autodoc-skip-member", _skip_foreign_member)
     return {"parallel_read_safe": True, "version": "1"}
