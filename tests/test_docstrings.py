@@ -107,6 +107,36 @@ def test_names_without_an_example_are_exactly_the_listed_ones():
     )
 
 
+# The methods a Keras user calls first hold to the same rule as the public names (the
+# names test above covers module-level names only).
+_KEY_METHODS = [
+    "compile",
+    "fit",
+    "evaluate",
+    "predict",
+    "save",
+    "save_weights",
+    "summary",
+    "get_layer",
+]
+
+
+@pytest.mark.parametrize("name", _KEY_METHODS)
+def test_the_model_methods_used_most_have_examples_that_doctest_runs(name):
+    method = inspect.unwrap(getattr(lamina.Model, name))
+    assert ">>>" in _own_doc(method), f"Model.{name} needs a `>>>` example in its docstring."
+    # --doctest-modules runs it: the method is in a class of the module that defines it.
+    module = sys.modules[method.__module__]
+    owners = [
+        value
+        for value in vars(module).values()
+        if inspect.isclass(value) and value.__module__ == module.__name__
+    ]
+    assert any(
+        inspect.unwrap(vars(owner).get(name, None) or (lambda: None)) is method for owner in owners
+    ), f"Model.{name}'s examples would not be collected by --doctest-modules."
+
+
 def _not_otherwise_run():
     for entry in _NAMES:
         doc = _own_doc(entry.obj)

@@ -199,6 +199,15 @@ class Loss:
         sample_weight: optional weights, one per sample or one per loss element.
         mask: optional boolean mask with the shape of the per-sample losses (or a
             prefix of it); masked entries count in neither sum nor denominator.
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> class MeanFourthPower(Loss):
+    ...     def call(self, y_true, y_pred):
+    ...         return ops.mean((y_pred - y_true) ** 4, axis=-1)
+    >>> loss = MeanFourthPower(name="fourth")
+    >>> float(loss(np.zeros((2, 2)), np.array([[1.0, 1.0], [2.0, 2.0]])))  # (1 + 16) / 2
+    8.5
     """
 
     def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):

@@ -106,9 +106,6 @@ class StatelessScope:
 def current_stateless_scope() -> StatelessScope | None:
     """The innermost `StatelessScope` entered, or None outside every one.
 
-    >>> from lamina.backend import StatelessScope, current_stateless_scope
-    >>> current_stateless_scope() is None
-    True
     >>> with StatelessScope() as scope:
     ...     current_stateless_scope() is scope
     True
@@ -118,15 +115,7 @@ def current_stateless_scope() -> StatelessScope | None:
 
 
 def in_stateless_scope() -> bool:
-    """Whether a `StatelessScope` is open (variables read their values from it).
-
-    >>> from lamina.backend import StatelessScope, in_stateless_scope
-    >>> with StatelessScope():
-    ...     in_stateless_scope()
-    True
-    >>> in_stateless_scope()
-    False
-    """
+    """Whether a `StatelessScope` is open (variables read their values from it)."""
     return bool(_scope_stack())
 
 
