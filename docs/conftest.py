@@ -6,7 +6,7 @@ other fences (```` ```sh ````, ```` ```text ````) are not run. A page runs on th
 the suite runs on, so `make test` runs an engine-neutral page on JAX and on PyTorch.
 Two HTML comments, invisible on the site, steer it:
 
-- `<!-- docs-test: engines=jax -->` anywhere on a page: the page runs on those engines
+- `<!-- docs-test: engines=jax -->` on a line of its own: the page runs on those engines
   only (a page about one engine's API);
 - `<!-- docs-test: skip REASON -->` on the line before a fence: that block is not run.
   The reason is required, and skipping is for blocks that cannot run here (a
@@ -30,7 +30,8 @@ import pytest
 
 collect_ignore = ["conf.py", "_ext", "_build"]
 
-_DIRECTIVE = re.compile(r"<!--\s*docs-test:\s*(.*?)\s*-->")
+# A directive is a line of its own (so that a page can mention one in its text).
+_DIRECTIVE = re.compile(r"^\s*<!--\s*docs-test:\s*(.*?)\s*-->\s*$")
 _FENCE = re.compile(r"^(`{3,}|~{3,})\s*([\w+-]*)")
 
 

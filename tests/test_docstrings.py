@@ -83,6 +83,13 @@ def _run_by_op_docs(obj) -> bool:
     )
 
 
+def test_every_public_module_is_on_an_api_page():
+    assert not _API.unpaged_modules(), (
+        "public modules on no page of the API reference; add each to a group in "
+        f"docs/_ext/api_names.py: {_API.unpaged_modules()}"
+    )
+
+
 def test_every_public_name_has_a_docstring():
     missing = [entry.path for entry in _NAMES if not _own_doc(entry.obj)]
     assert not missing, (

@@ -79,6 +79,12 @@ def write_pages(outdir: pathlib.Path) -> list[str]:
 
 
 def _on_builder_inited(app) -> None:
+    missing = api_names.unpaged_modules()
+    if missing:
+        raise RuntimeError(
+            f"public modules on no API page: {missing}; add each to a group in "
+            "docs/_ext/api_names.py (GROUPS), or to NOT_PAGES_PREFIXES with the reason."
+        )
     write_pages(pathlib.Path(app.srcdir) / "api")
 
 
