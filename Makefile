@@ -59,7 +59,7 @@ pytest-torch: $(VENV)/.installed-dev
 # The HTML site from docs/ (guides in Markdown, the API reference generated from the
 # docstrings of every name in `__all__`). -W: a warning (a broken cross-reference, a
 # docstring that is not valid reStructuredText) fails the build; -n: every reference is
-# checked. The guides' code runs in `make test` (docs/conftest.py), not here.
+# checked. The guides' code runs in `make test` (docs/_ext/docs_runner.py), not here.
 docs: $(VENV)/.installed-docs
 	rm -rf site
 	$(BIN)/sphinx-build -W --keep-going -n -q -b html docs site

@@ -25,7 +25,7 @@ extensions = [
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "_ext", "conftest.py", "README.md"]
+exclude_patterns = ["_build", "_ext"]
 myst_heading_anchors = 3
 # Docstrings write names in single backquotes, as Markdown does: show them as code.
 default_role = "code"

@@ -1,4 +1,4 @@
-"""The README's Python blocks run, in order, as docs/conftest.py runs each guide's."""
+"""The README's Python blocks run, in order, as docs/_ext/docs_runner.py runs each guide's."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ _ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def _docs_runner():
-    spec = importlib.util.spec_from_file_location("_docs_runner", _ROOT / "docs" / "conftest.py")
+    spec = importlib.util.spec_from_file_location(
+        "_docs_runner", _ROOT / "docs" / "_ext" / "docs_runner.py"
+    )
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while defining
     spec.loader.exec_module(module)

@@ -14,6 +14,10 @@ Two HTML comments, invisible on the site, steer it:
 
 A failure names the page and the line of the block, and shows the traceback through the
 page's own lines (the blocks are compiled with the page as their file name).
+
+The root `conftest.py` loads this module and hands it the Markdown files under docs/ (a
+`docs/conftest.py` would share the basename `conftest` with `tests/conftest.py`, which
+`--doctest-modules` then mixes up).
 """
 
 from __future__ import annotations
@@ -27,8 +31,6 @@ import traceback
 from dataclasses import dataclass
 
 import pytest
-
-collect_ignore = ["conf.py", "_ext", "_build"]
 
 # A directive is a line of its own (so that a page can mention one in its text).
 _DIRECTIVE = re.compile(r"^\s*<!--\s*docs-test:\s*(.*?)\s*-->\s*$")
@@ -92,7 +94,8 @@ def parse_page(text: str, where: str) -> Page:
     return Page(blocks, engines)
 
 
-def pytest_collect_file(file_path, parent):
+def collect_markdown(file_path, parent):
+    """The `pytest_collect_file` hook's work for one file: a page under docs/, or None."""
     if file_path.suffix == ".md":
         return MarkdownFile.from_parent(parent, path=file_path)
     return None
