@@ -70,6 +70,11 @@ def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1: bool = True):
 
     As Keras does: `(n, 1)` against `(n,)` gives `(n, 1)` and `(n, 1)` (rank-1 inputs
     are expanded), `(n, t, 1)` against `(n, t)` squeezes the unit axis.
+
+    >>> import numpy as np
+    >>> a, b = squeeze_or_expand_to_same_rank(np.zeros((4, 1)), np.zeros(4))
+    >>> tuple(a.shape), tuple(b.shape)
+    ((4, 1), (4, 1))
     """
     r1, r2 = len(ops.shape(x1)), len(ops.shape(x2))
     if r1 == r2 + 1 and ops.shape(x1)[-1] == 1:
