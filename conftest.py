@@ -9,6 +9,7 @@ import importlib.util
 import itertools
 import os
 import pathlib
+import sys
 
 import pytest
 
@@ -31,9 +32,24 @@ os.environ.setdefault(
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 os.environ.setdefault("JAX_COMPILATION_CACHE_MAX_SIZE", "-1")
 
-collect_ignore = []
+collect_ignore = ["docs/conf.py", "docs/_ext"]
 if importlib.util.find_spec("torch") is None:
     collect_ignore.append("src/lamina/backend/torch")
+
+# The documentation's code blocks run as tests (docs/_ext/docs_runner.py says how).
+_DOCS = pathlib.Path(__file__).parent / "docs"
+_spec = importlib.util.spec_from_file_location(
+    "_lamina_docs_runner", _DOCS / "_ext" / "docs_runner.py"
+)
+_docs_runner = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = _docs_runner  # dataclasses look their module up while defining
+_spec.loader.exec_module(_docs_runner)
+
+
+def pytest_collect_file(file_path, parent):
+    if _DOCS in file_path.parents:
+        return _docs_runner.collect_markdown(file_path, parent)
+    return None
 
 
 # Python's cyclic garbage collector scans every live object in a full collection: with

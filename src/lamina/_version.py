@@ -9,5 +9,9 @@ __version__ = "0.1.0"
 
 
 def version() -> str:
-    """The installed lamina version, such as `"0.1.0"`."""
+    """The installed lamina version, such as `"0.1.0"`.
+
+    >>> version() == __version__
+    True
+    """
     return __version__

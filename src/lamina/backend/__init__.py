@@ -155,7 +155,14 @@ def shape(x):
 
 
 def stop_gradient(x):
-    """`x`, with no gradient flowing back through it (engine arrays or graph tensors)."""
+    """`x`, with no gradient flowing back through it (engine arrays or graph tensors).
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> x = np.array([1.0, 2.0])
+    >>> np.asarray(stop_gradient(x)).tolist()  # the value is unchanged
+    [1.0, 2.0]
+    """
     if _graph_value(x):
         return _classic("stop_gradient").stop_gradient(x)
     return core.stop_gradient(x)
@@ -197,6 +204,14 @@ def clear_session(free_memory: bool = True) -> None:
         free_memory: also run Python's garbage collector (as Keras does), so that models
             deleted before the call, which sit in reference cycles, release their
             weights now rather than whenever the collector next runs.
+
+    >>> from lamina import layers
+    >>> clear_session()
+    >>> layers.Dense(1).name, layers.Dense(1).name
+    ('dense', 'dense_1')
+    >>> clear_session()
+    >>> layers.Dense(1).name
+    'dense'
     """
     _reset_session()
     if free_memory:

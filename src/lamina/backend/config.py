@@ -37,17 +37,30 @@ def backend() -> str:
 
     Chosen once, at import, from `LAMINA_BACKEND`, or from `KERAS_BACKEND` when
     `LAMINA_BACKEND` is unset and `KERAS_BACKEND` names `"jax"` or `"torch"`.
+
+    >>> backend() in ("jax", "torch")
+    True
     """
     return _BACKEND
 
 
 def floatx() -> str:
-    """The default float dtype, as a string such as `"float32"`."""
+    """The default float dtype, as a string such as `"float32"`.
+
+    >>> floatx()
+    'float32'
+    """
     return _FLOATX
 
 
 def set_floatx(value: str) -> None:
-    """Set the default float dtype (`"float16"`, `"bfloat16"`, `"float32"`, `"float64"`)."""
+    """Set the default float dtype (`"float16"`, `"bfloat16"`, `"float32"`, `"float64"`).
+
+    >>> set_floatx("float64")
+    >>> floatx()
+    'float64'
+    >>> set_floatx("float32")
+    """
     global _FLOATX
     value = str(value)
     if value not in _FLOAT_TYPES:
@@ -56,23 +69,43 @@ def set_floatx(value: str) -> None:
 
 
 def epsilon() -> float:
-    """The fuzz factor used to avoid division by zero (default `1e-7`)."""
+    """The fuzz factor used to avoid division by zero (default `1e-7`).
+
+    >>> epsilon()
+    1e-07
+    """
     return _EPSILON
 
 
 def set_epsilon(value: float) -> None:
-    """Set the fuzz factor returned by `epsilon()`."""
+    """Set the fuzz factor returned by `epsilon()`.
+
+    >>> set_epsilon(1e-5)
+    >>> epsilon()
+    1e-05
+    >>> set_epsilon(1e-7)
+    """
     global _EPSILON
     _EPSILON = float(value)
 
 
 def image_data_format() -> str:
-    """The default image layout: `"channels_last"` or `"channels_first"`."""
+    """The default image layout: `"channels_last"` or `"channels_first"`.
+
+    >>> image_data_format()
+    'channels_last'
+    """
     return _IMAGE_DATA_FORMAT
 
 
 def set_image_data_format(data_format: str) -> None:
-    """Set the default image layout (`"channels_last"` or `"channels_first"`)."""
+    """Set the default image layout (`"channels_last"` or `"channels_first"`).
+
+    >>> set_image_data_format("channels_first")
+    >>> image_data_format()
+    'channels_first'
+    >>> set_image_data_format("channels_last")
+    """
     global _IMAGE_DATA_FORMAT
     value = str(data_format).lower()
     if value not in _DATA_FORMATS:

@@ -98,6 +98,16 @@ class BackupAndRestore(Callback):
             `backup_dir/previous/`), restored when the latest cannot be read (a file
             damaged on disk). Takes twice the space.
         delete_checkpoint: delete the backup when training finishes normally.
+
+    >>> import os, tempfile, numpy as np, lamina
+    >>> backup_dir = os.path.join(tempfile.mkdtemp(), "backup")
+    >>> model = lamina.Sequential([lamina.Input((2,)), lamina.layers.Dense(1)])
+    >>> model.compile(optimizer="adam", loss="mse")
+    >>> callback = BackupAndRestore(backup_dir, save_freq=2, delete_checkpoint=False)
+    >>> _ = model.fit(np.ones((8, 2)), np.ones((8, 1)), batch_size=2, epochs=2, verbose=0,
+    ...               callbacks=[callback])
+    >>> os.listdir(backup_dir)  # a finished run's backup is kept with delete_checkpoint=False
+    ['backup.h5']
     """
 
     def __init__(

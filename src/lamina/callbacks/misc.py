@@ -165,6 +165,17 @@ class TerminateOnNaN(Callback):
 
     Args:
         raise_error: raise a `RuntimeError` instead of setting `model.stop_training`.
+
+    >>> import numpy as np, lamina
+    >>> model = lamina.Sequential([lamina.Input((1,)), lamina.layers.Dense(1)])
+    >>> model.compile(optimizer="sgd", loss="mse")
+    >>> x = np.array([[1.0], [np.nan]], "float32")  # the second batch's loss is NaN
+    >>> history = model.fit(
+    ...     x, x, batch_size=1, epochs=5, shuffle=False, verbose=0, callbacks=[TerminateOnNaN()]
+    ... )
+    Batch 1: Invalid loss, terminating training
+    >>> len(history.epoch)  # stopped in the first epoch
+    1
     """
 
     def __init__(self, raise_error: bool = False):

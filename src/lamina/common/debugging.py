@@ -73,6 +73,11 @@ def max_epochs() -> int | None:
 
     Returns:
         The integer limit, or `None` when there is none.
+
+    >>> set_max_epochs(2)
+    >>> max_epochs()
+    2
+    >>> set_max_epochs(None)
     """
     return _STATE["max_epochs"]
 
@@ -86,6 +91,11 @@ def set_max_steps_per_epoch(max_steps_per_epoch: int | None) -> None:
 
     Args:
         max_steps_per_epoch: the most batches per epoch, or `None` for no limit.
+
+    >>> set_max_steps_per_epoch(2)  # a quick run of a script: two batches per epoch
+    >>> max_steps_per_epoch()
+    2
+    >>> set_max_steps_per_epoch(None)
     """
     _STATE["max_steps_per_epoch"] = _check_cap(max_steps_per_epoch, "set_max_steps_per_epoch")
 
@@ -95,6 +105,9 @@ def max_steps_per_epoch() -> int | None:
 
     Returns:
         The integer limit, or `None` when there is none.
+
+    >>> max_steps_per_epoch() is None
+    True
     """
     return _STATE["max_steps_per_epoch"]
 
@@ -116,7 +129,12 @@ def enable_input_checks() -> None:
 
 
 def disable_input_checks() -> None:
-    """Turn the NaN/infinity checks of `enable_input_checks` off (the default)."""
+    """Turn the NaN/infinity checks of `enable_input_checks` off (the default).
+
+    >>> disable_input_checks()
+    >>> is_input_checks_enabled()
+    False
+    """
     _STATE["input_checks"] = False
 
 
@@ -125,5 +143,8 @@ def is_input_checks_enabled() -> bool:
 
     Returns:
         True after `enable_input_checks()` (or with `LAMINA_CHECK_INPUTS=1`).
+
+    >>> is_input_checks_enabled()
+    False
     """
     return _STATE["input_checks"]

@@ -36,12 +36,22 @@ def enable_flash_attention() -> None:
     Sets the global state back to `None` ("auto"), exactly as
     `keras.config.enable_flash_attention` does. lamina has no flash kernel, so layers
     then compute ordinary attention; see the module docstring.
+
+    >>> enable_flash_attention()
+    >>> is_flash_attention_enabled() is None  # "auto", the default
+    True
     """
     _FLASH_ATTENTION[0] = None
 
 
 def disable_flash_attention() -> None:
-    """Tell attention layers never to use flash attention (the state becomes `False`)."""
+    """Tell attention layers never to use flash attention (the state becomes `False`).
+
+    >>> disable_flash_attention()
+    >>> is_flash_attention_enabled()
+    False
+    >>> enable_flash_attention()  # back to the default
+    """
     _FLASH_ATTENTION[0] = False
 
 
@@ -54,6 +64,9 @@ def is_flash_attention_enabled() -> bool | None:
     Returns:
         `None` after `enable_flash_attention()` (and by default), `False` after
         `disable_flash_attention()`.
+
+    >>> is_flash_attention_enabled() in (None, False)  # not asked for
+    True
     """
     return _FLASH_ATTENTION[0]
 

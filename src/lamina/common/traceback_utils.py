@@ -63,6 +63,13 @@ def is_traceback_filtering_enabled() -> bool:
 
     Returns:
         True while filtering is on.
+
+    >>> is_traceback_filtering_enabled()
+    True
+    >>> disable_traceback_filtering()
+    >>> is_traceback_filtering_enabled()
+    False
+    >>> enable_traceback_filtering()
     """
     return _STATE["enabled"]
 

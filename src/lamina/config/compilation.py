@@ -43,10 +43,20 @@ def disable_compilation_cache() -> None:
 
 
 def is_compilation_cache_enabled() -> bool:
-    """Whether compiled programs are kept on disk between runs."""
+    """Whether compiled programs are kept on disk between runs.
+
+    >>> is_compilation_cache_enabled() == (compilation_cache_folder() is not None)
+    True
+    """
     return _cache.folder() is not None
 
 
 def compilation_cache_folder() -> str | None:
-    """The folder compiled programs are kept in, or None when the cache is off."""
+    """The folder compiled programs are kept in, or None when the cache is off.
+
+    >>> import os
+    >>> folder = compilation_cache_folder()
+    >>> folder is None or os.path.isabs(folder)
+    True
+    """
     return _cache.folder()

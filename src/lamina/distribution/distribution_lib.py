@@ -35,12 +35,20 @@ def list_devices(device_type=None) -> list:
 
     Args:
         device_type: `"cpu"`, `"gpu"` or `"tpu"`; default: accelerators when present.
+
+    >>> devices = list_devices()
+    >>> len(devices) >= 1, devices[0].split(":")[0] in ("cpu", "gpu", "tpu", "cuda", "mps")
+    (True, True)
     """
     return backend.distribution.list_devices(device_type)
 
 
 def get_device_count(device_type=None) -> int:
-    """How many devices of `device_type` (default: the default kind) the engine sees."""
+    """How many devices of `device_type` (default: the default kind) the engine sees.
+
+    >>> get_device_count() == len(list_devices())
+    True
+    """
     return len(list_devices(device_type))
 
 
@@ -83,6 +91,11 @@ class DeviceMesh:
         axis_names: one name per axis, e.g. `["batch", "model"]`.
         devices: the devices (strings from `list_devices`), as many as the grid holds
             (default: all devices).
+
+    >>> devices = list_devices()
+    >>> mesh = DeviceMesh((1, len(devices)), ["batch", "model"], devices)
+    >>> mesh.axis_names, mesh.shape == (1, len(devices))
+    (('batch', 'model'), True)
     """
 
     def __init__(self, shape, axis_names, devices=None):
@@ -140,6 +153,11 @@ class TensorLayout:
     Args:
         axes: one mesh-axis name or `None` per dimension.
         device_mesh: the mesh (a `LayoutMap` fills it in when left out).
+
+    >>> mesh = DeviceMesh((1, len(list_devices())), ["batch", "model"])
+    >>> layout = TensorLayout((None, "model"), mesh)  # columns split over "model"
+    >>> layout.axes
+    (None, 'model')
     """
 
     def __init__(self, axes, device_mesh=None):

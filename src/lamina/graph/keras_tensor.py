@@ -157,4 +157,12 @@ class KerasTensor:
 
 
 def is_keras_tensor(x) -> bool:
+    """Whether `x` is a symbolic tensor (a `KerasTensor` of a functional graph).
+
+    >>> import numpy as np
+    >>> from lamina import Input
+    >>> from lamina.utils import is_keras_tensor
+    >>> is_keras_tensor(Input((3,))), is_keras_tensor(np.ones(3))
+    (True, False)
+    """
     return isinstance(x, KerasTensor)

@@ -48,6 +48,17 @@ class Operation:
 
     Subclasses implement `call`. Called on arrays, an operation computes; called with any
     KerasTensor argument, it computes output specs and records a `Node` instead.
+
+    >>> import numpy as np
+    >>> from lamina import Input, ops
+    >>> class Double(Operation):
+    ...     def call(self, x):
+    ...         return ops.multiply(x, 2.0)
+    >>> Double()(np.array([1.0, 2.0])).tolist()  # on arrays: computes
+    [2.0, 4.0]
+    >>> y = Double(name="double")(Input((3,)))  # on a KerasTensor: records a node
+    >>> y.shape, y._keras_history.operation.name
+    ((None, 3), 'double')
     """
 
     def __init__(self, name: str | None = None):

@@ -67,7 +67,12 @@ class ReLU(_Elementwise):
 
 @_register
 class LeakyReLU(_Elementwise):
-    """Leaky ReLU: `x` if `x >= 0` else `negative_slope * x` (default slope 0.3)."""
+    """Leaky ReLU: `x` if `x >= 0` else `negative_slope * x` (default slope 0.3).
+
+    >>> import numpy as np
+    >>> LeakyReLU(negative_slope=0.1)(np.array([-10.0, 0.0, 5.0])).tolist()
+    [-1.0, 0.0, 5.0]
+    """
 
     def __init__(self, negative_slope=0.3, **kwargs):
         if "alpha" in kwargs:
@@ -112,7 +117,12 @@ class ThresholdedReLU(_Elementwise):
 
 @_register
 class ELU(_Elementwise):
-    """Exponential linear unit: `x` if `x > 0` else `alpha * (exp(x) - 1)`."""
+    """Exponential linear unit: `x` if `x > 0` else `alpha * (exp(x) - 1)`.
+
+    >>> import numpy as np
+    >>> [round(float(v), 4) for v in ELU(alpha=1.0)(np.array([-1.0, 0.0, 2.0]))]
+    [-0.6321, 0.0, 2.0]
+    """
 
     def __init__(self, alpha=1.0, **kwargs):
         super().__init__(**kwargs)
@@ -132,6 +142,13 @@ class PReLU(Layer):
     Args:
         alpha_initializer, alpha_regularizer, alpha_constraint: for the `alpha` weights.
         shared_axes: axes (1-indexed, excluding batch) along which `alpha` is shared.
+
+    >>> import numpy as np
+    >>> layer = PReLU(alpha_initializer="zeros")
+    >>> layer(np.array([[-2.0, 3.0]])).tolist()  # the slope starts at 0 and is learned
+    [[0.0, 3.0]]
+    >>> layer.alpha.shape
+    (2,)
     """
 
     def __init__(
@@ -190,6 +207,10 @@ class Softmax(_Elementwise):
 
     Call arguments:
         inputs: the logits. mask: optional boolean mask broadcastable to `inputs`.
+
+    >>> import numpy as np
+    >>> [round(float(v), 3) for v in Softmax()(np.array([[0.0, 0.0, np.log(2.0)]]))[0]]
+    [0.25, 0.25, 0.5]
     """
 
     def __init__(self, axis=-1, **kwargs):

@@ -624,9 +624,9 @@ class Conv1DTranspose(BaseConvTranspose):
     """1-D transposed convolution (the gradient of `Conv1D` with respect to its input).
 
     Args:
-        filters, kernel_size, strides, padding (`"valid"` or `"same"`), data_format,
-        dilation_rate, activation, use_bias, initializers, regularizers, constraints:
-        as `Conv1D` (no `groups`).
+        filters, kernel_size, strides, padding, data_format, dilation_rate, activation,
+        use_bias, initializers, regularizers, constraints: as `Conv1D` (no `groups`;
+            `padding` is `"valid"` or `"same"`).
         output_padding: int or tuple, extra size added to one side of each output
             spatial dimension; each value must be smaller than its stride. `None` lets
             the size be inferred (`input * stride` for `"same"`).

@@ -286,7 +286,12 @@ class Activation(Layer):
 
 @_register
 class Identity(Layer):
-    """Returns its input unchanged (a placeholder, e.g. when pruning a model)."""
+    """Returns its input unchanged (a placeholder, e.g. when pruning a model).
+
+    >>> import numpy as np
+    >>> Identity()(np.array([[1.0, 2.0]])).tolist()
+    [[1.0, 2.0]]
+    """
 
     _keeps_integer_dtype = True  # an int input gives an int output
 
@@ -314,6 +319,14 @@ class Dropout(Layer):
 
     Call arguments:
         inputs: a tensor. training: whether to drop.
+
+    >>> import numpy as np
+    >>> layer = Dropout(0.5, seed=0)
+    >>> layer(np.ones((2, 4))).tolist()  # inference: unchanged
+    [[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]
+    >>> out = np.asarray(layer(np.ones((2, 4)), training=True))
+    >>> sorted(set(out.ravel().tolist())) in ([0.0, 2.0], [2.0], [0.0])  # kept values scaled
+    True
     """
 
     def __init__(self, rate: float, noise_shape=None, seed=None, **kwargs):
@@ -508,6 +521,12 @@ class Masking(Layer):
     """Masks timesteps whose features all equal `mask_value` (and zeroes them).
 
     Input shape: `(batch, timesteps, features)`; the mask has shape `(batch, timesteps)`.
+
+    >>> import numpy as np
+    >>> x = np.array([[[1.0, 2.0], [0.0, 0.0], [3.0, 4.0]]])
+    >>> masking = Masking(mask_value=0.0)
+    >>> np.asarray(masking.compute_mask(x)).tolist()  # the all-zero step is masked
+    [[True, False, True]]
     """
 
     def __init__(self, mask_value: float = 0.0, **kwargs):
@@ -542,6 +561,13 @@ class Lambda(Layer):
         output_shape: optional output shape (or a function of the input shape).
         mask: optional mask (or a function `(inputs, mask) -> mask`).
         arguments: optional dict of extra keyword arguments for `function`.
+
+    >>> import numpy as np
+    >>> from lamina import Input, Model, ops
+    >>> inputs = Input((3,))
+    >>> model = Model(inputs, Lambda(lambda x: ops.square(x) + 1)(inputs))
+    >>> model.predict(np.array([[1.0, 2.0, 3.0]]), verbose=0).tolist()
+    [[2.0, 5.0, 10.0]]
     """
 
     _pure_call = False  # the function is the user's: predict runs it on every call

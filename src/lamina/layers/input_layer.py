@@ -22,6 +22,11 @@ class InputLayer(Layer):
         ragged: Keras's ragged-input flag. lamina has no ragged tensors: only
             `None`/`False` are accepted.
         name: the layer's (and its tensor's) name.
+
+    >>> from lamina import Sequential, layers
+    >>> model = Sequential([InputLayer(shape=(4,)), layers.Dense(2)])
+    >>> model.input_shape, model.layers[0].name
+    ((None, 4), 'dense')
     """
 
     def __init__(

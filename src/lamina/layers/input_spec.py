@@ -28,6 +28,22 @@ class InputSpec:
         axes: `{axis: size}` for axes whose size is fixed (negative axes allowed).
         allow_last_axis_squeeze: accept a trailing dim of 1 more or less.
         name: the input's name, used in messages.
+
+    >>> import numpy as np
+    >>> from lamina import layers
+    >>> class Pair(layers.Layer):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.input_spec = InputSpec(ndim=2, axes={-1: 2})
+    ...     def call(self, x):
+    ...         return x
+    >>> Pair()(np.ones((3, 2))).shape
+    (3, 2)
+    >>> try:
+    ...     Pair()(np.ones((3, 5)))
+    ... except ValueError as error:
+    ...     print("refused")
+    refused
     """
 
     def __init__(

@@ -157,27 +157,70 @@ def _merge_class(name, merge, doc, finish=None, exactly_two=False, call=None):
     return cls
 
 
-Add = _merge_class("Add", ops.add, "Adds a list of inputs element-wise (shapes broadcast).")
+Add = _merge_class(
+    "Add",
+    ops.add,
+    """Adds a list of inputs element-wise (shapes broadcast).
+
+    >>> import numpy as np
+    >>> Add()([np.ones((2, 3)), np.full((2, 3), 2.0)]).tolist()
+    [[3.0, 3.0, 3.0], [3.0, 3.0, 3.0]]
+    """,
+)
 Subtract = _merge_class(
     "Subtract",
     ops.subtract,
-    "Subtracts the second of exactly two inputs from the first.",
+    """Subtracts the second of exactly two inputs from the first.
+
+    >>> import numpy as np
+    >>> Subtract()([np.full((1, 2), 5.0), np.ones((1, 2))]).tolist()
+    [[4.0, 4.0]]
+    """,
     exactly_two=True,
 )
 Multiply = _merge_class(
     "Multiply",
     ops.multiply,
-    "Multiplies a list of inputs element-wise.",
+    """Multiplies a list of inputs element-wise.
+
+    >>> import numpy as np
+    >>> Multiply()([np.full((1, 2), 3.0), np.full((1, 2), 2.0)]).tolist()
+    [[6.0, 6.0]]
+    """,
     call=_multiply_masked_call,
 )
 Average = _merge_class(
-    "Average", ops.add, "Averages a list of inputs element-wise.", finish=lambda out, n: out / n
+    "Average",
+    ops.add,
+    """Averages a list of inputs element-wise.
+
+    >>> import numpy as np
+    >>> Average()([np.zeros((1, 2)), np.full((1, 2), 4.0)]).tolist()
+    [[2.0, 2.0]]
+    """,
+    finish=lambda out, n: out / n,
 )
 Maximum = _merge_class(
-    "Maximum", ops.maximum, "Element-wise maximum of a list of inputs.", call=_skip_masked_call
+    "Maximum",
+    ops.maximum,
+    """Element-wise maximum of a list of inputs.
+
+    >>> import numpy as np
+    >>> Maximum()([np.array([[1.0, 5.0]]), np.array([[3.0, 2.0]])]).tolist()
+    [[3.0, 5.0]]
+    """,
+    call=_skip_masked_call,
 )
 Minimum = _merge_class(
-    "Minimum", ops.minimum, "Element-wise minimum of a list of inputs.", call=_skip_masked_call
+    "Minimum",
+    ops.minimum,
+    """Element-wise minimum of a list of inputs.
+
+    >>> import numpy as np
+    >>> Minimum()([np.array([[1.0, 5.0]]), np.array([[3.0, 2.0]])]).tolist()
+    [[1.0, 2.0]]
+    """,
+    call=_skip_masked_call,
 )
 
 
@@ -318,40 +361,81 @@ for _cls in (Concatenate, Dot):
 
 
 def add(inputs, **kwargs):
-    """Functional form of `Add`."""
+    """Functional form of `Add`: `add([a, b])` is `Add()([a, b])`.
+
+    >>> from lamina import Input, Model
+    >>> a, b = Input((3,)), Input((3,))
+    >>> Model([a, b], add([a, b])).output_shape
+    (None, 3)
+    """
     return Add(**kwargs)(inputs)
 
 
 def subtract(inputs, **kwargs):
-    """Functional form of `Subtract`."""
+    """Functional form of `Subtract`: `subtract([a, b])` is `a - b`.
+
+    >>> import numpy as np
+    >>> subtract([np.full((1, 2), 3.0), np.ones((1, 2))]).tolist()
+    [[2.0, 2.0]]
+    """
     return Subtract(**kwargs)(inputs)
 
 
 def multiply(inputs, **kwargs):
-    """Functional form of `Multiply`."""
+    """Functional form of `Multiply`.
+
+    >>> import numpy as np
+    >>> multiply([np.full((1, 2), 3.0), np.full((1, 2), 2.0)]).tolist()
+    [[6.0, 6.0]]
+    """
     return Multiply(**kwargs)(inputs)
 
 
 def average(inputs, **kwargs):
-    """Functional form of `Average`."""
+    """Functional form of `Average`.
+
+    >>> import numpy as np
+    >>> average([np.zeros((1, 2)), np.full((1, 2), 4.0)]).tolist()
+    [[2.0, 2.0]]
+    """
     return Average(**kwargs)(inputs)
 
 
 def maximum(inputs, **kwargs):
-    """Functional form of `Maximum`."""
+    """Functional form of `Maximum`.
+
+    >>> import numpy as np
+    >>> maximum([np.array([[1.0, 5.0]]), np.array([[3.0, 2.0]])]).tolist()
+    [[3.0, 5.0]]
+    """
     return Maximum(**kwargs)(inputs)
 
 
 def minimum(inputs, **kwargs):
-    """Functional form of `Minimum`."""
+    """Functional form of `Minimum`.
+
+    >>> import numpy as np
+    >>> minimum([np.array([[1.0, 5.0]]), np.array([[3.0, 2.0]])]).tolist()
+    [[1.0, 2.0]]
+    """
     return Minimum(**kwargs)(inputs)
 
 
 def concatenate(inputs, axis=-1, **kwargs):
-    """Functional form of `Concatenate`."""
+    """Functional form of `Concatenate`.
+
+    >>> from lamina import Input
+    >>> concatenate([Input((3,)), Input((2,))]).shape
+    (None, 5)
+    """
     return Concatenate(axis=axis, **kwargs)(inputs)
 
 
 def dot(inputs, axes=-1, normalize=False, **kwargs):
-    """Functional form of `Dot`."""
+    """Functional form of `Dot`.
+
+    >>> import numpy as np
+    >>> dot([np.array([[1.0, 2.0]]), np.array([[3.0, 4.0]])], axes=1).tolist()
+    [[11.0]]
+    """
     return Dot(axes=axes, normalize=normalize, **kwargs)(inputs)

@@ -107,14 +107,26 @@ for _name, _obj in _ALIASES.items():
 
 
 def serialize(loss):
-    """A loss's config dict (or a loss function's name)."""
+    """A loss's config dict (or a loss function's name).
+
+    >>> serialize(MeanSquaredError(name="mse_loss"))["config"]["name"]
+    'mse_loss'
+    >>> serialize(mean_squared_error)
+    'mean_squared_error'
+    """
     return serialization.serialize_keras_object(loss, "losses")
 
 
 def deserialize(name, custom_objects=None):
     """Rebuild a loss from `serialize` output or a name (names give functions or classes).
 
-    `name` is Keras's word for the argument (it takes a config as well)."""
+    `name` is Keras's word for the argument (it takes a config as well).
+
+    >>> type(deserialize(serialize(Huber(delta=2.0)))).__name__
+    'Huber'
+    >>> deserialize("mean_absolute_error").__name__
+    'mean_absolute_error'
+    """
     return serialization.deserialize_keras_object(
         name, "losses", custom_objects, printable_module_name="loss function"
     )

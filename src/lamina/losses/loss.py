@@ -70,6 +70,11 @@ def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1: bool = True):
 
     As Keras does: `(n, 1)` against `(n,)` gives `(n, 1)` and `(n, 1)` (rank-1 inputs
     are expanded), `(n, t, 1)` against `(n, t)` squeezes the unit axis.
+
+    >>> import numpy as np
+    >>> a, b = squeeze_or_expand_to_same_rank(np.zeros((4, 1)), np.zeros(4))
+    >>> tuple(a.shape), tuple(b.shape)
+    ((4, 1), (4, 1))
     """
     r1, r2 = len(ops.shape(x1)), len(ops.shape(x2))
     if r1 == r2 + 1 and ops.shape(x1)[-1] == 1:
@@ -199,6 +204,15 @@ class Loss:
         sample_weight: optional weights, one per sample or one per loss element.
         mask: optional boolean mask with the shape of the per-sample losses (or a
             prefix of it); masked entries count in neither sum nor denominator.
+
+    >>> import numpy as np
+    >>> from lamina import ops
+    >>> class MeanFourthPower(Loss):
+    ...     def call(self, y_true, y_pred):
+    ...         return ops.mean((y_pred - y_true) ** 4, axis=-1)
+    >>> loss = MeanFourthPower(name="fourth")
+    >>> float(loss(np.zeros((2, 2)), np.array([[1.0, 1.0], [2.0, 2.0]])))  # (1 + 16) / 2
+    8.5
     """
 
     def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):

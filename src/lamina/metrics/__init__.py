@@ -183,12 +183,22 @@ for _name, _cls in _NAMES.items():
 
 
 def serialize(metric):
-    """A metric's config dict (or a metric function's name)."""
+    """A metric's config dict (or a metric function's name).
+
+    >>> config = serialize(AUC(num_thresholds=50))
+    >>> config["class_name"], config["config"]["num_thresholds"]
+    ('AUC', 50)
+    """
     return serialization.serialize_keras_object(metric, "metrics")
 
 
 def deserialize(config, custom_objects=None):
-    """Rebuild a metric from `serialize` output, or resolve a class or function name."""
+    """Rebuild a metric from `serialize` output, or resolve a class or function name.
+
+    >>> metric = deserialize(serialize(Precision(thresholds=0.7)))
+    >>> type(metric).__name__, metric.thresholds
+    ('Precision', [0.7])
+    """
     return serialization.deserialize_keras_object(
         config, "metrics", custom_objects, printable_module_name="metric"
     )

@@ -12,7 +12,15 @@ from lamina.saving import load_model, save_model
 
 
 def model_from_config(config: dict, custom_objects: dict | None = None):
-    """Build a model (or layer) from `serialize`-style config: `{"class_name", "config"}`."""
+    """Build a model (or layer) from `serialize`-style config: `{"class_name", "config"}`.
+
+    >>> import lamina
+    >>> model = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(2)])
+    >>> config = lamina.saving.serialize_keras_object(model)
+    >>> clone = model_from_config(config)
+    >>> clone.output_shape, clone is model
+    ((None, 2), False)
+    """
     return serialization.deserialize_keras_object(
         config, "layers", custom_objects=custom_objects, printable_module_name="model"
     )

@@ -204,7 +204,13 @@ class Model(Trainer, Layer):
         return [x._keras_history.operation for x in self._function.outputs]
 
     def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
-        """A layer of the model by `name` or by `index` in `layers`."""
+        """A layer of the model by `name` or by `index` in `layers`.
+
+        >>> import lamina
+        >>> model = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(2, name="hidden")])
+        >>> model.get_layer("hidden").units, model.get_layer(index=0).name
+        (2, 'hidden')
+        """
         if (name is None) == (index is None):
             raise ValueError("Pass exactly one of `name` or `index` to get_layer.")
         layers = self.layers
@@ -558,6 +564,13 @@ class Model(Trainer, Layer):
             layer_range: `[first, last]` layer names (regular expressions matched at
                 the start of a name): show only the rows from the first layer that
                 matches `first` to the last that matches `last`, both included.
+
+        >>> import lamina
+        >>> model = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(2, name="out")])
+        >>> lines = []
+        >>> model.summary(print_fn=lines.append)
+        >>> any("out (Dense)" in line for line in lines), any("Total params: 8" in line for line in lines)
+        (True, True)
         """
         summary_utils.print_summary(
             self,
@@ -603,6 +616,14 @@ class Model(Trainer, Layer):
                 writes) and an unzipped folder, which lamina does not write: only
                 `None`/`True` are accepted.
             **kwargs: the legacy `.h5` format's `include_optimizer`.
+
+        >>> import os, tempfile, numpy as np, lamina
+        >>> model = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(2)])
+        >>> path = os.path.join(tempfile.mkdtemp(), "model.keras")
+        >>> model.save(path)
+        >>> restored = lamina.models.load_model(path)
+        >>> np.allclose(restored.predict(np.ones((1, 3)), verbose=0), model.predict(np.ones((1, 3)), verbose=0))
+        True
         """
         if zipped is not None and not zipped:
             raise ValueError(
@@ -682,6 +703,16 @@ class Model(Trainer, Layer):
             overwrite: replace an existing file (else `FileExistsError`).
             max_shard_size: Keras's size limit for splitting the weights over several
                 files; lamina writes one file, so only `None` is accepted.
+
+        >>> import os, tempfile, numpy as np, lamina
+        >>> def build():
+        ...     return lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(2)])
+        >>> model, twin = build(), build()
+        >>> path = os.path.join(tempfile.mkdtemp(), "model.weights.h5")
+        >>> model.save_weights(path)
+        >>> twin.load_weights(path)
+        >>> all(np.array_equal(a, b) for a, b in zip(model.get_weights(), twin.get_weights()))
+        True
         """
         import os
 

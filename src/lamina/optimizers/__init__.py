@@ -58,12 +58,23 @@ _NAMES.update(
 
 
 def serialize(optimizer) -> dict:
-    """The Keras 3 config dict of an optimizer."""
+    """The Keras 3 config dict of an optimizer.
+
+    >>> config = serialize(Adam(learning_rate=0.01))
+    >>> config["class_name"], config["config"]["learning_rate"]
+    ('Adam', 0.01)
+    """
     return serialization.serialize_keras_object(optimizer, "optimizers")
 
 
 def deserialize(config, custom_objects=None) -> Optimizer:
-    """An optimizer from its config dict or name (`"adam"`, `"Adam"`)."""
+    """An optimizer from its config dict or name (`"adam"`, `"Adam"`).
+
+    >>> type(deserialize("adam")).__name__
+    'Adam'
+    >>> deserialize(serialize(SGD(momentum=0.9))).momentum
+    0.9
+    """
     if isinstance(config, str):
         config = _NAMES.get(config.lower(), config)
     obj = serialization.deserialize_keras_object(
@@ -77,7 +88,14 @@ def deserialize(config, custom_objects=None) -> Optimizer:
 
 
 def get(identifier) -> Optimizer:
-    """Resolve an Optimizer instance, a name (`"adam"`) or a config dict to an optimizer."""
+    """Resolve an Optimizer instance, a name (`"adam"`) or a config dict to an optimizer.
+
+    >>> type(get("rmsprop")).__name__
+    'RMSprop'
+    >>> optimizer = SGD()
+    >>> get(optimizer) is optimizer
+    True
+    """
     if isinstance(identifier, Optimizer):
         return identifier
     if isinstance(identifier, (str, dict)):

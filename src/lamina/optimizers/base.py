@@ -62,6 +62,13 @@ class Optimizer:
         decay: Keras 2's time-based decay: step `t` (from 0) uses
             `learning_rate / (1 + decay * t)`, eagerly and in compiled steps alike.
             `learning_rate` (and `lr`) stay the undecayed rate, as in Keras 2.
+
+    >>> import numpy as np, lamina
+    >>> weight = lamina.Variable(np.array([1.0, 2.0]))
+    >>> optimizer = lamina.optimizers.SGD(learning_rate=0.5)
+    >>> optimizer.apply([np.array([1.0, 1.0])], [weight])  # weight -= 0.5 * gradient
+    >>> np.asarray(weight.value).tolist()
+    [0.5, 1.5]
     """
 
     _hyperparameters: tuple = ()

@@ -396,6 +396,13 @@ def save_weights(model, filepath) -> None:
     other name (`w.h5`, `x.hdf5`, `weights00.h5`) gets Keras 2's HDF5 weights layout
     (`layer_names` / `weight_names`), which Keras 2 loads. A `.keras` path is refused:
     that is a whole-model file (`model.save`).
+
+    >>> import os, tempfile, lamina
+    >>> model = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(2)])
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.weights.h5")
+    >>> save_weights(model, path)  # the same as model.save_weights(path)
+    >>> os.path.exists(path)
+    True
     """
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
@@ -580,6 +587,16 @@ def load_weights(model, filepath, skip_mismatch: bool = False, by_name: bool = F
     model has an optimizer it fits (warned about and skipped when it does not).
     `by_name=True` (Keras 2) matches a Keras 2-layout file's layer groups to the
     model's layers by name instead of by position.
+
+    >>> import os, tempfile, numpy as np, lamina
+    >>> def build():
+    ...     return lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(2)])
+    >>> model, twin = build(), build()
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.weights.h5")
+    >>> save_weights(model, path)
+    >>> load_weights(twin, path)
+    >>> np.array_equal(twin.get_weights()[0], model.get_weights()[0])
+    True
     """
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 

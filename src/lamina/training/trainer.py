@@ -140,6 +140,16 @@ class Trainer:
                 runs slower than eager; a call it cannot compile runs eagerly after one
                 warning saying why. `LAMINA_TORCH_COMPILE_BACKEND` picks the
                 `torch.compile` backend (default `"inductor"`).
+
+        >>> import lamina
+        >>> model = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(2, activation="softmax")])
+        >>> model.compile(
+        ...     optimizer=lamina.optimizers.Adam(learning_rate=1e-3),
+        ...     loss="sparse_categorical_crossentropy",
+        ...     metrics=["accuracy"],
+        ... )
+        >>> model.compiled
+        True
         """
         if not isinstance(steps_per_execution, int) or steps_per_execution < 1:
             raise ValueError(
@@ -257,6 +267,14 @@ class Trainer:
 
         Args mirror Keras: arrays, lists/dicts of arrays, generators or a `PyDataset` for
         `x`; `validation_split` takes the last fraction of the data before shuffling.
+
+        >>> import numpy as np, lamina
+        >>> model = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(1)])
+        >>> model.compile(optimizer="sgd", loss="mse")
+        >>> x, y = np.ones((8, 3), "float32"), np.zeros((8, 1), "float32")
+        >>> history = model.fit(x, y, batch_size=4, epochs=2, validation_split=0.25, verbose=0)
+        >>> sorted(history.history), len(history.history["loss"])
+        (['loss', 'val_loss'], 2)
         """
         batch_methods.assert_compiled(self, "fit")
         loop_utils.check_fit_counts(
@@ -350,7 +368,16 @@ class Trainer:
         _internal: bool = False,
         **kwargs,
     ):
-        """Loss and metric values on the data (a scalar, a list, or a dict)."""
+        """Loss and metric values on the data (a scalar, a list, or a dict).
+
+        >>> import numpy as np, lamina
+        >>> model = lamina.Sequential([lamina.Input((2,)), lamina.layers.Dense(1, kernel_initializer="ones")])
+        >>> model.compile(loss="mse", metrics=["mae"])
+        >>> model.evaluate(np.ones((4, 2)), np.full((4, 1), 3.0), verbose=0)
+        [1.0, 1.0]
+        >>> model.evaluate(np.ones((4, 2)), np.full((4, 1), 3.0), verbose=0, return_dict=True)
+        {'loss': 1.0, 'mae': 1.0}
+        """
         batch_methods.assert_compiled(self, "evaluate")
         loop_utils.check_count("evaluate", "steps", steps, 1, optional=True)
         from lamina import callbacks as callbacks_module
@@ -377,7 +404,13 @@ class Trainer:
     # predict -------------------------------------------------------------------------
     @filter_traceback
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
-        """Model outputs on `x`, computed in batches and concatenated as NumPy arrays."""
+        """Model outputs on `x`, computed in batches and concatenated as NumPy arrays.
+
+        >>> import numpy as np, lamina
+        >>> model = lamina.Sequential([lamina.Input((2,)), lamina.layers.Dense(1, kernel_initializer="ones")])
+        >>> model.predict(np.ones((5, 2)), batch_size=2, verbose=0).ravel().tolist()
+        [2.0, 2.0, 2.0, 2.0, 2.0]
+        """
         # Safe from several threads at once, and beside `fit` in another thread: the
         # weights are those of one complete step, held until the outputs are ready.
         if verbose == 0 and steps is None and not callbacks:

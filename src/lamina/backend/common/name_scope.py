@@ -38,6 +38,13 @@ class name_scope:  # noqa: N801 - Keras's public name
         deduplicate: see `caller`.
         override_parent: a path that replaces the enclosing scopes' path (`""`: start
             from the top).
+
+    >>> import lamina
+    >>> with name_scope("encoder"):
+    ...     layer = lamina.layers.Dense(2, name="proj")
+    ...     layer.build((None, 3))
+    >>> [weight.path for weight in layer.weights]
+    ['encoder/proj/kernel', 'encoder/proj/bias']
     """
 
     def __init__(

@@ -19,7 +19,14 @@ _STATE = threading.local()
 
 
 class SymbolicScope:
-    """A context inside which `in_symbolic_scope()` is true."""
+    """A context inside which `in_symbolic_scope()` is true.
+
+    >>> with SymbolicScope() as scope:
+    ...     get_symbolic_scope() is scope, in_symbolic_scope()
+    (True, True)
+    >>> in_symbolic_scope()
+    False
+    """
 
     def __enter__(self) -> SymbolicScope:
         self._outer = getattr(_STATE, "scope", None)

@@ -104,11 +104,18 @@ class StatelessScope:
 
 
 def current_stateless_scope() -> StatelessScope | None:
+    """The innermost `StatelessScope` entered, or None outside every one.
+
+    >>> with StatelessScope() as scope:
+    ...     current_stateless_scope() is scope
+    True
+    """
     stack = _scope_stack()
     return stack[-1] if stack else None
 
 
 def in_stateless_scope() -> bool:
+    """Whether a `StatelessScope` is open (variables read their values from it)."""
     return bool(_scope_stack())
 
 

@@ -92,6 +92,7 @@ def _local_part(x) -> np.ndarray:
 
 
 def is_tensor(x) -> bool:
+    """Whether `x` is a tensor of the engine (a `jax.Array`); NumPy arrays are not."""
     return isinstance(x, jax.Array)
 
 
@@ -207,6 +208,7 @@ def device_scope(device_name):
 
 
 def block_until_ready(x):
+    """Wait until the computation of `x` is done (JAX dispatches asynchronously); returns `x`."""
     return jax.block_until_ready(x)
 
 

@@ -13,18 +13,22 @@ from lamina.backend.jax.core import _unwrap
 
 
 def cond(pred, true_fn, false_fn):
+    """`true_fn()` if `pred` else `false_fn()`, traced as one conditional when compiled."""
     return jax.lax.cond(_unwrap(pred), true_fn, false_fn)
 
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    """`carry, y = f(carry, x)` over the leading axis of `xs`; returns `(carry, stacked ys)`."""
     return jax.lax.scan(f, init, xs, length=length, reverse=reverse, unroll=unroll)
 
 
 def fori_loop(lower, upper, body_fun, init_val):
+    """`val = body_fun(i, val)` for `i` in `range(lower, upper)`, from `init_val`; returns `val`."""
     return jax.lax.fori_loop(lower, upper, body_fun, init_val)
 
 
 def while_loop(cond, body, loop_vars, maximum_iterations=None):
+    """`loop_vars = body(loop_vars)` while `cond(loop_vars)`, at most `maximum_iterations` times."""
     if maximum_iterations is None:
         return jax.lax.while_loop(cond, body, loop_vars)
 

@@ -382,6 +382,7 @@ def _bfloat16_to_numpy(x):
 
 
 def is_tensor(x) -> bool:
+    """Whether `x` is a tensor of the engine (a `torch.Tensor`); NumPy arrays are not."""
     return isinstance(x, torch.Tensor)
 
 
@@ -569,6 +570,7 @@ def device_put(x):
 
 
 def block_until_ready(x):
+    """Wait until the computation of `x` is done (CUDA runs asynchronously); returns `x`."""
     if _DEFAULT_DEVICE.type == "cuda":
         torch.cuda.synchronize()
     return x

@@ -17,6 +17,7 @@ from lamina.backend.torch.core import _unwrap, convert_to_tensor, tree_flatten, 
 
 
 def cond(pred, true_fn, false_fn):
+    """`true_fn()` if `pred` else `false_fn()`, traced as one conditional when compiled."""
     pred = _unwrap(pred)
     if isinstance(pred, torch.Tensor):
         # On the meta device `.item()` fails, and abstract evaluation retries on data.
@@ -66,6 +67,7 @@ def _tensors(xs):
 
 
 def fori_loop(lower, upper, body_fun, init_val):
+    """`val = body_fun(i, val)` for `i` in `range(lower, upper)`, from `init_val`; returns `val`."""
     val = init_val
     for i in range(int(_unwrap(lower)), int(_unwrap(upper))):
         val = body_fun(i, val)
@@ -73,6 +75,7 @@ def fori_loop(lower, upper, body_fun, init_val):
 
 
 def while_loop(cond, body, loop_vars, maximum_iterations=None):
+    """`loop_vars = body(loop_vars)` while `cond(loop_vars)`, at most `maximum_iterations` times."""
     count = 0
     # `cond` first, then the cap (as Keras): `cond` runs once more when the cap stops the
     # loop, which a `cond` with side effects can see.
