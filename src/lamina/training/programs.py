@@ -103,9 +103,56 @@ def train_programs(model) -> dict:
     return backend.execution.step_programs(model, "train")
 
 
+def evaluation_variables(model):
+    """For the stateful test step's forward pass, loss and metric updates
+    (`stateful_steps.evaluation`): what `capture_variables` says for the train step's
+    forward pass and loss, with the metrics' variables (their totals are assigned: the
+    graph carries them), for the default `test_step`, `compute_metrics` and
+    `get_metrics_result`. A metric written outside lamina is watched as a user's layer
+    is."""
+    train_variables = capture_variables(model)
+    cls = type(model)
+
+    def variables():
+        if (
+            cls.test_step is not model._step_form.test_step
+            or cls.compute_metrics is not steps.compute_metrics
+            or cls.get_metrics_result is not steps.get_metrics_result
+            or {"test_step", "compute_metrics", "get_metrics_result"} & vars(model).keys()
+        ):
+            return None
+        found = train_variables()
+        if found is None:
+            return None
+        if any(_wraps_users_function(m) for m in _each_metric(model)):
+            return None
+        return list({id(v): v for v in [*found, *model.metrics_variables]}.values())
+
+    variables.watched = lambda: [
+        *train_variables.watched(),
+        *(m for m in _each_metric(model) if type(m).__module__.split(".")[0] != "lamina"),
+    ]
+    return variables
+
+
+def _each_metric(model):
+    """`model.metrics`, with the compiled metrics' container opened."""
+    for metric in model.metrics:
+        inner = getattr(metric, "entries", None)
+        yield from [metric] if inner is None else [m for _, m, _ in inner]
+
+
+def _wraps_users_function(metric) -> bool:
+    # A metric made from a user's function (`metrics=[fn]`): the function's Python is
+    # not watched (a counter in its closure), so the step runs eagerly, as for a loss.
+    fn = getattr(metric, "_fn", None) or getattr(metric, "fn", None)
+    return fn is not None and not getattr(fn, "__module__", "").startswith("lamina.")
+
+
 def test_programs(model) -> dict:
     """The test step, one batch or a chunk; only the metric state is donated: the
     weights stay in the variables."""
+    model._step_form.prepare_test_programs(model)
     return backend.execution.step_programs(model, "test")
 
 

@@ -195,6 +195,12 @@ def _register_random_draw():
     return torch.ops.lamina.random_draw.default
 
 
+def draw_from_seed(seed, kind, shape, dtype, device, tensors, integers):
+    """What `lamina::random_draw` computes, called directly (a replayed graph's draw
+    that autograd has nothing to do with: no tensor parameters)."""
+    return _sample(seed, kind, shape, dtype, device, tensors, integers)
+
+
 def make_seed(seed: int):
     """A seed tensor from an integer seed."""
     return convert_to_tensor([0, int(seed) % (2**32)], dtype=SEED_DTYPE)
