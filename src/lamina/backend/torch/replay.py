@@ -234,11 +234,11 @@ class _PythonEffects:
     before the capture: the layer's attributes, its classes' attributes (those written
     outside lamina) and the globals of the modules its methods come from, each as
     name -> identity of the value. `changed()` names the first that differs after the
-    call: a counter, a flag, a cache, a global the call set, an item appended to a list
-    or dict they hold (its length, and the closures of the class's methods, are noted
-    too). A replay would skip that Python, so such a call runs eagerly. What keeps
-    identities and lengths (an item replaced in place, a print, a file written) is not
-    seen: such a layer opts out (`capturable = False`, or `run_eagerly=True`)."""
+    call: a counter, a flag, a cache, a global the call set, an item of a list, dict or
+    set they hold (the items' identities, and the closures of the class's methods, are
+    noted too). A replay would skip that Python, so such a call runs eagerly. What
+    keeps those identities (a change deeper down, a print, a file written) is not seen:
+    such a layer opts out (`capturable = False`, or `run_eagerly=True`)."""
 
     def __init__(self, objects):
         self._watched = []
@@ -306,11 +306,21 @@ _CONTAINERS = (list, dict, set, bytearray, collections.deque)
 
 
 def _identities(space) -> dict:
-    # A container's length as well: an item appended to a list, a key added to a cache.
-    return {
-        name: (id(value), len(value) if isinstance(value, _CONTAINERS) else None)
-        for name, value in list(space.items())
-    }
+    # A container's items as well, by identity (a counter in a list, an item appended,
+    # a key added to a cache); a large one by its length only.
+    return {name: (id(value), _contents(value)) for name, value in list(space.items())}
+
+
+def _contents(value):
+    if not isinstance(value, _CONTAINERS):
+        return None
+    if len(value) > 256:
+        return len(value)
+    if isinstance(value, dict):
+        return tuple((id(k), id(v)) for k, v in list(value.items()))
+    if isinstance(value, set):
+        return frozenset(id(v) for v in value)
+    return tuple(id(v) for v in list(value)) if not isinstance(value, bytearray) else bytes(value)
 
 
 class Replay:
