@@ -393,3 +393,42 @@ def test_a_users_layer_that_changes_python_state_runs_on_every_step(kind):
     model.predict(X, batch_size=8, verbose=0)
     model.predict(X, batch_size=8, verbose=0)
     assert count() - start == 12  # predict's replay refuses it too
+
+
+class _Tempered(layers.Layer):
+    """A user's layer whose call reads a Python value that a callback changes."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.temperature = 1.0
+
+    def call(self, x):
+        return x / self.temperature
+
+
+def test_a_users_layer_attribute_set_between_steps_is_captured_again():
+    def build():
+        return Sequential([Input((6,)), layers.Dense(4), _Tempered(), layers.Dense(3)])
+
+    class Cool(lamina.callbacks.Callback):
+        def __init__(self, layer):
+            super().__init__()
+            self.layer = layer
+
+        def on_train_batch_begin(self, batch, logs=None):
+            self.layer.temperature = 1.0 + batch  # a new value at every step
+
+    models = _pair(build, optimizer="sgd", loss="mse")
+    histories = []
+    for model in models:
+        lamina.utils.set_random_seed(1)
+        callback = Cool(model.layers[1])
+        histories.append(
+            model.fit(
+                X, Y_REAL, batch_size=8, epochs=2, shuffle=False, verbose=0, callbacks=[callback]
+            ).history
+        )
+    assert _capture(models[0]).off is None
+    assert histories[0] == histories[1]
+    for a, b in zip(models[0].get_weights(), models[1].get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)

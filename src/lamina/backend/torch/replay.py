@@ -224,6 +224,23 @@ class _HostReads(TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
+class _Attributes:
+    """The attributes of a user's layers (less those lamina's classes define) as they
+    were after a capture, by identity: `changed()` says whether one was set since (a
+    callback setting a value the call reads), so that the graph, which holds the value
+    the capture met, is captured again."""
+
+    def __init__(self, objects):
+        self._spaces = []
+        for obj in objects:
+            own = {n for cls in type(obj).__mro__ if not _foreign(cls) for n in vars(cls)}
+            space = _Without(vars(obj), own)
+            self._spaces.append((space, _identities(space)))
+
+    def changed(self) -> bool:
+        return any(_identities(space) != before for space, before in self._spaces)
+
+
 def _foreign(obj) -> bool:
     module = getattr(obj, "__module__", None) or ""
     return not module.startswith(("lamina.", "builtins", "torch", "numpy"))
@@ -360,6 +377,7 @@ class Replay:
         self._variables: list | None = None
         # Objects whose Python state a capture checks (`_PythonEffects`): a user's layers.
         self._watched = getattr(variables_for, "watched", lambda: ())
+        self._guard: _Attributes | None = None  # their attributes since the last capture
         self._version = None
         self._lock = threading.Lock()
 
@@ -396,6 +414,11 @@ class Replay:
                 return EAGER  # Python values, strings: not graph inputs
             leaves = [backend_core.convert_to_tensor(leaf) for leaf in flat]
             key = (spec, *((leaf.shape, leaf.dtype, leaf.device) for leaf in leaves), version)
+        guard = self._guard
+        if guard is not None and guard.changed():
+            # A user's layer's attribute was set since the capture: capture again.
+            self._graphs.clear()
+            self._guard = None
         entry = self._graphs.get(key)
         if entry is None:
             with self._lock:  # one capture at a time (predicts from several threads)
@@ -422,6 +445,7 @@ class Replay:
         signature): the caller then makes the ordinary call. None if no graph is held."""
         if (
             self.off is not None
+            or self._guard is not None  # a user's layer: `run` checks its attributes
             or type(x) is not np.ndarray
             or x.dtype not in backend_core._SAME_DTYPES
             or self._variables is None
@@ -473,7 +497,8 @@ class Replay:
             known[id(tensor)] = (tensor, graph.placeholder(f"input_{i}"))
         data = _unflatten(leaves, spec)
         tape = _Tape(graph, known)
-        effects = _PythonEffects(self._watched())
+        watched = list(self._watched())
+        effects = _PythonEffects(watched)
         with (
             # A differentiated step is not strict: a variable read outside `variables`
             # is a tensor the tape does not know, which refuses the capture, and the
@@ -535,6 +560,8 @@ class Replay:
         module = torch.fx.GraphModule(root, graph)
         assigned = [variable for variable, _ in updates]
         self._graphs[key] = (module.forward, [vars(v) for v in variables], assigned)
+        if watched:
+            self._guard = _Attributes(watched)
         for variable, value in updates:
             variable.assign(value)
         return out
