@@ -21,6 +21,7 @@ plain loop's: issue 34 asks <= 1.10x) and keras/lamina (>= 2.2x). Run it again o
 unchanged: every side moves to CUDA when torch sees one.
 
 Usage: python bench/torch_models.py [--rounds 9] [--model mlp|convnet|all] [--no-keras]
+       [--threads 2] [--steps N]
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 BATCH = 64
-SAMPLES = {"mlp": 64 * 48, "convnet": 64 * 16}
+SAMPLES = {"mlp": 64 * 48, "convnet": 64 * 16}  # steps per round: --steps changes them
 
 
 def make_data(kind: str):
@@ -181,12 +182,13 @@ def run(kind: str, rounds: int, with_keras: bool, device) -> None:
                 if device.type == "cuda":
                     torch.cuda.synchronize()
                 times[name].append(time.perf_counter() - start)
-        print(f"\n{kind}, {phase}: {steps} steps of batch {BATCH}, {rounds} rounds")
+        print(f"\n{kind}, {phase}: {steps} steps of batch {BATCH}, {rounds} rounds", flush=True)
         for name, t in times.items():
             rates = [steps / s for s in t]
             low, high = _quartiles(rates)
             print(
-                f"  {name:7s} {statistics.median(rates):8.1f} steps/s  [quartiles {low:.1f}, {high:.1f}]"
+                f"  {name:7s} {statistics.median(rates):8.1f} steps/s  [quartiles {low:.1f}, {high:.1f}]",
+                flush=True,
             )
         lam = times["lamina"]
         for other, target in (("plain", "<= 1.10x"), ("keras", ">= 2.2x")):
@@ -201,7 +203,8 @@ def run(kind: str, rounds: int, with_keras: bool, device) -> None:
             low, high = _quartiles(ratios)
             print(
                 f"  {label}: {statistics.median(ratios):.2f}x [quartiles {low:.2f}, {high:.2f}]"
-                f" (target {target})"
+                f" (target {target})",
+                flush=True,
             )
 
 
@@ -211,14 +214,18 @@ def main():
     parser.add_argument("--model", choices=("mlp", "convnet", "all"), default="all")
     parser.add_argument("--no-keras", action="store_true")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=None, help="steps per round, each model")
     args = parser.parse_args()
+    if args.steps:
+        SAMPLES.update(mlp=BATCH * args.steps, convnet=BATCH * args.steps)
     torch.set_num_threads(args.threads)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     import lamina
 
     print(
         f"torch {torch.__version__} on {device}, {torch.get_num_threads()} threads; "
-        f"lamina from {os.path.dirname(lamina.__file__)}"
+        f"lamina from {os.path.dirname(lamina.__file__)}",
+        flush=True,
     )
     for kind in ("mlp", "convnet") if args.model == "all" else (args.model,):
         run(kind, args.rounds, not args.no_keras, device)
