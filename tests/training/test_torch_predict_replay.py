@@ -234,21 +234,29 @@ def test_a_step_that_reads_a_value_in_python_is_not_replayed():
     assert _replay(model).graph_count == 0
 
 
-def test_a_step_that_adds_a_loss_or_assigns_runs_eagerly_and_keeps_its_effects():
+def test_a_step_that_adds_a_loss_runs_eagerly_and_one_that_assigns_replays_its_assignments():
     model = Sequential([Input((3,)), layers.Dense(2, activity_regularizer="l2")])
     x = np.ones((1, 3), "float32")
     outs = [model.predict(x, verbose=0) for _ in range(3)]
     assert "adds losses" in _replay(model).off
     np.testing.assert_array_equal(outs[2], outs[0])
 
-    # A stateful RNN carries its state from call to call (predict_on_batch, the step).
+    # A stateful RNN carries its state from call to call (predict_on_batch, the step):
+    # the state is an input of the replayed graph and its new value an output, assigned
+    # after each replay.
     rnn = Sequential([Input((2, 1), batch_size=1), layers.SimpleRNN(2, stateful=True)])
     x = np.ones((1, 2, 1), "float32")
-    outs = [rnn.predict_on_batch(x) for _ in range(3)]
-    assert "assigns" in _replay(rnn).off
+    outs = [rnn.predict_on_batch(x) for _ in range(4)]
+    assert _replay(rnn).off is None and _replay(rnn).graph_count == 1
     assert not np.array_equal(outs[0], outs[1]) and not np.array_equal(outs[1], outs[2])
+    assert not np.array_equal(outs[2], outs[3])  # the replay (4th call) moved it on too
     rnn.reset_states()
     np.testing.assert_array_equal(rnn.predict_on_batch(x), outs[0])
+    eager = Sequential([Input((2, 1), batch_size=1), layers.SimpleRNN(2, stateful=True)])
+    eager.set_weights(rnn.get_weights()[:3])
+    eager.compile(run_eagerly=True)
+    for out in outs:
+        np.testing.assert_array_equal(eager.predict_on_batch(x), out)
 
 
 def test_run_eagerly_never_replays():

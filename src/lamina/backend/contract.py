@@ -136,8 +136,10 @@ EXECUTION = declare(
     captured(fn, name, variables_for)
         On an eager engine, `fn(data)` (a stateful train step's forward pass and loss) run
         from a graph of its operations captured once per input signature, under autograd,
-        while `variables_for()` names the variables it reads (None: eagerly); `fn` itself
-        where steps compile whole.
+        while `variables_for()` names the variables it reads (None: eagerly; an optional
+        `variables_for.watched()` names a user's layers, whose Python state the capture
+        checks); what it assigns is carried out of the graph; `fn` itself where steps
+        compile whole.
     no_grad()
         A context in which operations are not recorded for differentiation (an optimizer
         update on a taping engine); changes nothing on JAX.

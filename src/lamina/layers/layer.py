@@ -143,6 +143,12 @@ class Layer(Operation, backend.layer.LayerBase):
     # operations (torch's predict; see `_call_is_pure`). False on layers that run a
     # user's function (`Lambda`).
     _pure_call = True
+    # Whether an eager engine may capture this layer's call into a replayed graph (torch:
+    # `fit`'s forward pass, `evaluate`, `predict`). A user's layer is captured when its
+    # call is observed pure (nothing read in Python, no attribute or global changed
+    # while it ran); set False, on the class or an instance, for a call whose Python
+    # must run on every step (it reads a value that changes between steps, say).
+    capturable = True
     # The last input signature that went through the whole `__call__`
     # (`eager_calls.repeat_call` takes the short path for it).
     _passed_call = None

@@ -245,11 +245,24 @@ class BatchNormalization(_AffineMixin, Layer):
         bshape = [1] * len(inputs.shape)
         bshape[self._axis] = inputs.shape[self._axis]
         bshape = tuple(bshape)
+        fused = None
+        if training and mask is None:
+            # The engine's own kernel where it has one (torch); None elsewhere.
+            fused = backend.nn.fused_batch_norm(
+                inputs,
+                self._axis,
+                None if self.gamma is None else self.gamma.value,
+                None if self.beta is None else self.beta.value,
+                self.epsilon,
+            )
         if training:
-            mean, variance = self._moments(inputs, mask)
+            if fused is not None:
+                outputs, flat_mean, flat_var = fused
+            else:
+                mean, variance = self._moments(inputs, mask)
+                flat_mean = ops.reshape(mean, (-1,))
+                flat_var = ops.reshape(variance, (-1,))
             m = self.momentum
-            flat_mean = ops.reshape(mean, (-1,))
-            flat_var = ops.reshape(variance, (-1,))
             self.moving_mean.assign(
                 ops.add(
                     ops.multiply(self.moving_mean.value, m),
@@ -262,6 +275,8 @@ class BatchNormalization(_AffineMixin, Layer):
                     ops.multiply(ops.cast(flat_var, self.moving_variance.dtype), 1.0 - m),
                 )
             )
+            if fused is not None:
+                return outputs
         else:
             mean = ops.reshape(ops.cast(self.moving_mean.value, inputs.dtype), bshape)
             variance = ops.reshape(ops.cast(self.moving_variance.value, inputs.dtype), bshape)

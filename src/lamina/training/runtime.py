@@ -50,6 +50,9 @@ class Runtime:
         # it (`backend.execution.captured`), set when the train programs are made; None:
         # run it eagerly.
         "forward_and_loss",
+        # The default stateful test step's forward pass, loss and metric updates as the
+        # engine captured them, set when the test programs are made; None: eagerly.
+        "evaluation",
         # `(y_pred, masks)`: the output masks of the forward pass of the step running
         # now, read by its loss and metrics (`steps.masks_for`).
         "step_output_masks",

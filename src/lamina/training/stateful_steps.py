@@ -76,6 +76,31 @@ def prepare_train_programs(model) -> None:
         record.forward_and_loss = None
 
 
+def evaluation(model, data):
+    """The default test step on one batch `data` (tensors): the forward pass, the loss
+    trackers' and the compiled metrics' updates; returns the logs. Within `evaluate` it
+    runs from a graph captured per input signature where it may (as `forward_and_loss`
+    does), the metrics' new totals coming out of the graph."""
+    x, y, sample_weight = unpack_x_y_sample_weight(data)
+    y_pred = forward(model, x, False)
+    loss_of(model, x, y, y_pred, sample_weight, False)
+    return model.compute_metrics(x, y, y_pred, sample_weight)
+
+
+def prepare_test_programs(model) -> None:
+    """Capture the default test step per input signature (for the programs `evaluate`
+    is about to make), unless steps run eagerly or the call is `torch.compile`d."""
+    record = model._runtime
+    if not model.run_eagerly and getattr(model, "jit_compile", None) is not True:
+        record.evaluation = backend.execution.captured(
+            functools.partial(evaluation, model),
+            f"test step of model {model.name!r}",
+            programs.evaluation_variables(model),
+        )
+    else:
+        record.evaluation = None
+
+
 def ready_for_step(model, x, y, training) -> None:
     """Build what `fit` would have built (output structure, metrics, optimizer) when a
     step is called directly, as Keras's torch backend allows."""
@@ -133,9 +158,10 @@ def test_step(self, data):
     x, y, sample_weight = unpack_x_y_sample_weight(data)
     ready_for_step(self, x, y, False)
     try:
-        y_pred = forward(self, x, False)
-        loss_of(self, x, y, y_pred, sample_weight, False)
-        return self.compute_metrics(x, y, y_pred, sample_weight)
+        captured = self._runtime.evaluation
+        if captured is not None:
+            return captured(data)
+        return evaluation(self, data)
     finally:
         self._runtime.step_output_masks = None
 

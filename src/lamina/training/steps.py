@@ -368,6 +368,10 @@ def prepare_train_programs(model) -> None:
     """Nothing to prepare: the pure step is traced and compiled whole."""
 
 
+def prepare_test_programs(model) -> None:
+    """Nothing to prepare: the pure step is traced and compiled whole."""
+
+
 def train_step(self, state, data):
     """One training step as a pure function: returns `(logs, new_state)`.
 

@@ -100,6 +100,7 @@ class Trainer:
         structure of the model (`model(x)`'s program, the state's variable lists)."""
         record = self._runtime
         record.forward_and_loss = None
+        record.evaluation = None
         if structure:
             record.call_entry = None
             record.state_vars = None

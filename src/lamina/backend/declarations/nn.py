@@ -82,6 +82,33 @@ DECLARATIONS = declare(
         >>> float(ops.convert_to_numpy(mean)), float(ops.convert_to_numpy(variance))
         (2.5, 1.25)
 
+    fused_batch_norm(x, axis, scale, offset, epsilon)
+        Batch normalization of `x` with the statistics of the batch, from one fused
+        kernel where the engine has one (torch), or None where it has none (JAX, whose
+        compiler fuses the composite itself): the caller then computes it from `moments`.
+
+        `(x - mean) / sqrt(variance + epsilon) * scale + offset`, where `mean` and the
+        biased `variance` are taken over every axis but `axis`; the gradient flows
+        through the statistics, as through the composite's.
+
+        Args:
+            x: A float32 tensor.
+            axis: The feature axis (an int).
+            scale: The factor `gamma`, a vector along `axis`, or None for 1.
+            offset: The shift `beta`, a vector along `axis`, or None for 0.
+            epsilon: Added to the variance.
+
+        Returns:
+            `(outputs, mean, variance)`, the statistics as vectors along `axis` (for the
+            moving averages; not differentiated), or None.
+
+        Example:
+
+        >>> from lamina import backend
+        >>> found = backend.nn.fused_batch_norm(np.ones((2, 3), "float32"), 1, None, None, 1e-3)
+        >>> found is None or tuple(found[0].shape) == (2, 3)
+        True
+
     polar(abs_, angle)
         The complex numbers with magnitude `abs_` and phase `angle`.
 

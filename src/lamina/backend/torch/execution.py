@@ -362,9 +362,11 @@ class Captured:
     kernels (a 784-32-32-10 MLP's forward pass and sparse cross-entropy on a batch of
     32: ~160 us eager, ~95 us replayed, ~75 us for plain torch's `nn.Sequential` and
     `CrossEntropyLoss`). `variables_for()` names the variables `fn` reads, or None when `fn` may
-    do more than compute tensors: then, and once a capture is refused (random numbers,
-    an assignment, an added loss, a value read in Python; `off` says which), `fn` runs
-    eagerly. `graph_count` says how many graphs are held.
+    do more than compute tensors: then, and once a capture is refused (an added loss, a
+    value read in Python, random numbers drawn outside `lamina.random`, a user's layer
+    changing Python state; `off` says which), `fn` runs eagerly. Random draws and
+    assignments (Dropout, BatchNormalization's moving statistics) are carried through
+    the graph (see `replay.py`). `graph_count` says how many graphs are held.
     """
 
     def __init__(self, fn, name: str, variables_for):

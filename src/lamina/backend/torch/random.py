@@ -91,12 +91,34 @@ def _draw(kind, shape, dtype, seed, tensors=(), integers=()):
         return out
     device = get_device()
     shape = tuple(int(d) for d in shape)
-    if seed is not None and type(seed) is not torch.Tensor and is_fake(seed):
+    if seed is not None and (
+        getattr(_RECORDING, "on", False) or (type(seed) is not torch.Tensor and is_fake(seed))
+    ):
         # Under a capture: the draw is one opaque node of the graph (see the module
         # docstring); eager calls never come here.
         op = _random_draw_op()
         return op(seed, kind, shape, dtype, device, list(tensors), list(integers))
     return _sample(seed, kind, shape, dtype, device, tensors, integers)
+
+
+# Set (per thread) while `replay.Replay` records a call: each draw is then made by the
+# custom op, which the recording keeps as one node whose input is the seed tensor, so a
+# replay draws from the seed it is given as the eager call does (`recording_draws`).
+_RECORDING = threading.local()
+
+
+class recording_draws:
+    """While open, this thread's draws go through `lamina::random_draw` (same numbers)."""
+
+    def __enter__(self):
+        self._before = getattr(_RECORDING, "on", False)
+        _RECORDING.on = True
+        _random_draw_op()
+        return self
+
+    def __exit__(self, *exc):
+        _RECORDING.on = self._before
+        return False
 
 
 _NO_TRACED_GRADIENT = (
@@ -171,6 +193,12 @@ def _register_random_draw():
 
     random_draw.register_autograd(backward, setup_context=setup_context)
     return torch.ops.lamina.random_draw.default
+
+
+def draw_from_seed(seed, kind, shape, dtype, device, tensors, integers):
+    """What `lamina::random_draw` computes, called directly (a replayed graph's draw
+    that autograd has nothing to do with: no tensor parameters)."""
+    return _sample(seed, kind, shape, dtype, device, tensors, integers)
 
 
 def make_seed(seed: int):

@@ -10,10 +10,19 @@ Python around them. `Program(replay=...)` (`execution.py`) uses it, and so does
 `captured(...)`, for a stateful train step's forward pass and loss: replayed under
 autograd, the same operations on the variables' own tensors record the same backward
 graph.
+
+State is carried through the graph as JAX carries it through a program: random draws
+made through `lamina.random` are recorded as the custom op `lamina::random_draw`
+(`random.recording_draws`), whose input is the seed tensor the step computed from a
+seed generator's state (the global one included, an input of every graph); what the
+call assigned (the seed states' next values, moving statistics, metric totals, an
+RNN's states) comes out of the graph, and each replay assigns it, as the eager call's
+`assign`s did.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import operator
 import threading
@@ -25,9 +34,11 @@ from torch.overrides import TorchFunctionMode
 from torch.utils import _pytree
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from lamina.backend.common import seed_state
 from lamina.backend.common.variables import StatelessScope, reads_are_plain, strict_trace
 from lamina.backend.common.variables import structure_version as _structure_version
 from lamina.backend.torch import core as backend_core
+from lamina.backend.torch import random as backend_random
 
 _read_value = backend_core.Variable.value.fget
 
@@ -107,6 +118,11 @@ class _Tape(TorchDispatchMode):
         for tag, what in _UNREPLAYABLE_TAGS.items():
             if tag in func.tags:
                 return f"{what} ({name})"
+        if func is backend_random._OP and not args[5]:
+            # A draw with no tensor parameters, which autograd has nothing to do with:
+            # the graph calls the sampler itself, without the custom op's dispatch
+            # (~110 us a call against ~7 us). The numbers are the same.
+            func = backend_random.draw_from_seed
         try:
             node = self.graph.call_function(
                 func,
@@ -130,6 +146,41 @@ class _Tape(TorchDispatchMode):
 
 class _Refused(Exception):
     pass
+
+
+def _with_global_seed(variables) -> list:
+    """The variables a step reads, and the global seed state, which a random op given no
+    seed draws from (and advances): an input and an output of every graph."""
+    variables = list(variables)
+    state = seed_state.variable()
+    if state is not None and all(v is not state for v in variables):
+        variables.append(state)
+    return variables
+
+
+def _assign(variables, values) -> None:
+    """Assign a replay's new values, as the eager call's `assign`s did (in place)."""
+    if not reads_are_plain():
+        for variable, value in zip(variables, values, strict=True):
+            variable.assign(value)
+        return
+    before = torch.is_grad_enabled()
+    torch._C._set_grad_enabled(False)
+    try:
+        for variable, value in zip(variables, values, strict=True):
+            # Straight into the stored tensor, as `assign` would write it (~1 us, not ~10).
+            param = variable.__dict__["_param"]
+            if (
+                variable._placement is None
+                and value.dtype is param.dtype
+                and value.shape == param.shape
+                and value.device == param.device
+            ):
+                param.copy_(value)
+            else:
+                variable.assign(value)
+    finally:
+        torch._C._set_grad_enabled(before)
 
 
 # The spec of data that is a flat tuple of tensors (`Replay.run`).
@@ -173,6 +224,122 @@ class _HostReads(TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
+class _Attributes:
+    """The attributes of a user's layers (less those lamina's classes define) as they
+    were after a capture, by identity: `changed()` says whether one was set since (a
+    callback setting a value the call reads), so that the graph, which holds the value
+    the capture met, is captured again."""
+
+    def __init__(self, objects):
+        self._spaces = []
+        for obj in objects:
+            own = {n for cls in type(obj).__mro__ if not _foreign(cls) for n in vars(cls)}
+            space = _Without(vars(obj), own)
+            self._spaces.append((space, _identities(space)))
+
+    def changed(self) -> bool:
+        return any(_identities(space) != before for space, before in self._spaces)
+
+
+def _foreign(obj) -> bool:
+    module = getattr(obj, "__module__", None) or ""
+    return not module.startswith(("lamina.", "builtins", "torch", "numpy"))
+
+
+class _PythonEffects:
+    """What a user's layer could change in Python while its call is captured, noted
+    before the capture: the layer's attributes, its classes' attributes (those written
+    outside lamina) and the globals of the modules its methods come from, each as
+    name -> identity of the value. `changed()` names the first that differs after the
+    call: a counter, a flag, a cache, a global the call set, an item of a list, dict or
+    set they hold (the items' identities, and the closures of the class's methods, are
+    noted too). A replay would skip that Python, so such a call runs eagerly. What
+    keeps those identities (a change deeper down, a print, a file written) is not seen:
+    such a layer opts out (`capturable = False`, or `run_eagerly=True`)."""
+
+    def __init__(self, objects):
+        self._watched = []
+        seen: set = set()
+        for obj in objects:
+            # The names lamina's own classes define are the layer machinery's to write
+            # (`_passed_call`, the last signature a call took), not the user's.
+            own = {n for cls in type(obj).__mro__ if not _foreign(cls) for n in vars(cls)}
+            spaces = [("", _Without(vars(obj), own))]
+            for cls in type(obj).__mro__:
+                if _foreign(cls):
+                    spaces.append((f"{cls.__qualname__}.", vars(cls)))
+                    for value in vars(cls).values():
+                        globals_ = getattr(value, "__globals__", None)
+                        if globals_ is not None and _foreign(value):
+                            spaces.append((f"{value.__module__}.", globals_))
+                            cells = value.__closure__ or ()
+                            names = value.__code__.co_freevars
+                            spaces.append((f"{value.__qualname__}.", _Cells(names, cells)))
+            for prefix, space in spaces:
+                if id(space) in seen:
+                    continue
+                seen.add(id(space))  # (a `_Without` is new each time: never skipped)
+                owner = "" if prefix else f"{getattr(obj, 'name', type(obj).__name__)}."
+                self._watched.append((owner + prefix, space, _identities(space)))
+
+    def changed(self) -> str | None:
+        for prefix, space, before in self._watched:
+            after = _identities(space)
+            if after != before:
+                names = sorted(
+                    k for k in before.keys() | after.keys() if before.get(k) != after.get(k)
+                )
+                return f"changes Python state in a user's layer ({prefix}{names[0]})"
+        return None
+
+
+class _Without:
+    """A namespace less some names (what `_identities` reads)."""
+
+    def __init__(self, space, names):
+        self.space, self.names = space, names
+
+    def items(self):
+        return [(k, v) for k, v in list(self.space.items()) if k not in self.names]
+
+
+class _Cells:
+    """A function's closure as a namespace (what `_identities` reads)."""
+
+    def __init__(self, names, cells):
+        self.pairs = list(zip(names, cells, strict=True))
+
+    def items(self):
+        out = []
+        for name, cell in self.pairs:
+            try:
+                out.append((name, cell.cell_contents))
+            except ValueError:  # an empty cell
+                continue
+        return out
+
+
+_CONTAINERS = (list, dict, set, bytearray, collections.deque)
+
+
+def _identities(space) -> dict:
+    # A container's items as well, by identity (a counter in a list, an item appended,
+    # a key added to a cache); a large one by its length only.
+    return {name: (id(value), _contents(value)) for name, value in list(space.items())}
+
+
+def _contents(value):
+    if not isinstance(value, _CONTAINERS):
+        return None
+    if len(value) > 256:
+        return len(value)
+    if isinstance(value, dict):
+        return tuple((id(k), id(v)) for k, v in list(value.items()))
+    if isinstance(value, set):
+        return frozenset(id(v) for v in value)
+    return tuple(id(v) for v in list(value)) if not isinstance(value, bytearray) else bytes(value)
+
+
 class Replay:
     """A read-only step `fn(state, data)` (predict's) run from a graph captured once per
     input signature, as JAX traces a step once and runs the compiled program after.
@@ -187,11 +354,13 @@ class Replay:
     shapes met once cost nothing; the second captures (an eager call, plus ~1 ms).
 
     `variables_for()` says which variables the step reads, or None when its code may do
-    more than compute tensors (a layer defined outside lamina, a `Lambda`, an overridden
-    `predict_step`): then every call runs eagerly. So does every call once a capture
-    is refused; `off` says why: the step reads a variable it was not given, assigns
-    one or adds a loss (a stateful RNN, an activity regularizer), or does what the
-    graph cannot repeat (see `_Tape`). Graphs are keyed by the data's structure,
+    more than compute tensors (a `Lambda`, an overridden `predict_step`): then every
+    call runs eagerly; its `watched()`, if it has one, names a user's layers, whose
+    Python state the capture checks (`_PythonEffects`). Every call runs eagerly once a
+    capture is refused; `off` says why: the step reads a variable it was not given,
+    adds a loss (an activity regularizer), changes a user's layer's Python state, or
+    does what the graph cannot repeat (see `_Tape`). What it assigns is an output of
+    the graph, assigned after each replay. Graphs are keyed by the data's structure,
     shapes, dtypes and devices and by the model's structure version (a layer added or
     rebuilt), 32 at most.
     """
@@ -206,6 +375,9 @@ class Replay:
         self.off: str | None = None
         self._graphs: dict = {}
         self._variables: list | None = None
+        # Objects whose Python state a capture checks (`_PythonEffects`): a user's layers.
+        self._watched = getattr(variables_for, "watched", lambda: ())
+        self._guard: _Attributes | None = None  # their attributes since the last capture
         self._version = None
         self._lock = threading.Lock()
 
@@ -221,7 +393,7 @@ class Replay:
         if version != self._version:
             # Asked again only when the model's structure changed.
             variables = self._variables_for()
-            self._variables = None if variables is None else list(variables)
+            self._variables = None if variables is None else _with_global_seed(variables)
             self._version = version
         variables = self._variables
         if variables is None:
@@ -242,17 +414,27 @@ class Replay:
                 return EAGER  # Python values, strings: not graph inputs
             leaves = [backend_core.convert_to_tensor(leaf) for leaf in flat]
             key = (spec, *((leaf.shape, leaf.dtype, leaf.device) for leaf in leaves), version)
+        guard = self._guard
+        if guard is not None and guard.changed():
+            # A user's layer's attribute was set since the capture: capture again.
+            self._graphs.clear()
+            self._guard = None
         entry = self._graphs.get(key)
         if entry is None:
             with self._lock:  # one capture at a time (predicts from several threads)
                 entry = self._graphs.get(key)
                 if entry is None:
                     return self._capture(fn, state, spec, leaves, key, variables)
-        forward, stores = entry
+        forward, stores, assigned = entry
         if reads_are_plain() and not backend_core._meta[0]:
             # The stored values, read without the variable's property (~0.5 us each).
-            return forward(*[store["_param"] for store in stores], *leaves)
-        return forward(*[_read_value(v) for v in variables], *leaves)
+            out = forward(*[store["_param"] for store in stores], *leaves)
+        else:
+            out = forward(*[_read_value(v) for v in variables], *leaves)
+        if assigned:
+            out, values = out
+            _assign(assigned, values)
+        return out
 
     def lone_runner(self, x):
         """`run(x)` for later calls whose data is a NumPy array of `x`'s shape and dtype,
@@ -263,6 +445,7 @@ class Replay:
         signature): the caller then makes the ordinary call. None if no graph is held."""
         if (
             self.off is not None
+            or self._guard is not None  # a user's layer: `run` checks its attributes
             or type(x) is not np.ndarray
             or x.dtype not in backend_core._SAME_DTYPES
             or self._variables is None
@@ -275,7 +458,9 @@ class Replay:
         entry = self._graphs.get(key)
         if entry is None:
             return None
-        forward, stores = entry
+        forward, stores, assigned = entry
+        if assigned:
+            return None  # a step that assigns takes the ordinary call
         meta, get_device = backend_core._meta, backend_core.get_device
 
         def run(x):
@@ -312,6 +497,8 @@ class Replay:
             known[id(tensor)] = (tensor, graph.placeholder(f"input_{i}"))
         data = _unflatten(leaves, spec)
         tape = _Tape(graph, known)
+        watched = list(self._watched())
+        effects = _PythonEffects(watched)
         with (
             # A differentiated step is not strict: a variable read outside `variables`
             # is a tensor the tape does not know, which refuses the capture, and the
@@ -319,6 +506,7 @@ class Replay:
             contextlib.nullcontext() if self.differentiable else strict_trace(self.name),
             StatelessScope(zip(variables, values, strict=True), collect_losses=True) as scope,
             _HostReads() as host,
+            backend_random.recording_draws(),
             tape,
         ):
             out = fn(state, data)
@@ -326,15 +514,17 @@ class Replay:
         refused = tape.refused
         if refused is None and host.read is not None:
             refused = f"reads a tensor's value in Python ({host.read})"
-        if refused is None and (scope.updates or scope.losses):
-            refused = (
-                f"assigns {', '.join(getattr(v, 'path', repr(v)) for v, _ in scope.updates)}"
-                if scope.updates
-                else "adds losses (an activity regularizer)"
-            )
+        if refused is None and scope.losses:
+            refused = "adds losses (an activity regularizer)"
         if refused is None:
+            refused = effects.changed()
+        updates = scope.updates
+        if refused is None:
+            # What the call computed and what it assigned (seed states, moving
+            # statistics, metric totals, an RNN's states): the graph returns both, and
+            # each replay assigns the latter after the graph has run.
             nodes = []
-            for leaf in flat_out:
+            for leaf in [*flat_out, *(value for _, value in updates)]:
                 if leaf is None:
                     nodes.append(None)
                     continue
@@ -345,17 +535,20 @@ class Replay:
                 nodes.append(found[1])
         if refused is not None:
             self.off = f"the step {refused}"
-            if self.differentiable:
-                # The captured run kept its assignments and added losses in the scope,
-                # and its loss lacks the latter: run the step again, eagerly, as if
-                # nothing had been captured (lamina's own layers and losses, the only
-                # ones captured, do nothing else a second run would repeat).
+            if self.differentiable and scope.losses:
+                # The captured run kept its added losses in the scope, and its loss
+                # lacks them: run the step again, eagerly, as if nothing had been
+                # captured (a step that adds losses is lamina's own code, which does
+                # nothing else a second run would repeat).
                 return fn(state, data)
-            for variable, value in scope.updates:
+            # Otherwise the captured run was the eager step: keep what it computed and
+            # assign what it assigned (a user's code is not run twice).
+            for variable, value in updates:
                 variable.assign(value)  # what the eager step would have done
             return out
         # The graph returns the step's own structure: nothing to rebuild per call.
-        graph.output(_pytree.tree_unflatten(nodes, out_spec))
+        result = _pytree.tree_unflatten(nodes[: len(flat_out)], out_spec)
+        graph.output((result, nodes[len(flat_out) :]) if updates else result)
         graph.eliminate_dead_code()
         if len(self._graphs) >= 32:
             self._graphs.clear()
@@ -365,5 +558,10 @@ class Replay:
         for attribute, tensor in tape.constants.items():
             setattr(root, attribute, tensor)
         module = torch.fx.GraphModule(root, graph)
-        self._graphs[key] = (module.forward, [vars(v) for v in variables])
+        assigned = [variable for variable, _ in updates]
+        self._graphs[key] = (module.forward, [vars(v) for v in variables], assigned)
+        if watched:
+            self._guard = _Attributes(watched)
+        for variable, value in updates:
+            variable.assign(value)
         return out

@@ -1,0 +1,84 @@
+"""torch's BatchNormalization in training runs torch's own kernel (`fused_batch_norm`).
+
+The kernel must compute what the composite (`moments`, then the affine) computes: the
+outputs, the batch mean and biased variance for the moving averages, and gradients that
+flow through the statistics. Checked against NumPy formulas and against the composite's
+autograd gradients, for images held channels-last, features on axis 1 and a matrix.
+"""
+
+import numpy as np
+import pytest
+
+import lamina
+from lamina import layers
+
+RNG = np.random.default_rng(3)
+CASES = [((4, 5, 5, 3), -1), ((6, 3, 4), 1), ((8, 5), -1)]
+
+
+def _numpy_bn(x, axis, gamma, beta, eps):
+    axes = tuple(a for a in range(x.ndim) if a != axis % x.ndim)
+    mean = x.mean(axis=axes, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    y = (x - mean) / np.sqrt(var + eps) * gamma.reshape(shape) + beta.reshape(shape)
+    return y, mean.reshape(-1), var.reshape(-1)
+
+
+@pytest.mark.engine("torch")
+@pytest.mark.parametrize("shape, axis", CASES)
+def test_the_fused_kernel_matches_numpy_and_the_composites_gradients(shape, axis):
+    import torch
+
+    from lamina.backend.torch import nn as torch_nn
+
+    x = RNG.standard_normal(shape).astype("float32") * 2.0 + 0.5
+    channels = shape[axis]
+    gamma = RNG.uniform(0.5, 1.5, channels).astype("float32")
+    beta = RNG.standard_normal(channels).astype("float32")
+    expected, mean, var = _numpy_bn(x.astype("float64"), axis, gamma, beta, 1e-3)
+
+    tx, tg, tb = (torch.tensor(a, requires_grad=True) for a in (x, gamma, beta))
+    out, got_mean, got_var = torch_nn.fused_batch_norm(tx, axis, tg, tb, 1e-3)
+    np.testing.assert_allclose(out.detach().numpy(), expected, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got_mean.numpy(), mean, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_var.numpy(), var, rtol=1e-5, atol=1e-6)
+    weights = torch.tensor(RNG.standard_normal(shape).astype("float32"))
+    fused_grads = torch.autograd.grad((out * weights).sum(), (tx, tg, tb))
+
+    cx, cg, cb = (torch.tensor(a, requires_grad=True) for a in (x, gamma, beta))
+    axes = [a for a in range(len(shape)) if a != axis % len(shape)]
+    bshape = [1] * len(shape)
+    bshape[axis] = -1
+    m = cx.mean(axes, keepdim=True)
+    v = ((cx - m) ** 2).mean(axes, keepdim=True)
+    composite = (cx - m) * torch.rsqrt(v + 1e-3) * cg.reshape(bshape) + cb.reshape(bshape)
+    composite_grads = torch.autograd.grad((composite * weights).sum(), (cx, cg, cb))
+    for fused, reference in zip(fused_grads, composite_grads, strict=True):
+        np.testing.assert_allclose(fused.numpy(), reference.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.engine("torch")
+def test_the_fused_kernel_declines_what_it_does_not_take():
+    import torch
+
+    from lamina.backend.torch import nn as torch_nn
+
+    half = torch.ones((4, 3), dtype=torch.float16)
+    assert torch_nn.fused_batch_norm(half, -1, None, None, 1e-3) is None
+    assert torch_nn.fused_batch_norm(torch.ones(3), 0, None, None, 1e-3) is None
+
+
+def test_a_batchnorm_layer_in_training_gives_the_numpy_values_and_moving_statistics():
+    x = RNG.standard_normal((6, 4, 4, 3)).astype("float32") * 3.0 - 1.0
+    layer = layers.BatchNormalization(momentum=0.9, epsilon=1e-3)
+    layer.build(x.shape)
+    gamma = RNG.uniform(0.5, 1.5, 3).astype("float32")
+    beta = RNG.standard_normal(3).astype("float32")
+    layer.set_weights([gamma, beta, np.zeros(3, "float32"), np.ones(3, "float32")])
+    out = lamina.ops.convert_to_numpy(layer(x, training=True))
+    expected, mean, var = _numpy_bn(x.astype("float64"), -1, gamma, beta, 1e-3)
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(layer.moving_mean.numpy(), 0.1 * mean, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(layer.moving_variance.numpy(), 0.9 + 0.1 * var, rtol=1e-5)
