@@ -131,7 +131,7 @@ def hard_tanh(x: TensorLike) -> TensorLike:
     >>> np.asarray(hard_tanh(np.array([-3.0, 0.5, 3.0]))).tolist()
     [-1.0, 0.5, 1.0]
     """
-    return ops.clip(x, -1.0, 1.0)
+    return ops.hard_tanh(x)
 
 
 def softmax(x: TensorLike, axis: int = -1) -> TensorLike:

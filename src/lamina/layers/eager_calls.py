@@ -63,7 +63,7 @@ def call_on_tensor(self, x, kwargs):
     that hold no tensors: the same steps as the general path, without its tree
     walks (the eager engine pays for them on every call)."""
     mask = call_masks.incoming(self, (x,), kwargs)
-    if self.autocast:
+    if self._casts_inputs:
         compute_dtype = self._inputs_dtype()
         key = (x.dtype, compute_dtype)
         cast = _AUTOCASTS.get(key)
@@ -160,7 +160,7 @@ def repeat_call(self, x, kwargs):
         # symbolic): comparing a later call with it would specialize that trace.
         and backend.core.is_concrete(x)
         and not (
-            self.autocast
+            self._casts_inputs
             and _is_float(x.dtype)
             and backend.standardize_dtype(x.dtype) != self._inputs_dtype()
         )

@@ -657,23 +657,27 @@ class Layer(Operation, backend.layer.LayerBase):
 
     # Calling -------------------------------------------------------------------------
     def _inputs_dtype(self) -> str:
-        """The dtype float inputs are cast to: the compute dtype, except in a graph model
-        under a mixed policy, which passes its inputs on in the variable dtype (as Keras's
-        Functional does): each of its layers casts its own, so a float32 layer in it gets
-        the data unrounded."""
-        policy = self._dtype_policy
-        if self._mixed_precision and self.__dict__.get("_function") is not None:
-            return policy.variable_dtype
-        return policy.compute_dtype
+        """The dtype float inputs are cast to (where `_casts_inputs`): the compute dtype."""
+        return self._dtype_policy.compute_dtype
+
+    @property
+    def _casts_inputs(self) -> bool:
+        """Whether float inputs are cast to `_inputs_dtype()`: `autocast`, except in a
+        graph model, which converts each input to its own `Input`'s dtype instead
+        (`lamina.models.calls.conform_inputs`), as Keras's Functional does: a float16
+        `Input` computes in float16, and under a mixed policy each layer of the graph
+        casts its own inputs, so a float32 layer in it gets the data unrounded."""
+        return self.autocast and self.__dict__.get("_function") is None
 
     def _convert_inputs(self, x):
         dtype = self._inputs_dtype()
+        casts = self._casts_inputs
 
         def convert(v):
             if isinstance(v, Variable):
                 v = v.value
             if backend.is_tensor(v):
-                if self.autocast and _is_float(v.dtype) and str(v.dtype) != dtype:
+                if casts and _is_float(v.dtype) and str(v.dtype) != dtype:
                     return backend.core.cast(v, dtype)
                 return v
             if v is None or isinstance(v, (str, bool)):
@@ -681,7 +685,7 @@ class Layer(Operation, backend.layer.LayerBase):
             if isinstance(v, np.ndarray) and v.dtype.kind in "USO":
                 layer_arguments.refuse_text(self, v)
             t = backend.convert_to_tensor(v)
-            if self.autocast and _is_float(t.dtype) and backend.standardize_dtype(t.dtype) != dtype:
+            if casts and _is_float(t.dtype) and backend.standardize_dtype(t.dtype) != dtype:
                 t = backend.core.cast(t, dtype)
             return t
 

@@ -174,7 +174,7 @@ def convert_arrays(layer, arguments):
             value = backend.convert_to_tensor(value)
         elif not backend.is_tensor(value):
             return value
-        if layer.autocast and "float" in str(value.dtype):
+        if layer._casts_inputs and "float" in str(value.dtype):
             dtype = dtype or layer._inputs_dtype()
             if backend.standardize_dtype(value.dtype) != dtype:
                 value = backend.core.cast(value, dtype)

@@ -23,7 +23,7 @@ from lamina.backend import execution as backend_execution
 from lamina.backend.common.global_state import learning_phase_or
 from lamina.backend.common.variables import StatelessScope
 from lamina.common.traceback_utils import unfiltered_traceback
-from lamina.graph.masks import masks_of, set_mask
+from lamina.graph.masks import get_mask, masks_of, set_mask
 from lamina.graph.operation import Operation
 from lamina.layers.input_spec import shapes_differ
 from lamina.layers.layer import Layer, _hold_losses
@@ -250,8 +250,9 @@ def conform_inputs(model, inputs) -> list:
             and passed[0] is function
             and passed[1] is type(inputs)
             and passed[2] == getattr(inputs, "shape", None)
+            and passed[3] == getattr(inputs, "dtype", None)
         ):
-            return [inputs]  # the shape the last call checked: nothing to change
+            return [inputs]  # the shape and dtype the last call checked: nothing to change
         flat = [inputs]  # one array for one input: what the general path gives
     else:
         flat = function._flatten_values(standardize_inputs(model, inputs))
@@ -272,13 +273,28 @@ def conform_inputs(model, inputs) -> list:
                 f"received shape {shape}. Pass data of that shape (the batch "
                 "dimension, and any dimension shown as None, may vary)."
             )
-        out.append(x)
+        out.append(_to_input_dtype(x, ref))
     if len(out) == 1 and out[0] is inputs and backend_core.is_concrete(inputs):
         # Not a traced input (torch.export's fake tensors, of their own type, whose
         # sizes may be symbolic): comparing a later call's shape with it, or its
         # shape with a real one, would specialize the trace (a guard `batch != 3`).
-        model._runtime.conformed = (function, type(inputs), inputs.shape)
+        model._runtime.conformed = (function, type(inputs), inputs.shape, inputs.dtype)
     return out
+
+
+def _to_input_dtype(x, ref):
+    """`x` in the dtype of its `Input`, as Keras's Functional converts each input: a
+    float16 `Input` computes in float16, ints given to a float `Input` become floats."""
+    dtype = getattr(ref, "dtype", None)
+    if dtype is None or not hasattr(x, "dtype") or dtype == "string":
+        return x
+    if backend_core.standardize_dtype(x.dtype) == dtype:
+        return x
+    mask = get_mask(x)
+    cast = ops.cast(x, dtype)
+    if mask is not None:  # the mask rides on the tensor: it goes with the cast
+        set_mask(cast, mask)
+    return cast
 
 
 def host_plan_of(model):

@@ -176,6 +176,10 @@ def convert_to_tensor(x, dtype=None, sparse=None, ragged=None):
                 f"convert_to_tensor({flag}=True): lamina's {backend.backend()} backend makes "
                 f"dense tensors only; leave {flag} unset."
             )
+    if isinstance(x, KerasTensor):
+        # Symbolic code converts its inputs as eager code does (Keras 3 takes it too):
+        # a symbolic tensor is already a tensor, so only the dtype can change.
+        return x if dtype is None else cast(x, dtype)
     return backend.convert_to_tensor(x, dtype=dtype)
 
 

@@ -132,7 +132,8 @@ def hard_tanh(x):
         x: Input tensor of any shape.
 
     Returns:
-        A float tensor of the shape of `x` with values in `[-1, 1]`.
+        A tensor of the shape and dtype of `x` with values in `[-1, 1]` (an integer
+        input stays integer, as in Keras).
 
     Example:
 
@@ -141,7 +142,10 @@ def hard_tanh(x):
     >>> ops.convert_to_numpy(ops.hard_tanh(np.array([-2.0, 0.5, 3.0]))).tolist()
     [-1.0, 0.5, 1.0]
     """
-    return lnp.clip(_float_tensor(x), -1.0, 1.0)
+    x = convert_to_tensor(x)
+    if "float" in dtype(x):
+        return lnp.clip(x, -1.0, 1.0)
+    return lnp.clip(x, -1, 1)
 
 
 @composite

@@ -8,8 +8,15 @@ test) from the same arguments, feeds both the same seeded inputs and compares th
 base feature), learning-rate schedules and activations. A config Keras serializes must
 deserialize in lamina to the same object.
 
-The full sweep runs with `LAMINA_SLOW_TESTS=1`; by default a seeded sample of the cases
-runs, so both engines stay within seconds.
+Eager calls are compared case by case; the symbolic mode puts every loss case (class and
+function) and metric function on `Input`s into one functional model, run once on the data
+(Keras's values for it are cached in `.cache/parity/`, as the layer and op harnesses
+cache theirs). `test_every_export_is_compared_or_excluded` fails for a loss, metric or
+optimizer lamina exports with no case here and no reasoned entry in NOT_COMPARED.
+
+The full sweep runs with `LAMINA_SLOW_TESTS=1` (or `--parity-all`); by default the first
+case of every class and function runs (every optimizer with its defaults and another
+config) plus a seeded sample of the others, so both engines stay within seconds.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -37,16 +45,22 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore:More independent predictors than datapoints:UserWarning"),
 ]
 
-SLOW = os.environ.get("LAMINA_SLOW_TESTS") == "1"
+SLOW = os.environ.get("LAMINA_SLOW_TESTS") == "1" or "--parity-all" in sys.argv
 RTOL, ATOL = 1e-5, 1e-6
 
 
-def _sample(cases, fraction):
-    """All cases with LAMINA_SLOW_TESTS=1, else a seeded sample (always the first one)."""
+def _sample(cases, fraction, key=lambda case: case[0]):
+    """All cases with LAMINA_SLOW_TESTS=1 (or `--parity-all`), else the first case of
+    each name (so every class and function runs on both engines) and a seeded sample
+    of the others."""
     if SLOW or fraction >= 1:
         return cases
-    keep = random.Random(0).sample(range(1, len(cases)), int((len(cases) - 1) * fraction))
-    return [cases[0]] + [cases[i] for i in sorted(keep)]
+    first = {}
+    for i, case in enumerate(cases):
+        first.setdefault(key(case), i)
+    rest = sorted(set(range(len(cases))) - set(first.values()))
+    keep = random.Random(0).sample(rest, int(len(rest) * fraction))
+    return [cases[i] for i in sorted(set(first.values()) | set(keep))]
 
 
 def _np(x):
@@ -655,7 +669,16 @@ BASE_FEATURES = [
     {"use_ema": True, "ema_momentum": 0.9, "ema_overwrite_frequency": 2},
     {"loss_scale_factor": 4.0},
 ]
+# Each optimizer with its defaults ({}: Keras's learning rate too) and at least one
+# other config (`test_every_optimizer_has_two_configs`).
 OPTIMIZER_CASES = [
+    *[
+        (name, {})
+        for name in (
+            "SGD Adam AdamW Adamax Nadam RMSprop Adagrad Adadelta Adafactor Ftrl Lion Lamb "
+            "Muon ScheduleFreeAdamW"
+        ).split()
+    ],
     ("SGD", {"learning_rate": 0.1}),
     ("SGD", {"learning_rate": 0.1, "momentum": 0.9}),
     ("SGD", {"learning_rate": 0.1, "momentum": 0.9, "nesterov": True}),
@@ -684,18 +707,25 @@ OPTIMIZER_CASES = [
     ),
     ("Lion", {"learning_rate": 0.1}),
     ("Lion", {"learning_rate": 0.1, "beta_1": 0.5, "beta_2": 0.7}),
+    ("Adamax", {"learning_rate": 0.1, "beta_1": 0.5, "epsilon": 1e-3}),
+    ("Nadam", {"learning_rate": 0.1, "beta_2": 0.9}),
+    ("Adagrad", {"learning_rate": 0.3, "epsilon": 1e-3}),
     ("Lamb", {"learning_rate": 0.1}),
+    ("Lamb", {"learning_rate": 0.1, "beta_1": 0.5, "epsilon": 1e-4}),
     ("Muon", {"learning_rate": 0.1}),
+    ("Muon", {"learning_rate": 0.1, "adam_beta_1": 0.5, "ns_steps": 3, "nesterov": False}),
     ("ScheduleFreeAdamW", {"learning_rate": 0.1, "warmup_steps": 2}),
+    ("ScheduleFreeAdamW", {"learning_rate": 0.1, "beta_1": 0.5, "weight_decay": 0.1}),
 ]
+_DEFAULTS = 14  # the cases with every default, first in OPTIMIZER_CASES
 # Each algorithm alone (and with a schedule), then each base feature on a few of them.
 OPTIMIZER_RUNS = [(name, kwargs) for name, kwargs in OPTIMIZER_CASES] + [
     (name, {**kwargs, **feature})
     for name, kwargs in (
-        OPTIMIZER_CASES[1],
-        OPTIMIZER_CASES[4],
-        OPTIMIZER_CASES[9],
-        OPTIMIZER_CASES[17],
+        OPTIMIZER_CASES[_DEFAULTS + 1],
+        OPTIMIZER_CASES[_DEFAULTS + 4],
+        OPTIMIZER_CASES[_DEFAULTS + 9],
+        OPTIMIZER_CASES[_DEFAULTS + 17],
     )
     for feature in BASE_FEATURES[1:]
 ]
@@ -711,9 +741,21 @@ def _run_optimizer(module, variable, name, kwargs):
     return optimizer, weights
 
 
+def test_every_optimizer_has_two_configs():
+    """Each optimizer class runs with its defaults and with one other config."""
+    configs: dict = {}
+    for name, kwargs in OPTIMIZER_CASES:
+        configs.setdefault(name, []).append(kwargs)
+    thin = [name for name, kw in configs.items() if {} not in kw or len(kw) < 2]
+    assert not thin, f"optimizers without a default and another config: {thin}"
+    for i in (1, 4, 9, 17):  # the bases of OPTIMIZER_RUNS's features, as named there
+        assert OPTIMIZER_CASES[_DEFAULTS + i][1], OPTIMIZER_CASES[_DEFAULTS + i]
+
+
 @pytest.mark.parametrize(
     ("name", "kwargs"),
-    _sample(OPTIMIZER_RUNS, 0.15),
+    # Every case with a default or a second config; a sample of the base features.
+    OPTIMIZER_CASES + _sample(OPTIMIZER_RUNS[len(OPTIMIZER_CASES) :], 0.15, key=lambda case: ""),
     ids=lambda x: x if isinstance(x, str) else ",".join(f"{k}={v}" for k, v in x.items()),
 )
 def test_optimizer_matches_keras(name, kwargs):
@@ -896,3 +938,166 @@ def test_signatures_match_keras(module):
         if missing or order != [n for n in l_params if n in order] or defaults:
             differences.append(f"{name}: missing {missing}, order {order}, defaults {defaults}")
     assert not differences, differences
+
+
+# ------------------------------------------------------------------------------ coverage
+# Exports that have no case above, each with the reason (an alias of a covered object is
+# covered through it).
+NOT_COMPARED = {
+    "losses": {
+        "Loss": "the base class: every loss case subclasses it",
+        "LossFunctionWrapper": "the wrapper every loss class built on a function is",
+        "get": "a lookup by name (tests/losses/test_losses.py)",
+        "serialize": "configs are compared in every loss case",
+        "deserialize": "configs are compared in every loss case",
+        "check_targets": "a lamina helper for the loss's input checks, not a Keras loss",
+        "reduce_weighted_values": "the reduction every loss case runs",
+        "squeeze_or_expand_to_same_rank": "the rank rule every loss case runs",
+    },
+    "metrics": {
+        "Metric": "the base class: every metric case subclasses it",
+        "MeanMetricWrapper": "the wrapper every metric class built on a function is",
+        "get": "a lookup by name (tests/metrics)",
+        "serialize": "configs are compared in every metric case",
+        "deserialize": "configs are compared in every metric case",
+        "accuracy": "Keras 2's function (Keras 3 has none): compared with its doctest",
+    },
+    "optimizers": {
+        "Optimizer": "the base class: every optimizer case subclasses it",
+        "LossScaleOptimizer": "a wrapper of another optimizer (tests/optimizers)",
+        "MultiOptimizer": "lamina's per-variable routing, not a Keras optimizer",
+        "OptimizerMap": "lamina's per-variable routing, not a Keras optimizer",
+        "rules": "lamina's update rules, composed by the classes compared here",
+        "schedules": "a module: its schedules are compared in SCHEDULE_CASES",
+        "get": "a lookup by name (tests/optimizers)",
+        "serialize": "configs are compared in every optimizer case",
+        "deserialize": "configs are compared in every optimizer case",
+        **dict.fromkeys(
+            ["sgd", "rmsprop", "adagrad", "adadelta", "adam", "adamax", "nadam"],
+            "Keras 2's lower-case factories with Keras 2's defaults (Keras 3 has none): "
+            "tests/classic",
+        ),
+    },
+}
+
+
+@pytest.mark.parametrize("module", sorted(NOT_COMPARED))
+def test_every_export_is_compared_or_excluded(module):
+    """A loss, metric or optimizer lamina exports has a case above (by its name or an
+    alias of the same object) or an entry in NOT_COMPARED with the reason: a new export
+    fails here until it is compared with Keras."""
+    namespace = getattr(lamina, module)
+    named = {
+        "losses": [c[0] for c in LOSS_CASES] + [c[1] for c in LOSS_CASES],
+        "metrics": [c[0] for c in METRIC_CASES]
+        + [c[0] for c in METRIC_FUNCTIONS]
+        + [c[1] for c in LOSS_CASES],  # the loss functions metrics re-export
+        "optimizers": [c[0] for c in OPTIMIZER_CASES],
+    }[module]
+    compared = set()
+    for name in named:
+        for source in (namespace, lamina.losses):
+            if hasattr(source, name):
+                compared.add(id(getattr(source, name)))
+    missing = [
+        name
+        for name in namespace.__all__
+        if name not in NOT_COMPARED[module] and id(getattr(namespace, name)) not in compared
+    ]
+    assert not missing, (
+        f"lamina.{module} exports {missing} with no case in this file: add one (compared "
+        "with Keras 3), or an entry with the reason in NOT_COMPARED."
+    )
+    stale = sorted(set(NOT_COMPARED[module]) - set(namespace.__all__))
+    assert not stale, f"NOT_COMPARED names what lamina.{module} no longer exports: {stale}"
+
+
+# ------------------------------------------------------------------- symbolic: one model
+# Every loss case (class and function) and metric function, called on `Input`s inside ONE
+# functional model, then run once on the data: the values must be Keras's eager ones.
+# Keras's values are computed in one pass and cached (tests/parity/parity_tools.py).
+
+
+def _symbolic_cases() -> list:
+    """`(id, data, call)`: `call(module, y_true, y_pred)` on the data `_case_data(data)`."""
+    cases = []
+    for case in LOSS_CASES:
+        name, fn_name, kwargs, kind = case
+        fn_kwargs = {k: v for k, v in kwargs.items() if k not in FN_ONLY}
+        cases.append(
+            (
+                f"{_loss_id(case)}-class",
+                ("loss", kind),
+                lambda m, *a, name=name, kwargs=kwargs: getattr(m.losses, name)(**kwargs)(*a),
+            )
+        )
+        cases.append(
+            (
+                f"{_loss_id(case)}-function",
+                ("loss", kind),
+                lambda m, *a, fn=fn_name, kw=fn_kwargs: getattr(m.losses, fn)(*a, **kw),
+            )
+        )
+    for name, kwargs, kind in METRIC_FUNCTIONS:
+        cases.append(
+            (
+                f"{name}-{kind}-{kwargs}",
+                ("metric", kind),
+                lambda m, *a, name=name, kw=kwargs: getattr(m.metrics, name)(*a, **kw),
+            )
+        )
+    return cases
+
+
+def _case_data(data):
+    source, kind = data
+    return _data(kind) if source == "loss" else _metric_data(kind, seed=3)
+
+
+def _symbolic_references(cases) -> dict:
+    import hashlib
+    import inspect
+    import pickle
+    import sys as _sys
+
+    import parity_tools as tools
+
+    digest = hashlib.sha256(inspect.getsource(_sys.modules[__name__]).encode())
+    digest.update(keras.__version__.encode())
+    path = tools._CACHE / f"losses-symbolic-{digest.hexdigest()[:24]}.pkl"
+    if tools._cache_on() and path.exists():
+        return pickle.loads(path.read_bytes())
+    references = {}
+    for case_id, data, call in cases:
+        try:
+            references[case_id] = _kn(call(keras, *_case_data(data)))
+        except Exception:  # Keras refuses the call (a required `q`): nothing to compare
+            references[case_id] = None
+    if tools._cache_on():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps(references))
+    return references
+
+
+def test_losses_and_metric_functions_in_one_functional_model():
+    cases = _symbolic_cases()
+    references = _symbolic_references(cases)
+    inputs, data, outputs = {}, {}, []
+    cases = [case for case in cases if references[case[0]] is not None]
+    for _, key, call in cases:
+        name = f"{key[0]}_{key[1]}"
+        if name + "_true" not in inputs:
+            for suffix, array in zip(("_true", "_pred"), _case_data(key), strict=True):
+                inputs[name + suffix] = lamina.Input(
+                    batch_shape=array.shape, dtype=str(array.dtype), name=name + suffix
+                )
+                data[name + suffix] = array
+        outputs.append(call(lamina, inputs[name + "_true"], inputs[name + "_pred"]))
+    model = lamina.Model(inputs, outputs)
+    problems = []
+    for (case_id, _, _), got in zip(cases, model(data), strict=True):
+        want = references[case_id]
+        got = _np(got)
+        if got.shape != want.shape or not np.allclose(got, want, rtol=1e-4, atol=ATOL):
+            problems.append(f"{case_id}: {got} (shape {got.shape}), Keras gives {want}")
+    assert not problems, "\n".join(problems)
