@@ -288,14 +288,14 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
 
 _PORTABLE = """{what}, with the same numbers on every engine.
 
-    The numbers JAX's generator draws for the seed (on JAX this is `{name}`
-    itself); other engines compute them on the host, so the same seed gives the same
-    values on every engine. Initializers draw with these, which is why a model built
-    with the same seed starts from the same weights on JAX and on torch. Computing on
-    the host costs more than the engine's own draw: use `{name}` for numbers drawn
-    at every step (noise, dropout). Float32 values are equal bit for bit (as JAX draws
-    them on a CPU); other float dtypes are cast from them, except on JAX, whose 16-bit
-    draws are its own.
+    The numbers JAX's generator (threefry) draws for the seed, computed on the host in
+    NumPy by the same code on every engine: the same seed gives the same values, bit
+    for bit, on JAX and on torch, on any device. (`jax.random.{name}` itself gives
+    these numbers to a few float32 ulps: XLA rounds the float transforms as its
+    compiler chooses.) Values are drawn in float32 and cast to `dtype`. Initializers
+    draw with these, which is why a model built with the same seed starts from the
+    same weights on every engine. Computing on the host costs more than the engine's
+    own draw: use `{name}` for numbers drawn at every step (noise, dropout).
 
     Args:
         shape: The shape of the samples (a tuple of ints).

@@ -4,10 +4,9 @@ Each entry is the signature an engine provides and what it does (see
 `lamina.backend.declarations`); `lamina.ops.random` wraps these with seed handling and
 documentation of its own.
 
-The `portable_*` draws are what initializers use: on JAX they are `normal`, `uniform`
-and `truncated_normal` themselves; other engines compute JAX's numbers on the host
-(`lamina.backend.common.threefry`), so a model built with the same seed starts from the
-same weights on every engine. The other draws (dropout's masks, noise, `shuffle`) come
+The `portable_*` draws are what initializers use: JAX's threefry numbers computed on
+the host by the same NumPy code on every engine (`lamina.backend.common.threefry`), so
+a model built with the same seed starts from the same weights on every engine. The other draws (dropout's masks, noise, `shuffle`) come
 from each engine's own generator and differ between engines.
 """
 

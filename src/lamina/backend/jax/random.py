@@ -119,10 +119,10 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
 
 def _portable(kind, shape, first, second, dtype, seed):
     """JAX's numbers for `seed` computed on the host (`common.threefry`, the same code
-    on every engine, so the same seed gives the same bits whatever the engine, platform
-    or XLA flags; XLA's own draw rounds the float transforms differently on a GPU or
-    with other optimization settings). None when the seed is traced or the parameters
-    are arrays: the caller then draws with `jax.random`, the same numbers to an ulp."""
+    on every engine, so the same seed gives the same bits whatever the engine, device
+    or XLA flags; XLA's own draw rounds the float transforms as its compiler chooses).
+    None when the seed is traced or the parameters are arrays: the caller then draws
+    with `jax.random`, the same numbers to a few ulps."""
     key = jnp.asarray(seed)
     if isinstance(key, jax.core.Tracer) or not all(map(_scalar, (first, second))):
         return None
