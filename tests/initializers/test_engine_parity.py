@@ -46,6 +46,10 @@ def record(path):
         shape = (16, 1, 6) if cls is initializers.STFT else (7, 5)
         for call in range(2):  # the second call draws from the advanced seed
             out[f"{cls.__name__}/{call}"] = ops.convert_to_numpy(initializer(shape))
+    # Other float dtypes are the float32 draw, cast.
+    for dtype in ("float16", "bfloat16"):
+        values = initializers.TruncatedNormal(seed=5)((7, 5), dtype=dtype)
+        out[f"cast/{dtype}"] = ops.convert_to_numpy(ops.cast(values, "float32"))
     # Unseeded initializers draw from the global generator that set_random_seed restarts.
     lamina.utils.set_random_seed(11)
     out["GlorotUniform/global"] = ops.convert_to_numpy(initializers.GlorotUniform()((3, 4)))
@@ -131,6 +135,9 @@ def test_every_builtin_initializer_draws_the_same_numbers_on_every_engine(record
     for name in names:
         assert here[name].dtype == there[name].dtype == np.float32, name
         np.testing.assert_array_equal(here[name], there[name], err_msg=name)
+    for dtype in ("float16", "bfloat16"):
+        np.testing.assert_array_equal(here[f"cast/{dtype}"], there[f"cast/{dtype}"])
+        assert np.abs(here[f"cast/{dtype}"] - here["TruncatedNormal/0"]).max() < 1e-2
     # The two calls of a seeded initializer draw different numbers.
     assert not np.array_equal(here["RandomNormal/0"], here["RandomNormal/1"])
 
