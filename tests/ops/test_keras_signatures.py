@@ -25,6 +25,9 @@ LAMINA_ONLY = {
     "result_type",
     "random.draw_seed",
     "random.global_seed_generator",
+    "random.portable_normal",
+    "random.portable_truncated_normal",
+    "random.portable_uniform",
     "random.set_global_seed",
 }
 

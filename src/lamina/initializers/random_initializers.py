@@ -5,15 +5,20 @@ from construction and each call draws new values (two layers built from one seed
 initializer get different weights). `seed=None` draws from the global generator, which
 `lamina.utils.set_random_seed` resets. A `SeedGenerator` may be passed in directly.
 
-A call takes one seed from the generator and draws with it (`_sampler` says how). A
-variable being loaded from a file takes its seed when it is created, as a call would,
-and draws only if the file does not set it (`_deferred`): the streams stay the same.
+A call takes one seed from the generator and draws with it (`_sampler` says how), with
+the `portable_*` draws of `lamina.ops.random`: JAX's numbers on every engine, so a model
+built with the same seed starts from the same weights on JAX and on torch (`Orthogonal`
+factorizes on the host for the same reason). A variable being loaded from a file takes
+its seed when it is created, as a call would, and draws only if the file does not set
+it (`_deferred`): the streams stay the same.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+
+import numpy as np
 
 from lamina import ops
 from lamina.initializers.initializer import Initializer, TensorLike, resolve_dtype
@@ -93,7 +98,7 @@ class RandomNormal(RandomInitializer):
 
     def _sampler(self, shape: tuple[int, ...], dtype: str) -> Callable:
         def sample(seed):
-            return random.normal(shape, self.mean, self.stddev, dtype, seed=seed)
+            return random.portable_normal(shape, self.mean, self.stddev, dtype, seed=seed)
 
         return sample
 
@@ -120,7 +125,7 @@ class RandomUniform(RandomInitializer):
 
     def _sampler(self, shape: tuple[int, ...], dtype: str) -> Callable:
         def sample(seed):
-            return random.uniform(shape, self.minval, self.maxval, dtype, seed=seed)
+            return random.portable_uniform(shape, self.minval, self.maxval, dtype, seed=seed)
 
         return sample
 
@@ -147,7 +152,7 @@ class TruncatedNormal(RandomInitializer):
 
     def _sampler(self, shape: tuple[int, ...], dtype: str) -> Callable:
         def sample(seed):
-            return random.truncated_normal(shape, self.mean, self.stddev, dtype, seed=seed)
+            return random.portable_truncated_normal(shape, self.mean, self.stddev, dtype, seed=seed)
 
         return sample
 
@@ -239,12 +244,14 @@ class VarianceScaling(RandomInitializer):
         variance = self.scale / max(1.0, n)
         if self.distribution == "truncated_normal":
             stddev = math.sqrt(variance) / _TRUNCATED_STDDEV
-            return lambda seed: random.truncated_normal(shape, 0.0, stddev, dtype, seed=seed)
+            return lambda seed: random.portable_truncated_normal(
+                shape, 0.0, stddev, dtype, seed=seed
+            )
         if self.distribution == "untruncated_normal":
             stddev = math.sqrt(variance)
-            return lambda seed: random.normal(shape, 0.0, stddev, dtype, seed=seed)
+            return lambda seed: random.portable_normal(shape, 0.0, stddev, dtype, seed=seed)
         limit = math.sqrt(3.0 * variance)
-        return lambda seed: random.uniform(shape, -limit, limit, dtype, seed=seed)
+        return lambda seed: random.portable_uniform(shape, -limit, limit, dtype, seed=seed)
 
     def _axes_config(self) -> dict:
         # Written only when set, so files stay readable by Keras versions without them.
@@ -352,7 +359,7 @@ class Orthogonal(RandomInitializer):
         seed: int, SeedGenerator or None (see the module docstring).
 
     >>> q = ops.convert_to_numpy(Orthogonal(seed=0)((3, 3)))
-    >>> (q.T @ q).round(4).tolist()
+    >>> ((q.T @ q).round(4) + 0.0).tolist()  # (+ 0.0 turns -0.0 into 0.0)
     [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
     """
 
@@ -370,12 +377,16 @@ class Orthogonal(RandomInitializer):
         flat = (max(rows, cols), min(rows, cols))
 
         def sample(seed):
-            a = random.normal(flat, 0.0, 1.0, "float32", seed=seed)
-            q, r = ops.qr(a)
-            q = q * ops.sign(ops.diagonal(r))
+            a = random.portable_normal(flat, 0.0, 1.0, "float32", seed=seed)
+            # The factorization runs on the host in NumPy, whatever the engine: each
+            # engine's own QR rounds differently, and the same seed should give the same
+            # matrix on every engine.
+            q, r = np.linalg.qr(ops.convert_to_numpy(a))
+            q = q * np.sign(np.diagonal(r))
             if rows < cols:
-                q = ops.transpose(q)
-            return ops.cast(self.gain * ops.reshape(q, shape), dtype)
+                q = q.T
+            values = np.float32(self.gain) * q.reshape(shape)
+            return ops.cast(ops.convert_to_tensor(values), dtype)
 
         return sample
 

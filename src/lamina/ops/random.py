@@ -286,6 +286,68 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     return backend.random.truncated_normal(shape, mean, stddev, dtype, seed=draw_seed(seed))
 
 
+_PORTABLE = """{what}, with the same numbers on every engine.
+
+    The numbers JAX's generator (threefry) draws for the seed, computed on the host in
+    NumPy by the same code on every engine: the same seed gives the same values, bit
+    for bit, on JAX and on torch, on any device. (`jax.random.{name}` itself gives
+    these numbers to a few float32 ulps: XLA rounds the float transforms as its
+    compiler chooses.) Values are drawn in float32 and cast to `dtype`. Initializers
+    draw with these, which is why a model built with the same seed starts from the
+    same weights on every engine. Computing on the host costs more than the engine's
+    own draw: use `{name}` for numbers drawn at every step (noise, dropout).
+
+    Args:
+        shape: The shape of the samples (a tuple of ints).
+        {params}
+        dtype: A floating dtype (default: `lamina.config.floatx()`).
+        seed: An int, a `SeedGenerator` or `None`, as for `{name}`.
+
+    Returns:
+        A tensor of `shape` and `dtype`.
+
+    Example:
+
+    >>> from lamina import ops
+    >>> from lamina.ops import random
+    >>> x = ops.convert_to_numpy(random.portable_{name}((3,), seed=1))
+    >>> x.tolist() == ops.convert_to_numpy(random.portable_{name}((3,), seed=1)).tolist()
+    True
+    """
+
+
+def portable_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    return backend.random.portable_normal(shape, mean, stddev, dtype, seed=draw_seed(seed))
+
+
+def portable_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    return backend.random.portable_uniform(shape, minval, maxval, dtype, seed=draw_seed(seed))
+
+
+def portable_truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    return backend.random.portable_truncated_normal(
+        shape, mean, stddev, dtype, seed=draw_seed(seed)
+    )
+
+
+_NORMAL_PARAMS = """mean: The mean of the distribution.
+        stddev: The standard deviation of the distribution."""
+portable_normal.__doc__ = _PORTABLE.format(
+    what="Samples from a normal distribution", name="normal", params=_NORMAL_PARAMS
+)
+portable_uniform.__doc__ = _PORTABLE.format(
+    what="Samples from a uniform distribution on `[minval, maxval)`",
+    name="uniform",
+    params="""minval: The lower bound (included).
+        maxval: The upper bound (excluded).""",
+)
+portable_truncated_normal.__doc__ = _PORTABLE.format(
+    what="Normal samples re-drawn beyond two standard deviations",
+    name="truncated_normal",
+    params=_NORMAL_PARAMS,
+)
+
+
 def randint(shape, minval, maxval, dtype="int32", seed=None):
     """Integers uniformly drawn from `[minval, maxval)`.
 
@@ -480,6 +542,9 @@ __all__ = [
     "gamma",
     "global_seed_generator",
     "normal",
+    "portable_normal",
+    "portable_truncated_normal",
+    "portable_uniform",
     "randint",
     "set_global_seed",
     "shuffle",

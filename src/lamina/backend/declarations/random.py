@@ -3,6 +3,11 @@
 Each entry is the signature an engine provides and what it does (see
 `lamina.backend.declarations`); `lamina.ops.random` wraps these with seed handling and
 documentation of its own.
+
+The `portable_*` draws are what initializers use: JAX's threefry numbers computed on
+the host by the same NumPy code on every engine (`lamina.backend.common.threefry`), so
+a model built with the same seed starts from the same weights on every engine. The other draws (dropout's masks, noise, `shuffle`) come
+from each engine's own generator and differ between engines.
 """
 
 from lamina.backend.declarations import declare
@@ -19,6 +24,12 @@ DECLARATIONS = declare(
         Samples from a uniform distribution on `[minval, maxval)`.
     truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None)
         Normal samples re-drawn beyond two standard deviations.
+    portable_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None)
+        `normal` with JAX's numbers for `seed` on every engine (what initializers draw).
+    portable_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None)
+        `uniform` with JAX's numbers for `seed` on every engine (what initializers draw).
+    portable_truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None)
+        `truncated_normal` with JAX's numbers for `seed` on every engine.
     randint(shape, minval, maxval, dtype='int32', seed=None)
         Integers uniformly drawn from `[minval, maxval)`.
     categorical(logits, num_samples, dtype='int32', seed=None)

@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from lamina.backend import config
+from lamina.backend.common import threefry
 from lamina.backend.common.variables import standardize_dtype
 
 SEED_DTYPE = "uint32"
@@ -114,6 +115,34 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
         return sample * stddev + mean
 
     return _sample(draw, shape, seed, mean, stddev)
+
+
+def _portable(kind, shape, first, second, dtype, seed):
+    """JAX's numbers for `seed` computed on the host (`common.threefry`, the same code
+    on every engine, so the same seed gives the same bits whatever the engine, device
+    or XLA flags; XLA's own draw rounds the float transforms as its compiler chooses).
+    None when the seed is traced or the parameters are arrays: the caller then draws
+    with `jax.random`, the same numbers to a few ulps."""
+    key = jnp.asarray(seed)
+    if isinstance(key, jax.core.Tracer) or not all(map(_scalar, (first, second))):
+        return None
+    values = threefry.sample(kind, np.asarray(key), shape, first, second)
+    return jnp.asarray(values, dtype=jax.dtypes.canonicalize_dtype(_float(dtype)))
+
+
+def portable_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    out = _portable("normal", shape, mean, stddev, dtype, seed)
+    return normal(shape, mean, stddev, dtype, seed) if out is None else out
+
+
+def portable_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    out = _portable("uniform", shape, minval, maxval, dtype, seed)
+    return uniform(shape, minval, maxval, dtype, seed) if out is None else out
+
+
+def portable_truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    out = _portable("truncated_normal", shape, mean, stddev, dtype, seed)
+    return truncated_normal(shape, mean, stddev, dtype, seed) if out is None else out
 
 
 def randint(shape, minval, maxval, dtype="int32", seed=None):

@@ -25,6 +25,7 @@ import torch
 from torch._subclasses.fake_tensor import is_fake
 
 from lamina.backend import config
+from lamina.backend.common import threefry
 from lamina.backend.torch.core import (
     convert_to_tensor,
     get_device,
@@ -289,6 +290,41 @@ def uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
     return _draw("truncated_normal", shape, _float(dtype), seed) * stddev + mean
+
+
+def _portable(kind, shape, first, second, dtype, seed):
+    """JAX's numbers for `seed`, computed on the host (`common.threefry`, the same code
+    on every engine), cast to `dtype` on the current device; None when they cannot be:
+    under a graph capture the seed cannot be read, and tensor parameters are not
+    JAX's Python numbers (the caller then draws with torch's generator)."""
+    torch_dtype = _float(dtype)
+    out = _abstract(shape, torch_dtype)
+    if out is not None:
+        return out
+    if seed is None:
+        _generator(seed, None)  # raises the error that says what to pass
+    seed = convert_to_tensor(seed)
+    if (type(seed) is not torch.Tensor and is_fake(seed)) or not all(
+        isinstance(p, numbers.Real) for p in (first, second)
+    ):
+        return None
+    values = threefry.sample(kind, seed.tolist(), shape, first, second)
+    return torch.from_numpy(values).to(device=get_device(), dtype=torch_dtype)
+
+
+def portable_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    out = _portable("normal", shape, mean, stddev, dtype, seed)
+    return normal(shape, mean, stddev, dtype, seed) if out is None else out
+
+
+def portable_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
+    out = _portable("uniform", shape, minval, maxval, dtype, seed)
+    return uniform(shape, minval, maxval, dtype, seed) if out is None else out
+
+
+def portable_truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
+    out = _portable("truncated_normal", shape, mean, stddev, dtype, seed)
+    return truncated_normal(shape, mean, stddev, dtype, seed) if out is None else out
 
 
 def _python_int(value) -> int:
