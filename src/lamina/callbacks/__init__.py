@@ -9,6 +9,7 @@ from lamina.callbacks.misc import CSVLogger, LambdaCallback, LearningRateSchedul
 from lamina.callbacks.monitors import EarlyStopping, ReduceLROnPlateau
 from lamina.callbacks.progbar import Progbar
 from lamina.callbacks.progbar_logger import ProgbarLogger
+from lamina.callbacks.remote_monitor import RemoteMonitor
 from lamina.callbacks.swap_ema import SwapEMAWeights
 from lamina.callbacks.tensorboard import TensorBoard
 
@@ -25,6 +26,7 @@ __all__ = [
     "Progbar",
     "ProgbarLogger",
     "ReduceLROnPlateau",
+    "RemoteMonitor",
     "SwapEMAWeights",
     "TensorBoard",
     "TerminateOnNaN",

@@ -138,6 +138,10 @@ class Layer(Operation, backend.layer.LayerBase):
     _mixed_precision = False
     # Image preprocessing layers take Keras's `bounding_box_format` (None only).
     _takes_bounding_box_format = False
+    # Image preprocessing layers that take the `factor` of Keras's image base class
+    # without naming it: "store" (Keras sets `self.factor`, unused) or "refuse" (Keras
+    # refuses any value but None); see `layer_arguments.take_base_factor`.
+    _keras_base_factor = None
     # Whether `call` only computes tensors from its inputs and variables, so that an
     # eager engine may capture it once per input signature and replay the captured
     # operations (torch's predict; see `_call_is_pure`). False on layers that run a
@@ -215,6 +219,9 @@ class Layer(Operation, backend.layer.LayerBase):
             layer_arguments.refuse_bounding_boxes(
                 type(self).__name__, kwargs.pop("bounding_box_format")
             )
+        base_factor = None
+        if "factor" in kwargs and self._keras_base_factor is not None:
+            base_factor = layer_arguments.base_factor(self, kwargs.pop("factor"))
         unknown = set(kwargs) - _BASE_INIT_KWARGS
         if unknown:
             raise TypeError(
@@ -224,6 +231,8 @@ class Layer(Operation, backend.layer.LayerBase):
         self.dtype_policy = dtype
         self._trainable = bool(trainable)
         self.autocast = autocast
+        if base_factor is not None:
+            self.factor = base_factor
         self.built = False
         self.input_spec = None
         self.activity_regularizer = regularizers.get(activity_regularizer)

@@ -683,17 +683,7 @@ class Model(Trainer, Layer):
             max_shard_size: Keras's size limit for splitting the weights over several
                 files; lamina writes one file, so only `None` is accepted.
         """
-        import os
-
-        if max_shard_size is not None:
-            raise ValueError(
-                f"Model.save_weights received max_shard_size={max_shard_size!r}; lamina "
-                "writes all the weights to one `.weights.h5` file and does not shard "
-                "them. Leave `max_shard_size` unset."
-            )
-        if not overwrite and os.path.exists(filepath):
-            raise FileExistsError(f"{filepath!r} exists and overwrite=False.")
-        saving.save_weights(self, filepath)
+        saving.save_weights(self, filepath, overwrite=overwrite, max_shard_size=max_shard_size)
 
     def load_weights(
         self, filepath, skip_mismatch: bool = False, by_name: bool = False, **kwargs
@@ -708,13 +698,22 @@ class Model(Trainer, Layer):
                 warning), instead of raising.
             by_name: Keras 2's loading by layer name, for files in Keras 2's HDF5
                 layout (`save_weights("w.h5")`).
+            objects_to_skip: (keyword) layers, or the optimizer, whose weights stay as
+                they are (Keras 3; `.weights.h5` files only).
         """
+        objects_to_skip = kwargs.pop("objects_to_skip", None)
         if kwargs:
             raise TypeError(
                 f"Model.load_weights got unexpected keyword argument(s) {sorted(kwargs)}; "
-                "it takes `filepath`, `skip_mismatch` and `by_name`."
+                "it takes `filepath`, `skip_mismatch`, `by_name` and `objects_to_skip`."
             )
-        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, by_name=by_name)
+        saving.load_weights(
+            self,
+            filepath,
+            skip_mismatch=skip_mismatch,
+            by_name=by_name,
+            objects_to_skip=objects_to_skip,
+        )
 
     def to_json(self, **kwargs) -> str:
         """The model's architecture as a JSON string (`models.model_from_json` reads it)."""

@@ -124,14 +124,37 @@ def _read_assets(zf: zipfile.ZipFile, model, filepath) -> None:
             owner.load_assets(folder)
 
 
-def save_model(model, filepath, overwrite: bool = True, **kwargs) -> None:
+def save_model(model, filepath, overwrite: bool = True, zipped=None, **kwargs) -> None:
     """Save architecture, weights and compile/optimizer state to a `.keras` file (or, for
-    a path ending in `.h5`/`.hdf5`, the legacy HDF5 format; see `legacy_h5`)."""
+    a path ending in `.h5`/`.hdf5`, the legacy HDF5 format; see `legacy_h5`).
+
+    Args:
+        model: the model.
+        filepath: a path ending in `.keras` (or `.h5`/`.hdf5`).
+        overwrite: replace an existing file (else `FileExistsError`).
+        zipped: Keras's choice between a zip archive (the default, and what lamina
+            writes) and an unzipped folder, which lamina does not write: only
+            `None`/`True` are accepted.
+        **kwargs: Keras's `include_optimizer` (for `.h5` files) and the deprecated
+            `save_format` (accepted when it agrees with the file's suffix, as in Keras).
+    """
     import h5py  # imported when used: it costs ~0.1 s at `import lamina`
 
     from lamina.saving import legacy_h5
 
-    if legacy_h5.save_dispatch(model, filepath, overwrite, kwargs):
+    if zipped is not None and not zipped:
+        raise ValueError(
+            f"save_model received zipped={zipped!r}; lamina writes `.keras` files as zip "
+            "archives only (Keras's default). Leave `zipped` unset, and unzip the file "
+            "yourself if you need its parts (config.json, model.weights.h5)."
+        )
+    # Keras reads these two from its keyword arguments too.
+    options = {
+        "include_optimizer": kwargs.pop("include_optimizer", True),
+        "save_format": kwargs.pop("save_format", None),
+        **kwargs,
+    }
+    if legacy_h5.save_dispatch(model, filepath, overwrite, options):
         return
 
     filepath = os.fspath(filepath)
@@ -288,7 +311,10 @@ def _check_compile_names(compile_config, custom_objects, filepath) -> None:
             elif isinstance(spec, str):
                 if category == "metrics" and spec in METRIC_ALIASES:
                     continue
-                if serialization.get_registered_object(spec, custom_objects, category) is None:
+                if (
+                    serialization.get_registered_object(spec, custom_objects, category=category)
+                    is None
+                ):
                     raise ValueError(
                         f"Refusing to load {filepath!r}: its compile_config names {key} "
                         f"{spec!r}, which is not a lamina {category[:-1]} nor a registered "

@@ -28,6 +28,7 @@ import numpy as np
 from lamina.backend.common.global_state import current_distribution
 from lamina.backend.common.initializer_lookup import resolve_initializer
 from lamina.backend.common.name_scope import current_path
+from lamina.backend.common.variable_layout import place_by_layout
 
 _state = threading.local()
 
@@ -50,10 +51,14 @@ class StatelessScope:
             A value may be a Variable itself (`metric.stateless_update_state(
             metric.variables, ...)`, as Keras takes it), whose value now is read, or
             NumPy data, converted to the variable's dtype.
+        collect_losses: gather the losses layers add inside the scope in `losses`.
+        initialize_variables: Keras's switch for initializing variables made inside at
+            the exit; lamina's have their values when made, so it is only recorded.
     """
 
-    def __init__(self, state_mapping=(), collect_losses=False):
+    def __init__(self, state_mapping=(), collect_losses=False, initialize_variables=True):
         self.collect_losses = collect_losses
+        self.initialize_variables = bool(initialize_variables)
         self.losses: list = []
         self._values: dict[int, object] = {}
         self._variables: dict[int, Variable] = {}
@@ -386,6 +391,8 @@ class Variable:
         synchronization: `"auto"`, `"none"`, `"on_read"` or `"on_write"`; recorded, as
             `aggregation`.
         name: a short name such as `"kernel"`.
+        layout: a `lamina.distribution.TensorLayout` to split the variable by, instead
+            of the current distribution's choice (or, with none, on the layout's mesh).
         path: (keyword) the full name, such as `"dense/kernel"` (default: `name` inside
             the current name scopes).
 
@@ -407,12 +414,14 @@ class Variable:
         aggregation="none",
         synchronization="auto",
         name=None,
+        layout=None,
         *,
         path=None,
     ):
         from lamina.backend import config
 
         self.name = name or "variable"
+        self._explicit_layout = layout
         if isinstance(initializer, (str, dict, type)):
             initializer = resolve_initializer(initializer, self.name)
         self._aggregation = _choice("aggregation", aggregation, _AGGREGATIONS, "none", self.name)
@@ -476,6 +485,8 @@ class Variable:
         if distribution is not None and self._placement is None:
             # Sets `_placement` and places the value (sharded, or replicated on the mesh).
             distribution._place_variable(self)
+        elif layout is not None and getattr(layout, "device_mesh", None) is not None:
+            place_by_layout(self, layout)
         _structure_version[0] += 1
         trace = _strict()
         if trace is not None:
