@@ -37,7 +37,8 @@ _SKIPPED_MODULES = {"keras.src", "keras._tf_keras"}
 
 # Why a missing name is missing, by path prefix (shown in the Markdown's note column).
 NOTES = {
-    "keras.layers.TFSMLayer": "TensorFlow SavedModel only: refused on use with a clear error",
+    "keras.dtype_policies.": "quantization modes (issue 36 item 3)",
+    "keras.quantizers.": "quantization modes (issue 36 item 3)",
 }
 
 

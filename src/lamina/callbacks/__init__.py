@@ -7,6 +7,7 @@ from lamina.callbacks.checkpoint import ModelCheckpoint
 from lamina.callbacks.history import History
 from lamina.callbacks.misc import CSVLogger, LambdaCallback, LearningRateScheduler, TerminateOnNaN
 from lamina.callbacks.monitors import EarlyStopping, ReduceLROnPlateau
+from lamina.callbacks.orbax_checkpoint import OrbaxCheckpoint
 from lamina.callbacks.progbar import Progbar
 from lamina.callbacks.progbar_logger import ProgbarLogger
 from lamina.callbacks.remote_monitor import RemoteMonitor
@@ -23,6 +24,7 @@ __all__ = [
     "LambdaCallback",
     "LearningRateScheduler",
     "ModelCheckpoint",
+    "OrbaxCheckpoint",
     "Progbar",
     "ProgbarLogger",
     "ReduceLROnPlateau",

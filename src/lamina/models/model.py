@@ -612,6 +612,11 @@ class Model(Trainer, Layer):
             )
         saving.save_model(self, filepath, overwrite=overwrite, **kwargs)
 
+    def _saved_config(self) -> dict:
+        """The config a `.keras` file stores (`OrbaxCheckpoint` stores it too; callbacks
+        reach saving through the model)."""
+        return saving.keras_file.model_config(self)
+
     # Backups for BackupAndRestore (kept here: callbacks reach saving through the model).
     def _write_backup(self, directory, epoch, step, rng_state) -> bool:
         from lamina.saving import backup

@@ -165,13 +165,7 @@ def save_model(model, filepath, overwrite: bool = True, zipped=None, **kwargs) -
         )
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath!r} exists and overwrite=False.")
-    config = serialization.serialize_keras_object(model, "layers")
-    build = model.get_build_config()
-    if build is not None:
-        config["build_config"] = build
-    compile_config = model._compile_config() if getattr(model, "compiled", False) else None
-    if compile_config is not None:
-        config["compile_config"] = compile_config
+    config = model_config(model)
     metadata = {
         "keras_version": KERAS_VERSION,
         "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
@@ -186,6 +180,19 @@ def save_model(model, filepath, overwrite: bool = True, zipped=None, **kwargs) -
             zf.writestr(CONFIG, json.dumps(config))
             zf.writestr(WEIGHTS, weights.getvalue())
             _write_assets(zf, model)
+
+
+def model_config(model) -> dict:
+    """The `config.json` of `model`'s `.keras` file: its Keras 3 config, with its build
+    and compile configs (Orbax checkpoints store the same)."""
+    config = serialization.serialize_keras_object(model, "layers")
+    build = model.get_build_config()
+    if build is not None:
+        config["build_config"] = build
+    compile_config = model._compile_config() if getattr(model, "compiled", False) else None
+    if compile_config is not None:
+        config["compile_config"] = compile_config
+    return config
 
 
 def _check_zip(zf: zipfile.ZipFile, filepath) -> None:
@@ -326,10 +333,12 @@ def _check_compile_names(compile_config, custom_objects, filepath) -> None:
 def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: bool = True):
     """Load a model saved by `model.save` (or by Keras 3 for the layers lamina has), or a
     legacy HDF5 (`.h5`) model file from Keras 2 / tf.keras / Keras 3."""
-    from lamina.saving import legacy_h5
+    from lamina.saving import legacy_h5, orbax_checkpoints
 
     filepath = os.fspath(filepath)
     weights_h5.check_exists(filepath, "a model")
+    if orbax_checkpoints.is_orbax_checkpoint(filepath):  # a folder `OrbaxCheckpoint` wrote
+        return orbax_checkpoints.load_model(filepath, custom_objects, compile, safe_mode)
     if legacy_h5.is_legacy_file(filepath):
         return legacy_h5.load_model(filepath, custom_objects, compile, safe_mode)
     with _open_archive(filepath) as zf:

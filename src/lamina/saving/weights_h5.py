@@ -616,6 +616,10 @@ def load_weights(
             f"filepath={filepath!r}. Save the weights with `save_weights('x.weights.h5')`."
         )
     check_exists(filepath, "weights")
+    from lamina.saving import orbax_checkpoints
+
+    if orbax_checkpoints.is_orbax_checkpoint(filepath):  # a folder `OrbaxCheckpoint` wrote
+        return orbax_checkpoints.load_weights(model, filepath)
     if zipfile.is_zipfile(filepath):
         # A `.keras` archive (`ModelCheckpoint("x.keras")`): Keras 3 reads the weights
         # out of it, and so does lamina, whatever the file's name.
