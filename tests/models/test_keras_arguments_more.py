@@ -198,12 +198,39 @@ def test_save_model_keyword_arguments(tmp_path):
     lamina.saving.save_model(model, path, zipped=True, include_optimizer=True)
     lamina.models.save_model(model, path, zipped=None, save_format="keras")
     assert lamina.saving.load_model(path).count_params() == model.count_params()
-    with pytest.raises(ValueError, match="zip archives only"):
+    with pytest.raises(ValueError, match="should not end in `.keras`"):
         lamina.saving.save_model(model, str(tmp_path / "d.keras"), zipped=False)
     with pytest.raises(ValueError, match="save_format"):
         lamina.saving.save_model(model, str(tmp_path / "m.tf"), save_format="tf")
     lamina.saving.save_model(model, str(tmp_path / "m.h5"), include_optimizer=False)
     assert (tmp_path / "m.h5").is_file()
+
+
+def test_zipped_false_writes_the_folder_keras_writes(tmp_path):
+    model = _model()
+    model.compile(optimizer="adam", loss="mse")
+    x = np.ones((2, 3), "float32")
+    model.fit(x, np.zeros((2, 2), "float32"), verbose=0)  # the optimizer's state goes too
+    ours = str(tmp_path / "ours")
+    model.save(ours, zipped=False)
+    assert sorted(os.listdir(ours)) == ["config.json", "metadata.json", "model.weights.h5"]
+    expected = ops.convert_to_numpy(model(x))
+    np.testing.assert_array_equal(ops.convert_to_numpy(lamina.saving.load_model(ours)(x)), expected)
+    theirs = keras.saving.load_model(ours)  # Keras 3 reads lamina's folder ...
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(theirs(x)), expected, rtol=1e-5, atol=1e-6
+    )
+    folder = str(tmp_path / "theirs")
+    keras.saving.save_model(theirs, folder, zipped=False)  # ... and lamina reads Keras's
+    np.testing.assert_allclose(
+        ops.convert_to_numpy(lamina.saving.load_model(folder)(x)), expected, rtol=1e-5, atol=1e-6
+    )
+    with pytest.raises(FileExistsError, match="overwrite=False"):
+        lamina.saving.save_model(model, ours, zipped=False, overwrite=False)
+    lamina.saving.save_model(model, ours, zipped=False)  # replaces the folder
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(ValueError, match="not a model folder"):
+        lamina.saving.save_model(model, str(tmp_path / "plain"), zipped=False)
 
 
 def test_save_weights_overwrite_and_max_shard_size(tmp_path):

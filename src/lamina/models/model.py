@@ -599,18 +599,11 @@ class Model(Trainer, Layer):
         Args:
             filepath: a path ending in `.keras` (or `.h5` for the legacy format).
             overwrite: replace an existing file (else `FileExistsError`).
-            zipped: Keras's choice between a zip archive (the default, and what lamina
-                writes) and an unzipped folder, which lamina does not write: only
-                `None`/`True` are accepted.
+            zipped: `False` writes Keras 3's unzipped model folder at `filepath` (a
+                name not ending in `.keras`); `load_model` reads it.
             **kwargs: the legacy `.h5` format's `include_optimizer`.
         """
-        if zipped is not None and not zipped:
-            raise ValueError(
-                f"Model.save received zipped={zipped!r}; lamina writes `.keras` files as zip "
-                "archives only (Keras's default). Leave `zipped` unset, and unzip the file "
-                "yourself if you need its parts (config.json, model.weights.h5)."
-            )
-        saving.save_model(self, filepath, overwrite=overwrite, **kwargs)
+        saving.save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
     def _saved_config(self) -> dict:
         """The config a `.keras` file stores (`OrbaxCheckpoint` stores it too; callbacks

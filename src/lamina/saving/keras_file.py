@@ -28,7 +28,7 @@ import zlib
 
 from lamina.backend.common.variables import deferred_initialization
 from lamina.common import serialization
-from lamina.saving import weights_h5
+from lamina.saving import keras_folder, weights_h5
 from lamina.saving.atomic import atomic_write
 
 CONFIG = "config.json"
@@ -132,21 +132,20 @@ def save_model(model, filepath, overwrite: bool = True, zipped=None, **kwargs) -
         model: the model.
         filepath: a path ending in `.keras` (or `.h5`/`.hdf5`).
         overwrite: replace an existing file (else `FileExistsError`).
-        zipped: Keras's choice between a zip archive (the default, and what lamina
-            writes) and an unzipped folder, which lamina does not write: only
-            `None`/`True` are accepted.
+        zipped: `False` writes Keras 3's unzipped folder (`config.json`,
+            `metadata.json`, `model.weights.h5`, `assets/`) at `filepath`, which must
+            then not end in `.keras`; `load_model` reads such folders. The default
+            (None, True) writes the `.keras` zip archive.
         **kwargs: Keras's `include_optimizer` (for `.h5` files) and the deprecated
             `save_format` (accepted when it agrees with the file's suffix, as in Keras).
     """
-    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
-
     from lamina.saving import legacy_h5
 
-    if zipped is not None and not zipped:
+    folder = zipped is not None and not zipped
+    if folder and os.fspath(filepath).endswith(".keras"):
         raise ValueError(
-            f"save_model received zipped={zipped!r}; lamina writes `.keras` files as zip "
-            "archives only (Keras's default). Leave `zipped` unset, and unzip the file "
-            "yourself if you need its parts (config.json, model.weights.h5)."
+            "When using `zipped=False`, the `filepath` argument should not end in "
+            f"`.keras` (as in Keras: it names a folder). Received: filepath={filepath}"
         )
     # Keras reads these two from its keyword arguments too.
     options = {
@@ -154,17 +153,30 @@ def save_model(model, filepath, overwrite: bool = True, zipped=None, **kwargs) -
         "save_format": kwargs.pop("save_format", None),
         **kwargs,
     }
-    if legacy_h5.save_dispatch(model, filepath, overwrite, options):
+    if not folder and legacy_h5.save_dispatch(model, filepath, overwrite, options):
         return
 
     filepath = os.fspath(filepath)
-    if not filepath.endswith(".keras"):
+    if not folder and not filepath.endswith(".keras"):
         raise ValueError(
             f"Model files must end in `.keras` (or `.h5`/`.hdf5` for the legacy HDF5 "
             f"format); received {filepath!r}. Add the `.keras` extension."
         )
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath!r} exists and overwrite=False.")
+    if folder:
+        archive = io.BytesIO()
+        _write_archive(archive, model)
+        keras_folder.write(archive.getvalue(), filepath, overwrite)
+        return
+    with atomic_write(filepath) as tmp:
+        _write_archive(tmp, model)
+
+
+def _write_archive(target, model) -> None:
+    """Write `model`'s `.keras` archive to `target` (a path or a binary file)."""
+    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
     config = model_config(model)
     metadata = {
         "keras_version": KERAS_VERSION,
@@ -174,12 +186,11 @@ def save_model(model, filepath, overwrite: bool = True, zipped=None, **kwargs) -
     weights = io.BytesIO()
     with h5py.File(weights, "w") as f:
         weights_h5.write_model(f, model)
-    with atomic_write(filepath) as tmp:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            zf.writestr(METADATA, json.dumps(metadata))
-            zf.writestr(CONFIG, json.dumps(config))
-            zf.writestr(WEIGHTS, weights.getvalue())
-            _write_assets(zf, model)
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(METADATA, json.dumps(metadata))
+        zf.writestr(CONFIG, json.dumps(config))
+        zf.writestr(WEIGHTS, weights.getvalue())
+        _write_assets(zf, model)
 
 
 def model_config(model) -> dict:
@@ -341,7 +352,11 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
         return orbax_checkpoints.load_model(filepath, custom_objects, compile, safe_mode)
     if legacy_h5.is_legacy_file(filepath):
         return legacy_h5.load_model(filepath, custom_objects, compile, safe_mode)
-    with _open_archive(filepath) as zf:
+    if keras_folder.is_model_folder(filepath):  # `save_model(..., zipped=False)`
+        archive = keras_folder.as_archive(filepath, MAX_ENTRY_BYTES)
+    else:
+        archive = _open_archive(filepath)
+    with archive as zf:
         config = _parse_config(_read_bounded(zf, CONFIG, MAX_CONFIG_BYTES, filepath), filepath)
         weights = _read_bounded(zf, WEIGHTS, MAX_ENTRY_BYTES, filepath)
         model = _build_and_fill(zf, filepath, config, weights, custom_objects, compile, safe_mode)
