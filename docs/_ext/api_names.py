@@ -46,7 +46,12 @@ GROUPS: list[tuple[str, str, list[str]]] = [
     (
         "optimizers",
         "Optimizers and schedules",
-        ["lamina.optimizers", "lamina.optimizers.schedules", "lamina.optimizers.rules"],
+        [
+            "lamina.optimizers",
+            "lamina.optimizers.schedules",
+            "lamina.optimizers.rules",
+            "lamina.optimizers.legacy",
+        ],
     ),
     ("callbacks", "Callbacks", ["lamina.callbacks"]),
     ("saving", "Saving and export", ["lamina.saving", "lamina.export"]),
@@ -72,9 +77,10 @@ GROUPS: list[tuple[str, str, list[str]]] = [
     ),
     (
         "utils",
-        "Utilities, configuration, dtype policies, quantizers, tree",
+        "Utilities, visualization, configuration, dtype policies, quantizers, tree",
         [
             "lamina.utils",
+            "lamina.visualization",
             "lamina.config",
             "lamina.dtype_policies",
             "lamina.mixed_precision",

@@ -49,6 +49,7 @@ try:
         saving,
         tree,
         utils,
+        visualization,
         wrappers,
     )
     from lamina._version import __version__, version
@@ -134,5 +135,6 @@ __all__ = [
     "tree",
     "utils",
     "version",
+    "visualization",
     "wrappers",
 ]

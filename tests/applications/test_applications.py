@@ -108,6 +108,11 @@ ARCHITECTURES = {
         "efficientnet_v2",
         dict(include_top=False, pooling="avg", input_shape=(32, 32, 3)),
     ),
+    "NASNetMobile": (
+        "nasnet",
+        dict(input_shape=(32, 32, 3), classes=3, classifier_activation=None),
+    ),
+    "NASNetLarge": ("nasnet", dict(include_top=False, pooling="avg", input_shape=(32, 32, 3))),
 }
 
 
@@ -129,6 +134,8 @@ _EXPENSIVE = (
     "EfficientNetV2S",
     "EfficientNetV2M",
     "EfficientNetV2L",
+    "NASNetMobile",  # 30 s
+    "NASNetLarge",  # 60 s
 )
 
 
@@ -461,6 +468,7 @@ IMAGENET_FILES = [
     # whatever the engine.
     pytest.param("ConvNeXtTiny", dict(include_top=False), False, marks=pytest.mark.engine("jax")),
     pytest.param("EfficientNetV2B0", dict(), False, marks=pytest.mark.engine("jax")),
+    pytest.param("NASNetMobile", dict(include_top=False), False, marks=pytest.mark.engine("jax")),
 ]
 
 
@@ -502,6 +510,7 @@ VARIANTS = [
         dict(include_preprocessing=False, include_top=False, pooling="max"),
         marks=pytest.mark.engine("jax"),
     ),
+    ("NASNetMobile", dict(include_top=False, pooling="max")),
 ]
 
 
@@ -550,3 +559,18 @@ def test_inception_resnet_scale_layer_loads_without_custom_objects(tmp_path):
     again = lamina.models.load_model(tmp_path / "lamina.keras")
     assert type(again.layers[-1]).__name__ == "CustomScaleLayer"
     np.testing.assert_allclose(again.predict(x, verbose=0), model.predict(x, verbose=0), rtol=1e-6)
+
+
+def test_nasnet_refuses_what_keras_refuses(monkeypatch):
+    with pytest.raises(ValueError, match="must be static"):
+        applications.NASNetMobile(input_shape=(None, None, 3), include_top=False)
+    with pytest.raises(ValueError, match="classes"):
+        applications.NASNetLarge(classes=10)
+    monkeypatch.setattr(lamina.backend, "image_data_format", lambda: "channels_first")
+    with pytest.raises(ValueError, match="channels_first"):
+        applications.NASNetMobile(weights=None)
+    images = np.full((1, 2, 2, 3), 255.0)
+    np.testing.assert_allclose(  # (both scale a float array in place, as Keras does)
+        applications.nasnet.preprocess_input(images.copy()),
+        keras.applications.nasnet.preprocess_input(images.copy()),
+    )

@@ -285,7 +285,7 @@ def test_a_model_compiled_with_metric_short_names_loads_from_its_file(tmp_path):
     assert got.keys() == expected.keys()
     np.testing.assert_allclose(list(got.values()), list(expected.values()), rtol=1e-6)
     for name in metrics._NAMES:
-        assert serialization.get_registered_object(name, None, "metrics") is not None, name
+        assert serialization.get_registered_object(name, None, category="metrics") is not None, name
 
 
 CONFIG_CASES = [

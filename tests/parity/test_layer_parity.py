@@ -74,6 +74,8 @@ EXCLUDED = {
     "(tests/layers/test_jax_layer.py)",
     "FlaxLayer": "wraps a Flax module: no Keras twin to build from a config "
     "(tests/layers/test_jax_layer.py)",
+    "TFSMLayer": "runs a TensorFlow SavedModel: refused when made, with the reason "
+    "(tests/layers/test_tfsm_layer.py)",
     "TorchModuleWrapper": "wraps a torch module: no Keras twin to build from a config "
     "(tests/layers/test_torch_module_wrapper.py)",
     "StringLookup": "Keras 3's needs TensorFlow (tf.lookup); compared with a stated "

@@ -24,14 +24,24 @@ _CONSTANTS = (initializers.Zeros, initializers.Ones, initializers.Constant)
 def draws(monkeypatch):
     """Counts the initial values computed: random draws (by shape) and constant fills."""
     seen: list = []
+    # Built-in initializers draw through the `portable_*` forms (the same numbers on
+    # every engine), which may fall back to the engine's own draw: a draw is counted
+    # once, by its distribution, whichever form the initializer called.
+    depth = {"calls": 0}
     for name in _RANDOM_DRAWS:
-        original = getattr(random, name)
+        for attribute in (name, f"portable_{name}"):
+            original = getattr(random, attribute)
 
-        def counted(shape, *args, _original=original, _name=name, **kwargs):
-            seen.append((_name, tuple(shape)))
-            return _original(shape, *args, **kwargs)
+            def counted(shape, *args, _original=original, _name=name, **kwargs):
+                if depth["calls"] == 0:
+                    seen.append((_name, tuple(shape)))
+                depth["calls"] += 1
+                try:
+                    return _original(shape, *args, **kwargs)
+                finally:
+                    depth["calls"] -= 1
 
-        monkeypatch.setattr(random, name, counted)
+            monkeypatch.setattr(random, attribute, counted)
     for cls in _CONSTANTS:
         original = cls.__call__
 

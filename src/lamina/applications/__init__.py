@@ -28,6 +28,7 @@ from lamina.applications import (
     mobilenet,
     mobilenet_v2,
     mobilenet_v3,
+    nasnet,
     resnet,
     resnet50,
     resnet_v2,
@@ -82,6 +83,7 @@ from lamina.applications.mobilenet_v3 import (
     MobileNetV3Large,
     MobileNetV3Small,
 )
+from lamina.applications.nasnet import NASNetLarge, NASNetMobile
 from lamina.applications.resnet import (
     ResNet50,
     ResNet101,
@@ -132,6 +134,8 @@ __all__ = [
     "MobileNetV2",
     "MobileNetV3Large",
     "MobileNetV3Small",
+    "NASNetLarge",
+    "NASNetMobile",
     "ResNet101",
     "ResNet101V2",
     "ResNet152",
@@ -151,6 +155,7 @@ __all__ = [
     "mobilenet",
     "mobilenet_v2",
     "mobilenet_v3",
+    "nasnet",
     "resnet",
     "resnet50",
     "resnet_v2",

@@ -317,9 +317,9 @@ COMMON: dict[str, dict[str, Declaration]] = {
     ),
     "common.variables": declare(
         """
-        Variable(initializer, shape=None, dtype=None, trainable=True, autocast=True, aggregation='none', synchronization='auto', name=None, *, path=None)
+        Variable(initializer, shape=None, dtype=None, trainable=True, autocast=True, aggregation='none', synchronization='auto', name=None, layout=None, *, path=None)
             The engine-independent base of every engine's Variable.
-        StatelessScope(state_mapping=(), collect_losses=False)
+        StatelessScope(state_mapping=(), collect_losses=False, initialize_variables=True)
             A scope mapping Variables to values: reads come from it, assigns are recorded.
         current_stateless_scope()
             The innermost StatelessScope, or `None`.

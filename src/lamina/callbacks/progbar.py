@@ -42,8 +42,10 @@ class Progbar:
     """A progress bar for `target` steps, as drawn by `fit`, `evaluate` and `predict`.
 
     Values passed to `update` are averaged over the steps seen (weighted by the steps
-    each update covers), except names listed in `stateful_metrics`, shown as given; as
-    in Keras, the values given to the final update are shown as given.
+    each update covers), except names listed in `stateful_metrics`, shown as given
+    (or, given `stateless_metrics` instead, only the names listed there are averaged and
+    every other is shown as given); as in Keras, the values given to the final update
+    are shown as given.
     With `verbose=1` the line is redrawn in place on a terminal or in a notebook (at
     most every `interval` seconds) and written once, when finalized, to any other
     stream (a CI log, a file): one line per bar, no carriage returns, no colours; with
@@ -58,6 +60,8 @@ class Progbar:
         verbose: 0 (silent), 1 (bar) or 2 (one line when finished).
         interval: minimum seconds between two redraws.
         stateful_metrics: names whose values are displayed as given, not averaged.
+        stateless_metrics: the other way round: the names whose values are averaged,
+            every other shown as given. Give one of the two, not both.
         unit_name: the unit in the timing, `"step"` by default.
         stream: where to write; `sys.stdout` (looked up at each write) by default.
 
@@ -77,14 +81,28 @@ class Progbar:
         verbose: int = 1,
         interval: float = 0.05,
         stateful_metrics=None,
+        stateless_metrics=None,
         unit_name: str = "step",
         stream=None,
     ):
+        if stateful_metrics is not None and stateless_metrics is not None:
+            raise ValueError(
+                "Progbar takes `stateful_metrics` (names shown as given, the rest averaged) "
+                "or `stateless_metrics` (names averaged, the rest shown as given), not both; "
+                f"received stateful_metrics={stateful_metrics!r} and "
+                f"stateless_metrics={stateless_metrics!r}."
+            )
         self.target = target
         self.width = width
         self.verbose = verbose
         self.interval = interval
-        self.stateful_metrics = set(stateful_metrics or ())
+        # As Keras: the one of the two not given is None (the default is stateful, empty).
+        if stateless_metrics is not None:
+            self.stateful_metrics = None
+            self.stateless_metrics = set(stateless_metrics)
+        else:
+            self.stateful_metrics = set(stateful_metrics or ())
+            self.stateless_metrics = None
         self.unit_name = unit_name
         self.stream = stream
         self._dynamic = self._is_dynamic()
@@ -120,12 +138,17 @@ class Progbar:
         self._out.write(text)
         self._out.flush()
 
+    def _shown_as_given(self, name: str) -> bool:
+        if self.stateless_metrics is not None:
+            return name not in self.stateless_metrics
+        return name in self.stateful_metrics
+
     def _record(self, current: int, values, finalize: bool) -> None:
         for name, value in values:
             if name not in self._values_order:
                 self._values_order.append(name)
             value = float(np.mean(backend.convert_to_numpy(value).astype("float64")))
-            if name in self.stateful_metrics or finalize:
+            if finalize or self._shown_as_given(name):
                 self._values[name] = [value, 1]
             else:
                 weight = max(current - self._seen_so_far, 1)

@@ -137,9 +137,15 @@ def get_registered_name(obj) -> str:
 
 
 def get_registered_object(
-    name: str, custom_objects: dict | None = None, category: str | None = None
+    name: str,
+    custom_objects: dict | None = None,
+    module_objects: dict | None = None,
+    *,
+    category: str | None = None,
 ):
-    """Look `name` up in: scoped custom objects, `custom_objects`, registered, built-ins.
+    """Look `name` up in: scoped custom objects, `custom_objects`, registered,
+    `module_objects` (Keras's dict of a module's names, for code that resolves names
+    from a module of its own), then lamina's built-ins (of `category`, or all).
 
     >>> from lamina import layers
     >>> get_registered_object("Dense") is layers.Dense
@@ -158,6 +164,14 @@ def get_registered_object(
     for key, obj in _CUSTOM_OBJECTS.items():
         if key.split(">")[-1] == short:
             return obj
+    if module_objects is not None and not isinstance(module_objects, dict):
+        raise TypeError(
+            "get_registered_object's `module_objects` must be a dict of names to objects "
+            f"(as in Keras); received {type(module_objects).__name__} {module_objects!r:.80}. "
+            "Pass a category by keyword: `category=...`."
+        )
+    if module_objects and name in module_objects:
+        return module_objects[name]
     categories = [category] if category else list(_BUILTINS)
     for cat in categories:
         if name in _BUILTINS.get(cat, {}):
@@ -374,21 +388,31 @@ def deserialize_keras_object(
 ):
     """Rebuild an object from `serialize_keras_object` output (or a bare name string).
 
+    Keyword arguments, as Keras's: `safe_mode` (refuse Python bytecode), and
+    `module_objects`, a dict of names to classes and functions consulted after the
+    custom and registered objects (Keras 2 era code passes a module's `globals()`).
+
     >>> from lamina import layers
     >>> config = serialize_keras_object(layers.Dense(3, activation="relu"))
     >>> layer = deserialize_keras_object(config)
     >>> type(layer).__name__, layer.units, layer.activation.__name__
     ('Dense', 3, 'relu')
     """
+    module_objects = kwargs.pop("module_objects", None)
     if "safe_mode" in kwargs:
         with safe_mode_scope(kwargs.pop("safe_mode")):
             return deserialize_keras_object(
-                config, category, custom_objects, printable_module_name, **kwargs
+                config,
+                category,
+                custom_objects,
+                printable_module_name,
+                module_objects=module_objects,
+                **kwargs,
             )
     if config is None:
         return None
     if isinstance(config, str):
-        obj = get_registered_object(config, custom_objects, category)
+        obj = get_registered_object(config, custom_objects, module_objects, category=category)
         if obj is None:
             valid = sorted(_BUILTINS.get(category or "", {}))
             raise ValueError(
@@ -435,7 +459,7 @@ def deserialize_keras_object(
                 f"'config' must be the function's registered name; received "
                 f"{type(inner).__name__} {inner!r:.100}."
             )
-        obj = get_registered_object(inner, custom_objects, category)
+        obj = get_registered_object(inner, custom_objects, module_objects, category=category)
         registered = config.get("registered_name")
         if obj is None:
             raise UnknownObjectError(
@@ -453,9 +477,9 @@ def deserialize_keras_object(
         check_sizes(inner, who)
         check_sizes(config.get("build_config"), who)
     registered = config.get("registered_name") or class_name
-    cls = get_registered_object(registered, custom_objects, category)
+    cls = get_registered_object(registered, custom_objects, module_objects, category=category)
     if cls is None and registered != class_name:
-        cls = get_registered_object(class_name, custom_objects, category)
+        cls = get_registered_object(class_name, custom_objects, module_objects, category=category)
     if cls is None:
         valid = sorted(_BUILTINS.get(category or "", {}))
         raise UnknownObjectError(

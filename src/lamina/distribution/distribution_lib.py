@@ -285,7 +285,10 @@ class Distribution:
 
     # What the variables and the training loop ask ---------------------------------------
     def _variable_layout(self, variable) -> TensorLayout:
-        layout = getattr(self._layout_source, "layout", None)
+        # A layout given to the variable itself (`Variable(..., layout=)`) comes first.
+        layout = getattr(variable, "_explicit_layout", None)
+        if layout is None:
+            layout = getattr(self._layout_source, "layout", None)
         if layout is None:
             layout = self.get_variable_layout(variable)
             if layout.device_mesh is None:

@@ -223,12 +223,13 @@ def dtype_policy() -> DTypePolicy:
     return policy
 
 
-def serialize(policy) -> dict:
+def serialize(dtype_policy) -> dict:
     """The config Keras 3 writes for a policy (a layer config's `"dtype"`).
 
     >>> serialize(DTypePolicy("mixed_float16"))["config"]
     {'name': 'mixed_float16'}
     """
+    policy = dtype_policy
     if not isinstance(policy, DTypePolicy):
         raise TypeError(
             f"serialize expects a DTypePolicy; received {type(policy).__name__} {policy!r}."

@@ -27,13 +27,45 @@ class KerasTensor:
     ('x', 0, 0)
     """
 
-    def __init__(self, shape, dtype="float32", name=None, sparse=False):
+    # Keras's flag: a tensor made with `record_history=False` is not wired into graphs
+    # (a call on it records no history on its outputs).
+    record_history = True
+
+    def __init__(
+        self,
+        shape,
+        dtype="float32",
+        name=None,
+        sparse=False,
+        ragged=False,
+        record_history=True,
+        **kwargs,
+    ):
+        # Keras reads these two from its keyword arguments; they describe a ragged tensor.
+        ragged_rank = kwargs.pop("ragged_rank", None)
+        row_splits_dtype = kwargs.pop("row_splits_dtype", None)
+        if kwargs:
+            raise TypeError(f"KerasTensor got unexpected keyword argument(s) {sorted(kwargs)}.")
+        if ragged:
+            raise ValueError(
+                "KerasTensor received ragged=True: ragged tensors are TensorFlow's "
+                "(`tf.RaggedTensor`), and lamina runs on JAX and PyTorch, which have none. "
+                "Pad the sequences to one length (`lamina.utils.pad_sequences`) and pass a "
+                "mask, or use `sparse=True`."
+            )
+        del ragged_rank, row_splits_dtype  # only meaningful with ragged=True
+        self.record_history = bool(record_history)
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = standardize_dtype(dtype)
         self.name = name or unique_name("keras_tensor")
         self.sparse = sparse
         self._keras_history: KerasHistory | None = None
         self._keras_mask: KerasTensor | None = None
+
+    @property
+    def ragged(self) -> bool:
+        """Always False: lamina's engines have no ragged tensors (see `__init__`)."""
+        return False
 
     @property
     def ndim(self) -> int:

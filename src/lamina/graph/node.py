@@ -34,6 +34,8 @@ class Node:
             if isinstance(x, KerasTensor)
         ]
         self.output_tensors = [x for x in tree.flatten(outputs) if isinstance(x, KerasTensor)]
+        if any(not x.record_history for x in self.input_tensors):
+            stamp_outputs = False  # Keras's `record_history=False`: no history from here on
         self.arguments = {
             k: v
             for k, v in self.call_kwargs.items()

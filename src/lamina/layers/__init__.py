@@ -188,6 +188,7 @@ from lamina.layers.spectral_normalization import SpectralNormalization
 from lamina.layers.spectrogram import MelSpectrogram, STFTSpectrogram
 from lamina.layers.string_lookup import StringLookup
 from lamina.layers.text_vectorization import TextVectorization
+from lamina.layers.tfsm_layer import TFSMLayer
 from lamina.layers.torch_module_wrapper import TorchModuleWrapper
 from lamina.layers.wrapper_base import Wrapper
 from lamina.layers.wrappers import Bidirectional, TimeDistributed
@@ -213,6 +214,7 @@ __all__ = [
     "InputSpec",
     "JaxLayer",
     "FlaxLayer",
+    "TFSMLayer",
     "TorchModuleWrapper",
     "Lambda",
     "Layer",

@@ -371,6 +371,8 @@ class Solarization(_ValueRangeAugmentation):
         seed: an int for reproducible draws.
     """
 
+    _keras_base_factor = "refuse"  # Keras's image base takes `factor`
+
     def __init__(
         self, addition_factor=0.0, threshold_factor=0.0, value_range=(0, 255), seed=None, **kwargs
     ):
@@ -413,6 +415,8 @@ class AutoContrast(_ValueRangeAugmentation):
     [0.0, 127.5, 255.0]
     """
 
+    _keras_base_factor = "refuse"  # Keras's image base takes `factor`
+
     applies_at_inference = True
 
     def __init__(self, value_range=(0, 255), **kwargs):
@@ -446,6 +450,8 @@ class Equalization(_ValueRangeAugmentation):
         value_range: the range of the pixel values, `(0, 255)` by default.
         bins: the number of histogram bins (256 by default).
     """
+
+    _keras_base_factor = "store"  # Keras's image base takes `factor`
 
     def __init__(self, value_range=(0, 255), bins=256, data_format=None, **kwargs):
         super().__init__(value_range=value_range, data_format=data_format, **kwargs)
@@ -558,6 +564,8 @@ class RandomColorJitter(_ValueRangeAugmentation):
         brightness_factor, contrast_factor, saturation_factor, hue_factor: the factors.
         seed: an int for reproducible draws.
     """
+
+    _keras_base_factor = "store"  # Keras's image base takes `factor`
 
     def __init__(
         self,

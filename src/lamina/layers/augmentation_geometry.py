@@ -46,6 +46,8 @@ class RandomCrop(BaseAugmentation):
     (2, 3, 4, 3)
     """
 
+    _keras_base_factor = "store"  # Keras's image base takes `factor`
+
     def __init__(self, height, width, seed=None, data_format=None, name=None, **kwargs):
         super().__init__(seed=seed, data_format=data_format, name=name, **kwargs)
         self.height, self.width = int(height), int(width)
@@ -233,6 +235,8 @@ class RandomShear(_Resampling):
         fill_value: the value for `fill_mode="constant"`.
         seed: an int for reproducible draws.
     """
+
+    _keras_base_factor = "refuse"  # Keras's image base takes `factor`
 
     def __init__(
         self,

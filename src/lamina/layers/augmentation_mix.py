@@ -65,6 +65,8 @@ class MixUp(BaseAugmentation):
     True
     """
 
+    _keras_base_factor = "store"  # Keras's image base takes `factor`
+
     def __init__(self, alpha=0.2, data_format=None, seed=None, **kwargs):
         super().__init__(seed=seed, data_format=data_format, **kwargs)
         if not isinstance(alpha, (int, float)) or alpha <= 0:

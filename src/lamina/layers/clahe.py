@@ -154,6 +154,8 @@ class ContrastLimitedAdaptiveHistogramEqualization(BaseAugmentation):
     [127.5, 255.0, 127.5, 255.0]
     """
 
+    _keras_base_factor = "store"  # Keras's image base takes `factor`
+
     applies_at_inference = True
 
     def __init__(

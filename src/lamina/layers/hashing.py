@@ -306,6 +306,8 @@ class Hashing(Layer):
             dtype = dtype.get("config", {}).get("name")
         if dtype is None:
             dtype = "int64" if output_mode == "int" else backend.floatx()
+        # Keras's Layer argument: hashing casts no input, so it is accepted and ignored.
+        kwargs.pop("autocast", None)
         super().__init__(dtype=dtype, autocast=False, **kwargs)
         who = f"Hashing {self.name!r}"
         if num_bins is None or isinstance(num_bins, bool) or int(num_bins) <= 0:
@@ -410,6 +412,8 @@ class HashedCrossing(Layer):
             dtype = dtype.get("config", {}).get("name")
         if dtype is None:
             dtype = "int64" if output_mode == "int" else backend.floatx()
+        # Keras's Layer argument: hashing casts no input, so it is accepted and ignored.
+        kwargs.pop("autocast", None)
         super().__init__(dtype=dtype, autocast=False, **kwargs)
         who = f"HashedCrossing {self.name!r}"
         if output_mode not in ("int", "one_hot"):

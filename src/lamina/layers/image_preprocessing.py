@@ -220,6 +220,8 @@ class RandomZoom(_RandomAffine):
     (2, 5, 5, 3)
     """
 
+    _keras_base_factor = "refuse"  # Keras's image base takes `factor`
+
     def __init__(
         self,
         height_factor,
@@ -282,6 +284,8 @@ class RandomTranslation(_RandomAffine):
     (2, 5, 5, 3)
     """
 
+    _keras_base_factor = "refuse"  # Keras's image base takes `factor`
+
     def __init__(
         self,
         height_factor,
@@ -328,6 +332,8 @@ class RandomFlip(Layer):
     >>> np.asarray(RandomFlip("horizontal")(images, training=False)).ravel().tolist()
     [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
     """
+
+    _keras_base_factor = "refuse"  # Keras's image base takes `factor`
 
     _takes_bounding_box_format = True
 
@@ -478,6 +484,8 @@ class Resizing(Layer):
     (1, 2, 3, 3)
     """
 
+    _keras_base_factor = "refuse"  # Keras's image base takes `factor`
+
     _keeps_integer_dtype = True  # rounded and cast back, as in Keras
 
     _takes_bounding_box_format = True
@@ -597,6 +605,8 @@ class CenterCrop(Layer):
     >>> np.asarray(CenterCrop(2, 2)(images))[0, :, :, 0].tolist()
     [[5.0, 6.0], [9.0, 10.0]]
     """
+
+    _keras_base_factor = "refuse"  # Keras's image base takes `factor`
 
     _takes_bounding_box_format = True
 

@@ -9,7 +9,6 @@ what the layer holds now.
 
 from __future__ import annotations
 
-import functools
 import inspect
 import weakref
 
@@ -36,6 +35,7 @@ from lamina.graph.operation import (
     output_spec,
 )
 from lamina.layers import call_masks, eager_calls, keras_methods, layer_arguments, quantization
+from lamina.layers.build_scope import scoped_build
 from lamina.layers.eager_calls import (
     _SCALAR_KWARG_TYPES,
     _is_float,
@@ -138,6 +138,10 @@ class Layer(Operation, backend.layer.LayerBase):
     _mixed_precision = False
     # Image preprocessing layers take Keras's `bounding_box_format` (None only).
     _takes_bounding_box_format = False
+    # Image preprocessing layers that take the `factor` of Keras's image base class
+    # without naming it: "store" (Keras sets `self.factor`, unused) or "refuse" (Keras
+    # refuses any value but None); see `layer_arguments.take_base_factor`.
+    _keras_base_factor = None
     # Whether `call` only computes tensors from its inputs and variables, so that an
     # eager engine may capture it once per input signature and replay the captured
     # operations (torch's predict; see `_call_is_pure`). False on layers that run a
@@ -189,7 +193,7 @@ class Layer(Operation, backend.layer.LayerBase):
         super().__init_subclass__(**kwargs)
         build = cls.__dict__.get("build")
         if inspect.isfunction(build) and not getattr(build, "_opens_name_scope", False):
-            cls.build = _scoped_build(build)
+            cls.build = scoped_build(build)
 
     def _open_name_scope(self) -> name_scope:
         """The layer's own name scope (see `lamina.name_scope`), as Keras opens it around
@@ -221,6 +225,9 @@ class Layer(Operation, backend.layer.LayerBase):
             layer_arguments.refuse_bounding_boxes(
                 type(self).__name__, kwargs.pop("bounding_box_format")
             )
+        base_factor = None
+        if "factor" in kwargs and self._keras_base_factor is not None:
+            base_factor = layer_arguments.base_factor(self, kwargs.pop("factor"))
         unknown = set(kwargs) - _BASE_INIT_KWARGS
         if unknown:
             raise TypeError(
@@ -230,6 +237,8 @@ class Layer(Operation, backend.layer.LayerBase):
         self.dtype_policy = dtype
         self._trainable = bool(trainable)
         self.autocast = autocast
+        if base_factor is not None:
+            self.factor = base_factor
         self.built = False
         self.input_spec = None
         self.activity_regularizer = regularizers.get(activity_regularizer)
@@ -780,19 +789,6 @@ class Layer(Operation, backend.layer.LayerBase):
 _BASE_GET_CONFIGS.add(Layer.get_config)
 Layer._base_call = Layer.__call__  # what `eager_calls.repeat_call` falls back to
 _BASE_INITS.add(Layer.__init__)
-
-
-def _scoped_build(build):
-    """`build` run inside the layer's name scope (Layer subclasses' `build`s get it), so
-    a direct `layer.build(shape)` names the sublayers it builds as a call would."""
-
-    @functools.wraps(build)
-    def scoped(self, *args, **kwargs):
-        with self._open_name_scope():
-            return build(self, *args, **kwargs)
-
-    scoped._opens_name_scope = True
-    return scoped
 
 
 serialization.register_builtin("layers", Layer)

@@ -259,6 +259,38 @@ def build_from_config(layer, config) -> None:
 
 
 # Refused inputs ------------------------------------------------------------------------
+def base_factor(layer, factor):
+    """The `factor` Keras's image preprocessing base class takes for a layer that does
+    not name one: kept as Keras keeps it, `(lower, upper)` within [-1, 1], where Keras
+    keeps it (the layer does not use it there either), refused where Keras refuses it.
+    Returns the pair to set as `layer.factor`, or None."""
+    who = type(layer).__name__
+    if layer._keras_base_factor == "refuse":
+        if factor is not None:
+            raise ValueError(
+                f"Layer {who} does not take a `factor` argument (as in Keras); received "
+                f"factor={factor!r}. Remove it."
+            )
+        return None
+    factor = factor or 0.0
+    message = (
+        f"{who}'s `factor` should be a number or a pair of numbers in [-1, 1]; received "
+        f"factor={factor!r}."
+    )
+    if isinstance(factor, (tuple, list)):
+        if len(factor) != 2 or factor[0] > 1 or factor[1] < -1:
+            raise ValueError(message)
+        lower, upper = sorted(factor)
+    elif isinstance(factor, (int, float)) and not isinstance(factor, bool):
+        if not -1 <= factor <= 1:
+            raise ValueError(message)
+        upper = abs(factor)
+        lower = max(-upper, -1)
+    else:
+        raise ValueError(message)
+    return lower, upper
+
+
 def refuse_bounding_boxes(who: str, bounding_box_format) -> None:
     """Keras's image preprocessing layers take `bounding_box_format` to transform boxes
     given with the images; lamina's transform images (and labels) only."""

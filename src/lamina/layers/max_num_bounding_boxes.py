@@ -65,6 +65,8 @@ class MaxNumBoundingBoxes(Layer):
     [1, 2, -1]
     """
 
+    _keras_base_factor = "store"  # Keras's image base takes `factor`
+
     def __init__(
         self,
         max_number: int,

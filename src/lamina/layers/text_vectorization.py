@@ -123,6 +123,8 @@ class TextVectorization(Layer):
         has_input_vocabulary = kwargs.pop("has_input_vocabulary", vocabulary is not None)
         vocabulary_size = kwargs.pop("vocabulary_size", None)
         kwargs.pop("dtype", None)
+        # Keras's Layer argument: strings are not cast, so it is accepted and ignored.
+        kwargs.pop("autocast", None)
         super().__init__(name=name, autocast=False, **kwargs)
         who = f"TextVectorization {self.name!r}"
         output_mode = {"binary": "multi_hot", "tf-idf": "tf_idf"}.get(output_mode, output_mode)

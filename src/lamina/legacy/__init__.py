@@ -9,8 +9,8 @@ on the graph and ops above the seam. `import lamina` imports this package, so
 """
 
 from lamina.backend.common.classic import register_classic_api
-from lamina.legacy import backend
+from lamina.legacy import backend, saving  # saving: `keras.legacy.saving`'s Keras 2 configs
 
 register_classic_api(backend)
 
-__all__ = ["backend"]
+__all__ = ["backend", "saving"]

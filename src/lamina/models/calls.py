@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 
-from lamina import ops, tree
+from lamina import backend, ops, tree
 from lamina.backend import core as backend_core
 from lamina.backend import execution as backend_execution
 from lamina.backend.common.global_state import learning_phase_or
@@ -288,7 +288,7 @@ def _to_input_dtype(x, ref):
     dtype = getattr(ref, "dtype", None)
     if dtype is None or not hasattr(x, "dtype") or dtype == "string":
         return x
-    if backend_core.standardize_dtype(x.dtype) == dtype:
+    if backend.standardize_dtype(x.dtype) == dtype:
         return x
     mask = get_mask(x)
     cast = ops.cast(x, dtype)

@@ -612,9 +612,8 @@ class Model(Trainer, Layer):
         Args:
             filepath: a path ending in `.keras` (or `.h5` for the legacy format).
             overwrite: replace an existing file (else `FileExistsError`).
-            zipped: Keras's choice between a zip archive (the default, and what lamina
-                writes) and an unzipped folder, which lamina does not write: only
-                `None`/`True` are accepted.
+            zipped: `False` writes Keras 3's unzipped model folder at `filepath` (a
+                name not ending in `.keras`); `load_model` reads it.
             **kwargs: the legacy `.h5` format's `include_optimizer`.
 
         >>> import os, tempfile, numpy as np, lamina
@@ -625,13 +624,12 @@ class Model(Trainer, Layer):
         >>> np.allclose(restored.predict(np.ones((1, 3)), verbose=0), model.predict(np.ones((1, 3)), verbose=0))
         True
         """
-        if zipped is not None and not zipped:
-            raise ValueError(
-                f"Model.save received zipped={zipped!r}; lamina writes `.keras` files as zip "
-                "archives only (Keras's default). Leave `zipped` unset, and unzip the file "
-                "yourself if you need its parts (config.json, model.weights.h5)."
-            )
-        saving.save_model(self, filepath, overwrite=overwrite, **kwargs)
+        saving.save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
+
+    def _saved_config(self) -> dict:
+        """The config a `.keras` file stores (`OrbaxCheckpoint` stores it too; callbacks
+        reach saving through the model)."""
+        return saving.keras_file.model_config(self)
 
     # Backups for BackupAndRestore (kept here: callbacks reach saving through the model).
     def _write_backup(self, directory, epoch, step, rng_state) -> bool:
@@ -714,17 +712,7 @@ class Model(Trainer, Layer):
         >>> all(np.array_equal(a, b) for a, b in zip(model.get_weights(), twin.get_weights()))
         True
         """
-        import os
-
-        if max_shard_size is not None:
-            raise ValueError(
-                f"Model.save_weights received max_shard_size={max_shard_size!r}; lamina "
-                "writes all the weights to one `.weights.h5` file and does not shard "
-                "them. Leave `max_shard_size` unset."
-            )
-        if not overwrite and os.path.exists(filepath):
-            raise FileExistsError(f"{filepath!r} exists and overwrite=False.")
-        saving.save_weights(self, filepath)
+        saving.save_weights(self, filepath, overwrite=overwrite, max_shard_size=max_shard_size)
 
     def load_weights(
         self, filepath, skip_mismatch: bool = False, by_name: bool = False, **kwargs
@@ -739,13 +727,22 @@ class Model(Trainer, Layer):
                 warning), instead of raising.
             by_name: Keras 2's loading by layer name, for files in Keras 2's HDF5
                 layout (`save_weights("w.h5")`).
+            objects_to_skip: (keyword) layers, or the optimizer, whose weights stay as
+                they are (Keras 3; `.weights.h5` files only).
         """
+        objects_to_skip = kwargs.pop("objects_to_skip", None)
         if kwargs:
             raise TypeError(
                 f"Model.load_weights got unexpected keyword argument(s) {sorted(kwargs)}; "
-                "it takes `filepath`, `skip_mismatch` and `by_name`."
+                "it takes `filepath`, `skip_mismatch`, `by_name` and `objects_to_skip`."
             )
-        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, by_name=by_name)
+        saving.load_weights(
+            self,
+            filepath,
+            skip_mismatch=skip_mismatch,
+            by_name=by_name,
+            objects_to_skip=objects_to_skip,
+        )
 
     def to_json(self, **kwargs) -> str:
         """The model's architecture as a JSON string (`models.model_from_json` reads it)."""

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from lamina.common import serialization
-from lamina.optimizers import classic, rules, schedules
+from lamina.optimizers import classic, legacy, rules, schedules
 from lamina.optimizers.adafactor import Adafactor
 from lamina.optimizers.adam import Adam, Adamax, AdamW, Nadam
 from lamina.optimizers.base import Optimizer
@@ -134,6 +134,7 @@ __all__ = [
     "ScheduleFreeAdamW",
     "deserialize",
     "get",
+    "legacy",
     "rules",
     "schedules",
     "serialize",

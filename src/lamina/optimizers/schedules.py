@@ -299,8 +299,9 @@ for _cls in (
     serialization.register_builtin("schedules", _cls)
 
 
-def serialize(schedule):
-    return serialization.serialize_keras_object(schedule, "schedules")
+def serialize(learning_rate_schedule):
+    """The Keras 3 config of a learning-rate schedule (`deserialize` reads it back)."""
+    return serialization.serialize_keras_object(learning_rate_schedule, "schedules")
 
 
 def deserialize(config, custom_objects=None):

@@ -8,8 +8,11 @@ from lamina.quantizers.quantizers import AbsMaxQuantizer
 _MODULE = "keras.quantizers"
 
 
-def serialize(obj):
-    """The Keras 3 config dict of a quantizer or quantization config (None stays None)."""
+def serialize(initializer):
+    """The Keras 3 config dict of a quantizer or quantization config (None stays None).
+
+    The argument has Keras's name, `initializer` (a quantizer, despite the name)."""
+    obj = initializer
     if obj is None:
         return None
     return {

@@ -13,11 +13,13 @@ from lamina.common.serialization import (
     serialize_keras_object,
 )
 from lamina.saving import keras_ops  # noqa: F401  (registers Keras op nodes)
+from lamina.saving.file_editor import KerasFileEditor
 from lamina.saving.keras_file import load_model, save_model
 from lamina.saving.weights_h5 import load_weights, save_weights
 
 __all__ = [
     "CustomObjectScope",
+    "KerasFileEditor",
     "custom_object_scope",
     "deserialize_keras_object",
     "get_custom_objects",

@@ -28,7 +28,7 @@ import zlib
 
 from lamina.backend.common.variables import deferred_initialization
 from lamina.common import serialization
-from lamina.saving import weights_h5
+from lamina.saving import keras_folder, weights_h5
 from lamina.saving.atomic import atomic_write
 
 CONFIG = "config.json"
@@ -124,9 +124,20 @@ def _read_assets(zf: zipfile.ZipFile, model, filepath) -> None:
             owner.load_assets(folder)
 
 
-def save_model(model, filepath, overwrite: bool = True, **kwargs) -> None:
+def save_model(model, filepath, overwrite: bool = True, zipped=None, **kwargs) -> None:
     """Save architecture, weights and compile/optimizer state to a `.keras` file (or, for
     a path ending in `.h5`/`.hdf5`, the legacy HDF5 format; see `legacy_h5`).
+
+    Args:
+        model: the model.
+        filepath: a path ending in `.keras` (or `.h5`/`.hdf5`).
+        overwrite: replace an existing file (else `FileExistsError`).
+        zipped: `False` writes Keras 3's unzipped folder (`config.json`,
+            `metadata.json`, `model.weights.h5`, `assets/`) at `filepath`, which must
+            then not end in `.keras`; `load_model` reads such folders. The default
+            (None, True) writes the `.keras` zip archive.
+        **kwargs: Keras's `include_optimizer` (for `.h5` files) and the deprecated
+            `save_format` (accepted when it agrees with the file's suffix, as in Keras).
 
     >>> import os, tempfile, lamina
     >>> model = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(2, name="out")])
@@ -135,28 +146,45 @@ def save_model(model, filepath, overwrite: bool = True, **kwargs) -> None:
     >>> [layer.name for layer in load_model(path).layers]
     ['out']
     """
-    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
-
     from lamina.saving import legacy_h5
 
-    if legacy_h5.save_dispatch(model, filepath, overwrite, kwargs):
+    folder = zipped is not None and not zipped
+    if folder and os.fspath(filepath).endswith(".keras"):
+        raise ValueError(
+            "When using `zipped=False`, the `filepath` argument should not end in "
+            f"`.keras` (as in Keras: it names a folder). Received: filepath={filepath}"
+        )
+    # Keras reads these two from its keyword arguments too.
+    options = {
+        "include_optimizer": kwargs.pop("include_optimizer", True),
+        "save_format": kwargs.pop("save_format", None),
+        **kwargs,
+    }
+    if not folder and legacy_h5.save_dispatch(model, filepath, overwrite, options):
         return
 
     filepath = os.fspath(filepath)
-    if not filepath.endswith(".keras"):
+    if not folder and not filepath.endswith(".keras"):
         raise ValueError(
             f"Model files must end in `.keras` (or `.h5`/`.hdf5` for the legacy HDF5 "
             f"format); received {filepath!r}. Add the `.keras` extension."
         )
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"{filepath!r} exists and overwrite=False.")
-    config = serialization.serialize_keras_object(model, "layers")
-    build = model.get_build_config()
-    if build is not None:
-        config["build_config"] = build
-    compile_config = model._compile_config() if getattr(model, "compiled", False) else None
-    if compile_config is not None:
-        config["compile_config"] = compile_config
+    if folder:
+        archive = io.BytesIO()
+        _write_archive(archive, model)
+        keras_folder.write(archive.getvalue(), filepath, overwrite)
+        return
+    with atomic_write(filepath) as tmp:
+        _write_archive(tmp, model)
+
+
+def _write_archive(target, model) -> None:
+    """Write `model`'s `.keras` archive to `target` (a path or a binary file)."""
+    import h5py  # imported when used: it costs ~0.1 s at `import lamina`
+
+    config = model_config(model)
     metadata = {
         "keras_version": KERAS_VERSION,
         "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
@@ -165,12 +193,24 @@ def save_model(model, filepath, overwrite: bool = True, **kwargs) -> None:
     weights = io.BytesIO()
     with h5py.File(weights, "w") as f:
         weights_h5.write_model(f, model)
-    with atomic_write(filepath) as tmp:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            zf.writestr(METADATA, json.dumps(metadata))
-            zf.writestr(CONFIG, json.dumps(config))
-            zf.writestr(WEIGHTS, weights.getvalue())
-            _write_assets(zf, model)
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(METADATA, json.dumps(metadata))
+        zf.writestr(CONFIG, json.dumps(config))
+        zf.writestr(WEIGHTS, weights.getvalue())
+        _write_assets(zf, model)
+
+
+def model_config(model) -> dict:
+    """The `config.json` of `model`'s `.keras` file: its Keras 3 config, with its build
+    and compile configs (Orbax checkpoints store the same)."""
+    config = serialization.serialize_keras_object(model, "layers")
+    build = model.get_build_config()
+    if build is not None:
+        config["build_config"] = build
+    compile_config = model._compile_config() if getattr(model, "compiled", False) else None
+    if compile_config is not None:
+        config["compile_config"] = compile_config
+    return config
 
 
 def _check_zip(zf: zipfile.ZipFile, filepath) -> None:
@@ -296,7 +336,10 @@ def _check_compile_names(compile_config, custom_objects, filepath) -> None:
             elif isinstance(spec, str):
                 if category == "metrics" and spec in METRIC_ALIASES:
                     continue
-                if serialization.get_registered_object(spec, custom_objects, category) is None:
+                if (
+                    serialization.get_registered_object(spec, custom_objects, category=category)
+                    is None
+                ):
                     raise ValueError(
                         f"Refusing to load {filepath!r}: its compile_config names {key} "
                         f"{spec!r}, which is not a lamina {category[:-1]} nor a registered "
@@ -318,13 +361,19 @@ def load_model(filepath, custom_objects=None, compile: bool = True, safe_mode: b
     >>> restored.input_shape, type(restored.optimizer).__name__
     ((None, 3), 'Adam')
     """
-    from lamina.saving import legacy_h5
+    from lamina.saving import legacy_h5, orbax_checkpoints
 
     filepath = os.fspath(filepath)
     weights_h5.check_exists(filepath, "a model")
+    if orbax_checkpoints.is_orbax_checkpoint(filepath):  # a folder `OrbaxCheckpoint` wrote
+        return orbax_checkpoints.load_model(filepath, custom_objects, compile, safe_mode)
     if legacy_h5.is_legacy_file(filepath):
         return legacy_h5.load_model(filepath, custom_objects, compile, safe_mode)
-    with _open_archive(filepath) as zf:
+    if keras_folder.is_model_folder(filepath):  # `save_model(..., zipped=False)`
+        archive = keras_folder.as_archive(filepath, MAX_ENTRY_BYTES)
+    else:
+        archive = _open_archive(filepath)
+    with archive as zf:
         config = _parse_config(_read_bounded(zf, CONFIG, MAX_CONFIG_BYTES, filepath), filepath)
         weights = _read_bounded(zf, WEIGHTS, MAX_ENTRY_BYTES, filepath)
         model = _build_and_fill(zf, filepath, config, weights, custom_objects, compile, safe_mode)

@@ -310,7 +310,11 @@ def check_safe(f) -> None:
 
 
 def read_model(
-    f, model, restore_optimizer: bool | str = False, skip_mismatch: bool = False
+    f,
+    model,
+    restore_optimizer: bool | str = False,
+    skip_mismatch: bool = False,
+    objects_to_skip=None,
 ) -> None:
     """Load weights from open file `f` into `model` (all shapes checked before assigning).
 
@@ -318,12 +322,17 @@ def read_model(
     (or that the file lacks) keeps its weights, with a warning naming it.
     `restore_optimizer=True` also loads the optimizer's state and raises when it does
     not fit (a `.keras` file); `"warn"` loads it when it fits and otherwise warns and
-    keeps the optimizer as it is (`load_weights`, as Keras does).
+    keeps the optimizer as it is (`load_weights`, as Keras does). The layers (or the
+    optimizer) in `objects_to_skip` keep their weights, what lies inside them included.
     """
     check_safe(f)
     assignments: list = []
-    _read(f, model, model.name, assignments, skip_mismatch, set())
+    # As Keras: the objects to skip count as already read, so the walk passes them by.
+    skipped = {id(obj) for obj in objects_to_skip or ()}
+    _read(f, model, model.name, assignments, skip_mismatch, set(skipped))
     optimizer = getattr(model, "optimizer", None)
+    if id(optimizer) in skipped:
+        optimizer = None
     if restore_optimizer and optimizer is not None and "optimizer" in f:
         _read_optimizer(f, model, optimizer, assignments, strict=restore_optimizer is True)
     # Layers that read their own entries run first: an error there leaves every weight
@@ -388,7 +397,7 @@ def _read_optimizer(f, model, optimizer, assignments, strict: bool) -> None:
     assignments.extend(values)
 
 
-def save_weights(model, filepath) -> None:
+def save_weights(model, filepath, overwrite: bool = True, max_shard_size=None) -> None:
     """Write `model`'s weights to `filepath`, atomically.
 
     The name picks the layout, as it did across Keras versions: a path ending in
@@ -396,6 +405,10 @@ def save_weights(model, filepath) -> None:
     other name (`w.h5`, `x.hdf5`, `weights00.h5`) gets Keras 2's HDF5 weights layout
     (`layer_names` / `weight_names`), which Keras 2 loads. A `.keras` path is refused:
     that is a whole-model file (`model.save`).
+
+    `overwrite=False` refuses to replace an existing file (`FileExistsError`; Keras asks
+    on the terminal). `max_shard_size` is Keras's size limit for splitting the weights
+    over several files; lamina writes one file, so only `None` is accepted.
 
     >>> import os, tempfile, lamina
     >>> model = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(2)])
@@ -408,7 +421,15 @@ def save_weights(model, filepath) -> None:
 
     from lamina.saving import legacy_h5
 
+    if max_shard_size is not None:
+        raise ValueError(
+            f"save_weights received max_shard_size={max_shard_size!r}; lamina "
+            "writes all the weights to one `.weights.h5` file and does not shard "
+            "them. Leave `max_shard_size` unset."
+        )
     filepath = os.fspath(filepath)
+    if not overwrite and os.path.exists(filepath):
+        raise FileExistsError(f"{filepath!r} exists and overwrite=False.")
     if filepath.endswith(".keras"):
         raise ValueError(
             f"save_weights cannot write a `.keras` file ({filepath!r}): that is a whole-model "
@@ -578,7 +599,9 @@ def _numbers(dataset, where: str):
     return np.asarray(dataset)
 
 
-def load_weights(model, filepath, skip_mismatch: bool = False, by_name: bool = False) -> None:
+def load_weights(
+    model, filepath, skip_mismatch: bool = False, by_name: bool = False, objects_to_skip=None
+) -> None:
     """Load weights saved by `save_weights` into `model` (all shapes checked first).
 
     A damaged or mismatched file raises one ValueError naming the file and the entry;
@@ -586,7 +609,8 @@ def load_weights(model, filepath, skip_mismatch: bool = False, by_name: bool = F
     is named in a warning. The optimizer's state in the file is restored when the
     model has an optimizer it fits (warned about and skipped when it does not).
     `by_name=True` (Keras 2) matches a Keras 2-layout file's layer groups to the
-    model's layers by name instead of by position.
+    model's layers by name instead of by position. `objects_to_skip` (Keras 3, for
+    `.weights.h5` files): layers, or the optimizer, whose weights are left as they are.
 
     >>> import os, tempfile, numpy as np, lamina
     >>> def build():
@@ -603,7 +627,16 @@ def load_weights(model, filepath, skip_mismatch: bool = False, by_name: bool = F
     from lamina.saving import legacy_h5
 
     filepath = os.fspath(filepath)
+    if objects_to_skip is not None and not filepath.endswith(".weights.h5"):
+        raise ValueError(
+            f"`objects_to_skip` applies to '.weights.h5' files only (as in Keras); received "
+            f"filepath={filepath!r}. Save the weights with `save_weights('x.weights.h5')`."
+        )
     check_exists(filepath, "weights")
+    from lamina.saving import orbax_checkpoints
+
+    if orbax_checkpoints.is_orbax_checkpoint(filepath):  # a folder `OrbaxCheckpoint` wrote
+        return orbax_checkpoints.load_weights(model, filepath)
     if zipfile.is_zipfile(filepath):
         # A `.keras` archive (`ModelCheckpoint("x.keras")`): Keras 3 reads the weights
         # out of it, and so does lamina, whatever the file's name.
@@ -631,6 +664,12 @@ def load_weights(model, filepath, skip_mismatch: bool = False, by_name: bool = F
                 "without by_name."
             )
         try:
-            read_model(f, model, restore_optimizer="warn", skip_mismatch=skip_mismatch)
+            read_model(
+                f,
+                model,
+                restore_optimizer="warn",
+                skip_mismatch=skip_mismatch,
+                objects_to_skip=objects_to_skip,
+            )
         except H5_ERRORS as err:
             raise serialization.config_error(err, f"Cannot load weights from {filepath!r}") from err

@@ -72,12 +72,15 @@ def _flatten(s, out):
         out.append(s)
 
 
-def assert_same_structure(a, b) -> None:
+def assert_same_structure(a, b, check_types=None) -> None:
     """Raise `ValueError` unless `a` and `b` are nested the same way.
 
     At each level the two must be the same kind of container with the same length:
     a list does not match a tuple, two namedtuple classes do not match each other,
     and dicts match when they have the same keys. Leaves may be anything.
+
+    `check_types` is deprecated in Keras 3 and has no effect there either; passing it
+    warns (`DeprecationWarning`) as Keras does.
 
     >>> assert_same_structure([(0, 1)], [(2, 3)])
     >>> assert_same_structure([0, 1], (0, 1))
@@ -85,6 +88,16 @@ def assert_same_structure(a, b) -> None:
         ...
     ValueError: The two structures don't have the same nested structure: [0, 1] is a list and (0, 1) is a tuple.
     """
+    if check_types is not None:
+        import warnings
+
+        warnings.warn(
+            "The `check_types` argument of assert_same_structure is deprecated and has no "
+            "effect (as in Keras 3); remove it. For a check that lets a list match a "
+            "tuple, use `assert_same_paths`.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
     problem = _structure_mismatch(a, b)
     if problem is not None:
         raise ValueError(f"The two structures don't have the same nested structure: {problem}.")
@@ -114,10 +127,12 @@ def _structure_mismatch(a, b) -> str | None:
     return None
 
 
-def map_structure(func: Callable, *structures):
+def map_structure(func: Callable, *structures, none_is_leaf: bool = True):
     """Apply `func` to the leaves of `structures` (nested alike), keeping the nesting.
 
-    With several structures, `func` gets one leaf of each, in the same position.
+    With several structures, `func` gets one leaf of each, in the same position. With
+    `none_is_leaf=False` a `None` of the first structure is kept as `None` and `func`
+    is not called on it (Keras 3's meaning).
 
     >>> map_structure(lambda x: x * 2, {"a": [1, 2], "b": 3})
     {'a': [2, 4], 'b': 6}
@@ -128,6 +143,12 @@ def map_structure(func: Callable, *structures):
         raise TypeError("map_structure needs at least one structure; received none.")
     for other in structures[1:]:
         assert_same_structure(structures[0], other)
+    if not none_is_leaf:
+        inner = func
+
+        def func(*leaves):
+            return None if leaves[0] is None else inner(*leaves)
+
     return _map(func, structures)
 
 

@@ -42,6 +42,7 @@ from lamina.utils import (  # noqa: F401
     np_utils,
     vis_utils,
 )
+from lamina.utils import legacy as legacy  # keras.utils.legacy: Keras 2 configs
 from lamina.utils.audio_dataset import audio_dataset_from_directory
 from lamina.utils.config import Config
 from lamina.utils.data_utils import GeneratorEnqueuer, OrderedEnqueuer, SequenceEnqueuer

@@ -253,7 +253,9 @@ def save_img(
     img.save(path, format=file_format, **kwargs)
 
 
-def smart_resize(x, size, interpolation: str = "bilinear", data_format: str = "channels_last"):
+def smart_resize(
+    x, size, interpolation: str = "bilinear", data_format: str = "channels_last", **kwargs
+):
     """Resize image(s) to `size` without distortion: centre-crop to the aspect ratio first.
 
     As `keras.preprocessing.image.smart_resize`: takes the largest centred window of
@@ -266,11 +268,21 @@ def smart_resize(x, size, interpolation: str = "bilinear", data_format: str = "c
         interpolation: `"bilinear"` (default), `"nearest"`, `"bicubic"`, `"lanczos3"`,
             `"lanczos5"` or `"area"`.
         data_format: `"channels_last"` (default) or `"channels_first"`.
+        **kwargs: Keras's `backend_module`, the set of functions to compute with (its
+            preprocessing layers pass TensorFlow's inside `tf.data`). lamina has one set,
+            its ops, so it is accepted and ignored.
 
     Returns:
         The resized image(s): a NumPy array when `x` is one, else an engine tensor.
     """
     from lamina import ops
+
+    kwargs.pop("backend_module", None)
+    if kwargs:
+        raise TypeError(
+            f"smart_resize got unexpected keyword argument(s) {sorted(kwargs)}; it takes "
+            "`interpolation`, `data_format` and Keras's `backend_module`."
+        )
 
     if len(size) != 2:
         raise ValueError(f"Expected `size` to be a tuple of 2 integers, but got: {size}.")

@@ -165,6 +165,16 @@ def _check_model(model) -> None:
         )
 
 
+def _refuse_layer_range(layer_range) -> None:
+    # Keras 3 takes `layer_range` (Keras 2's way to draw part of a model) and refuses
+    # any value but None.
+    if layer_range is not None:
+        raise ValueError(
+            f"Argument `layer_range` is no longer supported (as in Keras 3); received "
+            f"layer_range={layer_range!r}. Draw a sub-model instead."
+        )
+
+
 def _options(
     show_shapes,
     show_dtype,
@@ -176,8 +186,6 @@ def _options(
     splines,
     kwargs,
 ) -> dict:
-    if kwargs.pop("layer_range", None) is not None:
-        raise ValueError("Argument `layer_range` is no longer supported (as in Keras 3).")
     if kwargs:
         raise ValueError(f"Unrecognized keyword arguments: {sorted(kwargs)}.")
     if rankdir not in ("TB", "LR"):
@@ -355,6 +363,7 @@ def model_to_svg(
     (1, True)
     """
     _check_model(model)
+    _refuse_layer_range(kwargs.pop("layer_range", None))
     options = _options(
         show_shapes,
         show_dtype,
@@ -403,6 +412,7 @@ def model_to_dot(
         ImportError: when pydot is not installed.
     """
     _check_model(model)
+    _refuse_layer_range(kwargs.pop("layer_range", None))
     options = _options(
         show_shapes,
         show_dtype,
@@ -530,6 +540,7 @@ def plot_model(
     True
     """
     _check_model(model)
+    _refuse_layer_range(kwargs.pop("layer_range", None))
     options = _options(
         show_shapes,
         show_dtype,

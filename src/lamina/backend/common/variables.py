@@ -20,14 +20,16 @@ else (names, trainability, the scope protocol, arithmetic) lives here once.
 
 from __future__ import annotations
 
-import re
 import threading
 
 import numpy as np
 
+from lamina.backend.common.allocation_budget import AllocationBudget as AllocationBudget
+from lamina.backend.common.allocation_budget import current_budget
 from lamina.backend.common.global_state import current_distribution
 from lamina.backend.common.initializer_lookup import resolve_initializer
 from lamina.backend.common.name_scope import current_path
+from lamina.backend.common.variable_layout import place_by_layout
 
 _state = threading.local()
 
@@ -50,10 +52,14 @@ class StatelessScope:
             A value may be a Variable itself (`metric.stateless_update_state(
             metric.variables, ...)`, as Keras takes it), whose value now is read, or
             NumPy data, converted to the variable's dtype.
+        collect_losses: gather the losses layers add inside the scope in `losses`.
+        initialize_variables: Keras's switch for initializing variables made inside at
+            the exit; lamina's have their values when made, so it is only recorded.
     """
 
-    def __init__(self, state_mapping=(), collect_losses=False):
+    def __init__(self, state_mapping=(), collect_losses=False, initialize_variables=True):
         self.collect_losses = collect_losses
+        self.initialize_variables = bool(initialize_variables)
         self.losses: list = []
         self._values: dict[int, object] = {}
         self._variables: dict[int, Variable] = {}
@@ -253,58 +259,6 @@ def _outside_state_error(variable, action: str, program: str) -> ValueError:
     )
 
 
-def _itemsize(dtype: str) -> int:
-    bits = re.search(r"(\d+)$", dtype)
-    return int(bits.group(1)) // 8 if bits else 1  # bool
-
-
-class AllocationBudget:
-    """A cap on the bytes new variables may take while it is active (one per thread).
-
-    Loading a model from a file or a config opens one, so that a config asking for absurd
-    sizes is refused when the first variable over the cap is about to be created, before
-    anything that large is allocated. With a budget already open, opening another does
-    nothing: the outermost load sets the cap.
-    """
-
-    def __init__(self, max_bytes: int, what: str, how_to_raise: str):
-        self.max_bytes = int(max_bytes)
-        self.what = what
-        self.how_to_raise = how_to_raise
-        self.used = 0
-        self._entered = False
-
-    def __enter__(self):
-        if getattr(_state, "budget", None) is None:
-            _state.budget = self
-            self._entered = True
-        return self
-
-    def __exit__(self, *exc):
-        if self._entered:
-            _state.budget = None
-            self._entered = False
-        return False
-
-    def charge(self, name: str, shape, dtype: str) -> None:
-        count = 1
-        for d in shape:
-            count *= max(int(d), 0)
-        need = count * _itemsize(dtype)
-        if self.used + need > self.max_bytes:
-            raise ValueError(
-                f"{self.what}: variable {name!r} of shape {tuple(shape)} ({dtype}) needs "
-                f"{need:,} bytes, which would bring what this load allocates to "
-                f"{self.used + need:,} bytes, over its limit of {self.max_bytes:,}. "
-                f"{self.how_to_raise}"
-            )
-        self.used += need
-
-
-def current_budget() -> AllocationBudget | None:
-    return getattr(_state, "budget", None)
-
-
 # Variables whose initial value is put off (see `deferred_initialization`), by id:
 # `(variable, draw)`. Holding the variable keeps its id from being reused.
 _deferred: dict[int, tuple] = {}
@@ -393,6 +347,8 @@ class Variable:
         synchronization: `"auto"`, `"none"`, `"on_read"` or `"on_write"`; recorded, as
             `aggregation`.
         name: a short name such as `"kernel"`.
+        layout: a `lamina.distribution.TensorLayout` to split the variable by, instead
+            of the current distribution's choice (or, with none, on the layout's mesh).
         path: (keyword) the full name, such as `"dense/kernel"` (default: `name` inside
             the current name scopes).
 
@@ -414,12 +370,14 @@ class Variable:
         aggregation="none",
         synchronization="auto",
         name=None,
+        layout=None,
         *,
         path=None,
     ):
         from lamina.backend import config
 
         self.name = name or "variable"
+        self._explicit_layout = layout
         if isinstance(initializer, (str, dict, type)):
             initializer = resolve_initializer(initializer, self.name)
         self._aggregation = _choice("aggregation", aggregation, _AGGREGATIONS, "none", self.name)
@@ -483,6 +441,8 @@ class Variable:
         if distribution is not None and self._placement is None:
             # Sets `_placement` and places the value (sharded, or replicated on the mesh).
             distribution._place_variable(self)
+        elif layout is not None and getattr(layout, "device_mesh", None) is not None:
+            place_by_layout(self, layout)
         _structure_version[0] += 1
         trace = _strict()
         if trace is not None:

@@ -12,7 +12,7 @@ DECLARATIONS = declare(
     SUPPORTS_SPARSE_TENSORS
         Whether the engine has sparse tensors (`sparse=True` arguments are refused if not).
 
-    Variable(initializer, shape=None, dtype=None, trainable=True, autocast=True, aggregation='none', synchronization='auto', name=None, *, path=None)
+    Variable(initializer, shape=None, dtype=None, trainable=True, autocast=True, aggregation='none', synchronization='auto', name=None, layout=None, *, path=None)
         A mutable tensor holding model state (weights, counters, seeds).
 
     convert_to_tensor(x, dtype=None)
