@@ -552,4 +552,10 @@ NOT_COMPARED = {
     "random.draw_seed": "lamina's own (Keras 3 has no random.draw_seed): tests/ops",
     "random.global_seed_generator": "lamina's own (Keras 3 has none): tests/ops",
     "random.set_global_seed": "lamina's own (Keras 3 has none): tests/ops",
+    "random.portable_normal": "lamina's own host draw of JAX's numbers (Keras 3 has none): "
+    "compared with jax.random in tests/backend/test_threefry.py",
+    "random.portable_uniform": "lamina's own host draw of JAX's numbers (Keras 3 has none): "
+    "compared with jax.random in tests/backend/test_threefry.py",
+    "random.portable_truncated_normal": "lamina's own host draw of JAX's numbers (Keras 3 "
+    "has none): compared with jax.random in tests/backend/test_threefry.py",
 }

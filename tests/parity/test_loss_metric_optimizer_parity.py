@@ -969,6 +969,8 @@ NOT_COMPARED = {
         "OptimizerMap": "lamina's per-variable routing, not a Keras optimizer",
         "rules": "lamina's update rules, composed by the classes compared here",
         "schedules": "a module: its schedules are compared in SCHEDULE_CASES",
+        "legacy": "Keras 2's optimizer classes (Keras 3 refuses the names): lamina's own "
+        "optimizers with Keras 2's arguments, in tests/classic/test_legacy_names.py",
         "get": "a lookup by name (tests/optimizers)",
         "serialize": "configs are compared in every optimizer case",
         "deserialize": "configs are compared in every optimizer case",

@@ -41,5 +41,8 @@ class TFSMLayer(Layer):
     ):
         raise ValueError(_WHY.format(filepath=str(filepath)))
 
+    def call(self, inputs, training=False):  # Keras's signature; never reached
+        raise ValueError(_WHY.format(filepath="?"))
+
 
 __all__ = ["TFSMLayer"]

@@ -15,8 +15,9 @@ CTC ops in `ctc`; all are found here, as in `keras.ops.nn`.
 from lamina.ops.core import build_ops
 
 # `ctc_loss` of the backend is the engine's CTC kernel (None where there is none), which
-# the op `lamina.ops.ctc.ctc_loss` calls; it is not an op of its own.
-_OPS = build_ops("nn", exclude=("ctc_loss",))
+# the op `lamina.ops.ctc.ctc_loss` calls; it is not an op of its own. Nor is
+# `fused_batch_norm`, the engine's batch-norm kernel (None on JAX) that the layer calls.
+_OPS = build_ops("nn", exclude=("ctc_loss", "fused_batch_norm"))
 globals().update(_OPS)
 
 # The ops written once from the contract ops join them.

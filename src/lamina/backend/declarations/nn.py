@@ -83,9 +83,11 @@ DECLARATIONS = declare(
         (2.5, 1.25)
 
     fused_batch_norm(x, axis, scale, offset, epsilon)
-        Batch normalization of `x` with the statistics of the batch, from one fused
-        kernel where the engine has one (torch), or None where it has none (JAX, whose
-        compiler fuses the composite itself): the caller then computes it from `moments`.
+        Batch normalization with the batch's statistics in one fused kernel, or None.
+
+        The engine's fused kernel where it has one (torch); None where it has none (JAX,
+        whose compiler fuses the composite itself): the caller then computes it from
+        `moments`. Not an op of its own: `BatchNormalization` calls it in training.
 
         `(x - mean) / sqrt(variance + epsilon) * scale + offset`, where `mean` and the
         biased `variance` are taken over every axis but `axis`; the gradient flows
