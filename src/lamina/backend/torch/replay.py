@@ -519,6 +519,12 @@ class Replay:
         if refused is None:
             refused = effects.changed()
         updates = scope.updates
+        # A trainable variable assigned in a differentiated step (SpectralNormalization's
+        # kernel): its backward pass reads the value the assignment would overwrite in
+        # place, so the step runs as the eager step does, assigning as it goes.
+        assigns_trainable = self.differentiable and any(v.trainable for v, _ in updates)
+        if refused is None and assigns_trainable:
+            refused = "assigns a trainable variable"
         if refused is None:
             # What the call computed and what it assigned (seed states, moving
             # statistics, metric totals, an RNN's states): the graph returns both, and
@@ -535,7 +541,7 @@ class Replay:
                 nodes.append(found[1])
         if refused is not None:
             self.off = f"the step {refused}"
-            if self.differentiable and scope.losses:
+            if self.differentiable and (scope.losses or assigns_trainable):
                 # The captured run kept its added losses in the scope, and its loss
                 # lacks them: run the step again, eagerly, as if nothing had been
                 # captured (a step that adds losses is lamina's own code, which does
