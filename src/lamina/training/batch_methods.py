@@ -23,6 +23,7 @@ def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, retur
     """One training step on one batch; returns the loss and metrics of that batch
     (the metrics restart on each call, as in Keras 3)."""
     assert_compiled(self, "train_on_batch")
+    structures.warn_if_trainable_changed(self, "train_on_batch")
     xb, yb, swb = data_adapter.unpack_batch((x, y, sample_weight))
     with (
         concurrency.metrics_in_use(self, "train_on_batch"),

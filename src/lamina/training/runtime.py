@@ -99,6 +99,10 @@ class Runtime:
         # `(graph function, input type, input shape)` of the last input `model(x)`
         # checked (`models.calls.conform_inputs`).
         "conformed",
+        # `compile`'s trainable variables (a frozenset of ids; None while unbuilt) and
+        # the structure version last compared with them (`structures.warn_if_trainable_changed`).
+        "compiled_trainable",
+        "trainable_checked",
     )
 
     def __init__(self):

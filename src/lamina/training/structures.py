@@ -11,6 +11,8 @@ methods of those names (see `Trainer`).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from lamina import backend, tree
@@ -232,3 +234,46 @@ def flat_metric_names(model) -> list[str]:
         t is not None for t in model._output_loss_trackers
     )
     return names[:losses] + compiled + names[losses:]
+
+
+# `trainable` changed after `compile` ---------------------------------------------------
+def remember_trainable(model) -> None:
+    """At `compile`: which variables are trainable now (None while unbuilt)."""
+    model._runtime.compiled_trainable = (
+        frozenset(id(v) for v in model.trainable_variables) if model.built else None
+    )
+    model._runtime.trainable_checked = structure_version()
+
+
+def warn_if_trainable_changed(model, method: str) -> None:
+    """Warn, once per change, when `trainable` flags changed since `compile`.
+
+    Keras 2 trained the variables that were trainable when `compile` ran; Keras 3,
+    and lamina with it, train those trainable at each step. A classic GAN
+    (`discriminator.compile(...)`, then `discriminator.trainable = False` before the
+    combined model is compiled, then `discriminator.train_on_batch(...)`) relies on
+    the Keras 2 rule: here the discriminator would not train, silently. Checked only
+    when the structure changed (a flag flip bumps its version), so steps stay cheap.
+    """
+    record = model._runtime
+    version = structure_version()
+    if record.trainable_checked is None or record.trainable_checked == version:
+        return
+    record.trainable_checked = version
+    compiled = record.compiled_trainable
+    if compiled is None or not model.built:
+        return
+    now = frozenset(id(v) for v in model.trainable_variables)
+    if now == compiled:
+        return
+    frozen, unfrozen = len(compiled - now), len(now - compiled)
+    warnings.warn(
+        f"{method}: `trainable` flags of {model.name!r} changed after `compile()` "
+        f"({frozen} variable(s) frozen, {unfrozen} unfrozen since). lamina trains the "
+        "variables trainable now, as Keras 3 does; Keras 2 kept training those trainable "
+        "when `compile()` ran (the classic GAN idiom, `discriminator.compile(...)` then "
+        "`discriminator.trainable = False`, relied on that). Call `compile()` again after "
+        "changing `trainable` to make the intent explicit; this warning then stops.",
+        UserWarning,
+        stacklevel=4,  # this, the method, its traceback filter, the caller
+    )

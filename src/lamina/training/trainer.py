@@ -195,6 +195,7 @@ class Trainer:
         self._metrics_built = False
         self.compiled = True
         self.stop_training = False
+        structures.remember_trainable(self)
 
     def _compile_config(self) -> dict:
         """What `compile` was given, as JSON (saved in `.keras` files)."""
@@ -278,6 +279,7 @@ class Trainer:
         (['loss', 'val_loss'], 2)
         """
         batch_methods.assert_compiled(self, "fit")
+        structures.warn_if_trainable_changed(self, "fit")
         loop_utils.check_fit_counts(
             dict(
                 epochs=epochs,
