@@ -10,7 +10,7 @@ from lamina import activations, constraints, initializers, ops, quantizers, regu
 from lamina.common import serialization
 from lamina.dtype_policies.dtype_policy import check_quantization_mode
 from lamina.initializers.random_initializers import VarianceScaling
-from lamina.layers import lora, quantization
+from lamina.layers import lora, quantization, quantized_modes
 from lamina.layers.argument_validation import as_int, is_integer
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
@@ -291,10 +291,11 @@ class EinsumDense(Layer):
             kernel_initializer = copy.copy(kernel_initializer)
             kernel_initializer.input_axes = input_axes
             kernel_initializer.output_axes = output_axes
-        if self.quantization_mode is not None:
+        mode = self.quantization_mode
+        if mode is not None:
             self._input_ndim = len(analysis.input_shape)
-            self.quantized_build(tuple(kernel_shape), self.quantization_mode)
-        else:
+            self.quantized_build(tuple(kernel_shape), mode)
+        if mode in (None, "float8"):  # float8 computes with a float kernel
             self._kernel = self.add_weight(
                 shape=kernel_shape,
                 initializer=kernel_initializer,
@@ -369,7 +370,10 @@ class EinsumDense(Layer):
     # kernel axes the equation sums over. The scale is stored arranged to divide the
     # output (one axis per output letter, 1 where the kernel has no such axis), as
     # Keras stores it; the inputs' per-call scale is arranged the same way.
-    _quantized_file_order = {"int8": ("kernel", "bias", "kernel_scale")}
+    _quantized_file_order = {
+        "int8": ("kernel", "bias", "kernel_scale"),
+        "float8": quantized_modes.FLOAT8_FILE_ORDER,
+    }
 
     def _int8_specs(self):
         """The input, kernel and output letters with the ellipsis spelled out."""
@@ -394,6 +398,9 @@ class EinsumDense(Layer):
                 quantized on each call).
         """
         mode, config = quantization.begin_quantize(self, EinsumDense, mode, type_check, config)
+        if mode == "float8":
+            quantization.add_float8_weights(self, config)
+            return
         self._input_ndim = self.input_spec.ndim
         _, kernel_spec, output_spec = self._int8_specs()
         summed = tuple(i for i, c in enumerate(kernel_spec) if c not in output_spec)
@@ -408,9 +415,14 @@ class EinsumDense(Layer):
         quantization.replace_weight(self, "kernel", quantize_kernel, mode, config)
 
     def quantized_build(self, kernel_shape, mode, config=None):
-        """Create the int8 `kernel` and its float `kernel_scale` (output layout)."""
+        """Create the int8 `kernel` and its float `kernel_scale` (output layout), or
+        float8's scales and histories."""
         check_quantization_mode(mode)
         config = config if config is not None else self.quantization_config
+        if mode == "float8":
+            return quantized_modes.float8_build(self)
+        if mode != "int8":
+            raise quantization.unsupported_mode(self, mode)
         self.inputs_quantizer = quantizers.QuantizationConfig.activation_quantizer_or_default(
             config, quantizers.AbsMaxQuantizer()
         )
@@ -454,6 +466,11 @@ class EinsumDense(Layer):
         if self.bias is not None:
             x = ops.add(x, _read(self.bias))
         return self.activation(x) if self.activation is not None else x
+
+    def _float8_call(self, inputs, training=None):
+        return quantized_modes.float8_call(
+            self, inputs, lambda a, b: ops.einsum(self.equation, a, b)
+        )
 
 
 def _read(value):

@@ -28,6 +28,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from lamina.backend.common.variables import StatelessScope, reads_are_plain, strict_trace
 from lamina.backend.common.variables import structure_version as _structure_version
 from lamina.backend.torch import core as backend_core
+from lamina.backend.torch.core_gradients import CUSTOM_GRADIENT_CALLS
 
 _read_value = backend_core.Variable.value.fget
 
@@ -312,6 +313,7 @@ class Replay:
             known[id(tensor)] = (tensor, graph.placeholder(f"input_{i}"))
         data = _unflatten(leaves, spec)
         tape = _Tape(graph, known)
+        custom_gradients = CUSTOM_GRADIENT_CALLS[0]
         with (
             # A differentiated step is not strict: a variable read outside `variables`
             # is a tensor the tape does not know, which refuses the capture, and the
@@ -326,6 +328,8 @@ class Replay:
         refused = tape.refused
         if refused is None and host.read is not None:
             refused = f"reads a tensor's value in Python ({host.read})"
+        if refused is None and self.differentiable and CUSTOM_GRADIENT_CALLS[0] != custom_gradients:
+            refused = "has a custom gradient (a quantized layer's), which the graph would not keep"
         if refused is None and (scope.updates or scope.losses):
             refused = (
                 f"assigns {', '.join(getattr(v, 'path', repr(v)) for v, _ in scope.updates)}"
