@@ -21,7 +21,7 @@ from lamina.common import serialization
 from lamina.dtype_policies.dtype_policy import check_quantization_mode
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.operation import output_spec
-from lamina.layers import lora, quantization, quantized_modes
+from lamina.layers import calibrated_quantization, lora, quantization, quantized_modes
 from lamina.layers.argument_validation import integer
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer, _shapes_to_specs, _tuplify
@@ -193,15 +193,19 @@ class Dense(Layer):
         "int8": ("kernel", "bias", "kernel_scale"),
         "int4": ("kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"),
         "float8": quantized_modes.FLOAT8_FILE_ORDER,
+        "gptq": calibrated_quantization.GPTQ_FILE_ORDER,
+        "awq": calibrated_quantization.AWQ_FILE_ORDER,
     }
 
     def quantize(self, mode=None, type_check=True, config=None):
         """Quantize the kernel: `"int8"` (int8 values and a per-unit scale), `"int4"`
         (packed int4 values, per unit or per block of inputs), `"float8"` (float8
-        training: the kernel stays float).
+        training: the kernel stays float), `"gptq"`/`"awq"` (the weights to fill when
+        `Model.quantize` calibrates; see `calibrated_quantization`).
 
         Args:
-            mode: `"int8"`, `"int4"` or `"float8"`; optional with a `config`.
+            mode: `"int8"`, `"int4"`, `"float8"`, `"gptq"` or `"awq"`; optional with a
+                `config` (GPTQ and AWQ need theirs).
             type_check: refuse subclasses of Dense (they may compute otherwise).
             config: a `QuantizationConfig` of the mode (default: the mode's defaults:
                 int8 quantizes the inputs on each call too, int4 blocks of 128 inputs).
@@ -214,8 +218,8 @@ class Dense(Layer):
         ('int8_from_float32', 'int8', (2,))
         """
         mode, config = quantization.begin_quantize(self, Dense, mode, type_check, config)
-        if mode == "float8":
-            quantization.add_float8_weights(self, config)
+        if mode in ("float8", "gptq", "awq"):
+            quantization.add_weights_keeping_kernel(self, mode, config)
             return
         if mode == "int4":
             quantization.replace_weight(
@@ -244,6 +248,8 @@ class Dense(Layer):
             return quantized_modes.dense_int4_build(self, kernel_shape, config)
         if mode == "float8":
             return quantized_modes.float8_build(self)
+        if mode in ("gptq", "awq"):
+            return calibrated_quantization.dense_build(self, kernel_shape, mode, config)
         if mode != "int8":
             raise quantization.unsupported_mode(self, mode)
         self.inputs_quantizer = quantizers.QuantizationConfig.activation_quantizer_or_default(
@@ -277,6 +283,11 @@ class Dense(Layer):
 
     def _float8_call(self, inputs, training=None):
         return quantized_modes.float8_call(self, inputs, ops.matmul)
+
+    def _gptq_call(self, inputs, training=None):
+        return self._finish_quantized(calibrated_quantization.dense_call(self, inputs))
+
+    _awq_call = _gptq_call
 
     def _finish_quantized(self, x):
         if self.bias is not None:

@@ -399,7 +399,7 @@ class EinsumDense(Layer):
         """
         mode, config = quantization.begin_quantize(self, EinsumDense, mode, type_check, config)
         if mode == "float8":
-            quantization.add_float8_weights(self, config)
+            quantization.add_weights_keeping_kernel(self, mode, config)
             return
         self._input_ndim = self.input_spec.ndim
         _, kernel_spec, output_spec = self._int8_specs()

@@ -62,14 +62,18 @@ def refuse_quantization(who: str, quantization_config=None, dtype=None, modes=()
 
     Args:
         who: the layer's class name, for the message.
-        quantization_config: Keras's `quantization_config` argument.
+        quantization_config: Keras's `quantization_config` argument (a config or None).
         dtype: the layer's `dtype` argument (a quantized policy names a mode).
         modes: the modes the layer quantizes in.
     """
-    config_mode = getattr(quantization_config, "mode", None)
-    if quantization_config is not None and config_mode not in modes:
+    # A config of another mode is kept unused, as Keras keeps it (Keras's
+    # `Model.quantize` leaves its config on the layers it cannot quantize).
+    if quantization_config is not None and not isinstance(
+        quantization_config, quantizers.QuantizationConfig
+    ):
         raise ValueError(
-            f"{who} received quantization_config={quantization_config!r}. {NO_QUANTIZATION}"
+            f"{who} received quantization_config={quantization_config!r}: expected a "
+            "lamina.quantizers.QuantizationConfig (such as Int8QuantizationConfig) or None."
         )
     mode = _policy_mode(dtype)
     if mode is not None and mode not in modes:

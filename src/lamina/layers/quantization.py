@@ -1,4 +1,9 @@
-"""Quantized layers (Keras 3's `quantize`): int8 kernels with per-channel scales.
+"""Quantized layers (Keras 3's `quantize`): what every mode shares, and int8.
+
+Keras's modes and where lamina has them: int8 (Dense, EinsumDense, Embedding; here),
+int4 (Dense, Embedding) and float8 (Dense, EinsumDense) in `quantized_modes.py`, GPTQ
+and AWQ (Dense) in `calibrated_quantization.py`. A mode a layer lacks raises
+NotImplementedError naming the modes it has (`Model.quantize` warns and skips it).
 
 `layer.quantize("int8")` (or `model.quantize("int8")`) replaces the float kernel of a
 `Dense`, `EinsumDense` or `Embedding` with an int8 kernel `q` and a float scale `s`
@@ -10,10 +15,10 @@ by both scales (`Embedding` looks up rows and divides by the row's scale).
 As in Keras, a quantized kernel is frozen: training still runs (gradients reach the
 inputs through the dequantized kernel, so earlier layers and the bias train).
 
-Files hold what Keras's hold (`kernel` int8, `bias`, `kernel_scale`, filed as "0",
-"1", "2" in that order, through the saving protocol's `_saved_variables` hook), and a
-config names the `QuantizedDTypePolicy`, so a model quantized in Keras loads in lamina
-and the other way round.
+Files hold what Keras's hold (int8: `kernel` int8, `bias`, `kernel_scale`, filed as
+"0", "1", "2" in that order, through the saving protocol's `_saved_variables` hook;
+each layer's `_quantized_file_order` names each mode's), and a config names the
+quantized policy, so a model quantized in Keras loads in lamina and the other way round.
 """
 
 from __future__ import annotations
@@ -151,11 +156,13 @@ def replace_weight(layer, attribute: str, quantize_weight, mode, config) -> None
     set_quantized_policy(layer, mode, config)
 
 
-def add_float8_weights(layer, config) -> None:
-    """float8: keep the float kernel, add the scales and histories, set the policy."""
+def add_weights_keeping_kernel(layer, mode, config) -> None:
+    """float8 (the kernel stays float: add the scales and histories) and GPTQ/AWQ (the
+    kernel stays until calibration replaces it): build the mode's weights beside the
+    kernel and set the policy."""
     with layer._open_name_scope():
-        layer.quantized_build(tuple(layer._kernel.shape), "float8", config)
-    set_quantized_policy(layer, "float8", config)
+        layer.quantized_build(tuple(layer._kernel.shape), mode, config)
+    set_quantized_policy(layer, mode, config)
 
 
 def quantized_values(layer) -> list:
@@ -261,6 +268,11 @@ def quantize_model(model, mode=None, config=None, filters=None, **kwargs) -> Non
             changed = True
         except NotImplementedError as error:
             warnings.warn(str(error), stacklevel=2)
+    if mode in ("gptq", "awq"):
+        from lamina.layers import calibrated_quantization
+
+        calibrated_quantization.calibrate(model, mode, config, filters, _should_quantize)
+        changed = True
     if changed:
         bump_structure_version()
         # Compiled programs (fit/evaluate/predict, and `model(x)`'s) computed with the

@@ -92,7 +92,8 @@ class GPTQConfig(QuantizationConfig):
         return f"gptq/{self.weight_bits}/{self.group_size}"
 
     def get_config(self):
-        # The dataset and tokenizer serve one calibration; files do not keep them.
+        # The dataset, tokenizer and block structure (layers) serve one calibration;
+        # files do not keep them.
         return {
             "dataset": None,
             "tokenizer": None,
@@ -104,7 +105,7 @@ class GPTQConfig(QuantizationConfig):
             "group_size": self.group_size,
             "symmetric": self.symmetric,
             "activation_order": self.activation_order,
-            "quantization_layer_structure": self.quantization_layer_structure,
+            "quantization_layer_structure": None,
         }
 
     @classmethod
@@ -179,7 +180,7 @@ class AWQConfig(QuantizationConfig):
             "sequence_length": self.sequence_length,
             "group_size": self.group_size,
             "num_grid_points": self.num_grid_points,
-            "quantization_layer_structure": self.quantization_layer_structure,
+            "quantization_layer_structure": None,
         }
 
     @classmethod
