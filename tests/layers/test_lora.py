@@ -264,10 +264,10 @@ def test_errors_say_what_to_do():
     with pytest.raises(ValueError, match="quantized dtype policy of mode 'float8'"):
         layers.Embedding(4, 2, dtype="float8_from_float32")
     quantized_policy = {
-        "class_name": "QuantizedDTypePolicy",
-        "config": {"mode": "int4", "source_name": "float32"},
+        "class_name": "GPTQDTypePolicy",
+        "config": {"mode": "gptq/4/-1", "source_name": "float32"},
     }
-    with pytest.raises(ValueError, match="EinsumDense \\(int8, float8\\)"):
+    with pytest.raises(ValueError, match="mode 'gptq'.*EinsumDense \\(int8, int4, float8\\)"):
         layers.EinsumDense("ab,bc->ac", 2, dtype=quantized_policy)
     with pytest.raises(NotImplementedError, match="does not have a `quantize` method"):
         layers.Conv2D(2, 2).quantize("int8")

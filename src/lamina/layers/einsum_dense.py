@@ -372,6 +372,7 @@ class EinsumDense(Layer):
     # Keras stores it; the inputs' per-call scale is arranged the same way.
     _quantized_file_order = {
         "int8": ("kernel", "bias", "kernel_scale"),
+        "int4": ("kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"),
         "float8": quantized_modes.FLOAT8_FILE_ORDER,
     }
 
@@ -389,10 +390,11 @@ class EinsumDense(Layer):
         return input_spec, kernel_spec, output_spec
 
     def quantize(self, mode=None, type_check=True, config=None):
-        """Replace the float kernel by an int8 kernel and a per-output-channel scale.
+        """Replace the float kernel by an int8 kernel and a per-output-channel scale, or
+        by packed int4 values (see `quantized_modes`), or add float8's scales.
 
         Args:
-            mode: `"int8"` (the only mode lamina has); optional with a `config`.
+            mode: `"int8"`, `"int4"` or `"float8"`; optional with a `config`.
             type_check: refuse subclasses of EinsumDense (they may compute otherwise).
             config: an `Int8QuantizationConfig` (default: abs-max weights, and inputs
                 quantized on each call).
@@ -400,6 +402,15 @@ class EinsumDense(Layer):
         mode, config = quantization.begin_quantize(self, EinsumDense, mode, type_check, config)
         if mode == "float8":
             quantization.add_weights_keeping_kernel(self, mode, config)
+            return
+        if mode == "int4":
+            quantization.replace_weight(
+                self,
+                "kernel",
+                lambda _: quantized_modes.einsum_int4_quantize(self, config),
+                mode,
+                config,
+            )
             return
         self._input_ndim = self.input_spec.ndim
         _, kernel_spec, output_spec = self._int8_specs()
@@ -421,6 +432,8 @@ class EinsumDense(Layer):
         config = config if config is not None else self.quantization_config
         if mode == "float8":
             return quantized_modes.float8_build(self)
+        if mode == "int4":
+            return quantized_modes.einsum_int4_build(self, kernel_shape, config)
         if mode != "int8":
             raise quantization.unsupported_mode(self, mode)
         self.inputs_quantizer = quantizers.QuantizationConfig.activation_quantizer_or_default(
@@ -463,6 +476,12 @@ class EinsumDense(Layer):
                 f"{output_spec},{kernel_spec}->{input_spec}", upstream, kernel
             ),
         )
+        if self.bias is not None:
+            x = ops.add(x, _read(self.bias))
+        return self.activation(x) if self.activation is not None else x
+
+    def _int4_call(self, inputs, training=None):
+        x = quantized_modes.einsum_int4_call(self, inputs)
         if self.bias is not None:
             x = ops.add(x, _read(self.bias))
         return self.activation(x) if self.activation is not None else x

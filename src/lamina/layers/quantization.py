@@ -1,8 +1,8 @@
 """Quantized layers (Keras 3's `quantize`): what every mode shares, and int8.
 
 Keras's modes and where lamina has them: int8 (Dense, EinsumDense, Embedding; here),
-int4 (Dense, Embedding) and float8 (Dense, EinsumDense) in `quantized_modes.py`, GPTQ
-and AWQ (Dense) in `calibrated_quantization.py`. A mode a layer lacks raises
+int4 (Dense, EinsumDense, Embedding) and float8 (Dense, EinsumDense) in
+`quantized_modes.py`, GPTQ and AWQ (Dense) in `calibrated_quantization.py`. A mode a layer lacks raises
 NotImplementedError naming the modes it has (`Model.quantize` warns and skips it).
 
 `layer.quantize("int8")` (or `model.quantize("int8")`) replaces the float kernel of a

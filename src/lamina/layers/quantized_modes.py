@@ -128,6 +128,92 @@ def dense_int4_call(layer, inputs):
     return ops.matmul(inputs, ops.cast(float_kernel, dtype))
 
 
+# int4: EinsumDense ----------------------------------------------------------------------
+# As Keras does, the kernel is read as a matrix by a plain reshape to (product of the
+# summed axes' sizes, product of the others), quantized per column or per block of rows,
+# and reshaped back to the kernel's shape to compute.
+def _einsum_int4_dims(layer, kernel_shape):
+    kernel_spec = layer._parsed[1]
+    output_spec = layer._parsed[2]
+    rows = math.prod(
+        d for c, d in zip(kernel_spec, kernel_shape, strict=True) if c not in output_spec
+    )
+    return rows, math.prod(kernel_shape) // max(rows, 1)
+
+
+def einsum_int4_quantize(layer, config):
+    block_size = block_size_for_layer(layer, config)
+    shape = tuple(layer._kernel.shape)
+    flat = ops.reshape(_read(layer._kernel), _einsum_int4_dims(layer, shape))
+    zero = None
+    if _per_channel(block_size):
+        values, scale = quantizers.abs_max_quantize(
+            flat, axis=0, value_range=(-8, 7), dtype="int8", to_numpy=True
+        )
+        scale = ops.squeeze(scale, axis=0)
+    else:
+        values, scale, zero = quantizers.abs_max_quantize_grouped_with_zero_point(
+            flat, block_size=block_size, to_numpy=True
+        )
+    packed, _, _ = quantizers.pack_int4(values, axis=-1)
+    return packed, scale, zero
+
+
+def einsum_int4_build(layer, kernel_shape, config):
+    layer.inputs_quantizer = QuantizationConfig.activation_quantizer_or_default(config, None)
+    if layer.inputs_quantizer is not None:
+        raise NotImplementedError(
+            f"EinsumDense {layer.name!r}: lamina quantizes EinsumDense to int4 weight-only "
+            "(Keras's default); an Int4QuantizationConfig with an activation_quantizer is "
+            "not supported here. Pass activation_quantizer=None, or use int8."
+        )
+    rows, columns = _einsum_int4_dims(layer, kernel_shape)
+    block_size = block_size_for_layer(layer, config)
+    layer._int4_block_size = None if _per_channel(block_size) else block_size
+    layer._int4_kernel_shape = tuple(kernel_shape)
+    layer._orig_output_dim = columns
+    layer._kernel = layer.add_weight(
+        shape=(rows, (columns + 1) // 2),
+        initializer="zeros",
+        dtype="int8",
+        trainable=False,
+        name="kernel",
+    )
+    per_channel = _per_channel(block_size)
+    scale_shape = (columns,) if per_channel else (math.ceil(rows / block_size), columns)
+    layer.kernel_scale = layer.add_weight(
+        shape=scale_shape, initializer="ones", trainable=False, name="kernel_scale"
+    )
+    if not per_channel:
+        layer.kernel_zero = layer.add_weight(
+            shape=scale_shape,
+            initializer="zeros",
+            dtype="int8",
+            trainable=False,
+            name="kernel_zero",
+        )
+        layer.g_idx = layer.add_weight(
+            shape=(rows,),
+            initializer=_g_idx_initializer(rows, block_size),
+            dtype="float32",
+            trainable=False,
+            name="g_idx",
+        )
+
+
+def einsum_int4_call(layer, inputs):
+    dtype = layer.compute_dtype
+    kernel = quantizers.unpack_int4(_read(layer._kernel), layer._orig_output_dim, axis=-1)
+    if layer._int4_block_size is None:
+        kernel = ops.divide(ops.cast(kernel, dtype), _read(layer.kernel_scale))
+    else:
+        kernel = dequantize_grouped(
+            kernel, _read(layer.kernel_scale), _read(layer.kernel_zero), _read(layer.g_idx), 0
+        )
+    kernel = ops.reshape(ops.cast(kernel, dtype), layer._int4_kernel_shape)
+    return ops.einsum(layer.equation, inputs, kernel)
+
+
 # int4: Embedding ----------------------------------------------------------------------
 def embedding_int4_quantize(layer, config):
     """`(packed table, scale, zero or None)` of an Embedding's float table: per row, or
