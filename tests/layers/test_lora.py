@@ -257,17 +257,17 @@ def test_signatures_match_keras_positions(keras):
 
 
 def test_errors_say_what_to_do():
-    # lamina quantizes to int8 only (tests/layers/test_quantize.py); Keras's other modes
-    # are refused with the reason.
-    with pytest.raises(ValueError, match="int8 only"):
+    # Modes a layer does not quantize in (tests/layers/test_quantize.py and
+    # test_quantize_modes.py) are refused with the reason.
+    with pytest.raises(ValueError, match="expected a lamina.quantizers.QuantizationConfig"):
         layers.Dense(2, quantization_config={"mode": "int4"})
-    with pytest.raises(ValueError, match="quantized dtype policy.*int8 only"):
-        layers.Embedding(4, 2, dtype="int4_from_float32")
+    with pytest.raises(ValueError, match="quantized dtype policy of mode 'float8'"):
+        layers.Embedding(4, 2, dtype="float8_from_float32")
     quantized_policy = {
-        "class_name": "QuantizedDTypePolicy",
-        "config": {"mode": "float8", "source_name": "float32"},
+        "class_name": "GPTQDTypePolicy",
+        "config": {"mode": "gptq/4/-1", "source_name": "float32"},
     }
-    with pytest.raises(ValueError, match="int8 only"):
+    with pytest.raises(ValueError, match="mode 'gptq'.*EinsumDense \\(int8, int4, float8\\)"):
         layers.EinsumDense("ab,bc->ac", 2, dtype=quantized_policy)
     with pytest.raises(NotImplementedError, match="does not have a `quantize` method"):
         layers.Conv2D(2, 2).quantize("int8")

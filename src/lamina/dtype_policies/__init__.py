@@ -1,4 +1,5 @@
-"""Dtype policies: the compute and variable dtypes of layers (mixed precision).
+"""Dtype policies: the compute and variable dtypes of layers (mixed precision), and the
+quantized policies of quantized layers.
 
 >>> import lamina
 >>> layer = lamina.layers.Dense(2, dtype="mixed_bfloat16")
@@ -8,21 +9,31 @@
 
 from lamina.dtype_policies.dtype_policy import (
     QUANTIZATION_MODES,
+    AWQDTypePolicy,
     DTypePolicy,
     FloatDTypePolicy,
+    GPTQDTypePolicy,
+    Int4DTypePolicy,
     QuantizedDTypePolicy,
+    QuantizedFloat8DTypePolicy,
     deserialize,
     dtype_policy,
     get,
     serialize,
     set_dtype_policy,
 )
+from lamina.dtype_policies.dtype_policy_map import DTypePolicyMap
 
 __all__ = [
-    "QUANTIZATION_MODES",
+    "AWQDTypePolicy",
     "DTypePolicy",
+    "DTypePolicyMap",
     "FloatDTypePolicy",
+    "GPTQDTypePolicy",
+    "Int4DTypePolicy",
+    "QUANTIZATION_MODES",
     "QuantizedDTypePolicy",
+    "QuantizedFloat8DTypePolicy",
     "deserialize",
     "dtype_policy",
     "get",

@@ -18,9 +18,9 @@ _MIXED = {"mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
 _CLASS_NAMES = ("DTypePolicy", "FloatDTypePolicy", "Policy")
 
 _global_policy = [None]
-# Keras's quantization modes; lamina quantizes layers in the first ones only.
+# Keras's quantization modes (all of which lamina has).
 QUANTIZATION_MODES = ("int8", "float8", "int4", "gptq", "awq")
-SUPPORTED_QUANTIZATION_MODES = ("int8",)
+SUPPORTED_QUANTIZATION_MODES = QUANTIZATION_MODES
 
 
 class DTypePolicy:
@@ -64,7 +64,7 @@ class DTypePolicy:
 
     @property
     def quantization_mode(self):
-        """None: lamina has no quantized policies."""
+        """None: a float policy does not quantize."""
         return None
 
     def get_config(self) -> dict:
@@ -96,7 +96,8 @@ class QuantizedDTypePolicy(DTypePolicy):
     a config naming it builds the layer quantized.
 
     Args:
-        mode: the quantization mode; lamina supports `"int8"`.
+        mode: the quantization mode: `"int8"`, `"int4"` (per-channel; `Int4DTypePolicy`
+            names a block size), `"float8"` (see `QuantizedFloat8DTypePolicy`), ...
         source_name: the float policy it came from (default: the global policy's name).
 
     >>> policy = QuantizedDTypePolicy("int8", "mixed_bfloat16")
@@ -133,34 +134,201 @@ class QuantizedDTypePolicy(DTypePolicy):
         return {"mode": self._quantization_mode, "source_name": self._source_name}
 
     def __repr__(self) -> str:
-        return f'<QuantizedDTypePolicy "{self._name}">'
+        return f'<{type(self).__name__} "{self._name}">'
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and other.get_config() == self.get_config()
 
     def __hash__(self) -> int:
-        return hash(("QuantizedDTypePolicy", self._name))
+        return hash((type(self).__name__, self._name))
+
+
+class QuantizedFloat8DTypePolicy(QuantizedDTypePolicy):
+    """The policy of a layer trained in float8: `"float8_from_<source policy>"`.
+
+    Such a layer keeps its float kernel and rounds its inputs and kernel to float8
+    (e4m3) and the gradient of its outputs to float8 (e5m2) on each call, each with a
+    scale that follows the largest magnitudes of the last `amax_history_length` steps
+    (delayed scaling).
+
+    Args:
+        mode: `"float8"`.
+        source_name: the float policy it came from (default: the global policy's name).
+        amax_history_length: how many steps of abs-max history set each scale.
+
+    >>> QuantizedFloat8DTypePolicy("float8", "float32").amax_history_length
+    1024
+    """
+
+    default_amax_history_length = 1024
+
+    def __init__(self, mode, source_name=None, amax_history_length=1024):
+        super().__init__(mode, source_name)
+        if isinstance(amax_history_length, bool) or not isinstance(amax_history_length, int):
+            raise TypeError(
+                "`amax_history_length` must be an integer (the number of steps whose "
+                f"abs-max sets a float8 scale). Received: amax_history_length="
+                f"{amax_history_length!r}"
+            )
+        self._amax_history_length = amax_history_length
+
+    @property
+    def amax_history_length(self) -> int:
+        """The length of the abs-max history window that sets the float8 scales."""
+        return self._amax_history_length
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "amax_history_length": self._amax_history_length}
+
+
+def _mode_parts(cls_name: str, mode, expected: str, count: int) -> list[int]:
+    """The integers of a mode like `"int4/128"` or `"gptq/4/128"`, checked."""
+    parts = mode.split("/") if isinstance(mode, str) else []
+    base = expected.split("/")[0].strip("'")
+    if len(parts) != count + 1 or parts[0] != base:
+        raise ValueError(
+            f"Invalid mode for {cls_name}. Expected format {expected}, but got {mode!r}."
+        )
+    try:
+        return [int(p) for p in parts[1:]]
+    except ValueError:
+        raise ValueError(
+            f"Invalid mode for {cls_name}: the numbers must be integers. Expected format "
+            f"{expected}, but got {mode!r}."
+        ) from None
+
+
+def _check_group(what: str, value: int, mode: str) -> None:
+    if value < -1 or value == 0:
+        raise ValueError(
+            f"Invalid {what} in mode. Supported values are -1 (per-channel) or a positive "
+            f"integer, but got {value} from {mode!r}."
+        )
+
+
+class Int4DTypePolicy(QuantizedDTypePolicy):
+    """The policy of an int4 layer with its block size: `"int4/<block_size>_from_<source>"`.
+
+    `block_size` -1 is one scale per output channel (symmetric); a positive block size
+    is one scale and zero point per block of that many inputs (asymmetric).
+
+    Args:
+        mode: `"int4/<block_size>"`, such as `"int4/128"` or `"int4/-1"`.
+        source_name: the float policy it came from.
+
+    >>> policy = Int4DTypePolicy("int4/64", "float32")
+    >>> policy.name, policy.quantization_mode, policy.block_size
+    ('int4/64_from_float32', 'int4', 64)
+    """
+
+    def __init__(self, mode, source_name=None):
+        (block_size,) = _mode_parts("Int4DTypePolicy", mode, "'int4/<block_size>'", 1)
+        _check_group("block_size", block_size, mode)
+        super().__init__("int4", source_name)
+        self._name = f"{mode}_from_{self._source_name}"
+        self.mode = "int4"
+        self.block_size = block_size
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "mode": f"int4/{self.block_size}"}
+
+
+class _CalibratedDTypePolicy(QuantizedDTypePolicy):
+    """GPTQ's and AWQ's policy: `"<mode>/<weight_bits>/<group_size>_from_<source>"`."""
+
+    _base = ""
+    _bits = ()
+
+    def __init__(self, mode, source_name=None):
+        cls_name = type(self).__name__
+        expected = f"'{self._base}/<weight_bits>/<group_size>'"
+        weight_bits, group_size = _mode_parts(cls_name, mode, expected, 2)
+        if weight_bits not in self._bits:
+            raise ValueError(
+                f"Invalid weight_bits in mode. {cls_name} supports {list(self._bits)}, but "
+                f"got {weight_bits} from {mode!r}."
+            )
+        _check_group("group_size", group_size, mode)
+        super().__init__(self._base, source_name)
+        self._name = f"{mode}_from_{self._source_name}"
+        self.mode = self._base
+        self.weight_bits = weight_bits
+        self.group_size = group_size
+
+    def get_config(self) -> dict:
+        mode = f"{self._base}/{self.weight_bits}/{self.group_size}"
+        return {**super().get_config(), "mode": mode}
+
+
+class GPTQDTypePolicy(_CalibratedDTypePolicy):
+    """The policy of a GPTQ-quantized layer: `"gptq/<weight_bits>/<group_size>_from_..."`.
+
+    Args:
+        mode: such as `"gptq/4/128"`: bits 2, 3, 4 or 8; group size -1 (per channel) or
+            a positive number of input columns per group.
+        source_name: the float policy it came from.
+
+    >>> GPTQDTypePolicy("gptq/4/-1", "float32").group_size
+    -1
+    """
+
+    _base = "gptq"
+    _bits = (2, 3, 4, 8)
+
+
+class AWQDTypePolicy(_CalibratedDTypePolicy):
+    """The policy of an AWQ-quantized layer: `"awq/4/<group_size>_from_<source>"`.
+
+    Args:
+        mode: such as `"awq/4/128"` (AWQ quantizes to 4 bits only).
+        source_name: the float policy it came from.
+
+    >>> AWQDTypePolicy("awq/4/8", "float32").weight_bits
+    4
+    """
+
+    _base = "awq"
+    _bits = (4,)
+
+
+# The quantized policy classes by the name Keras writes in a config.
+QUANTIZED_CLASSES = {
+    cls.__name__: cls
+    for cls in (
+        QuantizedDTypePolicy,
+        QuantizedFloat8DTypePolicy,
+        Int4DTypePolicy,
+        GPTQDTypePolicy,
+        AWQDTypePolicy,
+    )
+}
 
 
 def check_quantization_mode(mode) -> None:
-    """Raise a ValueError naming the supported modes unless lamina quantizes in `mode`."""
-    if mode in SUPPORTED_QUANTIZATION_MODES:
-        return
+    """Raise a ValueError naming Keras's modes unless `mode` is one of them."""
     if mode in QUANTIZATION_MODES:
-        raise ValueError(
-            f"Quantization mode {mode!r} is one of Keras's, but lamina supports only "
-            f"{list(SUPPORTED_QUANTIZATION_MODES)}. Quantize with mode='int8', or keep the "
-            "model in floating point."
-        )
+        return
     raise ValueError(
-        f"Invalid quantization mode. Expected one of {list(SUPPORTED_QUANTIZATION_MODES)} "
-        f"(Keras also has {list(QUANTIZATION_MODES[1:])}, not supported by lamina). "
-        f"Received: mode={mode!r}"
+        f"Invalid quantization mode. Expected one of {QUANTIZATION_MODES}. Received: mode={mode!r}"
     )
 
 
 def _quantized_from_name(name: str) -> QuantizedDTypePolicy | None:
-    """The quantized policy a name like `"int8_from_float32"` describes, or None."""
+    """The quantized policy a name like `"int8_from_float32"` describes, or None
+    (Keras's rule: `int4/<n>` is an `Int4DTypePolicy`, bare `int4` the legacy per-channel
+    `QuantizedDTypePolicy`)."""
     mode, sep, source = name.partition("_from_")
-    if not sep or mode.split("/")[0] not in QUANTIZATION_MODES:
+    base = mode.split("/")[0]
+    if not sep or base not in QUANTIZATION_MODES:
         return None
+    if base == "int4" and "/" in mode:
+        return Int4DTypePolicy(mode, source)
+    if base == "gptq":
+        return GPTQDTypePolicy(mode, source)
+    if base == "awq":
+        return AWQDTypePolicy(mode, source)
+    if base == "float8":
+        return QuantizedFloat8DTypePolicy(mode, source)
     return QuantizedDTypePolicy(mode, source)
 
 
@@ -234,10 +402,10 @@ def serialize(dtype_policy) -> dict:
         raise TypeError(
             f"serialize expects a DTypePolicy; received {type(policy).__name__} {policy!r}."
         )
-    if isinstance(policy, QuantizedDTypePolicy):
+    if isinstance(policy, QuantizedDTypePolicy) or hasattr(policy, "policy_map"):
         return {
             "module": "keras.dtype_policies",
-            "class_name": "QuantizedDTypePolicy",
+            "class_name": type(policy).__name__,
             "config": policy.get_config(),
             "registered_name": None,
         }
@@ -265,14 +433,17 @@ def deserialize(config, custom_objects=None) -> DTypePolicy:
     inner = config.get("config") or {}
     if custom is not None:
         return custom.from_config(inner)
-    if class_name == "QuantizedDTypePolicy" and isinstance(inner, dict):
-        return QuantizedDTypePolicy(inner.get("mode"), inner.get("source_name"))
+    if class_name in QUANTIZED_CLASSES and isinstance(inner, dict):
+        return QUANTIZED_CLASSES[class_name](**inner)
+    if class_name == "DTypePolicyMap" and isinstance(inner, dict):
+        from lamina.dtype_policies.dtype_policy_map import DTypePolicyMap
+
+        return DTypePolicyMap.from_config(inner, custom_objects)
     if class_name not in _CLASS_NAMES:
         raise ValueError(
             f"Cannot load dtype policy class {class_name!r}: lamina reads "
-            f"{list(_CLASS_NAMES)} (float and mixed policies) and 'QuantizedDTypePolicy' "
-            "(int8); other quantized policies and DTypePolicyMap are not supported. Save "
-            "the model with a float or int8 policy."
+            f"{list(_CLASS_NAMES) + list(QUANTIZED_CLASSES) + ['DTypePolicyMap']}. Pass "
+            "the class in custom_objects if it is your own."
         )
     if not isinstance(inner, dict) or not isinstance(inner.get("name"), str):
         raise ValueError(

@@ -21,7 +21,7 @@ from lamina.common import serialization
 from lamina.dtype_policies.dtype_policy import check_quantization_mode
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.operation import output_spec
-from lamina.layers import lora, quantization
+from lamina.layers import calibrated_quantization, lora, quantization, quantized_modes
 from lamina.layers.argument_validation import integer
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer, _shapes_to_specs, _tuplify
@@ -133,9 +133,10 @@ class Dense(Layer):
                 f"Dense {self.name!r} needs the last dimension of its input to be known; "
                 f"received shape {tuple(input_shape)}."
             )
-        if self.quantization_mode is not None:
-            self.quantized_build((input_dim, self.units), self.quantization_mode)
-        else:
+        mode = self.quantization_mode
+        if mode is not None:
+            self.quantized_build((input_dim, self.units), mode)
+        if mode in (None, "float8"):  # float8 computes with a float kernel
             self.kernel = self.add_weight(
                 shape=(input_dim, self.units),
                 initializer=self.kernel_initializer,
@@ -187,17 +188,27 @@ class Dense(Layer):
             **lora.lora_config(self),
         }
 
-    # int8 quantization (see `lamina.layers.quantization`) ------------------------------
-    _quantized_file_order = {"int8": ("kernel", "bias", "kernel_scale")}
+    # Quantization (see `lamina.layers.quantization` and `quantized_modes`) -----------
+    _quantized_file_order = {
+        "int8": ("kernel", "bias", "kernel_scale"),
+        "int4": ("kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"),
+        "float8": quantized_modes.FLOAT8_FILE_ORDER,
+        "gptq": calibrated_quantization.GPTQ_FILE_ORDER,
+        "awq": calibrated_quantization.AWQ_FILE_ORDER,
+    }
 
     def quantize(self, mode=None, type_check=True, config=None):
-        """Replace the float kernel by an int8 kernel and a per-unit scale.
+        """Quantize the kernel: `"int8"` (int8 values and a per-unit scale), `"int4"`
+        (packed int4 values, per unit or per block of inputs), `"float8"` (float8
+        training: the kernel stays float), `"gptq"`/`"awq"` (the weights to fill when
+        `Model.quantize` calibrates; see `calibrated_quantization`).
 
         Args:
-            mode: `"int8"` (the only mode lamina has); optional with a `config`.
+            mode: `"int8"`, `"int4"`, `"float8"`, `"gptq"` or `"awq"`; optional with a
+                `config` (GPTQ and AWQ need theirs).
             type_check: refuse subclasses of Dense (they may compute otherwise).
-            config: an `Int8QuantizationConfig` (default: abs-max weights, and inputs
-                quantized on each call).
+            config: a `QuantizationConfig` of the mode (default: the mode's defaults:
+                int8 quantizes the inputs on each call too, int4 blocks of 128 inputs).
 
         >>> import numpy as np
         >>> layer = Dense(2, name="d")
@@ -207,6 +218,18 @@ class Dense(Layer):
         ('int8_from_float32', 'int8', (2,))
         """
         mode, config = quantization.begin_quantize(self, Dense, mode, type_check, config)
+        if mode in ("float8", "gptq", "awq"):
+            quantization.add_weights_keeping_kernel(self, mode, config)
+            return
+        if mode == "int4":
+            quantization.replace_weight(
+                self,
+                "kernel",
+                lambda _: quantized_modes.dense_int4_quantize(self, config),
+                mode,
+                config,
+            )
+            return
         quantizer = quantizers.QuantizationConfig.weight_quantizer_or_default(
             config, quantizers.AbsMaxQuantizer(axis=0)
         )
@@ -218,9 +241,17 @@ class Dense(Layer):
         quantization.replace_weight(self, "kernel", quantize_kernel, mode, config)
 
     def quantized_build(self, kernel_shape, mode, config=None):
-        """Create the int8 `kernel` and its float `kernel_scale` (one per unit)."""
+        """Create the quantized weights of `mode` for a float kernel of `kernel_shape`."""
         check_quantization_mode(mode)
         config = config if config is not None else self.quantization_config
+        if mode == "int4":
+            return quantized_modes.dense_int4_build(self, kernel_shape, config)
+        if mode == "float8":
+            return quantized_modes.float8_build(self)
+        if mode in ("gptq", "awq"):
+            return calibrated_quantization.dense_build(self, kernel_shape, mode, config)
+        if mode != "int8":
+            raise quantization.unsupported_mode(self, mode)
         self.inputs_quantizer = quantizers.QuantizationConfig.activation_quantizer_or_default(
             config, quantizers.AbsMaxQuantizer()
         )
@@ -245,6 +276,20 @@ class Dense(Layer):
             float_kernel=lambda kernel, scale: ops.divide(ops.cast(kernel, dtype), scale),
             inputs_gradient=lambda upstream, kernel: ops.matmul(upstream, ops.transpose(kernel)),
         )
+        return self._finish_quantized(x)
+
+    def _int4_call(self, inputs, training=None):
+        return self._finish_quantized(quantized_modes.dense_int4_call(self, inputs))
+
+    def _float8_call(self, inputs, training=None):
+        return quantized_modes.float8_call(self, inputs, ops.matmul)
+
+    def _gptq_call(self, inputs, training=None):
+        return self._finish_quantized(calibrated_quantization.dense_call(self, inputs))
+
+    _awq_call = _gptq_call
+
+    def _finish_quantized(self, x):
         if self.bias is not None:
             x = ops.add(x, _read(self.bias))
         return self.activation(x) if self.activation is not None else x
@@ -472,17 +517,31 @@ class Embedding(Layer):
         }
 
     # int8 quantization (see `lamina.layers.quantization`) ------------------------------
-    _quantized_file_order = {"int8": ("embeddings", "embeddings_scale")}
+    _quantized_file_order = {
+        "int8": ("embeddings", "embeddings_scale"),
+        "int4": ("embeddings", "embeddings_scale", "embeddings_zero", "g_idx"),
+    }
 
     def quantize(self, mode=None, type_check=True, config=None):
-        """Replace the float table by an int8 table and one scale per row (per index).
+        """Replace the float table by an int8 table and one scale per row (per index), or
+        by a packed int4 table (per row, or per block of features of each row).
 
         Args:
-            mode: `"int8"` (the only mode lamina has); optional with a `config`.
+            mode: `"int8"` or `"int4"`; optional with a `config`.
             type_check: refuse subclasses of Embedding (they may compute otherwise).
-            config: an `Int8QuantizationConfig` (its weight quantizer, if any, is used).
+            config: an `Int8QuantizationConfig` or `Int4QuantizationConfig` (default:
+                the mode's defaults; int4 blocks of 128 features).
         """
         mode, config = quantization.begin_quantize(self, Embedding, mode, type_check, config)
+        if mode == "int4":
+            quantization.replace_weight(
+                self,
+                "embeddings",
+                lambda _: quantized_modes.embedding_int4_quantize(self, config),
+                mode,
+                config,
+            )
+            return
         # One scale per row: rows are looked up whole, and there are usually more rows
         # than columns, so this loses the least.
         quantizer = quantizers.QuantizationConfig.weight_quantizer_or_default(
@@ -496,8 +555,14 @@ class Embedding(Layer):
         quantization.replace_weight(self, "embeddings", quantize_table, mode, config)
 
     def quantized_build(self, embeddings_shape, mode, config=None):
-        """Create the int8 `embeddings` and its float `embeddings_scale` (one per row)."""
+        """Create the quantized `embeddings` and its float `embeddings_scale` (int4 in
+        blocks: `embeddings_zero` and `g_idx` too)."""
         check_quantization_mode(mode)
+        config = config if config is not None else self.quantization_config
+        if mode == "int4":
+            return quantized_modes.embedding_int4_build(self, embeddings_shape, config)
+        if mode != "int8":
+            raise quantization.unsupported_mode(self, mode)
         self._embeddings = self.add_weight(
             shape=embeddings_shape,
             initializer="zeros",
@@ -514,6 +579,9 @@ class Embedding(Layer):
         scale = ops.take(_read(self.embeddings_scale), inputs, axis=0)
         rows = ops.take(_read(self._embeddings), inputs, axis=0)
         return ops.divide(ops.cast(rows, self.compute_dtype), ops.expand_dims(scale, -1))
+
+    def _int4_call(self, inputs, training=None):
+        return quantized_modes.embedding_int4_call(self, inputs)
 
 
 @_register

@@ -10,7 +10,7 @@ from lamina import activations, constraints, initializers, ops, quantizers, regu
 from lamina.common import serialization
 from lamina.dtype_policies.dtype_policy import check_quantization_mode
 from lamina.initializers.random_initializers import VarianceScaling
-from lamina.layers import lora, quantization
+from lamina.layers import lora, quantization, quantized_modes
 from lamina.layers.argument_validation import as_int, is_integer
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
@@ -291,10 +291,11 @@ class EinsumDense(Layer):
             kernel_initializer = copy.copy(kernel_initializer)
             kernel_initializer.input_axes = input_axes
             kernel_initializer.output_axes = output_axes
-        if self.quantization_mode is not None:
+        mode = self.quantization_mode
+        if mode is not None:
             self._input_ndim = len(analysis.input_shape)
-            self.quantized_build(tuple(kernel_shape), self.quantization_mode)
-        else:
+            self.quantized_build(tuple(kernel_shape), mode)
+        if mode in (None, "float8"):  # float8 computes with a float kernel
             self._kernel = self.add_weight(
                 shape=kernel_shape,
                 initializer=kernel_initializer,
@@ -369,7 +370,11 @@ class EinsumDense(Layer):
     # kernel axes the equation sums over. The scale is stored arranged to divide the
     # output (one axis per output letter, 1 where the kernel has no such axis), as
     # Keras stores it; the inputs' per-call scale is arranged the same way.
-    _quantized_file_order = {"int8": ("kernel", "bias", "kernel_scale")}
+    _quantized_file_order = {
+        "int8": ("kernel", "bias", "kernel_scale"),
+        "int4": ("kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"),
+        "float8": quantized_modes.FLOAT8_FILE_ORDER,
+    }
 
     def _int8_specs(self):
         """The input, kernel and output letters with the ellipsis spelled out."""
@@ -385,15 +390,28 @@ class EinsumDense(Layer):
         return input_spec, kernel_spec, output_spec
 
     def quantize(self, mode=None, type_check=True, config=None):
-        """Replace the float kernel by an int8 kernel and a per-output-channel scale.
+        """Replace the float kernel by an int8 kernel and a per-output-channel scale, or
+        by packed int4 values (see `quantized_modes`), or add float8's scales.
 
         Args:
-            mode: `"int8"` (the only mode lamina has); optional with a `config`.
+            mode: `"int8"`, `"int4"` or `"float8"`; optional with a `config`.
             type_check: refuse subclasses of EinsumDense (they may compute otherwise).
             config: an `Int8QuantizationConfig` (default: abs-max weights, and inputs
                 quantized on each call).
         """
         mode, config = quantization.begin_quantize(self, EinsumDense, mode, type_check, config)
+        if mode == "float8":
+            quantization.add_weights_keeping_kernel(self, mode, config)
+            return
+        if mode == "int4":
+            quantization.replace_weight(
+                self,
+                "kernel",
+                lambda _: quantized_modes.einsum_int4_quantize(self, config),
+                mode,
+                config,
+            )
+            return
         self._input_ndim = self.input_spec.ndim
         _, kernel_spec, output_spec = self._int8_specs()
         summed = tuple(i for i, c in enumerate(kernel_spec) if c not in output_spec)
@@ -408,9 +426,16 @@ class EinsumDense(Layer):
         quantization.replace_weight(self, "kernel", quantize_kernel, mode, config)
 
     def quantized_build(self, kernel_shape, mode, config=None):
-        """Create the int8 `kernel` and its float `kernel_scale` (output layout)."""
+        """Create the int8 `kernel` and its float `kernel_scale` (output layout), or
+        float8's scales and histories."""
         check_quantization_mode(mode)
         config = config if config is not None else self.quantization_config
+        if mode == "float8":
+            return quantized_modes.float8_build(self)
+        if mode == "int4":
+            return quantized_modes.einsum_int4_build(self, kernel_shape, config)
+        if mode != "int8":
+            raise quantization.unsupported_mode(self, mode)
         self.inputs_quantizer = quantizers.QuantizationConfig.activation_quantizer_or_default(
             config, quantizers.AbsMaxQuantizer()
         )
@@ -454,6 +479,17 @@ class EinsumDense(Layer):
         if self.bias is not None:
             x = ops.add(x, _read(self.bias))
         return self.activation(x) if self.activation is not None else x
+
+    def _int4_call(self, inputs, training=None):
+        x = quantized_modes.einsum_int4_call(self, inputs)
+        if self.bias is not None:
+            x = ops.add(x, _read(self.bias))
+        return self.activation(x) if self.activation is not None else x
+
+    def _float8_call(self, inputs, training=None):
+        return quantized_modes.float8_call(
+            self, inputs, lambda a, b: ops.einsum(self.equation, a, b)
+        )
 
 
 def _read(value):

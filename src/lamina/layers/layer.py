@@ -14,7 +14,7 @@ import weakref
 
 import numpy as np
 
-from lamina import backend, constraints, dtype_policies, initializers, regularizers, tree
+from lamina import backend, constraints, initializers, regularizers, tree
 from lamina.backend.common.name_scope import current_path, name_scope
 from lamina.backend.common.variables import (
     Variable,
@@ -201,6 +201,7 @@ class Layer(Operation, backend.layer.LayerBase):
         so its weights' paths do not depend on where it is used later."""
         if self.__dict__.get("_parent_path") is None:
             self._parent_path = current_path()
+            layer_arguments.resolve_mapped_policy(self)
         return name_scope(self.name, caller=self)
 
     def __new__(cls, *args, **kwargs):
@@ -268,12 +269,14 @@ class Layer(Operation, backend.layer.LayerBase):
     # dtype ---------------------------------------------------------------------------
     @property
     def dtype_policy(self):
-        """The layer's `DTypePolicy` (settable with a policy or its name)."""
-        return self._dtype_policy
+        """The layer's `DTypePolicy` (settable with a policy or its name), or the
+        `DTypePolicyMap` it was given (it computes with the map's entry for its path)."""
+        policy_map = self.__dict__.get("_policy_map")
+        return self._dtype_policy if policy_map is None else policy_map
 
     @dtype_policy.setter
     def dtype_policy(self, value) -> None:
-        policy = dtype_policies.get(layer_arguments.dtype_name(value))
+        policy = layer_arguments.resolve_policy(self, value)
         mode = policy.quantization_mode
         if (
             mode is not None
@@ -766,7 +769,7 @@ class Layer(Operation, backend.layer.LayerBase):
         config = {
             "name": self.name,
             "trainable": self.trainable,
-            "dtype": _policy_config(self._dtype_policy),
+            "dtype": _policy_config(self.dtype_policy),
         }
         if self.activity_regularizer is not None:
             config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)

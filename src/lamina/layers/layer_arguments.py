@@ -86,11 +86,59 @@ def recorded_arguments(layer, kind: str) -> dict:
 
 
 def dtype_name(dtype):
-    """A policy name for a serialized policy (Keras 3's `DTypePolicy` dict, Keras 2's
-    `Policy`); anything else as given."""
+    """A policy name for a serialized float policy (Keras 3's `DTypePolicy` dict, Keras
+    2's `Policy`), the policy itself for a quantized one or a `DTypePolicyMap` (their
+    names do not say everything); anything else as given."""
     if isinstance(dtype, dict):
-        return dtype_policies.deserialize(dtype).name
+        policy = dtype_policies.deserialize(dtype)
+        if policy.quantization_mode is not None or hasattr(policy, "policy_map"):
+            return policy
+        return policy.name
     return dtype
+
+
+def resolve_policy(layer, value):
+    """The policy `layer` computes with when its policy is set to `value`.
+
+    A `DTypePolicyMap` is kept (`layer.dtype_policy` returns it) and looked up at the
+    layer's path once that is known (see `resolve_mapped_policy`); a plain policy set
+    on a layer that has a map is stored in the map under the layer's path, as Keras
+    does."""
+    policy = dtype_policies.get(dtype_name(value))
+    if isinstance(policy, dtype_policies.DTypePolicyMap):
+        layer.__dict__["_policy_map"] = policy
+        path = _known_path(layer)
+        return policy[path] if path else policy.default_policy
+    policy_map = layer.__dict__.get("_policy_map")
+    path = _known_path(layer)
+    if policy_map is not None and path:
+        if path in policy_map:
+            del policy_map[path]
+        policy_map[path] = policy
+    elif policy_map is not None:
+        del layer.__dict__["_policy_map"]
+    return policy
+
+
+def _known_path(layer):
+    parent = layer.__dict__.get("_parent_path")
+    if parent is None:
+        return None
+    return f"{parent}/{layer.name}" if parent else layer.name
+
+
+def resolve_mapped_policy(layer) -> None:
+    """Once a layer with a `DTypePolicyMap` knows its path, compute with its entry."""
+    policy_map = layer.__dict__.get("_policy_map")
+    if policy_map is None:
+        return
+    policy = policy_map[_known_path(layer)]
+    if policy is not layer.__dict__.get("_dtype_policy"):
+        layer.__dict__["_quantizing"] = True  # a build reads it; nothing to convert
+        try:
+            layer.dtype_policy = policy_map
+        finally:
+            del layer.__dict__["_quantizing"]
 
 
 def is_shape(x) -> bool:

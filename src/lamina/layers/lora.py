@@ -19,8 +19,8 @@ what Keras stores: the merged weight in the base weight's place and no LoRA fact
 LoRA model's weights load into the plain model and the other way round; loading into a
 LoRA layer resets its factors to zero.
 
-The same layers quantize to int8 (see `lamina.layers.quantization`); the other Keras
-quantization modes are refused with a message that says so.
+The same layers quantize (see `lamina.layers.quantization`); modes a layer does not
+have are refused with a message that says so.
 """
 
 from __future__ import annotations
@@ -33,53 +33,54 @@ from lamina.layers import quantization
 from lamina.layers.layer import Layer
 
 NO_QUANTIZATION = (
-    "lamina quantizes layers to int8 only (not Keras's int4/float8/GPTQ/AWQ modes); "
-    "use an Int8QuantizationConfig or 'int8_from_...' policy, or keep the layer in "
-    "floating point (a float or mixed dtype policy such as 'float32' or 'mixed_bfloat16')."
+    "lamina quantizes Dense (int8, int4, float8, GPTQ, AWQ), EinsumDense (int8, int4, "
+    "float8) and Embedding (int8, int4); use one of those modes, or keep the layer in floating point "
+    "(a float or mixed dtype policy such as 'float32' or 'mixed_bfloat16')."
 )
-# Keras's quantized policies are named "<mode>_from_<source policy>" (or "gptq/..." ...).
-_QUANTIZED_PREFIXES = ("int8", "float8", "int4", "gptq", "awq")
-_QUANTIZED_POLICY_CLASSES = (
-    "QuantizedDTypePolicy",
-    "QuantizedFloat8DTypePolicy",
-    "GPTQDTypePolicy",
-    "AWQDTypePolicy",
-)
+
+
 _LORA_CONFIG_KEYS = ("lora_rank", "lora_alpha", "quantization_config")
 
 
-def refuse_quantization(who: str, quantization_config=None, dtype=None) -> None:
-    """Raise a ValueError when a layer is asked to quantize (not supported yet).
+def _policy_mode(dtype):
+    """The quantization mode a layer's `dtype` argument names (None: not quantized)."""
+    from lamina import dtype_policies
+
+    if dtype is None:
+        return None
+    try:
+        if isinstance(dtype, dict):
+            dtype = dtype_policies.deserialize(dtype)
+        policy = dtype_policies.get(dtype) if isinstance(dtype, str) else dtype
+    except (TypeError, ValueError):
+        return None  # an invalid dtype gets its own error from the layer
+    return getattr(policy, "quantization_mode", None)
+
+
+def refuse_quantization(who: str, quantization_config=None, dtype=None, modes=()) -> None:
+    """Raise a ValueError when a layer is asked to quantize in a mode it does not have.
 
     Args:
         who: the layer's class name, for the message.
-        quantization_config: Keras's `quantization_config` argument; only None is taken.
-        dtype: the layer's `dtype` argument; a quantized policy (`"int8_from_float32"`,
-            a `QuantizedDTypePolicy` config) is refused.
+        quantization_config: Keras's `quantization_config` argument (a config or None).
+        dtype: the layer's `dtype` argument (a quantized policy names a mode).
+        modes: the modes the layer quantizes in.
     """
-    if quantization_config is not None and getattr(quantization_config, "mode", None) != "int8":
+    # A config of another mode is kept unused, as Keras keeps it (Keras's
+    # `Model.quantize` leaves its config on the layers it cannot quantize).
+    if quantization_config is not None and not isinstance(
+        quantization_config, quantizers.QuantizationConfig
+    ):
         raise ValueError(
-            f"{who} received quantization_config={quantization_config!r}. {NO_QUANTIZATION}"
+            f"{who} received quantization_config={quantization_config!r}: expected a "
+            "lamina.quantizers.QuantizationConfig (such as Int8QuantizationConfig) or None."
         )
-    if isinstance(dtype, dict):
-        quantized = dtype.get("class_name") in _QUANTIZED_POLICY_CLASSES
-        name = (dtype.get("config") or {}).get("name")
-    elif isinstance(dtype, str):
-        quantized, name = False, dtype
-    else:
-        quantized = getattr(dtype, "quantization_mode", None) is not None
-        name = getattr(dtype, "name", None)
-    if isinstance(name, str) and name.startswith(_QUANTIZED_PREFIXES):
-        quantized = quantized or "_from_" in name or "/" in name
-    if isinstance(dtype, dict) and dtype.get("class_name") == "QuantizedDTypePolicy":
-        name = "_from_".join(
-            str((dtype.get("config") or {}).get(k)) for k in ("mode", "source_name")
-        )
-    if quantized and isinstance(name, str) and name.startswith("int8_from_"):
-        return
-    if quantized:
+    mode = _policy_mode(dtype)
+    if mode is not None and mode not in modes:
+        name = getattr(dtype, "name", dtype)
         raise ValueError(
-            f"{who} received dtype={name or dtype!r}, a quantized dtype policy. {NO_QUANTIZATION}"
+            f"{who} received dtype={name!r}, a quantized dtype policy of mode {mode!r}. "
+            f"{NO_QUANTIZATION}"
         )
 
 
@@ -183,7 +184,9 @@ def init_lora(layer, lora_rank=None, lora_alpha=None, quantization_config=None, 
     who = type(layer).__name__
     if isinstance(quantization_config, dict) and "class_name" in quantization_config:
         quantization_config = quantizers.deserialize(quantization_config)
-    refuse_quantization(who, quantization_config, dtype)
+    refuse_quantization(
+        who, quantization_config, dtype, tuple(getattr(layer, "_quantized_file_order", ()))
+    )
     if not layer._lora_supported and (lora_rank is not None or lora_alpha is not None):
         given = (("lora_rank", lora_rank), ("lora_alpha", lora_alpha))
         given = [k for k, v in given if v is not None]

@@ -1,4 +1,9 @@
-"""Quantized layers (Keras 3's `quantize`): int8 kernels with per-channel scales.
+"""Quantized layers (Keras 3's `quantize`): what every mode shares, and int8.
+
+Keras's modes and where lamina has them: int8 (Dense, EinsumDense, Embedding; here),
+int4 (Dense, EinsumDense, Embedding) and float8 (Dense, EinsumDense) in
+`quantized_modes.py`, GPTQ and AWQ (Dense) in `calibrated_quantization.py`. A mode a layer lacks raises
+NotImplementedError naming the modes it has (`Model.quantize` warns and skips it).
 
 `layer.quantize("int8")` (or `model.quantize("int8")`) replaces the float kernel of a
 `Dense`, `EinsumDense` or `Embedding` with an int8 kernel `q` and a float scale `s`
@@ -10,10 +15,10 @@ by both scales (`Embedding` looks up rows and divides by the row's scale).
 As in Keras, a quantized kernel is frozen: training still runs (gradients reach the
 inputs through the dequantized kernel, so earlier layers and the bias train).
 
-Files hold what Keras's hold (`kernel` int8, `bias`, `kernel_scale`, filed as "0",
-"1", "2" in that order, through the saving protocol's `_saved_variables` hook), and a
-config names the `QuantizedDTypePolicy`, so a model quantized in Keras loads in lamina
-and the other way round.
+Files hold what Keras's hold (int8: `kernel` int8, `bias`, `kernel_scale`, filed as
+"0", "1", "2" in that order, through the saving protocol's `_saved_variables` hook;
+each layer's `_quantized_file_order` names each mode's), and a config names the
+quantized policy, so a model quantized in Keras loads in lamina and the other way round.
 """
 
 from __future__ import annotations
@@ -38,8 +43,9 @@ def _not_implemented(layer, what: str) -> NotImplementedError:
 # base versions raise NotImplementedError (`Model.quantize` skips such layers);
 # quantizable layers (Dense, EinsumDense, Embedding) have their own.
 def quantization_mode(self):
-    """The quantization mode (`"int8"`), None when the layer is not quantized."""
-    return self.dtype_policy.quantization_mode
+    """The quantization mode (`"int8"`, `"int4"`, ...), None when the layer is not
+    quantized."""
+    return self._dtype_policy.quantization_mode
 
 
 def quantize(self, mode=None, type_check=True, config=None):
@@ -53,10 +59,19 @@ def quantized_build(self, input_shape, mode, config=None):
 
 
 def quantized_call(self, *args, **kwargs):
-    """The call of a quantized layer: `_int8_call` for mode "int8"."""
+    """The call of a quantized layer: `_<mode>_call` (`_int8_call` for "int8", ...)."""
     mode = self.quantization_mode
     check_quantization_mode(mode)
-    return self._int8_call(*args, **kwargs)
+    return getattr(self, f"_{mode}_call")(*args, **kwargs)
+
+
+def unsupported_mode(layer, mode) -> NotImplementedError:
+    """The error of a layer asked for a mode it does not quantize in."""
+    modes = tuple(layer._quantized_file_order)
+    return NotImplementedError(
+        f"Invalid quantization mode for {type(layer).__name__} {layer.name!r}: lamina "
+        f"quantizes it in {modes}. Received: quantization_mode={mode!r}"
+    )
 
 
 def int8_call(self, *args, **kwargs):
@@ -71,6 +86,8 @@ def begin_quantize(layer, owner: type, mode, type_check, config):
     if type_check and type(layer) is not owner:
         raise _not_implemented(layer, "quantize")
     mode, config = quantizers.quantization_config.resolve(mode, config)
+    if mode not in layer._quantized_file_order:
+        raise unsupported_mode(layer, mode)
     if not layer.built:
         raise ValueError(
             f"Cannot quantize a layer that isn't yet built. Layer {layer.name!r} (of type "
@@ -80,7 +97,7 @@ def begin_quantize(layer, owner: type, mode, type_check, config):
     if layer.quantization_mode is not None:
         raise ValueError(
             f"Layer {layer.name!r} is already quantized with "
-            f"dtype_policy={layer.dtype_policy.name!r}. Received: mode={mode!r}. A layer "
+            f"dtype_policy={layer._dtype_policy.name!r}. Received: mode={mode!r}. A layer "
             "can be quantized only once."
         )
     check_quantization_mode(mode)
@@ -100,12 +117,33 @@ def begin_quantize(layer, owner: type, mode, type_check, config):
     return mode, config
 
 
+def policy_name(layer, mode, config) -> str:
+    """The quantized policy's mode name Keras gives a layer quantized in `mode`:
+    `"int4/<block size or -1>"` for int4, the config's string for GPTQ and AWQ."""
+    if mode == "int4":
+        block_size = quantizers.quantization_config.block_size_for_layer(layer, config)
+        return f"int4/{-1 if block_size is None else block_size}"
+    if mode in ("gptq", "awq"):
+        return config.dtype_policy_string()
+    return mode
+
+
+def set_quantized_policy(layer, mode, config) -> None:
+    source = layer._dtype_policy.name
+    layer.__dict__["_quantizing"] = True  # the policy setter must not quantize again
+    try:
+        layer.dtype_policy = dtype_policies.get(f"{policy_name(layer, mode, config)}_from_{source}")
+    finally:
+        del layer.__dict__["_quantizing"]
+    bump_structure_version()
+
+
 def replace_weight(layer, attribute: str, quantize_weight, mode, config) -> None:
     """Quantize the float weight in `_<attribute>` with `quantize_weight(variable)` (which
-    returns the int8 values and scale), build the quantized weights in its place and set
-    the quantized policy."""
+    returns the integer values, the scale and, for int4 blocks, the zero point), build
+    the quantized weights in its place and set the quantized policy."""
     old = layer.__dict__[f"_{attribute}"]
-    values, scale = quantize_weight(old)
+    values, scale, *zero = quantize_weight(old)
     shape = tuple(old.shape)
     del layer.__dict__[f"_{attribute}"]
     layer._own_variables = [v for v in layer._own_variables if v is not old]
@@ -113,12 +151,18 @@ def replace_weight(layer, attribute: str, quantize_weight, mode, config) -> None
         layer.quantized_build(shape, mode, config)
     layer.__dict__[f"_{attribute}"].assign(values)
     getattr(layer, f"{attribute}_scale").assign(scale)
-    layer.__dict__["_quantizing"] = True  # the policy setter must not quantize again
-    try:
-        layer.dtype_policy = dtype_policies.QuantizedDTypePolicy(mode, layer.dtype_policy.name)
-    finally:
-        del layer.__dict__["_quantizing"]
-    bump_structure_version()
+    if zero and zero[0] is not None:
+        getattr(layer, f"{attribute}_zero").assign(zero[0])
+    set_quantized_policy(layer, mode, config)
+
+
+def add_weights_keeping_kernel(layer, mode, config) -> None:
+    """float8 (the kernel stays float: add the scales and histories) and GPTQ/AWQ (the
+    kernel stays until calibration replaces it): build the mode's weights beside the
+    kernel and set the policy."""
+    with layer._open_name_scope():
+        layer.quantized_build(tuple(layer._kernel.shape), mode, config)
+    set_quantized_policy(layer, mode, config)
 
 
 def quantized_values(layer) -> list:
@@ -224,6 +268,11 @@ def quantize_model(model, mode=None, config=None, filters=None, **kwargs) -> Non
             changed = True
         except NotImplementedError as error:
             warnings.warn(str(error), stacklevel=2)
+    if mode in ("gptq", "awq"):
+        from lamina.layers import calibrated_quantization
+
+        calibrated_quantization.calibrate(model, mode, config, filters, _should_quantize)
+        changed = True
     if changed:
         bump_structure_version()
         # Compiled programs (fit/evaluate/predict, and `model(x)`'s) computed with the

@@ -537,8 +537,9 @@ class Model(Trainer, Layer):
         quantize_model(self, mode, config=config, filters=filters, **kwargs)
 
     def get_quantization_layer_structure(self, mode=None):
-        """The block structure GPTQ/AWQ quantization walks (Keras's hook); None: no
-        structure, as lamina has only the structure-free int8 mode."""
+        """The block structure GPTQ/AWQ quantization walks (Keras's hook): a dict with
+        "pre_block_layers" and "sequential_blocks", or None (a model that has none; then
+        the `GPTQConfig`/`AWQConfig` must name it in `quantization_layer_structure`)."""
         return None
 
     # Description ---------------------------------------------------------------------

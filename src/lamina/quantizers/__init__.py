@@ -1,7 +1,7 @@
 """Quantizers (Keras 3's `keras.quantizers`): low-precision forms of float tensors.
 
-`Model.quantize("int8")` uses them to turn the kernels of `Dense`, `EinsumDense` and
-`Embedding` into int8 values plus per-channel scales.
+`Model.quantize(mode)` uses them to turn the kernels of `Dense`, `EinsumDense` and
+`Embedding` into int8 or int4 values plus scales (see `lamina.layers.quantization`).
 
 >>> import numpy as np
 >>> from lamina import quantizers
@@ -11,7 +11,11 @@
 """
 
 from lamina.common import serialization
+from lamina.quantizers.calibrated_config import AWQConfig, GPTQConfig
+from lamina.quantizers.grouped import abs_max_quantize_grouped_with_zero_point
 from lamina.quantizers.quantization_config import (
+    Float8QuantizationConfig,
+    Int4QuantizationConfig,
     Int8QuantizationConfig,
     QuantizationConfig,
     deserialize,
@@ -29,7 +33,16 @@ from lamina.quantizers.quantizers import (
     unpack_int4,
 )
 
-for _cls in (Quantizer, AbsMaxQuantizer, QuantizationConfig, Int8QuantizationConfig):
+for _cls in (
+    Quantizer,
+    AbsMaxQuantizer,
+    QuantizationConfig,
+    Int8QuantizationConfig,
+    Int4QuantizationConfig,
+    Float8QuantizationConfig,
+    GPTQConfig,
+    AWQConfig,
+):
     serialization.register_builtin("quantizers", _cls)
 
 
@@ -50,11 +63,16 @@ def get(identifier, **kwargs):
 
 
 __all__ = [
+    "AWQConfig",
     "AbsMaxQuantizer",
+    "Float8QuantizationConfig",
+    "GPTQConfig",
+    "Int4QuantizationConfig",
     "Int8QuantizationConfig",
     "QuantizationConfig",
     "Quantizer",
     "abs_max_quantize",
+    "abs_max_quantize_grouped_with_zero_point",
     "compute_float8_amax_history",
     "compute_float8_scale",
     "deserialize",

@@ -48,19 +48,27 @@ TORCH_DTYPES = {
     "complex64": torch.complex64,
     "complex128": torch.complex128,
 }
-_NAMES = {v: k for k, v in TORCH_DTYPES.items()}
+# Storage-only dtypes torch casts to and from (float8 quantization rounds through them),
+# outside the table the engine's type promotion reads.
+_CAST_ONLY_DTYPES = {
+    "float8_e4m3fn": torch.float8_e4m3fn,
+    "float8_e5m2": torch.float8_e5m2,
+}
+_NAMES = {v: k for k, v in {**TORCH_DTYPES, **_CAST_ONLY_DTYPES}.items()}
 
 
 def to_torch_dtype(dtype) -> torch.dtype:
     """The `torch.dtype` for a dtype name, NumPy dtype or torch dtype."""
     if isinstance(dtype, torch.dtype):
         return dtype
-    found = TORCH_DTYPES.get(dtype) if isinstance(dtype, str) else None
+    found = (
+        TORCH_DTYPES.get(dtype) or _CAST_ONLY_DTYPES.get(dtype) if isinstance(dtype, str) else None
+    )
     if found is not None:  # the common case, a canonical name: no normalising
         return found
     name = standardize_dtype(dtype)
     try:
-        return TORCH_DTYPES[name]
+        return TORCH_DTYPES.get(name) or _CAST_ONLY_DTYPES[name]
     except KeyError:
         raise ValueError(
             f"dtype {dtype!r} has no PyTorch equivalent; expected one of {sorted(TORCH_DTYPES)}."

@@ -101,6 +101,12 @@ def _snapshot_state(x):
     return x
 
 
+# How many calls of a `custom_gradient` function ran: a captured train step that ran one
+# cannot be replayed from its recorded operations, which would differentiate the
+# forward pass itself (`replay.py` checks it).
+CUSTOM_GRADIENT_CALLS = [0]
+
+
 def custom_gradient(f):
     """`f(*args)` returns `(output, grad_fn)`; backward calls `grad_fn(*upstream)`."""
 
@@ -117,6 +123,7 @@ def custom_gradient(f):
             return tuple(grads) if isinstance(grads, (tuple, list)) else (grads,)
 
     def wrapped(*args):
+        CUSTOM_GRADIENT_CALLS[0] += 1
         return _Function.apply(*[_unwrap(a) for a in args])
 
     return wrapped

@@ -39,6 +39,7 @@ from lamina.backend.common.variables import StatelessScope, reads_are_plain, str
 from lamina.backend.common.variables import structure_version as _structure_version
 from lamina.backend.torch import core as backend_core
 from lamina.backend.torch import random as backend_random
+from lamina.backend.torch.core_gradients import CUSTOM_GRADIENT_CALLS
 
 _read_value = backend_core.Variable.value.fget
 
@@ -499,6 +500,7 @@ class Replay:
         tape = _Tape(graph, known)
         watched = list(self._watched())
         effects = _PythonEffects(watched)
+        custom_gradients = CUSTOM_GRADIENT_CALLS[0]
         with (
             # A differentiated step is not strict: a variable read outside `variables`
             # is a tensor the tape does not know, which refuses the capture, and the
@@ -516,6 +518,8 @@ class Replay:
             refused = f"reads a tensor's value in Python ({host.read})"
         if refused is None and scope.losses:
             refused = "adds losses (an activity regularizer)"
+        if refused is None and self.differentiable and CUSTOM_GRADIENT_CALLS[0] != custom_gradients:
+            refused = "has a custom gradient (a quantized layer's), which the graph would not keep"
         if refused is None:
             refused = effects.changed()
         updates = scope.updates
