@@ -27,21 +27,6 @@ keras_api_gaps = importlib.util.module_from_spec(_spec)
 sys.modules.setdefault("keras_api_gaps", keras_api_gaps)  # its dataclass looks itself up
 _spec.loader.exec_module(keras_api_gaps)
 
-# Names built on another branch (issue 36 item 3, the quantization modes): missing here
-# until that branch is merged. Empty this list when it is.
-PENDING_QUANTIZATION = {
-    "keras.dtype_policies.AWQDTypePolicy",
-    "keras.dtype_policies.DTypePolicyMap",
-    "keras.dtype_policies.GPTQDTypePolicy",
-    "keras.dtype_policies.Int4DTypePolicy",
-    "keras.dtype_policies.QuantizedFloat8DTypePolicy",
-    "keras.quantizers.AWQConfig",
-    "keras.quantizers.Float8QuantizationConfig",
-    "keras.quantizers.GPTQConfig",
-    "keras.quantizers.Int4QuantizationConfig",
-    "keras.quantizers.abs_max_quantize_grouped_with_zero_point",
-}
-
 
 @pytest.fixture(scope="module")
 def audit():
@@ -50,25 +35,15 @@ def audit():
 
 def test_every_keras_name_is_at_the_same_path(audit):
     assert len(audit.names) > 1400, "found too few Keras names: is the walk right?"
-    missing = [name for name in audit.missing if name not in PENDING_QUANTIZATION]
+    missing = list(audit.missing)
     assert not missing, (
         f"{len(missing)} public Keras {audit.keras_version} name(s) have no lamina "
         "counterpart at the same path:\n  " + "\n  ".join(missing)
     )
 
 
-def test_pending_names_are_still_pending(audit):
-    # A pending name that has arrived belongs off the list, so the list stays honest.
-    arrived = sorted(PENDING_QUANTIZATION - set(audit.missing))
-    assert not arrived, f"now present, remove from PENDING_QUANTIZATION: {arrived}"
-
-
 def test_every_keras_keyword_argument_is_accepted(audit):
-    refused = {
-        path: arguments
-        for path, arguments in audit.refused.items()
-        if path not in PENDING_QUANTIZATION
-    }
+    refused = dict(audit.refused)
     assert not refused, (
         "keyword arguments Keras accepts and lamina would refuse with a TypeError "
         "(accept each with Keras's meaning, or accept and document it as ignored "
