@@ -1,4 +1,4 @@
-"""GPTQ and AWQ quantization of Dense layers, against Keras 3 itself.
+"""GPTQ and AWQ quantization of Dense and EinsumDense layers, against Keras 3 itself.
 
 The reference is Keras's own per-layer algorithm (`keras.src.quantizers.gptq.GPTQ`,
 `awq.AWQ`) fed the same calibration inputs block by block: Keras 3.15's
@@ -34,17 +34,33 @@ def _np(x):
     return np.asarray(ops.convert_to_numpy(x))
 
 
-def _model(lib):
+def _model(lib, einsum=False):
     ids = lib.Input((6,), dtype="int32")
     # Four features: Keras's reference quantizes column by column, each column's
     # operations compiled anew, so its cost grows with the columns.
     emb = lib.layers.Embedding(10, 4, name="emb")
-    first = lib.layers.Dense(4, activation="relu", name="first")
-    second = lib.layers.Dense(5, name="second")
+    if einsum:
+        # Attention's two kernel forms: a projection (4, 2, 3) read as a (4, 6) matrix,
+        # and an output (2, 3, 5) read as (6, 5), its inputs as rows of 6 features. Both
+        # in one block, as in a transformer block (whose outputs are `(seq, features)`
+        # again for the next block).
+        first = lib.layers.EinsumDense(
+            "abc,cde->abde", (None, 2, 3), bias_axes="de", activation="relu", name="first"
+        )
+        second = lib.layers.EinsumDense("abde,deg->abg", (None, 5), name="second")
+        tokens = lib.Input((6, 4))
+        block = lib.Model(tokens, second(first(tokens)), name="block")
+        return lib.Model(ids, block(emb(ids))), emb, block, (first, second)
+    else:
+        first = lib.layers.Dense(4, activation="relu", name="first")
+        second = lib.layers.Dense(5, name="second")
     return lib.Model(ids, second(first(emb(ids)))), emb, first, second
 
 
-WEIGHTS = [RNG.normal(size=w.shape).astype("float32") for w in _model(lamina)[0].weights]
+WEIGHTS = {
+    einsum: [RNG.normal(size=w.shape).astype("float32") for w in _model(lamina, einsum)[0].weights]
+    for einsum in (False, True)
+}
 
 
 def _config(lib, mode, emb, blocks, **options):
@@ -62,22 +78,29 @@ def _config(lib, mode, emb, blocks, **options):
     )
 
 
-def _keras_reference(mode, options):
+def _keras_reference(mode, options, einsum=False):
     """Keras's GPTQ/AWQ of each block, fed what its hooks were meant to record."""
     from keras.src.quantizers.awq import AWQ
     from keras.src.quantizers.gptq import GPTQ
 
-    model, emb, first, second = _model(keras)
-    model.set_weights(WEIGHTS)
+    model, emb, first, second = _model(keras, einsum)
+    model.set_weights(WEIGHTS[einsum])
     config = _config(keras, mode, emb, None, **options)
     inputs = [np.asarray(emb(window)) for window in calibration_windows(None, 6, [DATA], 4)]
-    for layer in (first, second):
+    layers = second if einsum else (first, second)
+    # One block: each layer records its inputs from the block's float pass.
+    block_inputs = [inputs]
+    for layer in layers[:-1] if einsum else ():
+        block_inputs.append([np.asarray(layer(x)) for x in block_inputs[-1]])
+    for index, layer in enumerate(layers):
+        if einsum:
+            inputs = block_inputs[index]
         algorithm = (GPTQ if mode == "gptq" else AWQ)(layer, config)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             layer.quantize(mode, config=config)
         for x in inputs:
-            x = x.reshape(-1, x.shape[-1])
+            x = x.reshape(-1, int(algorithm.rows))
             if mode == "gptq":
                 algorithm.update_hessian_with_batch(x)
             else:
@@ -91,19 +114,24 @@ def _keras_reference(mode, options):
 
 
 @pytest.mark.parametrize(
-    "mode, options",
+    "mode, options, einsum",
     [
-        ("gptq", {"weight_bits": 4, "group_size": 2, "activation_order": True}),
-        ("awq", {"group_size": -1, "num_grid_points": 4}),
+        ("gptq", {"weight_bits": 4, "group_size": 2, "activation_order": True}, False),
+        ("awq", {"group_size": -1, "num_grid_points": 4}, False),
+        ("gptq", {"weight_bits": 8, "group_size": 3}, True),
+        ("awq", {"group_size": 2, "num_grid_points": 3}, True),
     ],
 )
-def test_calibrated_quantization_matches_keras(tmp_path, mode, options):
-    theirs = _keras_reference(mode, options)
-    ours, emb, first, second = _model(lamina)
-    ours.set_weights(WEIGHTS)
+def test_calibrated_quantization_matches_keras(tmp_path, mode, options, einsum):
+    theirs = _keras_reference(mode, options, einsum)
+    ours, emb, first, second = _model(lamina, einsum)
+    ours.set_weights(WEIGHTS[einsum])
+    blocks = [first] if einsum else [first, second]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # each warns for the Embedding, as Keras does
-        ours.quantize(mode, config=_config(lamina, mode, emb, [first, second], **options))
+        ours.quantize(mode, config=_config(lamina, mode, emb, blocks, **options))
+    if einsum:
+        second = second[1]
     policy = f"{mode}/{options.get('weight_bits', 4)}/{options['group_size']}_from_float32"
     assert second.dtype_policy == dtype_policies.get(policy)
     read = {w.path: np.asarray(w) for w in theirs.weights}
@@ -163,7 +191,7 @@ def test_gptq_symmetric_8_bits_matches_keras_on_one_matrix():
 
 def test_a_keras_quantized_config_and_weights_load():
     model, emb, first, second = _model(keras)
-    model.set_weights(WEIGHTS)
+    model.set_weights(WEIGHTS[False])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Keras warns for the layers it cannot quantize
         model.quantize("gptq", config=_config(keras, "gptq", emb, [first, second], group_size=4))

@@ -171,10 +171,14 @@ def test_unsupported_modes_say_so():
     table.build()
     with pytest.raises(NotImplementedError, match="Embedding.*\\('int8', 'int4'\\).*float8"):
         table.quantize("float8")
-    einsum = layers.EinsumDense("ab,bc->ac", 2)
-    einsum.build((None, 3))
-    with pytest.raises(NotImplementedError, match="EinsumDense.*'float8'\\).*gptq"):
+    einsum = layers.EinsumDense("abcd,cdef->abef", (None, 2, 2))
+    einsum.build((None, 3, 2, 2))
+    with pytest.raises(
+        ValueError, match="rank 2 or 3.*received a kernel of shape \\(2, 2, 2, 2\\)"
+    ):
         einsum.quantize(config=quantizers.GPTQConfig(None, None))
+    with pytest.raises(ValueError, match="Expected one of .*'awq'\\)\\. Received: mode='int2'"):
+        layers.EinsumDense("ab,bc->ac", 2).quantize("int2")
     dense = layers.Dense(2)
     dense.build((None, 3))
     with pytest.raises(ValueError, match="AWQConfig"):

@@ -1,7 +1,8 @@
-"""GPTQ and AWQ for Dense layers: calibration on sample data, block by block.
+"""GPTQ and AWQ for Dense and EinsumDense layers: calibration on sample data, block by
+block.
 
-`model.quantize("gptq", config=GPTQConfig(...))` (or AWQ's) first gives each Dense layer
-its quantized weights beside the float kernel (the layer still computes with the float
+`model.quantize("gptq", config=GPTQConfig(...))` (or AWQ's) first gives each Dense (or
+EinsumDense) layer its quantized weights beside the float kernel (the layer still computes with the float
 kernel: it is "uncalibrated"). Then, as Keras does, it cuts the calibration data into
 `num_samples` windows of `sequence_length` token ids, runs them through the structure's
 `pre_block_layers`, and quantizes the `sequential_blocks` one after another: each
@@ -12,8 +13,13 @@ become the next block's inputs. A calibrated layer drops its float kernel and co
 with the dequantized one: `x @ (scale * (q - zero))^T` (AWQ divides each input row by
 its scale too).
 
-Files hold Keras's layout (`kernel` uint8 `(out, in)`, or `(ceil(out / 2), in)` packed
-for 4 bits; `kernel_scale` and `kernel_zero` `(out, groups)`; AWQ's `awq_scales`; `g_idx`).
+Both layers quantize their kernel as a matrix `(rows, columns)` = `(in, out)`. An
+EinsumDense kernel of rank 3 is read as Keras reads it: when its first axis is the
+largest, `(in, heads, head_dim)` (a query/key/value projection) is `(in, heads *
+head_dim)`; otherwise `(heads, head_dim, out)` (an attention output) is `(heads *
+head_dim, out)`. Files hold Keras's layout (`kernel` uint8 `(columns, rows)`, or
+`(ceil(columns / 2), rows)` packed for 4 bits; `kernel_scale` and `kernel_zero`
+`(columns, groups)`; AWQ's `awq_scales`; `g_idx`).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import numpy as np
 
 from lamina import ops, quantizers
 from lamina.backend.common.variables import bump_structure_version
+from lamina.graph.operation import CallContext
 from lamina.quantizers import calibrated
 from lamina.quantizers.grouped import dequantize_grouped
 
@@ -50,9 +57,27 @@ def _setting(layer, config, name):
     return value
 
 
-def dense_build(layer, kernel_shape, mode, config) -> None:
-    """Add GPTQ's (or AWQ's) weights to a Dense layer of kernel `(in, out)`."""
-    input_dim, units = kernel_shape
+def matrix_shape(kernel_shape) -> tuple[int, int]:
+    """`(rows, columns)`: the matrix GPTQ and AWQ quantize a kernel as (see above)."""
+    shape = tuple(int(d) for d in kernel_shape)
+    if len(shape) == 2:
+        return shape
+    if len(shape) == 3:
+        if shape.index(max(shape)) == 0:
+            return shape[0], shape[1] * shape[2]
+        return shape[0] * shape[1], shape[2]
+    raise ValueError(
+        f"GPTQ and AWQ quantize kernels of rank 2 or 3 (a Dense layer's, or an "
+        f"EinsumDense projection's such as 'abc,cde->abde'); received a kernel of shape "
+        f"{shape}."
+    )
+
+
+def build_weights(layer, kernel_shape, mode, config, zero_name="kernel_zero") -> None:
+    """Add GPTQ's (or AWQ's) weights to a layer whose float kernel has `kernel_shape`
+    (`zero_name`: the zero points' variable name, "zero_point" in Keras's EinsumDense)."""
+    layer._calibrated_kernel_shape = tuple(int(d) for d in kernel_shape)
+    input_dim, units = matrix_shape(kernel_shape)
     bits = _setting(layer, config, "weight_bits")
     group_size = _setting(layer, config, "group_size")
     rows = (units + 1) // 2 if bits == 4 else units
@@ -68,7 +93,7 @@ def dense_build(layer, kernel_shape, mode, config) -> None:
         initializer="zeros",
         dtype="uint8",
         trainable=False,
-        name="kernel_zero",
+        name=zero_name,
     )
     if mode == "awq":
         layer.awq_scales = layer.add_weight(
@@ -79,11 +104,13 @@ def dense_build(layer, kernel_shape, mode, config) -> None:
     )
 
 
-def dense_kernel(layer):
-    """The kernel a calibrated GPTQ/AWQ Dense layer computes with, `(in, out)`."""
+def dequantized_kernel(layer):
+    """The kernel a calibrated GPTQ/AWQ layer computes with, in its float kernel's shape."""
+    shape = layer._calibrated_kernel_shape
+    _, columns = matrix_shape(shape)
     q = _read(layer.quantized_kernel)
     if _setting(layer, None, "weight_bits") == 4:
-        q = quantizers.unpack_int4(q, layer.units, axis=0, dtype="uint8")
+        q = quantizers.unpack_int4(q, columns, axis=0, dtype="uint8")
     kernel = ops.transpose(
         dequantize_grouped(
             q, _read(layer.kernel_scale), _read(layer.kernel_zero), _read(layer.g_idx)
@@ -91,19 +118,21 @@ def dense_kernel(layer):
     )
     if layer.quantization_mode == "awq":
         kernel = ops.divide(kernel, ops.expand_dims(_read(layer.awq_scales), -1))
+    if len(shape) != 2:
+        kernel = ops.reshape(kernel, shape)
     return ops.cast(kernel, layer.compute_dtype)
 
 
-def dense_call(layer, inputs):
-    """The product of a GPTQ/AWQ Dense layer (no bias yet): with the float kernel until
-    it is calibrated (telling the calibration its inputs), then the dequantized one."""
+def calibrated_call(layer, inputs, contract=ops.matmul):
+    """The product of a GPTQ/AWQ layer (no bias yet): with the float kernel until it is
+    calibrated (telling the calibration its inputs), then the dequantized one."""
     float_kernel = layer.__dict__.get("_kernel")
     if float_kernel is None:
-        return ops.matmul(inputs, dense_kernel(layer))
+        return contract(inputs, dequantized_kernel(layer))
     hook = layer.__dict__.get("_calibration_hook")
     if hook is not None:
         hook(inputs)
-    return ops.matmul(inputs, _read(float_kernel))
+    return contract(inputs, _read(float_kernel))
 
 
 # Calibration --------------------------------------------------------------------------
@@ -159,6 +188,7 @@ def _dense_layers(block, mode, filters, should_quantize):
 
 def _quantize_layer(layer, mode, config, statistic) -> None:
     kernel = ops.convert_to_numpy(_read(layer._kernel))
+    kernel = kernel.reshape(matrix_shape(kernel.shape))
     if mode == "gptq":
         q, scale, zero, g_idx = calibrated.gptq_quantize_kernel(
             kernel,
@@ -223,15 +253,18 @@ def calibrate(model, mode, config, filters, should_quantize) -> None:
         targets = _dense_layers(block, mode, filters, should_quantize)
         statistics = {}
         for layer in targets:
-            features = layer._kernel.shape[0]
+            features = matrix_shape(layer._kernel.shape)[0]
             if mode == "gptq":
                 statistics[id(layer)] = calibrated.HessianAccumulator(features)
             else:
                 statistics[id(layer)] = np.zeros(features, np.float32)
             layer.__dict__["_calibration_hook"] = _recorder(layer, mode, statistics)
         try:
-            for x in batches():
-                block(x)
+            # Layer by layer, as Keras runs it: the recording hooks read each layer's
+            # inputs as values, which a block model's compiled `model(x)` would not have.
+            with CallContext(training=False):
+                for x in batches():
+                    block(x)
         finally:
             for layer in targets:
                 layer.__dict__.pop("_calibration_hook", None)
@@ -244,8 +277,12 @@ def calibrate(model, mode, config, filters, should_quantize) -> None:
 
 
 def _recorder(layer, mode, statistics):
+    # An attention output's inputs `(..., heads, head_dim)` are read as rows of
+    # `heads * head_dim` features, as its kernel is.
+    features = matrix_shape(layer._kernel.shape)[0]
+
     def record(inputs):
-        x = np.asarray(ops.convert_to_numpy(inputs), np.float32).reshape(-1, inputs.shape[-1])
+        x = np.asarray(ops.convert_to_numpy(inputs), np.float32).reshape(-1, features)
         if mode == "gptq":
             statistics[id(layer)].update(x)
         else:

@@ -249,7 +249,7 @@ class Dense(Layer):
         if mode == "float8":
             return quantized_modes.float8_build(self)
         if mode in ("gptq", "awq"):
-            return calibrated_quantization.dense_build(self, kernel_shape, mode, config)
+            return calibrated_quantization.build_weights(self, kernel_shape, mode, config)
         if mode != "int8":
             raise quantization.unsupported_mode(self, mode)
         self.inputs_quantizer = quantizers.QuantizationConfig.activation_quantizer_or_default(
@@ -285,7 +285,7 @@ class Dense(Layer):
         return quantized_modes.float8_call(self, inputs, ops.matmul)
 
     def _gptq_call(self, inputs, training=None):
-        return self._finish_quantized(calibrated_quantization.dense_call(self, inputs))
+        return self._finish_quantized(calibrated_quantization.calibrated_call(self, inputs))
 
     _awq_call = _gptq_call
 

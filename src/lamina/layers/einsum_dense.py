@@ -10,11 +10,10 @@ from lamina import activations, constraints, initializers, ops, quantizers, regu
 from lamina.common import serialization
 from lamina.dtype_policies.dtype_policy import check_quantization_mode
 from lamina.initializers.random_initializers import VarianceScaling
-from lamina.layers import lora, quantization, quantized_modes
+from lamina.layers import calibrated_quantization, lora, quantization, quantized_modes
 from lamina.layers.argument_validation import as_int, is_integer
 from lamina.layers.input_spec import InputSpec
 from lamina.layers.layer import Layer
-from lamina.layers.lora import NO_QUANTIZATION
 from lamina.layers.quantization import int8_contract
 
 _EQUATION_FORMS = (
@@ -215,7 +214,9 @@ class EinsumDense(Layer):
         lora_alpha: scales the LoRA update by `lora_alpha / lora_rank` (default: the rank).
         quantization_config: an `Int8QuantizationConfig` used when the layer is quantized
             (see `quantize`); None: the defaults.
-        gptq_unpacked_column_size: Keras's GPTQ option; lamina has no GPTQ, so None.
+        gptq_unpacked_column_size: the number of output columns of a GPTQ-quantized
+            kernel read as a matrix (set by `quantize("gptq")` and kept in the config,
+            as Keras keeps it; not for users to pass).
 
     Input shape: one axis per input letter (plus any number for the ellipsis).
     Output shape: the output letters' sizes, with the ellipsis axes in place.
@@ -247,11 +248,7 @@ class EinsumDense(Layer):
         **kwargs,
     ):
         lora.init_lora(self, lora_rank, lora_alpha, quantization_config, kwargs.get("dtype"))
-        if gptq_unpacked_column_size is not None:
-            raise ValueError(
-                "EinsumDense received gptq_unpacked_column_size="
-                f"{gptq_unpacked_column_size!r} (a GPTQ quantization option). {NO_QUANTIZATION}"
-            )
+        self.gptq_unpacked_column_size = gptq_unpacked_column_size
         # `activity_regularizer` comes by keyword, as in Keras's signature.
         super().__init__(**kwargs)
         self._parsed = _parse_equation(equation)
@@ -363,6 +360,11 @@ class EinsumDense(Layer):
             "bias_constraint": constraints.serialize(self.bias_constraint),
             "quantization_config": quantizers.serialize(self.quantization_config),
             **lora.lora_config(self),
+            **(
+                {"gptq_unpacked_column_size": self.gptq_unpacked_column_size}
+                if self.gptq_unpacked_column_size
+                else {}
+            ),
         }
 
     # int8 quantization (see `lamina.layers.quantization`) ------------------------------
@@ -374,6 +376,8 @@ class EinsumDense(Layer):
         "int8": ("kernel", "bias", "kernel_scale"),
         "int4": ("kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"),
         "float8": quantized_modes.FLOAT8_FILE_ORDER,
+        "gptq": calibrated_quantization.GPTQ_FILE_ORDER,
+        "awq": calibrated_quantization.AWQ_FILE_ORDER,
     }
 
     def _int8_specs(self):
@@ -391,16 +395,19 @@ class EinsumDense(Layer):
 
     def quantize(self, mode=None, type_check=True, config=None):
         """Replace the float kernel by an int8 kernel and a per-output-channel scale, or
-        by packed int4 values (see `quantized_modes`), or add float8's scales.
+        by packed int4 values (see `quantized_modes`), or add float8's scales, or add
+        the GPTQ/AWQ weights that `Model.quantize` fills when it calibrates (see
+        `calibrated_quantization`).
 
         Args:
-            mode: `"int8"`, `"int4"` or `"float8"`; optional with a `config`.
+            mode: `"int8"`, `"int4"`, `"float8"`, `"gptq"` or `"awq"`; optional with a
+                `config` (GPTQ and AWQ need theirs).
             type_check: refuse subclasses of EinsumDense (they may compute otherwise).
             config: an `Int8QuantizationConfig` (default: abs-max weights, and inputs
                 quantized on each call).
         """
         mode, config = quantization.begin_quantize(self, EinsumDense, mode, type_check, config)
-        if mode == "float8":
+        if mode in ("float8", "gptq", "awq"):
             quantization.add_weights_keeping_kernel(self, mode, config)
             return
         if mode == "int4":
@@ -434,6 +441,15 @@ class EinsumDense(Layer):
             return quantized_modes.float8_build(self)
         if mode == "int4":
             return quantized_modes.einsum_int4_build(self, kernel_shape, config)
+        if mode in ("gptq", "awq"):
+            calibrated_quantization.build_weights(
+                self, kernel_shape, mode, config, zero_name="zero_point"
+            )
+            if mode == "gptq":
+                self.gptq_unpacked_column_size = calibrated_quantization.matrix_shape(kernel_shape)[
+                    1
+                ]
+            return None
         if mode != "int8":
             raise quantization.unsupported_mode(self, mode)
         self.inputs_quantizer = quantizers.QuantizationConfig.activation_quantizer_or_default(
@@ -490,6 +506,16 @@ class EinsumDense(Layer):
         return quantized_modes.float8_call(
             self, inputs, lambda a, b: ops.einsum(self.equation, a, b)
         )
+
+    def _gptq_call(self, inputs, training=None):
+        x = calibrated_quantization.calibrated_call(
+            self, inputs, lambda a, b: ops.einsum(self.equation, a, b)
+        )
+        if self.bias is not None:
+            x = ops.add(x, _read(self.bias))
+        return self.activation(x) if self.activation is not None else x
+
+    _awq_call = _gptq_call
 
 
 def _read(value):
