@@ -267,8 +267,8 @@ def test_errors_say_what_to_do():
         "class_name": "GPTQDTypePolicy",
         "config": {"mode": "gptq/4/-1", "source_name": "float32"},
     }
-    with pytest.raises(ValueError, match="mode 'gptq'.*EinsumDense \\(int8, int4, float8\\)"):
-        layers.EinsumDense("ab,bc->ac", 2, dtype=quantized_policy)
+    with pytest.raises(ValueError, match="mode 'gptq'.*ReversibleEmbedding \\(int8, int4\\)"):
+        layers.Embedding(3, 2, dtype=quantized_policy)
     with pytest.raises(NotImplementedError, match="does not have a `quantize` method"):
         layers.Conv2D(2, 2).quantize("int8")
     quantized = layers.Dense(2, name="quantized")

@@ -75,3 +75,46 @@ def test_convert_to_tensor_takes_a_symbolic_tensor(op):
     out = model(np.array([[1.0, 2.0, 3.0]], "float32"))
     assert _dtypes(out) == ["float32", "float16"]
     np.testing.assert_array_equal(ops.convert_to_numpy(out[1]), [[1.0, 2.0, 3.0]])
+
+
+def _two_outputs(lib):
+    inputs = lib.Input((2,))
+    model = lib.Model(inputs, [lib.layers.Identity()(inputs), lib.layers.Identity()(inputs)])
+    model.compile(loss=["mse", "mae"])
+    return model
+
+
+def test_one_sample_weight_array_weighs_every_output():
+    """Keras 3 weighs each output of a multi-output model with one `sample_weight`
+    array (lamina asked for a list), and refuses one that is not a weight per sample."""
+    x = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.0]], "float32")
+    y = np.zeros_like(x)
+    weights = np.array([1.0, 0.0, 2.0], "float32")
+    logs = {
+        lib.__name__: _two_outputs(lib).evaluate(
+            x, [y, y], sample_weight=weights, verbose=0, return_dict=True
+        )
+        for lib in (keras, lamina)
+    }
+    assert logs["lamina"].keys() == logs["keras"].keys()
+    for key, value in logs["keras"].items():
+        np.testing.assert_allclose(logs["lamina"][key], float(value), rtol=1e-6, err_msg=key)
+    with pytest.raises(ValueError, match="one weight per sample.*received shape \\(3, 2\\)"):
+        _two_outputs(lamina).evaluate(x, [y, y], sample_weight=np.ones((3, 2)), verbose=0)
+
+
+def test_a_metric_of_several_values_is_logged_as_an_array():
+    """Keras logs a metric whose result is not one number (one value per threshold) as
+    that array; lamina's loops turned every log into a float and failed."""
+    x = np.array([[0.2], [0.7], [0.9], [0.4]], "float32")
+    y = np.array([[0.0], [1.0], [1.0], [1.0]], "float32")
+    results = {}
+    for lib in (keras, lamina):
+        inputs = lib.Input((1,))
+        model = lib.Model(inputs, lib.layers.Identity()(inputs))
+        model.compile(metrics=[lib.metrics.TruePositives(thresholds=[0.3, 0.8])])
+        results[lib.__name__] = model.evaluate(x, y, verbose=0, return_dict=True)
+    got = results["lamina"]["true_positives"]
+    assert isinstance(got, np.ndarray) and got.flags.writeable
+    np.testing.assert_array_equal(got, np.asarray(results["keras"]["true_positives"]))
+    np.testing.assert_array_equal(got, [3.0, 1.0])

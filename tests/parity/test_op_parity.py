@@ -7,7 +7,8 @@ lamina and in Keras 3 on the same seeded inputs (`op_cases.py`), compared
     (`ops.shape`, `ops.dtype`), and that `convert_to_numpy` hands out writable arrays;
 (a) symbolic: the op on `Input`s of the same shapes gives Keras's output specs, and the
     symbolic outputs of every op, gathered in ONE functional model, run on the arrays give
-    Keras's eager values.
+    Keras's eager values;
+(c, e) every op called in ONE subclassed model's `call`, run by `predict`, gives them too.
 
 Keras runs on JAX whatever lamina's engine; its results for every case are computed in
 one pass and kept in `.cache/parity/` (keyed by Keras's version and the cases' source),
@@ -387,10 +388,10 @@ def _expected_specs(reference):
     return out
 
 
-def test_ops_in_one_functional_model_match_keras():
-    """The symbolic outputs of every op in one functional model, run once on the arrays."""
-    inputs, outputs, owners = {}, [], []
-    data = {}
+def _model_cases():
+    """`[(name, outputs, made inputs, arrays, options)]`: the cases whose symbolic call
+    gives only tensors, for the tests that run every op in one model."""
+    found = []
     for name, (_, arrays, options) in sorted(CASE_TABLE.items()):
         # The dtype variants' symbolic specs are compared above; their values would only
         # lengthen the compiled program (on JAX, one XLA compile of all of it).
@@ -406,6 +407,25 @@ def test_ops_in_one_functional_model_match_keras():
         leaves = tools.flat(out)
         if not made_inputs or not all(isinstance(t, lamina.KerasTensor) for t in leaves):
             continue
+        found.append((name, leaves, made_inputs, arrays, options))
+    return found
+
+
+def _compare_model_results(owners, results, mode) -> list:
+    problems: list = []
+    start = 0
+    for name, count, options in owners:
+        got = results[start : start + count]
+        start += count
+        compare(name, mode, got, references()[name]["value"], options, problems)
+    return problems
+
+
+def test_ops_in_one_functional_model_match_keras():
+    """The symbolic outputs of every op in one functional model, run once on the arrays."""
+    inputs, outputs, owners = {}, [], []
+    data = {}
+    for name, leaves, made_inputs, arrays, options in _model_cases():
         inputs.update(made_inputs)
         for i, x in enumerate(arrays):
             if isinstance(x, np.ndarray):
@@ -414,13 +434,49 @@ def test_ops_in_one_functional_model_match_keras():
         owners.append((name, len(leaves), options))
     model = lamina.Model(inputs, outputs)
     results = [ops.convert_to_numpy(v) for v in model(data)]
-    problems: list = []
-    start = 0
-    for name, count, options in owners:
-        got = results[start : start + count]
-        start += count
-        compare(name, "functional", got, references()[name]["value"], options, problems)
+    problems = _compare_model_results(owners, results, "functional")
     assert len(owners) > 150, f"only {len(owners)} ops ran in the functional model"
+    assert not problems, "\n".join(problems)
+
+
+class _OpsModel(lamina.Model):
+    """Every case's op called in a subclassed model's `call`, each input given with a
+    leading batch axis of 1 (so `predict` can batch them all) that `call` takes off."""
+
+    def __init__(self, cases):
+        super().__init__()
+        self.cases = cases
+
+    def call(self, data):
+        outputs = []
+        for name, arrays in self.cases:
+            args = [
+                data[f"in__{name.replace('.', '_')}_{i}"][0] if isinstance(x, np.ndarray) else x
+                for i, x in enumerate(arrays)
+            ]
+            f = CASE_TABLE[name][0]
+            outputs.extend(ops.expand_dims(leaf, 0) for leaf in tools.flat(f(ops, *args)))
+        return outputs
+
+
+def test_ops_in_a_subclassed_models_predict_match_keras():
+    """(c) and (e): every op inside a subclassed model's `call`, run by `predict` (its
+    compiled step on JAX, the captured one on torch) on the arrays."""
+    cases, owners, data = [], [], {}
+    for name, leaves, _, arrays, options in _model_cases():
+        # `predict` hands float64 data to the model as floatx, as Keras's does: those
+        # cases' dtypes are compared eagerly and in the functional model.
+        if any(isinstance(x, np.ndarray) and x.dtype == np.float64 for x in arrays):
+            continue
+        for i, x in enumerate(arrays):
+            if isinstance(x, np.ndarray):
+                data[f"in__{name.replace('.', '_')}_{i}"] = x[None]
+        cases.append((name, arrays))
+        owners.append((name, len(leaves), options))
+    results = _OpsModel(cases).predict(data, batch_size=1, verbose=0)
+    results = [r.reshape(r.shape[1:]) for r in results]  # the batch axis of 1 off
+    problems = _compare_model_results(owners, results, "subclassed predict")
+    assert len(owners) > 150, f"only {len(owners)} ops ran in the subclassed model"
     assert not problems, "\n".join(problems)
 
 

@@ -33,8 +33,9 @@ from lamina.layers import quantization
 from lamina.layers.layer import Layer
 
 NO_QUANTIZATION = (
-    "lamina quantizes Dense (int8, int4, float8, GPTQ, AWQ), EinsumDense (int8, int4, "
-    "float8) and Embedding (int8, int4); use one of those modes, or keep the layer in floating point "
+    "lamina quantizes Dense and EinsumDense (int8, int4, float8, GPTQ, AWQ), Embedding "
+    "and ReversibleEmbedding (int8, int4); use one of those modes, or keep the layer in "
+    "floating point "
     "(a float or mixed dtype policy such as 'float32' or 'mixed_bfloat16')."
 )
 

@@ -7,10 +7,21 @@ transposed table, giving one logit per vocabulary entry.
 
 from __future__ import annotations
 
-from lamina import ops
+import math
+
+from lamina import ops, quantizers
 from lamina.common import serialization
 from lamina.graph.keras_tensor import KerasTensor
+from lamina.layers import quantization
 from lamina.layers.core import Embedding
+from lamina.quantizers.grouped import dequantize_grouped
+from lamina.quantizers.quantization_config import QuantizationConfig, block_size_for_layer
+
+_QUANTIZED_MODES = ("int8", "int4")
+
+
+def _read(value):
+    return value.value if hasattr(value, "value") else value
 
 
 class ReversibleEmbedding(Embedding):
@@ -89,7 +100,8 @@ class ReversibleEmbedding(Embedding):
 
     def build(self, input_shape=None):
         super().build(input_shape)
-        if not self.tie_weights:
+        # Quantized, `quantized_build` made the reverse weights already.
+        if not self.tie_weights and self.quantization_mode not in _QUANTIZED_MODES:
             self.reverse_embeddings = self.add_weight(
                 shape=(self.output_dim, self.input_dim),
                 initializer=self.embeddings_initializer,
@@ -108,16 +120,20 @@ class ReversibleEmbedding(Embedding):
                 f"of size output_dim={self.output_dim} on the last axis; received shape "
                 f"{tuple(inputs.shape)}. Pass hidden states, not token ids."
             )
+        if self.quantization_mode in _QUANTIZED_MODES:
+            return self._soft_cap(self._quantized_reverse(inputs))
         if self.tie_weights:
             kernel = ops.transpose(self.embeddings)
         else:
             kernel = self.reverse_embeddings
         dtype = self.reverse_dtype or self.compute_dtype
-        logits = ops.matmul(ops.cast(inputs, dtype), ops.cast(kernel, dtype))
-        if self.logit_soft_cap is not None:
-            cap = self.logit_soft_cap
-            logits = ops.multiply(ops.tanh(ops.divide(logits, cap)), cap)
-        return logits
+        return self._soft_cap(ops.matmul(ops.cast(inputs, dtype), ops.cast(kernel, dtype)))
+
+    def _soft_cap(self, logits):
+        if self.logit_soft_cap is None:
+            return logits
+        cap = self.logit_soft_cap
+        return ops.multiply(ops.tanh(ops.divide(logits, cap)), cap)
 
     def compute_mask(self, inputs, previous_mask=None):
         if self._recording_reverse:
@@ -149,6 +165,143 @@ class ReversibleEmbedding(Embedding):
             "reverse_dtype": self.reverse_dtype,
             "logit_soft_cap": self.logit_soft_cap,
         }
+
+    # Quantization: Embedding's for the table; the reverse projection (its own matrix
+    # when untied) quantized per vocabulary entry, or in blocks of `output_dim`. ------
+    @property
+    def _quantized_file_order(self):
+        order = Embedding._quantized_file_order
+        # Asked before `__init__` has set `tie_weights` (checking a quantized `dtype`).
+        if getattr(self, "tie_weights", True):
+            return order
+        reverse = ("reverse_embeddings", "reverse_embeddings_scale")
+        return {
+            "int8": (*order["int8"], *reverse),
+            "int4": (*order["int4"], *reverse, "reverse_embeddings_zero"),
+        }
+
+    def quantize(self, mode=None, type_check=True, config=None):
+        """Quantize the table as `Embedding.quantize` does and, when the weights are not
+        tied, `reverse_embeddings` too: int8 with one scale per vocabulary entry, int4
+        per entry or in blocks of `block_size` along `output_dim` (with zero points).
+        A reverse call quantizes its inputs per row, as Keras does.
+
+        Args:
+            mode: `"int8"` or `"int4"`; optional with a `config`.
+            type_check: refuse subclasses of ReversibleEmbedding.
+            config: an `Int8QuantizationConfig` or `Int4QuantizationConfig`.
+
+        >>> import numpy as np
+        >>> layer = ReversibleEmbedding(10, 4, tie_weights=False)
+        >>> layer.build()
+        >>> layer.quantize("int8")
+        >>> str(layer.reverse_embeddings.dtype), tuple(layer.reverse_embeddings_scale.shape)
+        ('int8', (10,))
+        >>> layer(np.ones((1, 4), "float32"), reverse=True).shape
+        (1, 10)
+        """
+        mode, config = quantization.begin_quantize(
+            self, ReversibleEmbedding, mode, type_check, config
+        )
+        reverse = None
+        if not self.tie_weights:
+            old = self.reverse_embeddings
+            reverse = _quantize_reverse(old, mode, block_size_for_layer(self, config), config)
+            del self.__dict__["reverse_embeddings"]
+            self._own_variables = [v for v in self._own_variables if v is not old]
+        Embedding.quantize(self, mode, type_check=False, config=config)
+        if reverse is not None:
+            values, scale, zero = reverse
+            self.reverse_embeddings.assign(values)
+            self.reverse_embeddings_scale.assign(scale)
+            if zero is not None:
+                self.reverse_embeddings_zero.assign(zero)
+
+    def quantized_build(self, embeddings_shape, mode, config=None):
+        """Embedding's quantized table, the reverse call's inputs quantizer and, untied,
+        the quantized `reverse_embeddings` with its scale (and int4 blocks' zeros)."""
+        super().quantized_build(embeddings_shape, mode, config)
+        config = config if config is not None else self.quantization_config
+        self.inputs_quantizer = QuantizationConfig.activation_quantizer_or_default(
+            config, quantizers.AbsMaxQuantizer(axis=-1)
+        )
+        if self.tie_weights:
+            return
+        block_size = block_size_for_layer(self, config) if mode == "int4" else None
+        rows = (self.output_dim + 1) // 2 if mode == "int4" else self.output_dim
+        self.reverse_embeddings = self.add_weight(
+            shape=(rows, self.input_dim),
+            initializer="zeros",
+            dtype="int8",
+            trainable=False,
+            name="reverse_embeddings",
+        )
+        grouped = block_size not in (None, -1)
+        shape = (
+            (math.ceil(self.output_dim / block_size), self.input_dim)
+            if grouped
+            else (self.input_dim,)
+        )
+        self.reverse_embeddings_scale = self.add_weight(
+            shape=shape, initializer="ones", trainable=False, name="reverse_embeddings_scale"
+        )
+        if grouped:
+            self.reverse_embeddings_zero = self.add_weight(
+                shape=shape, initializer="zeros", trainable=False, name="reverse_embeddings_zero"
+            )
+
+    def _quantized_reverse(self, inputs):
+        """`inputs @ table^T` (or `@ reverse_embeddings`) with the quantized weights."""
+        mode = self.quantization_mode
+        dtype = self.compute_dtype
+        block_size = getattr(self, "_int4_block_size", None) if mode == "int4" else None
+        grouped = block_size not in (None, -1)
+        if self.tie_weights:
+            kernel = ops.transpose(_read(self._embeddings))
+            scale = _read(self.embeddings_scale)
+            zero = _read(self.embeddings_zero) if grouped else None
+            if grouped:  # (input_dim, groups) -> (groups, input_dim), as the kernel
+                scale, zero = ops.transpose(scale), ops.transpose(zero)
+        else:
+            kernel = _read(self.reverse_embeddings)
+            scale = _read(self.reverse_embeddings_scale)
+            zero = _read(self.reverse_embeddings_zero) if grouped else None
+        if mode == "int4":
+            kernel = quantizers.unpack_int4(kernel, self.output_dim, axis=0)
+        if self.inputs_quantizer:
+            inputs, inputs_scale = self.inputs_quantizer(inputs)
+        else:
+            inputs_scale = ops.ones((1,), dtype=dtype)
+        if not grouped:
+            logits = ops.cast(ops.matmul(inputs, kernel), dtype)
+            return ops.divide(logits, ops.multiply(inputs_scale, scale))
+        weights = dequantize_grouped(
+            ops.cast(kernel, dtype), scale, zero, _read(self.g_idx), group_axis=0
+        )
+        return ops.divide(ops.matmul(inputs, weights), inputs_scale)
+
+
+def _quantize_reverse(variable, mode, block_size, config):
+    """`(values, scale, zero or None)` of a float `(output_dim, input_dim)` reverse
+    matrix: one scale per vocabulary entry (column), or int4 blocks along `output_dim`."""
+    if mode == "int8":
+        quantizer = QuantizationConfig.weight_quantizer_or_default(
+            config, quantizers.AbsMaxQuantizer(axis=0)
+        )
+        values, scale = quantizer(variable, to_numpy=True)
+        return values, ops.squeeze(scale, axis=0), None
+    if block_size in (None, -1):
+        quantizer = QuantizationConfig.weight_quantizer_or_default(
+            config, quantizers.AbsMaxQuantizer(axis=0, value_range=(-8, 7), output_dtype="int8")
+        )
+        values, scale = quantizer(variable, to_numpy=True)
+        scale, zero = ops.squeeze(scale, axis=0), None
+    else:
+        values, scale, zero = quantizers.abs_max_quantize_grouped_with_zero_point(
+            _read(variable), block_size=block_size, value_range=(-8, 7), dtype="int8", to_numpy=True
+        )
+    packed, _, _ = quantizers.pack_int4(values, axis=0)
+    return packed, scale, zero
 
 
 serialization.register_builtin("layers", ReversibleEmbedding)

@@ -508,6 +508,34 @@ class Model(Trainer, Layer):
     _select_inputs = calls.select_inputs
 
     # Building ------------------------------------------------------------------------
+    def _maybe_build(self, inputs) -> None:
+        if self.built or self._function is not None or type(self).build is not Model.build:
+            return Layer._maybe_build(self, inputs)
+        # A subclassed model's first call on data builds it by running `call` on the data
+        # (its layers build as they meet it), as Keras's does: integer ids stay integers,
+        # and ops that placeholders cannot run (CTC and Cholesky on torch's meta tensors)
+        # run. On symbolic inputs, `call` runs on placeholders of their shapes and dtypes.
+        self._build_shapes = tree.map_structure(
+            lambda x: tuple(x.shape) if hasattr(x, "shape") else None, inputs
+        )
+        self.built = True
+        symbolic = any(isinstance(x, KerasTensor) for x in tree.flatten(inputs))
+        if symbolic or self._initial_weights is not None:  # the weights must exist to set
+            Layer.compute_output_spec(
+                self,
+                tree.map_structure(
+                    lambda x: (
+                        KerasTensor(tuple(x.shape), backend_core.standardize_dtype(x.dtype))
+                        if hasattr(x, "shape") and hasattr(x, "dtype")
+                        else x
+                    ),
+                    inputs,
+                ),
+            )
+        if self._initial_weights is not None:
+            self.set_weights(self._initial_weights)
+            self._initial_weights = None
+
     def build(self, input_shape):
         if self._function is not None:
             self.built = True

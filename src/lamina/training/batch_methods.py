@@ -159,9 +159,9 @@ def predict_step_data(model):
 
 
 def format_logs(model, logs, return_dict):
-    """Logs as floats: a dict, or Keras's list in `metrics_names` order (a scalar
+    """Logs as floats (arrays for metrics with several values): a dict, or Keras's list in `metrics_names` order (a scalar
     when there is one value)."""
-    logs = {k: float(v) for k, v in loops.flat_logs(logs).items()}
+    logs = loops.python_logs(logs)
     if return_dict:
         return logs
     names = structures.flat_metric_names(model)

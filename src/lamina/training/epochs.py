@@ -339,6 +339,21 @@ def prediction_pass(model, batches, callback_list):
     return outputs
 
 
+def log_value(value):
+    """A log as Keras hands it out: a Python float, or a writable NumPy array for a
+    metric whose result is not one number (`R2Score(class_aggregation=None)`,
+    `TruePositives(thresholds=[...])`)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return np.array(backend.convert_to_numpy(value))
+
+
+def python_logs(logs) -> dict:
+    """`flat_logs` with each value a `log_value`."""
+    return {k: log_value(v) for k, v in flat_logs(logs).items()}
+
+
 def pass_logs(model, logs) -> dict:
     """The logs of a finished pass, as Python floats. As in Keras, when the step's logs
     name exactly the model's metrics they are read from the metrics (a resumed epoch may
@@ -346,7 +361,7 @@ def pass_logs(model, logs) -> dict:
     results = model.get_metrics_result()
     if not logs or set(flat_logs(logs)) == set(results):
         logs = results
-    return {k: float(v) for k, v in flat_logs(logs).items()}
+    return python_logs(logs)
 
 
 def _chunks(model, batches):

@@ -72,7 +72,18 @@ def check_targets_given(names, losses, y_flat, y) -> None:
 
 def sample_weights(names, y_flat, sample_weight, class_weight) -> list:
     """One sample-weight array (or None) per output; `class_weight` folds into the first."""
-    if sample_weight is not None:
+    if sample_weight is not None and len(names) > 1 and hasattr(sample_weight, "shape"):
+        # One array for a model of several outputs weighs each output's loss and
+        # weighted metrics, as in Keras 3, which takes only a weight per sample so.
+        if len(sample_weight.shape) != 1:
+            raise ValueError(
+                f"The model has {len(names)} outputs {names}; one `sample_weight` array for "
+                "all of them must hold one weight per sample (shape (num_samples,)); "
+                f"received shape {tuple(sample_weight.shape)}. Pass a list or a dict with "
+                "one array per output for weights of another shape."
+            )
+        sw = [sample_weight] * len(names)
+    elif sample_weight is not None:
         sw = flatten_targets(names, sample_weight, "sample_weight")
     else:
         sw = [None] * len(names)
