@@ -275,10 +275,20 @@ def test_two_jax_processes_joined_by_jax_distributed_equal_one_process(tmp_path)
         )
 
 
+def _gloo_available() -> bool:
+    import torch.distributed
+
+    return torch.distributed.is_available() and torch.distributed.is_gloo_available()
+
+
 @pytest.mark.engine("torch")
 def test_two_torch_processes_over_gloo_equal_one_process(tmp_path):
+    if not _gloo_available():
+        pytest.skip("this torch build has no torch.distributed with gloo")
     _run_job("_torch_ddp_script.py", "torch", tmp_path)
     single = np.load(tmp_path / "single.npz")
+    single_classifier = np.load(tmp_path / "single_classifier.npz")
+    reference = json.loads((tmp_path / "single_logs.json").read_text())
     for rank in ("0", "1"):
         ours = np.load(tmp_path / f"{rank}.npz")
         resumed = np.load(tmp_path / f"{rank}_resumed.npz")  # exact resume, two processes
@@ -288,3 +298,46 @@ def test_two_torch_processes_over_gloo_equal_one_process(tmp_path):
         for key in single.files:
             np.testing.assert_allclose(ours[key], single[key], rtol=1e-5, atol=1e-6)
             np.testing.assert_array_equal(resumed[key], ours[key])
+        # The classifier: gradients averaged bucket by bucket while the backward pass
+        # ran (3 buckets in each of the 4 steps), weights as on the global batches.
+        classifier = np.load(tmp_path / f"{rank}_classifier.npz")
+        for key in single_classifier.files:
+            np.testing.assert_allclose(classifier[key], single_classifier[key], atol=1e-6)
+        logs = json.loads((tmp_path / f"{rank}_logs.json").read_text())
+        assert logs["buckets"] == 3
+        assert logs["launched_in_backward"] == 3 * 4
+        assert logs["devices"] == ["cpu:0", "cpu:1"]  # the job's: one device per process
+        # The logs are the job's, on every process: per epoch, validation, evaluate.
+        for key, values in reference["history"].items():
+            assert logs["history"][key] == pytest.approx(values, rel=1e-6), key
+        assert logs["evaluate"] == pytest.approx(reference["evaluate"], rel=1e-6)
+    # Process 0 alone read each batch's logs (process 1 skipped them): the job's too.
+    batches = json.loads((tmp_path / "0_logs.json").read_text())["batches"]
+    assert len(batches) == len(reference["batches"]) == 4
+    for ours, theirs in zip(batches, reference["batches"], strict=True):
+        assert ours == pytest.approx(theirs, rel=1e-6)
+    assert "3 devices in a job of 2 processes" in logs["three_devices_error"]
+
+
+@pytest.mark.engine("torch")
+@pytest.mark.parametrize(
+    ("arguments", "environment", "message"),
+    [
+        ({}, {}, r"WORLD_SIZE.*RANK.*MASTER_ADDR.*MASTER_PORT.*torchrun"),
+        ({}, {"RANK": "0", "WORLD_SIZE": "2"}, r"not told the coordinator's address"),
+        ({}, {"RANK": "2", "WORLD_SIZE": "2", "MASTER_ADDR": "x", "MASTER_PORT": "1"}, r"2 is not"),
+        ({"job_addresses": "localhost", "num_processes": 2, "process_id": 0}, {}, "host:port"),
+        ({"job_addresses": "localhost:1"}, {"WORLD_SIZE": "two"}, "WORLD_SIZE='two'"),
+    ],
+)
+def test_torch_initialize_says_what_is_missing(monkeypatch, arguments, environment, message):
+    for name in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "LOCAL_RANK"):
+        monkeypatch.delenv(name, raising=False)
+    for name in list(os.environ):
+        if name.startswith("KERAS_DISTRIBUTION_"):
+            monkeypatch.delenv(name)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError, match=message):
+        dist.initialize(**arguments)
+    assert dist.distribution() is None and backend.distribution.process_count() == 1
