@@ -341,3 +341,11 @@ def test_torch_initialize_says_what_is_missing(monkeypatch, arguments, environme
     with pytest.raises(ValueError, match=message):
         dist.initialize(**arguments)
     assert dist.distribution() is None and backend.distribution.process_count() == 1
+
+
+def test_data_parallel_refuses_a_process_torchrun_started_outside_its_job(monkeypatch):
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    with pytest.raises(ValueError, match=r"one of 2 .*distribution.initialize\(\) before"):
+        dist.DataParallel()
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    assert dist.DataParallel().data_shard_id == 0

@@ -235,6 +235,14 @@ class Distribution:
         self._auto_shard_dataset = auto_shard_dataset
         self._num_process = backend.distribution.process_count()
         self._process_id = backend.distribution.process_index()
+        launched = os.environ.get("WORLD_SIZE", "1")
+        if self._num_process == 1 and launched.isdigit() and int(launched) > 1:
+            raise ValueError(
+                f"This process was started as one of {launched} (WORLD_SIZE={launched}, "
+                "as torchrun sets it) but has not joined their job, so it would train "
+                f"alone. Call lamina.distribution.initialize() before making the "
+                f"{type(self).__name__}."
+            )
         self._layout_source = threading.local()
 
     @property
@@ -260,6 +268,15 @@ class Distribution:
     @property
     def num_model_replicas(self) -> int:
         return self._device_mesh.axis_size(self._batch_dim_name)
+
+    @property
+    def data_shard_id(self) -> int:
+        """Which part of each global batch this process feeds (its rank when every
+        process holds a replica, as under torchrun: one device per process)."""
+        replicas, processes = self.num_model_replicas, self._num_process
+        if replicas >= processes:
+            return self._process_id
+        return self._process_id // (processes // replicas)
 
     def get_data_layout(self, data_shape) -> TensorLayout:
         """Batches split along their first dimension over the batch axis."""
