@@ -233,7 +233,8 @@ DISTRIBUTION = declare(
     all_reduce_mean(values)
         Each tensor of `values` averaged over the processes of the job (the gradients of
         data-parallel training); as it is with one process, or where the compiled step
-        already reduces them (JAX).
+        already reduces them (JAX). On torch, gradients whose averaging the backward
+        pass started (`execution.gradients`, bucket by bucket) are waited for.
     job_totals(values)
         Each tensor of `values` (this process's metric totals) summed over the
         processes of the job, in one collective; as they are with one process, or

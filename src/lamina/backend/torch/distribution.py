@@ -28,6 +28,7 @@ import os
 import torch
 
 from lamina.backend.common.global_state import current_distribution
+from lamina.backend.torch import core
 
 _JAX_ONLY = (
     "On the torch backend, lamina.distribution runs data-parallel across processes "
@@ -155,8 +156,12 @@ def job_totals(values):
 
 
 def _flatten(values):
-    # float64 holds every metric total and gradient dtype exactly enough to sum them.
-    return torch.cat([torch.as_tensor(v).detach().reshape(-1).to(torch.float64) for v in values])
+    # float64 holds every metric total and gradient dtype exactly enough to sum them; on
+    # the variables' device, since nccl reduces only CUDA tensors.
+    device = core._home_device()
+    return torch.cat(
+        [torch.as_tensor(v).detach().reshape(-1).to(device, torch.float64) for v in values]
+    )
 
 
 def _unflatten(flat, like):
@@ -423,8 +428,6 @@ def initialize(job_addresses=None, num_processes=None, process_id=None):
         )
     cuda = torch.cuda.is_available()
     if cuda:
-        from lamina.backend.torch import core
-
         local = _env_int("LOCAL_RANK")
         index = local if local is not None else process_id % torch.cuda.device_count()
         torch.cuda.set_device(index)
