@@ -427,8 +427,10 @@ class Distribution:
         totals are each process's own (torch), their variables are combined over the
         job as their `aggregation` says (one collective; every process must enter the
         block alike), as a step over the global batch computes them on JAX."""
-        variables = list({id(v): v for m in metrics for v in m.variables}.values())
-        if not self._metrics_per_process() or not variables:
+        variables = []
+        if self._metrics_per_process():
+            variables = list({id(v): v for m in metrics for v in m.variables}.values())
+        if not variables:
             yield
             return
         rank = self._process_id
