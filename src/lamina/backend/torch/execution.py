@@ -280,8 +280,7 @@ def gradients(loss, variables):
             "computed from the model's outputs (or from losses added on its layers), and "
             "that the layers it goes through are trainable."
         )
-    # In a data-parallel job the gradients' average over the job starts as the backward
-    # pass computes them, DDP's way (`distribution.reduce_in_backward`).
+    # In a data-parallel job, averaging starts in the backward pass, DDP's way.
     reduction = torch_distribution.reduce_in_backward(values)
     with torch.enable_grad(), reduction:
         grads = torch.autograd.grad(loss, values, allow_unused=True)
