@@ -2,8 +2,15 @@
 (rank "single") the one-process reference on the whole global batches.
 
 Argument: the rank (0, 1 or "single"), the coordinator port and an output folder.
+
+A regression model trains (and resumes) under `DataParallel`; a classifier then trains
+with an accuracy metric, validation and tiny gradient buckets (several buckets per step,
+reduced while the backward pass runs), and process 0 alone reads each batch's logs (as
+a progress bar on process 0 only does): its logs, per batch, per epoch and from
+`evaluate`, are written as JSON beside the weights.
 """
 
+import json
 import os
 import sys
 
@@ -82,9 +89,61 @@ class Count(lamina.callbacks.Callback):
         self.batches += 1
 
 
+class BatchLogs(lamina.callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.logs = []
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.logs.append({k: float(v) for k, v in logs.items()})
+
+
+def classifier():
+    lamina.utils.set_random_seed(1)
+    inputs = lamina.Input((5,))
+    hidden = lamina.layers.Dense(16, activation="relu")(inputs)
+    model = lamina.Model(inputs, lamina.layers.Dense(3)(hidden))
+    model.compile(
+        optimizer="adam",
+        loss=lamina.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+    )
+    return model
+
+
+labels = (x @ rng.normal(size=(5, 3))).argmax(axis=1).astype("int32")
+x_val = rng.normal(size=(16, 5)).astype("float32")
+labels_val = (x_val @ rng.normal(size=(5, 3))).argmax(axis=1).astype("int32")
+
+
+def train_classifier(rows, val_rows, batch_size, reads_batches):
+    model = classifier()
+    callbacks = [BatchLogs()] if reads_batches else []
+    history = model.fit(
+        x[rows],
+        labels[rows],
+        batch_size=batch_size,
+        epochs=2,
+        verbose=0,
+        shuffle=False,
+        validation_data=(x_val[val_rows], labels_val[val_rows]),
+        callbacks=callbacks,
+    )
+    evaluated = model.evaluate(
+        x_val[val_rows], labels_val[val_rows], batch_size=batch_size // 2, return_dict=True
+    )
+    logs = {
+        "history": history.history,
+        "batches": callbacks[0].logs if callbacks else None,
+        "evaluate": {k: float(v) for k, v in evaluated.items()},
+    }
+    return model, logs
+
+
 if rank == "single":
     model = make(0)
     model.fit(x, y, batch_size=16, epochs=3, verbose=0, shuffle=False)
+    clf, logs = train_classifier(np.arange(32), np.arange(16), 16, True)
 else:
     r = int(rank)
     dist.initialize(job_addresses=f"127.0.0.1:{port}", num_processes=2, process_id=r)
@@ -101,4 +160,24 @@ else:
             *resumed.get_weights(),
             steps_after_resume=resumed.steps_after_resume,
         )
+        engine = lamina.backend.distribution
+        engine.FIRST_BUCKET_BYTES, engine.BUCKET_BYTES = 64, 256  # 3 buckets a step
+        before = engine._REDUCER.launched_in_backward
+        clf, logs = train_classifier(
+            rows,
+            np.concatenate([np.arange(8 * b + 4 * r, 8 * b + 4 * r + 4) for b in range(2)]),
+            8,
+            reads_batches=r == 0,
+        )
+        logs["buckets"] = len(engine._REDUCER._plan)
+        logs["launched_in_backward"] = engine._REDUCER.launched_in_backward - before
+        logs["devices"] = dist.list_devices()
+        try:
+            with dist.DataParallel(devices=["cpu:0", "cpu:1", "cpu:2"]).scope():
+                classifier()
+        except ValueError as error:
+            logs["three_devices_error"] = str(error)
+np.savez(os.path.join(out, f"{rank}_classifier.npz"), *clf.get_weights())
+with open(os.path.join(out, f"{rank}_logs.json"), "w") as f:
+    json.dump(logs, f)
 np.savez(os.path.join(out, f"{rank}.npz"), *model.get_weights())

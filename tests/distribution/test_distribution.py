@@ -6,8 +6,11 @@ device in the same process."""
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
+import tempfile
+import time
 
 import numpy as np
 import pytest
@@ -222,31 +225,56 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _run_job(script_name, engine, tmp_path):
-    """Processes 0 and 1 of a job on localhost, and the one-process reference."""
+def _run_job(script_name, engine, tmp_path, attempts=2):
+    """Processes 0 and 1 of a job on localhost, and the one-process reference; again on
+    another port when the coordinator's was taken between choosing and binding it
+    (other programs on the machine pick free ports too)."""
+    for attempt in range(attempts):
+        failures = _job_failures(script_name, engine, tmp_path)
+        taken = any("address already in use" in err.lower() for err in failures)
+        if not taken or attempt == attempts - 1:
+            break
+        for leftover in tmp_path.iterdir():  # a backup the failed attempt wrote
+            shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
+    assert not failures, "\n\n".join(err[-3000:] for err in failures)
+
+
+def _job_failures(script_name, engine, tmp_path) -> list:
     script = SCRIPT.with_name(script_name)
     port = str(_free_port())
     env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
     env["LAMINA_BACKEND"] = engine
+    # Files, not pipes: an unread pipe that fills would stop its process.
+    logs = [tempfile.TemporaryFile("w+") for _ in range(3)]
     procs = [
         subprocess.Popen(
             [sys.executable, str(script), rank, port, str(tmp_path)],
             env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
             text=True,
         )
-        for rank in ("0", "1", "single")
+        for rank, log in zip(("0", "1", "single"), logs, strict=True)
     ]
+    deadline = time.monotonic() + 180
     try:
-        results = [p.communicate(timeout=180) for p in procs]
+        # A process that fails ends the job: the others would wait for it.
+        while any(p.poll() is None for p in procs) and time.monotonic() < deadline:
+            if any(p.poll() not in (None, 0) for p in procs):
+                break
+            time.sleep(0.05)
     finally:
         for p in procs:  # bounded: nothing is left running
             if p.poll() is None:
                 p.kill()
-                p.wait()
-    for p, (_, err) in zip(procs, results, strict=True):
-        assert p.returncode == 0, err[-3000:]
+    failures = []
+    for p, log in zip(procs, logs, strict=True):
+        p.wait()
+        log.seek(0)
+        if p.returncode != 0:
+            failures.append(log.read() or f"exit status {p.returncode}")
+        log.close()
+    return failures
 
 
 @pytest.mark.engine("jax")
@@ -275,10 +303,20 @@ def test_two_jax_processes_joined_by_jax_distributed_equal_one_process(tmp_path)
         )
 
 
+def _gloo_available() -> bool:
+    import torch.distributed
+
+    return torch.distributed.is_available() and torch.distributed.is_gloo_available()
+
+
 @pytest.mark.engine("torch")
 def test_two_torch_processes_over_gloo_equal_one_process(tmp_path):
+    if not _gloo_available():
+        pytest.skip("this torch build has no torch.distributed with gloo")
     _run_job("_torch_ddp_script.py", "torch", tmp_path)
     single = np.load(tmp_path / "single.npz")
+    single_classifier = np.load(tmp_path / "single_classifier.npz")
+    reference = json.loads((tmp_path / "single_logs.json").read_text())
     for rank in ("0", "1"):
         ours = np.load(tmp_path / f"{rank}.npz")
         resumed = np.load(tmp_path / f"{rank}_resumed.npz")  # exact resume, two processes
@@ -288,3 +326,54 @@ def test_two_torch_processes_over_gloo_equal_one_process(tmp_path):
         for key in single.files:
             np.testing.assert_allclose(ours[key], single[key], rtol=1e-5, atol=1e-6)
             np.testing.assert_array_equal(resumed[key], ours[key])
+        # The classifier: gradients averaged bucket by bucket while the backward pass
+        # ran (3 buckets in each of the 4 steps), weights as on the global batches.
+        classifier = np.load(tmp_path / f"{rank}_classifier.npz")
+        for key in single_classifier.files:
+            np.testing.assert_allclose(classifier[key], single_classifier[key], atol=1e-6)
+        logs = json.loads((tmp_path / f"{rank}_logs.json").read_text())
+        assert logs["buckets"] == 3
+        assert logs["launched_in_backward"] == 3 * 4
+        assert logs["devices"] == ["cpu:0", "cpu:1"]  # the job's: one device per process
+        # The logs are the job's, on every process: per epoch, validation, evaluate.
+        for key, values in reference["history"].items():
+            assert logs["history"][key] == pytest.approx(values, rel=1e-6), key
+        assert logs["evaluate"] == pytest.approx(reference["evaluate"], rel=1e-6)
+    # Process 0 alone read each batch's logs (process 1 skipped them): the job's too.
+    batches = json.loads((tmp_path / "0_logs.json").read_text())["batches"]
+    assert len(batches) == len(reference["batches"]) == 4
+    for ours, theirs in zip(batches, reference["batches"], strict=True):
+        assert ours == pytest.approx(theirs, rel=1e-6)
+    assert "3 devices in a job of 2 processes" in logs["three_devices_error"]
+
+
+@pytest.mark.engine("torch")
+@pytest.mark.parametrize(
+    ("arguments", "environment", "message"),
+    [
+        ({}, {}, r"WORLD_SIZE.*RANK.*MASTER_ADDR.*MASTER_PORT.*torchrun"),
+        ({}, {"RANK": "0", "WORLD_SIZE": "2"}, r"not told the coordinator's address"),
+        ({}, {"RANK": "2", "WORLD_SIZE": "2", "MASTER_ADDR": "x", "MASTER_PORT": "1"}, r"2 is not"),
+        ({"job_addresses": "localhost", "num_processes": 2, "process_id": 0}, {}, "host:port"),
+        ({"job_addresses": "localhost:1"}, {"WORLD_SIZE": "two"}, "WORLD_SIZE='two'"),
+    ],
+)
+def test_torch_initialize_says_what_is_missing(monkeypatch, arguments, environment, message):
+    for name in ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT", "LOCAL_RANK"):
+        monkeypatch.delenv(name, raising=False)
+    for name in list(os.environ):
+        if name.startswith("KERAS_DISTRIBUTION_"):
+            monkeypatch.delenv(name)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError, match=message):
+        dist.initialize(**arguments)
+    assert dist.distribution() is None and backend.distribution.process_count() == 1
+
+
+def test_data_parallel_refuses_a_process_torchrun_started_outside_its_job(monkeypatch):
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    with pytest.raises(ValueError, match=r"one of 2 .*distribution.initialize\(\) before"):
+        dist.DataParallel()
+    monkeypatch.setenv("WORLD_SIZE", "1")
+    assert dist.DataParallel().data_shard_id == 0

@@ -207,6 +207,9 @@ DISTRIBUTION = declare(
         Whether variables may be split over devices (`ModelParallel`).
     MODEL_PARALLEL_MESSAGE
         Why not, when `MODEL_PARALLEL` is False (names what to use instead).
+    METRICS_PER_PROCESS
+        Whether metric totals are each process's own in a job of several processes
+        (torch; `job_totals` sums them when read), rather than the job's (JAX).
     list_devices(device_type=None)
         The engine's devices as strings such as `"cpu:0"` (of `device_type` when given).
     to_mesh(shape, axis_names, devices)
@@ -230,7 +233,12 @@ DISTRIBUTION = declare(
     all_reduce_mean(values)
         Each tensor of `values` averaged over the processes of the job (the gradients of
         data-parallel training); as it is with one process, or where the compiled step
-        already reduces them (JAX).
+        already reduces them (JAX). On torch, gradients whose averaging the backward
+        pass started (`execution.gradients`, bucket by bucket) are waited for.
+    job_totals(values)
+        Each tensor of `values` (this process's metric totals) summed over the
+        processes of the job, in one collective; as they are with one process, or
+        where they are the job's already (JAX).
     layout_of(x)
         The engine layout of tensor `x`, or `None`.
     step_done(values, mesh)

@@ -25,6 +25,8 @@ import re
 import threading
 import warnings
 
+import numpy as np
+
 from lamina import backend, tree
 from lamina.backend.common.global_state import current_distribution, set_current_distribution
 from lamina.backend.common.variables import StatelessScope, relaxed
@@ -58,7 +60,10 @@ def initialize(job_addresses=None, num_processes=None, process_id=None) -> None:
     Arguments left out come from the environment variables Keras reads:
     `KERAS_DISTRIBUTION_JOB_ADDRESSES` (comma-separated `host:port` of the jobs; the
     first is the coordinator), `KERAS_DISTRIBUTION_NUM_PROCESSES` and
-    `KERAS_DISTRIBUTION_PROCESS_ID`.
+    `KERAS_DISTRIBUTION_PROCESS_ID`. On torch, those torchrun sets are read too
+    (`MASTER_ADDR`, `MASTER_PORT`, `WORLD_SIZE`, `RANK`, `LOCAL_RANK`), so a program
+    started by `torchrun --nproc_per_node=N` needs no arguments; what is missing is
+    named in the error.
     """
     env = os.environ
     if job_addresses is None:
@@ -230,6 +235,14 @@ class Distribution:
         self._auto_shard_dataset = auto_shard_dataset
         self._num_process = backend.distribution.process_count()
         self._process_id = backend.distribution.process_index()
+        launched = os.environ.get("WORLD_SIZE", "1")
+        if self._num_process == 1 and launched.isdigit() and int(launched) > 1:
+            raise ValueError(
+                f"This process was started as one of {launched} (WORLD_SIZE={launched}, "
+                "as torchrun sets it) but has not joined their job, so it would train "
+                f"alone. Call lamina.distribution.initialize() before making the "
+                f"{type(self).__name__}."
+            )
         self._layout_source = threading.local()
 
     @property
@@ -255,6 +268,15 @@ class Distribution:
     @property
     def num_model_replicas(self) -> int:
         return self._device_mesh.axis_size(self._batch_dim_name)
+
+    @property
+    def data_shard_id(self) -> int:
+        """Which part of each global batch this process feeds (its rank when every
+        process holds a replica, as under torchrun: one device per process)."""
+        replicas, processes = self.num_model_replicas, self._num_process
+        if replicas >= processes:
+            return self._process_id
+        return self._process_id // (processes // replicas)
 
     def get_data_layout(self, data_shape) -> TensorLayout:
         """Batches split along their first dimension over the batch axis."""
@@ -389,10 +411,53 @@ class Distribution:
 
     def _reduce_gradients(self, grads) -> list:
         """Gradients averaged over the processes of a job (each took its own part of
-        the global batch); as they are where the engine's step reduces them."""
+        the global batch); as they are where the engine's step reduces them. On torch
+        the averaging of a step's gradients started during its backward pass, bucket by
+        bucket, as DistributedDataParallel does; this waits for it."""
         if self._num_process == 1:
             return grads
         return backend.distribution.all_reduce_mean(grads)
+
+    def _metrics_per_process(self) -> bool:
+        return self._num_process > 1 and backend.distribution.METRICS_PER_PROCESS
+
+    @contextlib.contextmanager
+    def _job_metrics(self, metrics):
+        """Within the block, `metrics` read the job's totals: on an engine whose metric
+        totals are each process's own (torch), their variables are combined over the
+        job as their `aggregation` says (one collective; every process must enter the
+        block alike), as a step over the global batch computes them on JAX."""
+        variables = []
+        if self._metrics_per_process():
+            variables = list({id(v): v for m in metrics for v in m.variables}.values())
+        if not variables:
+            yield
+            return
+        rank = self._process_id
+        parts = []
+        for v in variables:
+            value = v.value
+            if v.aggregation == "mean":
+                value = value / self._num_process
+            elif v.aggregation == "only_first_replica" and rank != 0:
+                value = value * 0
+            parts.append(value)
+        totals = backend.distribution.job_totals(parts)
+        mapping = [
+            (v, total if v.aggregation != "none" else v.value)
+            for v, total in zip(variables, totals, strict=True)
+        ]
+        with StatelessScope(mapping):
+            yield
+
+    def _all_agree(self, flag: bool) -> bool:
+        """Whether `flag` holds in every process of the job (one collective where
+        metrics are read per process: a choice that decides which collectives a loop
+        makes must be the same everywhere)."""
+        if not self._metrics_per_process():
+            return flag
+        votes = backend.distribution.job_totals([np.asarray(int(bool(flag)), "int32")])
+        return int(backend.convert_to_numpy(votes[0])) == self._num_process
 
     def _check_rules_used(self) -> None:
         """Warn about layout rules no variable matched (overridden by ModelParallel)."""

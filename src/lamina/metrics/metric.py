@@ -81,9 +81,11 @@ class Metric:
             initializer: `"zeros"`, `"ones"`, a callable `(shape, dtype) -> array`, or a
                 value broadcast to `shape`.
             dtype: the dtype (default: the metric's dtype).
-            aggregation: accepted for Keras compatibility (how replicas combine the
-                variable in Keras's distributed loops); lamina's state is not replicated
-                per device, so it has no effect.
+            aggregation: how the processes of a data-parallel job combine the
+                variable when the metric is read on an engine whose totals are each
+                process's own (torch): `"sum"` (totals, counts), `"mean"`,
+                `"only_first_replica"` (process 0's value) or `"none"` (this
+                process's). On JAX a step's totals are the job's already.
             name: a short name such as `"total"`.
         """
         initializer = _initializer(initializer)
@@ -93,6 +95,7 @@ class Metric:
             shape=tuple(shape),
             dtype=dtype,
             trainable=False,
+            aggregation=aggregation,
             name=name,
             path=f"{self.name}/{name or 'variable'}",
         )

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 
 from lamina import backend
-from lamina.backend.common.global_state import learning_phase_or
+from lamina.backend.common.global_state import current_distribution, learning_phase_or
 from lamina.common.data_utils import unpack_x_y_sample_weight
 from lamina.layers.layer import Layer
 from lamina.training import programs, runtime, steps, structures
@@ -179,10 +179,14 @@ def batch_logs_skippable(model, callback_list) -> bool:
     callback reads a batch's logs, and neither the step nor the metrics methods it calls
     are overridden (an override sees exactly what Keras gives it)."""
     cls = type(model)
-    return (
+    skippable = (
         cls.train_step is train_step
         and cls.compute_metrics is steps.compute_metrics
         and cls.get_metrics_result is steps.get_metrics_result
         and not {"train_step", "compute_metrics", "get_metrics_result"} & vars(model).keys()
         and not callback_list.reads_train_batch_logs()
     )
+    # In a data-parallel job reading the logs is a collective: every process must skip
+    # them alike (a progress bar on process 0 only is common).
+    distribution = current_distribution()
+    return skippable if distribution is None else distribution._all_agree(skippable)

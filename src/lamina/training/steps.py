@@ -23,9 +23,10 @@ optimizers has all their state.
 from __future__ import annotations
 
 import inspect
+from contextlib import nullcontext
 
 from lamina import backend, ops, tree
-from lamina.backend.common.global_state import learning_phase_or
+from lamina.backend.common.global_state import current_distribution, learning_phase_or
 from lamina.common.data_utils import unpack_x_y_sample_weight
 from lamina.graph.masks import get_mask, masks_of
 from lamina.training import structures, targets
@@ -181,14 +182,18 @@ def update_compiled_metrics(model, x, y, y_pred, sample_weight=None) -> None:
 
 
 def get_metrics_result(self) -> dict:
-    """The current result of every metric in `model.metrics`, as one flat dict."""
+    """The current result of every metric in `model.metrics`, as one flat dict (under a
+    data-parallel distribution, of the whole job's totals)."""
     logs = {}
-    for metric in self.metrics:
-        result = metric.result()
-        if isinstance(result, dict):
-            logs.update(result)
-        else:
-            logs[metric.name] = result
+    metrics = self.metrics
+    distribution = current_distribution()
+    with distribution._job_metrics(metrics) if distribution is not None else nullcontext():
+        for metric in metrics:
+            result = metric.result()
+            if isinstance(result, dict):
+                logs.update(result)
+            else:
+                logs[metric.name] = result
     return logs
 
 

@@ -103,6 +103,15 @@ def all_reduce_mean(values):
     return list(values)
 
 
+# A step's metric updates see the global batch: the totals are the job's already.
+METRICS_PER_PROCESS = False
+
+
+def job_totals(values):
+    """As they are: the metric totals of a step over sharded batches are the job's."""
+    return list(values)
+
+
 def step_done(values, mesh):
     """Wait for a step's results when `mesh` holds several CPU devices of this process.
 

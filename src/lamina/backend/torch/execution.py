@@ -44,6 +44,7 @@ from lamina.backend.common.variables import StatelessScope, relaxed, strict_trac
 from lamina.backend.common.variables import Variable as _BaseVariable
 from lamina.backend.common.variables import structure_version as _structure_version
 from lamina.backend.torch import core as backend_core
+from lamina.backend.torch import distribution as torch_distribution
 from lamina.backend.torch import numpy as torch_numpy
 from lamina.backend.torch import replay as replay_lib
 from lamina.backend.torch.core import block_until_ready
@@ -279,14 +280,17 @@ def gradients(loss, variables):
             "computed from the model's outputs (or from losses added on its layers), and "
             "that the layers it goes through are trainable."
         )
-    with torch.enable_grad():
+    # In a data-parallel job, averaging starts in the backward pass, DDP's way.
+    reduction = torch_distribution.reduce_in_backward(values)
+    with torch.enable_grad(), reduction:
         grads = torch.autograd.grad(loss, values, allow_unused=True)
     # Without `create_graph` the gradients record no history: no `detach` (an alias
     # made per variable and step) is needed.
-    return [
+    grads = [
         torch.zeros_like(value) if g is None else g.detach() if g.requires_grad else g
         for value, g in zip(values, grads, strict=True)
     ]
+    return reduction.finish(values, grads)
 
 
 def no_grad():
