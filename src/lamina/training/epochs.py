@@ -311,9 +311,10 @@ def evaluation_pass(model, batches, callback_list):
 
 
 def prediction_pass(model, batches, callback_list):
-    """Run the predict step over every batch; returns the outputs of each call."""
+    """Run the predict step over every batch; returns the outputs joined on the host
+    (NumPy arrays in the outputs' structure), None when no batch came."""
     fns = weights = prep = None
-    outputs = []
+    gathered = loop_utils.HostOutputs()
     step = 0
     for xb, _, _, n in _chunks(model, batches):
         if fns is None:
@@ -328,15 +329,18 @@ def prediction_pass(model, batches, callback_list):
             out, non_trainable = fns["one"](weights, _placed(data, False))
         else:
             chunk = _placed(loop_utils.split_rows(data, n), True)
-            stacked, non_trainable = fns["many"](weights, chunk)
-            out = tree.map_structure(lambda v: v.reshape((-1,) + v.shape[2:]), stacked)
+            out, non_trainable = fns["many"](weights, chunk)
+            if callback_list is not None:
+                # A callback sees a call's rows as one batch; otherwise the host
+                # joins the stacked outputs (no engine call per chunk).
+                out = tree.map_structure(lambda v: v.reshape((-1,) + v.shape[2:]), out)
         _step_done(out)
         weights = runtime.carry_non_trainable(model, weights, non_trainable)
-        outputs.append(out)
+        gathered.add(out, stacked=n > 1 and callback_list is None)
         step += n
         if callback_list is not None:
             callback_list.on_predict_batch_end(step - 1, {"outputs": out})
-    return outputs
+    return gathered.result()
 
 
 def pass_logs(model, logs) -> dict:
