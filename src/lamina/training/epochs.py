@@ -23,6 +23,7 @@ import numpy as np
 from lamina import backend, tree
 from lamina.backend.common.global_state import current_distribution
 from lamina.training import concurrency, data_adapter, loop_utils, runtime, structures
+from lamina.training import steps as steps_module
 from lamina.training.targets import StepData
 
 
@@ -347,10 +348,29 @@ def pass_logs(model, logs) -> dict:
     """The logs of a finished pass, as Python floats. As in Keras, when the step's logs
     name exactly the model's metrics they are read from the metrics (a resumed epoch may
     have run no step); a custom step's own logs are kept as they are."""
+    if logs and _steps_log_the_metrics(model):
+        # The default step's logs are `get_metrics_result()` of the state its last call
+        # left, the state the metrics hold now: computing them again would run the
+        # metrics' `result()` eagerly, each op a program compiled in a fresh process.
+        return {k: float(v) for k, v in flat_logs(logs).items()}
     results = model.get_metrics_result()
     if not logs or set(flat_logs(logs)) == set(results):
         logs = results
     return {k: float(v) for k, v in flat_logs(logs).items()}
+
+
+def _steps_log_the_metrics(model) -> bool:
+    """Whether the train and test steps are lamina's own, whose logs are the metrics'
+    results (neither they nor the metrics methods they call overridden)."""
+    cls, form = type(model), model._step_form
+    names = ("train_step", "test_step", "compute_metrics", "get_metrics_result")
+    return (
+        cls.train_step is form.train_step
+        and cls.test_step is form.test_step
+        and cls.compute_metrics is steps_module.compute_metrics
+        and cls.get_metrics_result is steps_module.get_metrics_result
+        and not set(names) & vars(model).keys()
+    )
 
 
 def _chunks(model, batches):
