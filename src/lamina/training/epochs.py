@@ -348,14 +348,13 @@ def pass_logs(model, logs) -> dict:
     """The logs of a finished pass, as Python floats. As in Keras, when the step's logs
     name exactly the model's metrics they are read from the metrics (a resumed epoch may
     have run no step); a custom step's own logs are kept as they are."""
-    if logs and _steps_log_the_metrics(model):
-        # The default step's logs are `get_metrics_result()` of the state its last call
-        # left, the state the metrics hold now: computing them again would run the
-        # metrics' `result()` eagerly, each op a program compiled in a fresh process.
-        return {k: float(v) for k, v in flat_logs(logs).items()}
-    results = model.get_metrics_result()
-    if not logs or set(flat_logs(logs)) == set(results):
-        logs = results
+    # The default step's logs are `get_metrics_result()` of the state its last call
+    # left, the state the metrics hold now: computing them again would run the metrics'
+    # `result()` eagerly, each op a program compiled in a fresh process.
+    if not (logs and _steps_log_the_metrics(model)):
+        results = model.get_metrics_result()
+        if not logs or set(flat_logs(logs)) == set(results):
+            logs = results
     return {k: float(v) for k, v in flat_logs(logs).items()}
 
 
