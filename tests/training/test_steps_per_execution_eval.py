@@ -75,3 +75,24 @@ def test_validation_inside_fit_uses_the_same_chunks():
     )
     for key in reference.history:
         np.testing.assert_allclose(history.history[key], reference.history[key], rtol=1e-5)
+
+
+@pytest.mark.parametrize("n", [11, 12, 21])
+def test_predict_without_callbacks_joins_chunks_as_one_batch_at_a_time_would(n):
+    # No callback: the host joins each call's stacked outputs. 21 samples in batches of
+    # 2 with k=4: two full calls, a partial group of two batches, then the partial batch.
+    x, _ = _data(n)
+    model = _model(4)
+    out = model.predict(x, batch_size=2, verbose=0)
+    assert out["p"].shape == (n, 1) and out["p"].flags.writeable
+    np.testing.assert_array_equal(out["p"], _model(1).predict(x, batch_size=2, verbose=0)["p"])
+    np.testing.assert_allclose(out["p"], _numpy_forward(model, x), rtol=1e-5, atol=1e-6)
+
+
+def test_evaluate_with_a_partial_group_and_batch_matches_one_batch_at_a_time():
+    x, y = _data(21)
+    chunked = _model(4).evaluate(x, y, batch_size=2, verbose=0, return_dict=True)
+    single = _model(1).evaluate(x, y, batch_size=2, verbose=0, return_dict=True)
+    assert chunked.keys() == single.keys()
+    for key in single:
+        np.testing.assert_allclose(chunked[key], single[key], rtol=1e-6)

@@ -23,6 +23,7 @@ import numpy as np
 from lamina import backend, tree
 from lamina.backend.common.global_state import current_distribution
 from lamina.training import concurrency, data_adapter, loop_utils, runtime, structures
+from lamina.training import steps as steps_module
 from lamina.training.targets import StepData
 
 
@@ -311,9 +312,10 @@ def evaluation_pass(model, batches, callback_list):
 
 
 def prediction_pass(model, batches, callback_list):
-    """Run the predict step over every batch; returns the outputs of each call."""
+    """Run the predict step over every batch; returns the outputs joined on the host
+    (NumPy arrays in the outputs' structure), None when no batch came."""
     fns = weights = prep = None
-    outputs = []
+    gathered = loop_utils.HostOutputs()
     step = 0
     for xb, _, _, n in _chunks(model, batches):
         if fns is None:
@@ -328,15 +330,18 @@ def prediction_pass(model, batches, callback_list):
             out, non_trainable = fns["one"](weights, _placed(data, False))
         else:
             chunk = _placed(loop_utils.split_rows(data, n), True)
-            stacked, non_trainable = fns["many"](weights, chunk)
-            out = tree.map_structure(lambda v: v.reshape((-1,) + v.shape[2:]), stacked)
+            out, non_trainable = fns["many"](weights, chunk)
+            if callback_list is not None:
+                # A callback sees a call's rows as one batch; otherwise the host
+                # joins the stacked outputs (no engine call per chunk).
+                out = tree.map_structure(lambda v: v.reshape((-1,) + v.shape[2:]), out)
         _step_done(out)
         weights = runtime.carry_non_trainable(model, weights, non_trainable)
-        outputs.append(out)
+        gathered.add(out, stacked=n > 1 and callback_list is None)
         step += n
         if callback_list is not None:
             callback_list.on_predict_batch_end(step - 1, {"outputs": out})
-    return outputs
+    return gathered.result()
 
 
 def log_value(value):
@@ -358,10 +363,28 @@ def pass_logs(model, logs) -> dict:
     """The logs of a finished pass, as Python floats. As in Keras, when the step's logs
     name exactly the model's metrics they are read from the metrics (a resumed epoch may
     have run no step); a custom step's own logs are kept as they are."""
-    results = model.get_metrics_result()
-    if not logs or set(flat_logs(logs)) == set(results):
-        logs = results
+    # The default step's logs are `get_metrics_result()` of the state its last call
+    # left, the state the metrics hold now: computing them again would run the metrics'
+    # `result()` eagerly, each op a program compiled in a fresh process.
+    if not (logs and _steps_log_the_metrics(model)):
+        results = model.get_metrics_result()
+        if not logs or set(flat_logs(logs)) == set(results):
+            logs = results
     return python_logs(logs)
+
+
+def _steps_log_the_metrics(model) -> bool:
+    """Whether the train and test steps are lamina's own, whose logs are the metrics'
+    results (neither they nor the metrics methods they call overridden)."""
+    cls, form = type(model), model._step_form
+    names = ("train_step", "test_step", "compute_metrics", "get_metrics_result")
+    return (
+        cls.train_step is form.train_step
+        and cls.test_step is form.test_step
+        and cls.compute_metrics is steps_module.compute_metrics
+        and cls.get_metrics_result is steps_module.get_metrics_result
+        and not set(names) & vars(model).keys()
+    )
 
 
 def _chunks(model, batches):

@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from lamina import ops, tree
+from lamina import backend, ops, tree
 from lamina.common import debugging
 from lamina.training import data_adapter
 
@@ -42,6 +42,48 @@ def split_rows(batch, n):
         for a in tree.flatten(batch)
     ]
     return tree.pack_sequence_as(batch, leaves)
+
+
+class HostOutputs:
+    """A predict pass's outputs, copied to the host one call behind the engine.
+
+    Holding every call's engine arrays until the pass ends kept thousands of
+    collector-tracked objects alive per `predict` (an engine array is one): each young
+    collection during the pass promoted them, until a full collection (which walks the
+    engine's millions of objects: ~100 ms on the CPU) ran every few calls, a latency
+    spike. NumPy arrays are not tracked, so each call's outputs become NumPy arrays,
+    kept per leaf, once the next call is on its way (waiting for a call's results
+    before the next is dispatched would idle the device)."""
+
+    def __init__(self):
+        self._skeleton = None  # the first call's outputs: their structure
+        self._leaves = None  # per leaf, the NumPy arrays of each call
+        self._pending = None  # (outputs, stacked) of the last call, not copied yet
+
+    def add(self, outputs, stacked: bool = False) -> None:
+        """One call's outputs; `stacked`: a chunk's, on a new axis 0 before the rows."""
+        if self._pending is not None:
+            self._copy(*self._pending)
+        self._pending = (outputs, stacked)
+
+    def _copy(self, outputs, stacked):
+        flat = tree.flatten(outputs)
+        if self._leaves is None:
+            self._skeleton = outputs
+            self._leaves = [[] for _ in flat]
+        for leaves, value in zip(self._leaves, flat, strict=True):
+            value = backend.convert_to_numpy(value)
+            leaves.append(value.reshape((-1,) + value.shape[2:]) if stacked else value)
+
+    def result(self):
+        """The outputs joined on axis 0 as NumPy arrays (None when nothing came)."""
+        if self._pending is not None:
+            self._copy(*self._pending)
+            self._pending = None
+        if self._leaves is None:
+            return None
+        joined = [parts[0] if len(parts) == 1 else np.concatenate(parts) for parts in self._leaves]
+        return tree.pack_sequence_as(self._skeleton, joined)
 
 
 def first_rows(struct, n):

@@ -26,9 +26,7 @@ from __future__ import annotations
 import copy
 import warnings
 
-import numpy as np
-
-from lamina import backend, tree
+from lamina import backend
 from lamina import metrics as metrics_module
 from lamina import optimizers as optimizers_module
 from lamina.backend.common.global_state import current_distribution
@@ -512,18 +510,9 @@ def _predict(model, x, batch_size, verbose, steps, callbacks):
         callback_list.on_predict_begin()
     elif loop_utils.is_arrays(batches) and 0 < batches.size <= batches.batch_size:
         return batch_methods.predict_batch(model, batches.x)
-    outputs = loops.prediction_pass(model, batches, callback_list)
-    if not outputs:
+    result = loops.prediction_pass(model, batches, callback_list)
+    if result is None:
         raise ValueError("predict received no data (no batches were produced).")
-    if len(outputs) == 1:
-        result = tree.map_structure(backend.convert_to_numpy, outputs[0])
-    else:
-        flats = [tree.flatten(o) for o in outputs]
-        joined = [
-            np.concatenate([backend.convert_to_numpy(v) for v in leaves])
-            for leaves in zip(*flats, strict=True)
-        ]
-        result = tree.pack_sequence_as(outputs[0], joined)
     if callback_list is not None:
         callback_list.on_predict_end()
     return result

@@ -27,7 +27,12 @@ class Variable(_BaseVariable):
     __doc__ = _BaseVariable.__doc__
 
     def _convert(self, value, dtype):
-        return jnp.asarray(value, dtype=_canonical(dtype))
+        dtype = _canonical(dtype)
+        if dtype is not None and (_python_numbers(value) or isinstance(value, np.ndarray)):
+            # Cast on the host: JAX casts a Python number with a compiled program (one
+            # per dtype, ~20 ms each in a fresh process: an optimizer's counters).
+            return jax.device_put(np.asarray(value, dtype=dtype))
+        return jnp.asarray(value, dtype=dtype)
 
     def _eager_context(self):
         return jax.ensure_compile_time_eval()
@@ -61,7 +66,22 @@ def convert_to_tensor(x, dtype=None):
             dtype = config.floatx()
         elif arr.dtype == np.int64:
             dtype = "int32"
-    return jnp.asarray(x, dtype=_canonical(dtype))
+    dtype = _canonical(dtype)
+    if dtype is not None and _python_numbers(x):
+        # Cast on the host: JAX casts Python numbers with a compiled program (one per
+        # dtype and shape, ~20 ms each in a fresh process).
+        return jax.device_put(np.asarray(x, dtype=dtype))
+    return jnp.asarray(x, dtype=dtype)
+
+
+_NUMBERS = (int, float, bool)
+
+
+def _python_numbers(x) -> bool:
+    """Whether `x` is a Python number or a flat list/tuple of them."""
+    if isinstance(x, _NUMBERS):
+        return True
+    return isinstance(x, (list, tuple)) and all(isinstance(v, _NUMBERS) for v in x)
 
 
 def convert_to_numpy(x) -> np.ndarray:

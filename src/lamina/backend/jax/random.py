@@ -37,7 +37,8 @@ def _float(dtype):
 
 def make_seed(seed: int):
     """A key tensor from an integer seed."""
-    return jnp.array([0, int(seed) % (2**32)], dtype=SEED_DTYPE)
+    # Made on the host: `jnp.array` would cast with a compiled program.
+    return jax.device_put(np.array([0, int(seed) % (2**32)], dtype=SEED_DTYPE))
 
 
 # Flat draws are at least this long (16 KiB of float32: nothing to draw), so the small
