@@ -16,3 +16,10 @@ def scoped_build(build):
 
     scoped._opens_name_scope = True
     return scoped
+
+
+def build_on_first_call(layer, inputs, shapes) -> None:
+    """How `Layer._maybe_build` builds a layer on its first call: `build(shapes)`. (A
+    subclassed `Model` builds on the data instead; see `Model._build_on_first_call`.)"""
+    del inputs
+    layer.build(shapes)

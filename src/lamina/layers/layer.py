@@ -35,7 +35,7 @@ from lamina.graph.operation import (
     output_spec,
 )
 from lamina.layers import call_masks, eager_calls, keras_methods, layer_arguments, quantization
-from lamina.layers.build_scope import scoped_build
+from lamina.layers.build_scope import build_on_first_call, scoped_build
 from lamina.layers.eager_calls import (
     _SCALAR_KWARG_TYPES,
     _is_float,
@@ -636,12 +636,13 @@ class Layer(Operation, backend.layer.LayerBase):
             lambda x: tuple(x.shape) if hasattr(x, "shape") else None, inputs
         )
         self._build_shapes = shapes
-        self.build(shapes)
+        self._build_on_first_call(inputs, shapes)
         self.built = True
         if self._initial_weights is not None:
             self.set_weights(self._initial_weights)
             self._initial_weights = None
 
+    _build_on_first_call = build_on_first_call
     get_build_config = layer_arguments.get_build_config
     build_from_config = layer_arguments.build_from_config
 

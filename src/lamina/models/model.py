@@ -508,19 +508,17 @@ class Model(Trainer, Layer):
     _select_inputs = calls.select_inputs
 
     # Building ------------------------------------------------------------------------
-    def _maybe_build(self, inputs) -> None:
-        if self.built or self._function is not None or type(self).build is not Model.build:
-            return Layer._maybe_build(self, inputs)
+    def _build_on_first_call(self, inputs, shapes) -> None:
+        if self._function is not None or type(self).build is not Model.build:
+            return self.build(shapes)
         # A subclassed model's first call on data builds it by running `call` on the data
         # (its layers build as they meet it), as Keras's does: integer ids stay integers,
         # and ops that placeholders cannot run (CTC and Cholesky on torch's meta tensors)
-        # run. On symbolic inputs, `call` runs on placeholders of their shapes and dtypes.
-        self._build_shapes = tree.map_structure(
-            lambda x: tuple(x.shape) if hasattr(x, "shape") else None, inputs
-        )
+        # run. On symbolic inputs (or with `weights=` to set), `call` runs first on
+        # placeholders of the inputs' shapes and dtypes.
         self.built = True
         symbolic = any(isinstance(x, KerasTensor) for x in tree.flatten(inputs))
-        if symbolic or self._initial_weights is not None:  # the weights must exist to set
+        if symbolic or self._initial_weights is not None:
             Layer.compute_output_spec(
                 self,
                 tree.map_structure(
@@ -532,9 +530,7 @@ class Model(Trainer, Layer):
                     inputs,
                 ),
             )
-        if self._initial_weights is not None:
-            self.set_weights(self._initial_weights)
-            self._initial_weights = None
+        return None
 
     def build(self, input_shape):
         if self._function is not None:
