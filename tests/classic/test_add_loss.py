@@ -174,6 +174,28 @@ def test_the_keras2_vae_program_trains_with_noise_on_both_engines():
     assert vae.predict(data[:2], verbose=0).shape == (2, 6)
 
 
+def test_a_loss_weight_held_in_a_k_variable_is_read_at_every_step():
+    """KL annealing the Keras 2 way: `beta = K.variable(0.0)` weighs an added loss and a
+    callback sets it with `K.set_value`; every step reads the value it has then."""
+    inputs = Input(shape=(3,))
+    outputs = Dense(3, kernel_initializer="ones", bias_initializer="zeros")(inputs)
+    model = Model(inputs, outputs)
+    beta = K.variable(0.0)
+    model.add_loss(beta * K.mean(K.square(outputs - inputs)))
+    model.compile(optimizer=lamina.optimizers.SGD(0.0))  # the weights stay put
+    data = RNG.normal(size=(4, 3)).astype("float32")
+    error = np.mean((data @ np.ones((3, 3)) - data) ** 2)
+
+    class Anneal(lamina.callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            K.set_value(beta, 0.5 * epoch)
+
+    history = model.fit(data, epochs=3, batch_size=4, verbose=0, callbacks=[Anneal()])
+    np.testing.assert_allclose(history.history["loss"], [0.0, 0.5 * error, error], rtol=1e-5)
+    K.set_value(beta, 2.0)
+    assert model.evaluate(data, verbose=0) == pytest.approx(2 * error, rel=1e-5)
+
+
 def test_no_loss_reaching_the_weights_is_an_error():
     data = np.ones((4, 3), "float32")
     inputs = Input(shape=(3,))

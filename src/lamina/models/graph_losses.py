@@ -21,7 +21,7 @@ nested model, and their weights, being the model's, are trained.
 from __future__ import annotations
 
 from lamina import ops, tree
-from lamina.backend.common.variables import structure_version
+from lamina.backend.common.variables import bump_structure_version, structure_version
 from lamina.graph.function import Function
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers.layer import Layer
@@ -46,6 +46,9 @@ def add_loss(model, loss) -> None:
         _check_reachable(model, tensor)
     model._graph_losses = list(model._graph_losses) + tensors
     model._runtime.graph_loss_function = None
+    # The variables the losses read are state of the model's compiled programs.
+    model._runtime.graph_constants = None
+    bump_structure_version()
 
 
 def _check_reachable(model, tensor) -> None:
@@ -81,7 +84,7 @@ def _check_reachable(model, tensor) -> None:
         )
 
 
-def _combined(model) -> Function:
+def combined(model) -> Function:
     """The graph from the model's inputs to its outputs and then its added losses."""
     record = model._runtime
     cached = record.graph_loss_function
@@ -96,7 +99,7 @@ def run(model, inputs, training, mask):
     """Run the model's graph with its added losses: `(outputs, masks)` as
     `Function.run` gives them; each loss is added as a loss of this call."""
     function = model._function
-    flat, flat_masks = _combined(model).run(inputs, training=training, mask=mask)
+    flat, flat_masks = combined(model).run(inputs, training=training, mask=mask)
     count = len(function.outputs)
     for value in flat[count:]:
         if len(getattr(value, "shape", ())) > 0:

@@ -434,11 +434,14 @@ class Model(Trainer, Layer):
         cached = record.graph_constants
         if cached is None:
             found = {}
-            for op in self._function.operations:
+            # The losses added on the graph's tensors run with it (a classic KL weight,
+            # `K.variable(beta) * kl`, that a callback sets).
+            graph = graph_losses.combined(self) if self._graph_losses else self._function
+            for op in graph.operations:
                 if not isinstance(op, Layer):
                     for variable in getattr(op, "variables", None) or ():
                         found.setdefault(id(variable), variable)
-            for node in self._function.nodes:
+            for node in graph.nodes:
                 for leaf in tree.flatten((node.call_args, node.call_kwargs)):
                     if isinstance(leaf, backend_variables.Variable):
                         found.setdefault(id(leaf), leaf)
