@@ -19,7 +19,9 @@ class InputLayer(Layer):
         batch_size: optional fixed batch size.
         dtype: dtype of the input (default `floatx()`).
         batch_shape: full shape including the batch dimension (instead of `shape`).
-        input_tensor: an existing KerasTensor to wrap instead of creating one.
+        input_tensor: an existing KerasTensor to wrap instead of creating one; a
+            computed tensor, a variable or an array feeds the input instead (see
+            `Input`'s `tensor`).
         ragged: Keras's ragged-input flag. lamina has no ragged tensors: only
             `None`/`False` are accepted.
         name: the layer's (and its tensor's) name.
