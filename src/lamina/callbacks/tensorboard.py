@@ -17,6 +17,9 @@ here needs TensorFlow. What goes in them follows Keras 3:
 * with `write_graph`, at the start of `fit`, the model's JSON config (the `graph_keras_model` summary that
   TensorBoard's graph plugin draws as the "conceptual graph") and a `GraphDef` with one
   node per layer or op and an edge per connection, with its output shapes;
+* every `embeddings_freq` epochs, the tensors of TensorBoard's projector: `Embedding`
+  weights, or (Keras 2's `embeddings_data`) layer outputs on given data
+  (`callbacks/tensorboard_projector.py`);
 * `profile_batch`: the engine's own profiler (`jax.profiler`, `torch.profiler`) over a
   range of training batches, written under `log_dir/train/plugins/profile/<run>/`.
 
@@ -26,7 +29,6 @@ Importing lamina does not import tensorboardX; constructing the callback does.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import struct
 import time
@@ -36,8 +38,8 @@ import zlib
 import numpy as np
 
 from lamina import backend, ops
+from lamina.callbacks import tensorboard_projector
 from lamina.callbacks.callback import Callback
-from lamina.layers import Embedding
 
 _INSTALL_HINT = (
     "callbacks.TensorBoard writes its event files with tensorboardX, which is not "
@@ -144,6 +146,28 @@ def _png(image: np.ndarray) -> bytes:
     )
 
 
+def _warn_keras2_arguments(callback) -> None:
+    """One warning for Keras 2's arguments that lamina accepts but cannot honour."""
+    ignored = []
+    if callback.write_grads:
+        ignored.append(
+            "write_grads=True (Keras 2's histograms of the loss's gradients, computed on "
+            "validation data: lamina writes histograms of the weights only)"
+        )
+    if callback.batch_size is not None and callback.embeddings_data is None:
+        ignored.append(
+            "batch_size (Keras 2 fed validation data in batches of it for histograms of "
+            "layer outputs; lamina's histograms are of the weights, computed without data, "
+            "and batch_size only sets the batch of an `embeddings_data` pass)"
+        )
+    if ignored:
+        warnings.warn(
+            "TensorBoard ignores " + "; and ".join(ignored) + ". Leave them out to "
+            "silence this warning.",
+            stacklevel=3,
+        )
+
+
 def _parse_profile_batch(profile_batch) -> tuple[int, int]:
     message = (
         "TensorBoard profile_batch must be a non-negative integer (one batch; 0 turns "
@@ -200,8 +224,19 @@ class TensorBoard(Callback):
             `train/<layer>.embeddings.tsv` per layer, rewritten each time; the weights
             are also saved as `train/keras_embedding.ckpt-<epoch>.weights.h5`, as
             Keras does); 0 saves none.
-        embeddings_metadata: a metadata file for every `Embedding` layer, or a dict
-            from layer names to files.
+        embeddings_metadata: a metadata file for every projected layer, or a dict
+            from layer names to files (paths relative to `log_dir`).
+        embeddings_layer_names: Keras 2's argument: the layers to project (default:
+            every `Embedding` layer).
+        embeddings_data: Keras 2's argument: inputs of the model; when given, the
+            projector shows the *outputs* of the named layers on them (one row per
+            sample), as Keras 2 did, instead of `Embedding` weights.
+        batch_size: Keras 2's argument: the batch size of the `embeddings_data` pass
+            (default 32). Keras 2 also used it for histograms of layer outputs on
+            validation data, which lamina does not write; given without
+            `embeddings_data` it is ignored, with a warning.
+        write_grads: Keras 2's histograms of gradients; accepted and ignored, with a
+            warning (the histograms are of the weights).
 
     >>> import tempfile, numpy as np, lamina
     >>> model = lamina.Sequential([lamina.Input((2,)), lamina.layers.Dense(1)])
@@ -224,6 +259,10 @@ class TensorBoard(Callback):
         profile_batch=0,
         embeddings_freq=0,
         embeddings_metadata=None,
+        embeddings_layer_names=None,
+        embeddings_data=None,
+        batch_size=None,
+        write_grads=False,
     ):
         super().__init__()
         self._protos = _tensorboardx()
@@ -257,6 +296,24 @@ class TensorBoard(Callback):
         self._should_trace = self._stop_batch > 0
         self.embeddings_freq = int(embeddings_freq)
         self.embeddings_metadata = embeddings_metadata
+        if isinstance(embeddings_layer_names, str):
+            embeddings_layer_names = [embeddings_layer_names]
+        self.embeddings_layer_names = (
+            None if embeddings_layer_names is None else list(embeddings_layer_names)
+        )
+        self.embeddings_data = embeddings_data
+        if batch_size is not None and (
+            isinstance(batch_size, bool)
+            or not isinstance(batch_size, (int, np.integer))
+            or batch_size < 1
+        ):
+            raise ValueError(
+                "TensorBoard batch_size must be a positive integer (the batch of the "
+                f"embeddings_data pass); received batch_size={batch_size!r}."
+            )
+        self.batch_size = None if batch_size is None else int(batch_size)
+        self.write_grads = bool(write_grads)
+        _warn_keras2_arguments(self)
         self._writers: dict[str, _EventFile] = {}
         self._trace = None
         self._in_fit = False
@@ -306,7 +363,7 @@ class TensorBoard(Callback):
         self._val_dir = os.path.join(self.log_dir, "validation")
         self._close_writers()
         if self.embeddings_freq:
-            self._write_projector_config(model)
+            tensorboard_projector.write_config(self, model)
 
     def _write_model_config(self, model) -> None:
         # Keras writes the config only for graph models (Functional, Sequential).
@@ -376,36 +433,6 @@ class TensorBoard(Callback):
                 node_def.attr["_output_shapes"].CopyFrom(shapes_attr(entry["outputs"]))
         return graph
 
-    def _write_projector_config(self, model) -> None:
-        metadata = self.embeddings_metadata
-        remaining = dict(metadata) if isinstance(metadata, dict) else None
-        lines = []
-        for layer in model.layers:
-            if not isinstance(layer, Embedding):
-                continue
-            # `tensor_path`: TensorBoard's projector reads the values from a TSV file
-            # (it reads checkpoints only with TensorFlow installed).
-            lines += [
-                "embeddings {",
-                f'  tensor_name: "{layer.name}/embeddings"',
-                f"  tensor_path: {json.dumps(self._embeddings_file(layer))}",
-            ]
-            path = metadata if isinstance(metadata, str) else None
-            if remaining is not None and layer.name in remaining:
-                path = remaining.pop(layer.name)
-            if path is not None:
-                lines.append(f"  metadata_path: {json.dumps(os.fspath(path))}")
-            lines.append("}")
-        if remaining:
-            raise ValueError(
-                f"TensorBoard embeddings_metadata names layers {sorted(remaining)} that are "
-                "not Embedding layers of the model; its Embedding layers are "
-                f"{[layer.name for layer in model.layers if isinstance(layer, Embedding)]}."
-            )
-        os.makedirs(self.log_dir, exist_ok=True)
-        with open(os.path.join(self.log_dir, "projector_config.pbtxt"), "w") as f:
-            f.write("\n".join(lines) + ("\n" if lines else ""))
-
     # Training --------------------------------------------------------------------------
     def on_train_begin(self, logs=None):
         self._in_fit = True
@@ -463,26 +490,9 @@ class TensorBoard(Callback):
         if self.histogram_freq and epoch % self.histogram_freq == 0:
             self._write_weights(model, epoch)
         if self.embeddings_freq and epoch % self.embeddings_freq == 0:
-            self._write_embeddings(model, epoch)
+            tensorboard_projector.write_embeddings(self, model, epoch)
         if "train" in self._writers:
             self._writers["train"].flush()
-
-    @staticmethod
-    def _embeddings_file(layer) -> str:
-        return f"train/{layer.name}.embeddings.tsv"  # relative to projector_config.pbtxt
-
-    def _write_embeddings(self, model, epoch: int) -> None:
-        # As Keras does: the weights, for this epoch.
-        model.save_weights(
-            os.path.join(self._train_dir, f"keras_embedding.ckpt-{epoch}.weights.h5")
-        )
-        # The latest values of each Embedding, where projector_config.pbtxt points.
-        for layer in model.layers:
-            if isinstance(layer, Embedding):
-                table = np.asarray(ops.convert_to_numpy(layer.embeddings.value), np.float64)
-                path = os.path.join(self.log_dir, *self._embeddings_file(layer).split("/"))
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                np.savetxt(path, table.reshape(len(table), -1), delimiter="\t", fmt="%.9g")
 
     # Evaluation (also the validation inside fit) ----------------------------------------
     def on_test_batch_begin(self, batch, logs=None):

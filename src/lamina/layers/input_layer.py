@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from lamina import backend
+from lamina.backend.common.classic import classic_api
 from lamina.common import serialization
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
@@ -18,7 +19,9 @@ class InputLayer(Layer):
         batch_size: optional fixed batch size.
         dtype: dtype of the input (default `floatx()`).
         batch_shape: full shape including the batch dimension (instead of `shape`).
-        input_tensor: an existing KerasTensor to wrap instead of creating one.
+        input_tensor: an existing KerasTensor to wrap instead of creating one; a
+            computed tensor, a variable or an array feeds the input instead (see
+            `Input`'s `tensor`).
         ragged: Keras's ragged-input flag. lamina has no ragged tensors: only
             `None`/`False` are accepted.
         name: the layer's (and its tensor's) name.
@@ -61,6 +64,15 @@ class InputLayer(Layer):
                 if is_integer(shape):
                     shape = (shape,)
                 batch_shape = (batch_size,) + tuple(shape)
+        source = None
+        if input_tensor is not None and not isinstance(input_tensor, KerasTensor):
+            input_tensor = _graph_tensor_of(input_tensor)
+        if input_tensor is not None and _is_computed(input_tensor):
+            # Keras 2's `Input(tensor=t)` with a computed `t` (from variables, constants
+            # or other layers): the input is fed by `t`, so a new tensor stands for it,
+            # made from `t` by this layer's node; `t` keeps its own history.
+            source = input_tensor
+            input_tensor = KerasTensor(source.shape, dtype=source.dtype, name=self.name)
         if input_tensor is None:
             for d in batch_shape:
                 if d is not None and (not is_integer(d) or d < 0):
@@ -70,15 +82,12 @@ class InputLayer(Layer):
                     )
             batch_shape = tuple(None if d is None else as_int(d) for d in batch_shape)
             input_tensor = KerasTensor(batch_shape, dtype=self.dtype, name=self.name)
-        elif not isinstance(input_tensor, KerasTensor):
-            raise TypeError(
-                f"`input_tensor` must be a KerasTensor; received {type(input_tensor).__name__}."
-            )
         self._batch_shape = tuple(input_tensor.shape)
         self.sparse = bool(sparse)
         self.optional = optional
         self.built = True
-        Node(self, call_args=(), call_kwargs={}, outputs=input_tensor)
+        self.source_tensor = source
+        Node(self, call_args=() if source is None else (source,), outputs=input_tensor)
 
     @property
     def batch_shape(self) -> tuple:
@@ -95,6 +104,51 @@ class InputLayer(Layer):
             "ragged": False,
             "name": self.name,
         }
+
+
+def _is_computed(tensor) -> bool:
+    """A tensor with a history that did not start at an `Input` (a layer's or an op's
+    output, an expression of classic-backend variables)."""
+    history = tensor._keras_history
+    return history is not None and not history.operation._inbound_nodes[history.node_index].is_input
+
+
+def is_tensor_fed(tensor) -> bool:
+    """True for the output of `Input(tensor=t)` with a computed `t`: the input is computed
+    from `t` when the graph runs, so a model takes no data for it (Keras 2's
+    non-placeholder inputs)."""
+    history = getattr(tensor, "_keras_history", None)
+    return (
+        history is not None
+        and getattr(history.operation, "source_tensor", None) is not None
+        and history.node_index == 0
+    )
+
+
+def _graph_tensor_of(value) -> KerasTensor:
+    """`Input(tensor=...)` of a variable or a concrete tensor: the graph tensor that reads
+    the variable (or holds the constant) when the graph runs, from the classic API."""
+    api = classic_api()
+    converted = None if api is None else api._input_source(value)
+    if converted is None:
+        raise TypeError(
+            "Input(tensor=...) takes a graph tensor (from `Input`, a layer, or an "
+            "expression of `K.variable`s), a variable, or a concrete tensor or array; "
+            f"received {type(value).__name__}."
+        )
+    return converted
+
+
+def feed_inputs(inputs):
+    """`inputs` without the tensor-fed ones (the inputs data is given for), in the same
+    structure: a single tensor-fed input leaves an empty list."""
+    if isinstance(inputs, KerasTensor):
+        return [] if is_tensor_fed(inputs) else inputs
+    if isinstance(inputs, dict):
+        return {k: v for k, v in inputs.items() if not is_tensor_fed(v)}
+    if isinstance(inputs, (list, tuple)):
+        return type(inputs)(x for x in inputs if not is_tensor_fed(x))
+    return inputs
 
 
 def _refuse_ragged(ragged) -> None:
@@ -127,7 +181,11 @@ def Input(
         dtype: dtype of the data it stands for (default `floatx()`).
         batch_shape: full shape including the batch dimension (instead of `shape`).
         name: a name, unique in the model.
-        tensor: an existing KerasTensor to start from instead of a new one.
+        tensor: an existing KerasTensor to start from instead of a new one. As in
+            Keras 2, a computed tensor (an expression of `K.variable`s, a constant, a
+            layer's output) or a variable or array feeds the input: the new input is
+            computed from it whenever the graph runs, and a model built on it takes no
+            data for it (`model.inputs` lists the inputs data is given for).
         optional: whether the input may be `None` when the model is called.
         ragged: Keras's ragged-input flag; lamina has no ragged tensors, so only
             `None`/`False` are accepted (`True` raises, saying what to do instead).

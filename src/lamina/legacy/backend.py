@@ -23,6 +23,9 @@ from lamina.legacy.backend_ops import __all__ as _ops_names
 from lamina.legacy.function import function as function  # K.function
 from lamina.legacy.graph_api import ClassicVariable as _ClassicVariable
 from lamina.legacy.graph_api import __all__ as _graph_names
+
+# For `Input(tensor=<variable or array>)`: lamina.layers, a floor below, reads it here.
+from lamina.legacy.graph_api import input_source as _input_source  # noqa: F401
 from lamina.legacy.graph_api import read as _read
 from lamina.legacy.graph_api import variable as _variable
 from lamina.legacy.learning_phase import __all__ as _phase_names

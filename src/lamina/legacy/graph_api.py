@@ -86,6 +86,29 @@ def read(variable) -> KerasTensor:
     return tensor
 
 
+class _Constant(_SourceOperation):
+    """Gives a fixed tensor when the graph runs (`Input(tensor=<array>)`)."""
+
+    def __init__(self, value):
+        super().__init__(name=unique_name("constant"))
+        self.value = value
+
+    def call(self):
+        return self.value
+
+
+def input_source(value):
+    """The graph tensor that `Input(tensor=value)` is fed by, for a value that is not a
+    graph tensor: a variable's read, or a constant for a concrete tensor or array;
+    `None` for anything else (the caller says what it takes)."""
+    if isinstance(value, _BaseVariable):
+        return read(value)
+    if _backend.is_tensor(value) or isinstance(value, (np.ndarray, np.generic)):
+        value = _backend.convert_to_tensor(value)
+        return _Constant(value)._emit(tuple(value.shape), _backend.standardize_dtype(value.dtype))
+    return None
+
+
 def _is_engine_tensor(x) -> bool:
     return _backend.is_tensor(x) and not isinstance(x, _BaseVariable)
 

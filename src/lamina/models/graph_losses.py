@@ -11,12 +11,17 @@ noise of a sampling layer) and nothing runs twice. Each computed loss is then ad
 a loss of that call (`Layer.add_loss`), which is what `fit` and `evaluate` sum into the
 total, on every engine. A loss that is not a scalar is averaged, as Keras 2 averaged
 its total loss.
+
+The loss may go through the layers of a model the model calls (Keras 2.2.4's VAE reads
+`z_mean` from inside its `encoder`, built on the same `Input` as the VAE): the combined
+graph then runs those layers on the model's inputs directly, beside the call of the
+nested model, and their weights, being the model's, are trained.
 """
 
 from __future__ import annotations
 
 from lamina import ops, tree
-from lamina.backend.common.variables import structure_version
+from lamina.backend.common.variables import bump_structure_version, structure_version
 from lamina.graph.function import Function
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers.layer import Layer
@@ -41,6 +46,9 @@ def add_loss(model, loss) -> None:
         _check_reachable(model, tensor)
     model._graph_losses = list(model._graph_losses) + tensors
     model._runtime.graph_loss_function = None
+    # The variables the losses read are state of the model's compiled programs.
+    model._runtime.graph_constants = None
+    bump_structure_version()
 
 
 def _check_reachable(model, tensor) -> None:
@@ -58,7 +66,9 @@ def _check_reachable(model, tensor) -> None:
             f"({error}). Build the loss from the model's inputs and the tensors between "
             "them and its outputs."
         ) from None
-    own = {id(layer) for layer in model.layers}
+    # A nested model's own layers are the model's too (a Keras 2 VAE's loss reads
+    # `z_mean` from inside its encoder): their weights are tracked and trained.
+    own = {id(layer) for layer in model._flatten_layers()}
     outside = [
         op.name
         for op in function.operations
@@ -67,13 +77,14 @@ def _check_reachable(model, tensor) -> None:
     if outside:
         raise ValueError(
             f"Model {model.name!r}: the loss tensor {tensor.name!r} given to add_loss goes "
-            f"through the layer(s) {outside}, which are not part of the model, so their "
-            "weights would be neither tracked nor trained. Make their output one of the "
-            "model's outputs, or build the loss from the model's own tensors."
+            f"through the layer(s) {outside}, which are not part of the model (nor of a "
+            "model it calls), so their weights would be neither tracked nor trained. Make "
+            "their output one of the model's outputs, or build the loss from the model's "
+            "own tensors."
         )
 
 
-def _combined(model) -> Function:
+def combined(model) -> Function:
     """The graph from the model's inputs to its outputs and then its added losses."""
     record = model._runtime
     cached = record.graph_loss_function
@@ -88,7 +99,7 @@ def run(model, inputs, training, mask):
     """Run the model's graph with its added losses: `(outputs, masks)` as
     `Function.run` gives them; each loss is added as a loss of this call."""
     function = model._function
-    flat, flat_masks = _combined(model).run(inputs, training=training, mask=mask)
+    flat, flat_masks = combined(model).run(inputs, training=training, mask=mask)
     count = len(function.outputs)
     for value in flat[count:]:
         if len(getattr(value, "shape", ())) > 0:

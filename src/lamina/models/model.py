@@ -26,7 +26,7 @@ from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.masks import get_mask
 from lamina.graph.node import Node
 from lamina.graph.operation import current_call_context
-from lamina.layers.input_layer import Input, InputLayer
+from lamina.layers.input_layer import Input, InputLayer, feed_inputs
 from lamina.layers.layer import (
     _BASE_GET_CONFIGS,
     _BASE_INITS,
@@ -140,6 +140,8 @@ class Model(Trainer, Layer):
         if name is None:
             name = unique_name("functional")
         Layer.__init__(self, name=name, trainable=trainable, **kwargs)
+        # Inputs fed by a tensor (`Input(tensor=t)`) are computed in the graph, not given.
+        inputs = feed_inputs(inputs)
         if not all(
             _is_input_tensor(x)
             for x in tree.flatten(inputs)
@@ -422,15 +424,24 @@ class Model(Trainer, Layer):
         return [v.regularizer(v.value) for v in cached[1] if v.regularizer is not None]
 
     def _runtime_state(self) -> list:
-        """Variables the graph uses as operands of its ops (`total + ops.sum(x)`): not
-        weights of any layer, but state every compiled program must be given."""
+        """Variables the graph uses as operands of its ops (`total + ops.sum(x)`) or reads
+        in ops that are not layers (a classic `K.variable`'s read, as `Input(tensor=...)`
+        of one computes): not weights of any layer, but state every compiled program
+        must be given."""
         if self._function is None:
             return []
         record = self._runtime
         cached = record.graph_constants
         if cached is None:
             found = {}
-            for node in self._function.nodes:
+            # The losses added on the graph's tensors run with it (a classic KL weight,
+            # `K.variable(beta) * kl`, that a callback sets).
+            graph = graph_losses.combined(self) if self._graph_losses else self._function
+            for op in graph.operations:
+                if not isinstance(op, Layer):
+                    for variable in getattr(op, "variables", None) or ():
+                        found.setdefault(id(variable), variable)
+            for node in graph.nodes:
                 for leaf in tree.flatten((node.call_args, node.call_kwargs)):
                     if isinstance(leaf, backend_variables.Variable):
                         found.setdefault(id(leaf), leaf)

@@ -10,7 +10,8 @@ it. Instead `lamina.legacy` registers its namespace here when `lamina` is import
 The registered namespace provides `__all__` (the classic names), `OMITTED` (classic
 names left out on purpose, each with what to use instead) and the graph-aware `cast`,
 `shape` and `stop_gradient` that the seam's own functions of those names hand graph
-tensors to.
+tensors to, and `_input_source`, which makes the graph tensor `Input(tensor=...)` is fed
+by when given a variable or an array.
 """
 
 from __future__ import annotations
