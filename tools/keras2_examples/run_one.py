@@ -1,3 +1,4 @@
+# ruff: noqa: UP031  (a runner of Keras 2 era programs, written in their idiom)
 """Run one of Keras 2.2.4's example programs unchanged, on synthetic data, with `keras`
 resolving to lamina (or to Keras 3, for comparison). The table "Keras 2.2.4's example
 programs" in docs/migrating_from_keras2.md comes from it.
@@ -18,6 +19,7 @@ working folder (default a new temporary one): `lstm_seq2seq_restore.py` needs th
 Some programs need packages of their own (six, pandas, cairocffi, editdistance, Pillow).
 """
 
+import faulthandler
 import importlib
 import importlib.abc
 import importlib.util
@@ -30,9 +32,6 @@ import tarfile
 import tempfile
 import time
 import traceback
-import zipfile
-
-import faulthandler
 
 import numpy as np
 
@@ -105,7 +104,6 @@ if FLAVOUR == "lamina":
 else:
     import keras as root
 
-import keras  # noqa: E402  (lamina under the alias, or Keras 3)
 
 # ---------------------------------------------------------------- synthetic data
 SIZES = {  # per-program (train, test) where the program hard-codes the sizes
@@ -203,7 +201,10 @@ def _babi_text(n_stories):
             who, where = rng.choice(WORDS[:4]), rng.choice(WORDS[8:])
             out.append("%d %s moved to the %s." % (i, who.capitalize(), where))
             i += 1
-        out.append("%d Where is %s? \t%s\t1" % (i, rng.choice(WORDS[:4]).capitalize(), rng.choice(WORDS[8:])))
+        out.append(
+            "%d Where is %s? \t%s\t1"
+            % (i, rng.choice(WORDS[:4]).capitalize(), rng.choice(WORDS[8:]))
+        )
     return "\n".join(out) + "\n"
 
 
@@ -213,7 +214,7 @@ def _babi_tar(path):
             for task in ("qa1_single-supporting-fact", "qa2_two-supporting-facts"):
                 for part in ("train", "test"):
                     data = _babi_text(60).encode()
-                    info = tarfile.TarInfo("tasks_1-20_v1-2/%s/%s_%s.txt" % (sub, task, part))
+                    info = tarfile.TarInfo(f"tasks_1-20_v1-2/{sub}/{task}_{part}.txt")
                     info.size = len(data)
                     tar.addfile(info, io.BytesIO(data))
 
@@ -266,8 +267,8 @@ def fake_get_file(fname=None, origin=None, untar=False, *a, **k):
         # image_ocr asks for 16000 words of at most 4 characters first (half of them
         # pairs "a b"), then longer ones: short words lead both lists, as in English.
         words = [word(1, 4) for _ in range(12000)] + [word(5, 10) for _ in range(12000)]
-        pairs = ["%s %s" % (word(1, 1), word(1, 2)) for _ in range(12000)]
-        pairs += ["%s %s" % (word(2, 7), word(2, 7)) for _ in range(12000)]
+        pairs = [f"{word(1, 1)} {word(1, 2)}" for _ in range(12000)]
+        pairs += [f"{word(2, 7)} {word(2, 7)}" for _ in range(12000)]
         with open(os.path.join(WORK, "wordlist_mono_clean.txt"), "w") as f:
             f.write("\n".join(words) + "\n")
         with open(os.path.join(WORK, "wordlist_bi_clean.txt"), "w") as f:
@@ -276,7 +277,7 @@ def fake_get_file(fname=None, origin=None, untar=False, *a, **k):
     elif fname.endswith(".h5"):
         _app_weights(fname, path)
     else:
-        raise OSError("runner: no synthetic file for %r (%s)" % (fname, origin))
+        raise OSError(f"runner: no synthetic file for {fname!r} ({origin})")
     return path
 
 
@@ -302,7 +303,9 @@ except ImportError:
     pass
 if FLAVOUR != "lamina":
     for _m in list(sys.modules.values()):
-        if getattr(_m, "__name__", "").startswith("keras.src.applications") and hasattr(_m, "file_utils"):
+        if getattr(_m, "__name__", "").startswith("keras.src.applications") and hasattr(
+            _m, "file_utils"
+        ):
             pass
 
 _loadtxt = np.loadtxt
@@ -333,7 +336,9 @@ def _tick(what):
     CALLS[0] += 1
     if CALLS[0] > CALL_BUDGET or time.time() - START > TIME_BUDGET:
         CAPPED[0] = True
-        raise StopProgram("budget reached at %s (call %d, %.0fs)" % (what, CALLS[0], time.time() - START))
+        raise StopProgram(
+            "budget reached at %s (call %d, %.0fs)" % (what, CALLS[0], time.time() - START)
+        )
 
 
 def _first(v, n):
@@ -380,7 +385,9 @@ def fit(self, x=None, y=None, batch_size=None, epochs=1, *a, **k):
         k["steps_per_epoch"] = min(k.get("steps_per_epoch") or 3, 3)
         if k.get("validation_steps"):
             k["validation_steps"] = min(k["validation_steps"], 2)
-        elif k.get("validation_data") is not None and not isinstance(k["validation_data"], (tuple, list)):
+        elif k.get("validation_data") is not None and not isinstance(
+            k["validation_data"], (tuple, list)
+        ):
             k["validation_steps"] = 2
     IN_FIT[0] += 1
     try:
@@ -411,7 +418,12 @@ def train_on_batch(self, *a, **k):
     return _tob(self, *a, **k)
 
 
-Model.fit, Model.evaluate, Model.predict, Model.train_on_batch = fit, evaluate, predict, train_on_batch
+Model.fit, Model.evaluate, Model.predict, Model.train_on_batch = (
+    fit,
+    evaluate,
+    predict,
+    train_on_batch,
+)
 for gname in ("fit_generator", "evaluate_generator", "predict_generator"):
     g = getattr(Model, gname, None)
     if g is not None and FLAVOUR != "lamina":
@@ -465,22 +477,37 @@ if NAME.startswith("babi_"):
 os.chdir(WORK)
 ARGS = {
     "deep_dream.py": lambda: [_png("base.png", (160, 120)), "dream"],
-    "neural_style_transfer.py": lambda: [_png("base.png"), _png("style.png"), "result", "--iter", "1"],
+    "neural_style_transfer.py": lambda: [
+        _png("base.png"),
+        _png("style.png"),
+        "result",
+        "--iter",
+        "1",
+    ],
     "neural_doodle.py": lambda: [
-        "--nlabels", "2",
-        "--style-image", _png("style.png"),
-        "--style-mask", _png("smask.png", colors=[(255, 0, 0), (0, 0, 255)]),
-        "--target-mask", _png("tmask.png", colors=[(255, 0, 0), (0, 0, 255)]),
-        "--target-image-prefix", "out",
+        "--nlabels",
+        "2",
+        "--style-image",
+        _png("style.png"),
+        "--style-mask",
+        _png("smask.png", colors=[(255, 0, 0), (0, 0, 255)]),
+        "--target-mask",
+        _png("tmask.png", colors=[(255, 0, 0), (0, 0, 255)]),
+        "--target-image-prefix",
+        "out",
     ],
 }
 if NAME in ("lstm_seq2seq.py", "lstm_seq2seq_restore.py"):
     os.makedirs("fra-eng", exist_ok=True)
     with open("fra-eng/fra.txt", "w") as f:
         for _ in range(400):
-            en = " ".join(rng.choice(["go", "run", "i", "see", "you", "we"], size=rng.randint(1, 4)))
-            fr = " ".join(rng.choice(["va", "cours", "je", "vois", "tu", "nous"], size=rng.randint(1, 5)))
-            f.write("%s.\t%s !\n" % (en.capitalize(), fr.capitalize()))
+            en = " ".join(
+                rng.choice(["go", "run", "i", "see", "you", "we"], size=rng.randint(1, 4))
+            )
+            fr = " ".join(
+                rng.choice(["va", "cours", "je", "vois", "tu", "nous"], size=rng.randint(1, 5))
+            )
+            f.write(f"{en.capitalize()}.\t{fr.capitalize()} !\n")
     if NAME == "lstm_seq2seq_restore.py":
         pass
 if NAME == "pretrained_word_embeddings.py":
@@ -488,7 +515,7 @@ if NAME == "pretrained_word_embeddings.py":
     os.makedirs("glove.6B", exist_ok=True)
     with open("glove.6B/glove.6B.100d.txt", "w") as f:
         for w in vocab[:2000]:
-            f.write(w + " " + " ".join("%.4f" % v for v in rng.randn(100)) + "\n")
+            f.write(w + " " + " ".join(f"{v:.4f}" for v in rng.randn(100)) + "\n")
     for g in range(4):
         d = os.path.join("20_newsgroup", "group%d" % g)
         os.makedirs(d, exist_ok=True)
@@ -498,7 +525,11 @@ if NAME == "pretrained_word_embeddings.py":
 sys.argv = [PROG] + (ARGS[NAME]() if NAME in ARGS else [])
 
 # ---------------------------------------------------------------- run
-result = {"program": NAME, "flavour": FLAVOUR, "backend": os.environ.get("LAMINA_BACKEND" if FLAVOUR == "lamina" else "KERAS_BACKEND", "jax")}
+result = {
+    "program": NAME,
+    "flavour": FLAVOUR,
+    "backend": os.environ.get("LAMINA_BACKEND" if FLAVOUR == "lamina" else "KERAS_BACKEND", "jax"),
+}
 try:
     runpy.run_path(PROG, run_name="__main__")
     result["status"] = "ok"
@@ -512,9 +543,9 @@ except BaseException as e:  # noqa: BLE001
     tb = traceback.extract_tb(e.__traceback__)
     frame = [f for f in tb if f.filename == PROG]
     result["status"] = "error"
-    result["error"] = "%s: %s" % (type(e).__name__, str(e)[:600])
+    result["error"] = f"{type(e).__name__}: {str(e)[:600]}"
     result["line"] = frame[-1].lineno if frame else None
-    result["where"] = "%s:%s" % (os.path.basename(tb[-1].filename), tb[-1].lineno)
+    result["where"] = f"{os.path.basename(tb[-1].filename)}:{tb[-1].lineno}"
     traceback.print_exc()
 result["seconds"] = round(time.time() - START, 1)
 result["calls"] = CALLS[0]
