@@ -54,7 +54,7 @@ class OrbaxCheckpoint(MonitorCallback):
     >>> tmp = tempfile.TemporaryDirectory()
     >>> model = lamina.Sequential([lamina.Input((2,)), lamina.layers.Dense(1)])
     >>> model.compile(optimizer="sgd", loss="mse")
-    >>> checkpoint = lamina.callbacks.OrbaxCheckpoint(os.path.join(tmp.name, "ckpt"), save_freq="epoch")
+    >>> checkpoint = lamina.callbacks.OrbaxCheckpoint(os.path.join(tmp.name, "ckpt"))
     >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0, callbacks=[checkpoint])
     >>> sorted(os.listdir(os.path.join(tmp.name, "ckpt")))  # max_to_keep=1: the last epoch's step
     ['1']

@@ -227,7 +227,7 @@ class RandAugment(BaseAugmentation):
     >>> lamina.Sequential([lamina.Input((32, 32, 3)), RandAugment(num_ops=2, seed=1)]).output_shape
     (None, 32, 32, 3)
     >>> images = np.full((1, 2, 2, 3), 128.0)
-    >>> float(np.asarray(RandAugment(seed=1)(images, training=False)).max())  # identity at inference
+    >>> float(np.asarray(RandAugment(seed=1)(images, training=False)).max())  # inference: as is
     128.0
     """
 

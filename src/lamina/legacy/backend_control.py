@@ -28,7 +28,8 @@ def switch(condition, then_expression, else_expression):
     selects along their leading axes: a `(batch,)` condition picks whole samples.
 
     >>> from lamina import backend as K
-    >>> K.eval(K.switch(K.constant([True, False]), K.constant([1, 2]), K.constant([10, 20]))).tolist()
+    >>> condition = K.constant([True, False])
+    >>> K.eval(K.switch(condition, K.constant([1, 2]), K.constant([10, 20]))).tolist()
     [1.0, 20.0]
     """
     condition = ops.cast(condition, "bool")

@@ -191,7 +191,9 @@ def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
     broadcast against `x` as they are.
 
     >>> from lamina import backend as K
-    >>> K.eval(K.batch_normalization(K.constant([[1.0, 5.0]]), mean=[1.0, 3.0], var=[1.0, 4.0], beta=None, gamma=None, epsilon=0.0)).tolist()
+    >>> x = K.constant([[1.0, 5.0]])
+    >>> y = K.batch_normalization(x, [1.0, 3.0], [1.0, 4.0], beta=None, gamma=None, epsilon=0.0)
+    >>> K.eval(y).tolist()
     [[0.0, 1.0]]
     """
     x = _tensor(x)
@@ -347,7 +349,8 @@ def conv2d_transpose(
             `(input - 1) * stride + kernel` plus at most `stride - 1`.
 
     >>> from lamina import backend as K
-    >>> y = K.conv2d_transpose(K.ones((1, 2, 2, 1)), K.ones((2, 2, 1, 1)), (1, 4, 4, 1), strides=(2, 2))
+    >>> x, kernel = K.ones((1, 2, 2, 1)), K.ones((2, 2, 1, 1))
+    >>> y = K.conv2d_transpose(x, kernel, (1, 4, 4, 1), strides=(2, 2))
     >>> K.eval(y)[0, :, :, 0].tolist()
     [[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]
     """
@@ -371,7 +374,8 @@ def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding="valid"
     `kernel` is `(depth, rows, cols, out_channels, in_channels)`.
 
     >>> from lamina import backend as K
-    >>> K.int_shape(K.conv3d_transpose(K.ones((1, 2, 2, 2, 1)), K.ones((2, 2, 2, 3, 1)), (1, 4, 4, 4, 3), strides=(2, 2, 2)))
+    >>> x, kernel = K.ones((1, 2, 2, 2, 1)), K.ones((2, 2, 2, 3, 1))
+    >>> K.int_shape(K.conv3d_transpose(x, kernel, (1, 4, 4, 4, 3), strides=(2, 2, 2)))
     (1, 4, 4, 4, 3)
     """
     return _conv_transpose(
@@ -431,7 +435,8 @@ def separable_conv2d(
     """Depthwise then pointwise 2-D convolution.
 
     >>> from lamina import backend as K
-    >>> K.int_shape(K.separable_conv2d(K.ones((1, 5, 5, 3)), K.ones((3, 3, 3, 1)), K.ones((1, 1, 3, 4))))
+    >>> depthwise, pointwise = K.ones((3, 3, 3, 1)), K.ones((1, 1, 3, 4))
+    >>> K.int_shape(K.separable_conv2d(K.ones((1, 5, 5, 3)), depthwise, pointwise))
     (1, 3, 3, 4)
     """
     return ops.separable_conv(
@@ -472,7 +477,8 @@ def pool3d(x, pool_size, strides=(1, 1, 1), padding="valid", data_format=None, p
     """3-D max or average pooling (`pool_mode` `"max"` or `"avg"`; strides default 1).
 
     >>> from lamina import backend as K
-    >>> K.int_shape(K.pool3d(K.ones((1, 4, 4, 4, 2)), (2, 2, 2), strides=(2, 2, 2), pool_mode="avg"))
+    >>> y = K.pool3d(K.ones((1, 4, 4, 4, 2)), (2, 2, 2), strides=(2, 2, 2), pool_mode="avg")
+    >>> K.int_shape(y)
     (1, 2, 2, 2, 2)
     """
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 3)
@@ -532,7 +538,8 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
         output_shape: `(out_rows, out_cols)`.
 
     >>> from lamina import backend as K
-    >>> K.int_shape(K.local_conv2d(K.ones((2, 4, 4, 3)), K.ones((4, 2 * 2 * 3, 5)), (2, 2), (2, 2), (2, 2)))
+    >>> kernel = K.ones((2 * 2, 2 * 2 * 3, 5))  # (output positions, window * channels, filters)
+    >>> K.int_shape(K.local_conv2d(K.ones((2, 4, 4, 3)), kernel, (2, 2), (2, 2), (2, 2)))
     (2, 2, 2, 5)
     """
     kernel_size, strides = _tuple(kernel_size, 2, "kernel_size"), _tuple(strides, 2, "strides")
@@ -553,7 +560,8 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
     `[epsilon, 1 - epsilon]`; with `from_logits=True`, `output` holds logits.
 
     >>> from lamina import backend as K
-    >>> K.eval(K.categorical_crossentropy(K.constant([[0.0, 1.0]]), K.constant([[0.2, 0.8]]))).round(3)
+    >>> target, output = K.constant([[0.0, 1.0]]), K.constant([[0.2, 0.8]])
+    >>> K.eval(K.categorical_crossentropy(target, output)).round(3)
     array([0.223], dtype=float32)
     """
     target, output = _tensor(target), _tensor(output)
@@ -570,7 +578,8 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1, 
     whose target is that class contribute 0.
 
     >>> from lamina import backend as K
-    >>> K.eval(K.sparse_categorical_crossentropy(K.constant([1]), K.constant([[0.2, 0.8]]))).round(3)
+    >>> target, output = K.constant([1]), K.constant([[0.2, 0.8]])
+    >>> K.eval(K.sparse_categorical_crossentropy(target, output)).round(3)
     array([0.223], dtype=float32)
     """
     if not from_logits:
@@ -634,7 +643,8 @@ def categorical_focal_crossentropy(
     """Categorical crossentropy weighted by `alpha * (1 - p) ** gamma` per class.
 
     >>> from lamina import backend as K
-    >>> K.eval(K.categorical_focal_crossentropy(K.constant([[0.0, 1.0]]), K.constant([[0.2, 0.8]]))).round(3)
+    >>> target, output = K.constant([[0.0, 1.0]]), K.constant([[0.2, 0.8]])
+    >>> K.eval(K.categorical_focal_crossentropy(target, output)).round(3)
     array([0.002], dtype=float32)
     """
     target, output = _tensor(target), _tensor(output)
@@ -657,7 +667,8 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
     >>> import numpy as np
     >>> from lamina import backend as K
     >>> y_pred = K.constant(np.full((1, 4, 3), 1 / 3))
-    >>> loss = K.ctc_batch_cost(K.constant([[0, 1]], dtype="int32"), y_pred, K.constant([[4]]), K.constant([[2]]))
+    >>> labels = K.constant([[0, 1]], dtype="int32")
+    >>> loss = K.ctc_batch_cost(labels, y_pred, K.constant([[4]]), K.constant([[2]]))
     >>> K.int_shape(loss), K.eval(loss).round(3)
     ((1, 1), array([[1.686]], dtype=float32))
     """

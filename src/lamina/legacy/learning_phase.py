@@ -156,8 +156,8 @@ def in_train_phase(x, alt, training=None):
     or `alt` it is the symbolic learning phase, chosen when the graph runs.
 
     >>> from lamina import backend as K
-    >>> K.in_train_phase("train", "test", training=True), K.in_train_phase("train", "test", training=0)
-    ('train', 'test')
+    >>> [K.in_train_phase("train", "test", training=phase) for phase in (True, 0)]
+    ['train', 'test']
     """
     if training is None:
         training = _fixed()
@@ -179,8 +179,10 @@ def in_test_phase(x, alt, training=None):
     """`x` in the test phase, `alt` in training (the mirror of `in_train_phase`).
 
     >>> from lamina import backend as K
-    >>> K.in_test_phase("test", "train", training=False), K.in_test_phase(lambda: "test", lambda: "train", training=1)
-    ('test', 'train')
+    >>> K.in_test_phase("test", "train", training=False)
+    'test'
+    >>> K.in_test_phase(lambda: "test", lambda: "train", training=1)  # one callable is called
+    'train'
     """
     return in_train_phase(alt, x, training=training)
 

@@ -37,7 +37,8 @@ class Iterator(PyDataset):
 
     >>> import numpy as np
     >>> from lamina.preprocessing import image
-    >>> flow = image.ImageDataGenerator().flow(np.zeros((5, 2, 2, 3)), np.arange(5), batch_size=2, shuffle=False)
+    >>> x, y = np.zeros((5, 2, 2, 3)), np.arange(5)
+    >>> flow = image.ImageDataGenerator().flow(x, y, batch_size=2, shuffle=False)
     >>> isinstance(flow, image.Iterator), len(flow), flow.n
     (True, 3, 5)
     >>> [y.tolist() for _, y in (flow[0], flow[1], flow[2])]
@@ -135,7 +136,8 @@ class NumpyArrayIterator(Iterator):
 
     >>> import numpy as np
     >>> from lamina.preprocessing import image
-    >>> flow = image.ImageDataGenerator(rescale=0.5).flow(np.ones((3, 2, 2, 1)), [0, 1, 2], batch_size=2, shuffle=False)
+    >>> generator = image.ImageDataGenerator(rescale=0.5)
+    >>> flow = generator.flow(np.ones((3, 2, 2, 1)), [0, 1, 2], batch_size=2, shuffle=False)
     >>> type(flow).__name__, len(flow)
     ('NumpyArrayIterator', 2)
     >>> x, y = flow[0]
@@ -379,7 +381,8 @@ class DirectoryIterator(_FileBatches):
     >>> for name in ("cats/a.png", "cats/b.png", "dogs/c.png"):
     ...     os.makedirs(os.path.dirname(os.path.join(tmp.name, name)), exist_ok=True)
     ...     utils.save_img(os.path.join(tmp.name, name), np.full((6, 6, 3), 100.0))
-    >>> flow = image.ImageDataGenerator().flow_from_directory(tmp.name, target_size=(4, 4), batch_size=3, shuffle=False)
+    >>> options = dict(target_size=(4, 4), batch_size=3, shuffle=False)
+    >>> flow = image.ImageDataGenerator().flow_from_directory(tmp.name, **options)
     Found 3 images belonging to 2 classes.
     >>> type(flow).__name__, flow.class_indices
     ('DirectoryIterator', {'cats': 0, 'dogs': 1})
@@ -510,7 +513,8 @@ class DataFrameIterator(_FileBatches):
     ...     utils.save_img(os.path.join(tmp.name, name), np.full((6, 6, 3), 100.0))
     >>> class Frame(dict):  # stands in for a pandas DataFrame here
     ...     columns = property(list)
-    >>> frame = Frame({"filename": np.array(["cats/a.png", "dogs/c.png"]), "class": np.array(["cat", "dog"])})
+    >>> frame = Frame(filename=np.array(["cats/a.png", "dogs/c.png"]))
+    >>> frame["class"] = np.array(["cat", "dog"])
     >>> flow = image.DataFrameIterator(frame, tmp.name, target_size=(4, 4), shuffle=False)
     Found 2 validated image filenames belonging to 2 classes.
     >>> x, y = flow[0]

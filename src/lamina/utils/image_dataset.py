@@ -97,7 +97,8 @@ def image_dataset_from_directory(
     >>> for name in ("cats/a.png", "cats/b.png", "dogs/c.png"):
     ...     os.makedirs(os.path.dirname(os.path.join(tmp.name, name)), exist_ok=True)
     ...     utils.save_img(os.path.join(tmp.name, name), np.full((6, 6, 3), 100.0))
-    >>> ds = utils.image_dataset_from_directory(tmp.name, image_size=(4, 4), batch_size=2, shuffle=False)
+    >>> options = dict(image_size=(4, 4), batch_size=2, shuffle=False)
+    >>> ds = utils.image_dataset_from_directory(tmp.name, **options)
     Found 3 files belonging to 2 classes.
     >>> ds.class_names
     ['cats', 'dogs']

@@ -74,7 +74,8 @@ def plot_image_gallery(
     >>> tmp = tempfile.TemporaryDirectory()
     >>> path = os.path.join(tmp.name, "gallery.png")
     >>> images = np.random.default_rng(0).uniform(0, 255, (4, 8, 8, 3))
-    >>> visualization.plot_image_gallery(images, y_true=[0, 1, 0, 1], label_map={0: "cat", 1: "dog"}, path=path)
+    >>> labels = {"y_true": [0, 1, 0, 1], "label_map": {0: "cat", 1: "dog"}}
+    >>> visualization.plot_image_gallery(images, **labels, path=path)
     >>> os.path.getsize(path) > 0  # a 2 x 2 grid, each image titled "Label: cat" or "Label: dog"
     True
     >>> tmp.cleanup()
@@ -189,7 +190,9 @@ def plot_bounding_box_gallery(
     >>> tmp = tempfile.TemporaryDirectory()
     >>> path = os.path.join(tmp.name, "boxes.png")
     >>> boxes = {"boxes": np.array([[[2.0, 2.0, 10.0, 10.0]]]), "labels": np.array([[0]])}
-    >>> visualization.plot_bounding_box_gallery(np.zeros((1, 16, 16, 3)), "xyxy", y_true=boxes, class_mapping={0: "cat"}, path=path)
+    >>> images = np.zeros((1, 16, 16, 3))
+    >>> labels = {"y_true": boxes, "class_mapping": {0: "cat"}}
+    >>> visualization.plot_bounding_box_gallery(images, "xyxy", **labels, path=path)
     >>> os.path.getsize(path) > 0
     True
     >>> tmp.cleanup()
@@ -276,7 +279,8 @@ def plot_segmentation_mask_gallery(
     >>> path = os.path.join(tmp.name, "masks.png")
     >>> masks = np.zeros((2, 16, 16, 1), "int32")
     >>> masks[:, 4:12, 4:12] = 1
-    >>> visualization.plot_segmentation_mask_gallery(np.zeros((2, 16, 16, 3)), num_classes=2, y_true=masks, path=path)
+    >>> images = np.zeros((2, 16, 16, 3))
+    >>> visualization.plot_segmentation_mask_gallery(images, num_classes=2, y_true=masks, path=path)
     >>> os.path.getsize(path) > 0
     True
     >>> tmp.cleanup()

@@ -62,7 +62,7 @@ class StatelessScope:
     >>> layer.build((None, 2))
     >>> with backend.StatelessScope([(layer.kernel, [[2.0], [3.0]])]):
     ...     y = layer(np.ones((1, 2)))
-    >>> backend.convert_to_numpy(y).tolist(), backend.convert_to_numpy(layer.kernel).ravel().tolist()
+    >>> y.tolist(), backend.convert_to_numpy(layer.kernel).ravel().tolist()
     ([[5.0]], [1.0, 1.0])
     """
 
@@ -742,8 +742,8 @@ def standardize_dtype(dtype) -> str:
 
     >>> import numpy as np
     >>> from lamina import backend
-    >>> backend.standardize_dtype(np.float32), backend.standardize_dtype("float"), backend.standardize_dtype(None)
-    ('float32', 'float32', 'float32')
+    >>> [backend.standardize_dtype(d) for d in (np.float32, "float", None)]
+    ['float32', 'float32', 'float32']
     """
     if dtype is None:
         from lamina.backend import config
