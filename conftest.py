@@ -1,7 +1,7 @@
 """Shared pytest setup: every test (and doctest) starts with fresh names and seeds.
 
 Doctest collection skips the modules of an engine whose library is not installed (torch
-is an optional extra).
+is an optional extra), and the Orbax callback's module without Orbax.
 """
 
 import gc
@@ -35,6 +35,9 @@ os.environ.setdefault("JAX_COMPILATION_CACHE_MAX_SIZE", "-1")
 collect_ignore = ["docs/conf.py", "docs/_ext"]
 if importlib.util.find_spec("torch") is None:
     collect_ignore.append("src/lamina/backend/torch")
+# An optional extra outside `dev`: the callback's docstring example saves with it.
+if importlib.util.find_spec("orbax") is None:
+    collect_ignore.append("src/lamina/callbacks/orbax_checkpoint.py")
 
 # The documentation's code blocks run as tests (docs/_ext/docs_runner.py says how).
 _DOCS = pathlib.Path(__file__).parent / "docs"

@@ -68,7 +68,13 @@ def _found_by_doctest_modules(obj) -> bool:
         return False
     if not (inspect.isclass(obj) or inspect.isroutine(inspect.unwrap(obj))):
         return False
-    return any(value is obj for value in vars(module).values())
+    # A wrapper made with `functools.wraps` (the classic `K.*` names that read graph
+    # variables) shares the docstring of the function it wraps, which doctest finds.
+    same_doc = [obj]
+    while getattr(same_doc[-1], "__wrapped__", None) is not None:
+        same_doc.append(same_doc[-1].__wrapped__)
+    same_doc = [f for f in same_doc if f.__doc__ == obj.__doc__]
+    return any(value is f for value in vars(module).values() for f in same_doc)
 
 
 def _run_by_op_docs(obj) -> bool:
@@ -98,8 +104,23 @@ def test_every_public_name_has_a_docstring():
     )
 
 
+def _documented_here(entry) -> bool:
+    """Whether this engine's object is the one the reference documents. On another
+    engine than JAX, the engine's own functions (`lamina.backend.cond` is the torch
+    engine's there) are not: the examples show the default engine, run there, and the
+    JAX pass holds the same names to this test."""
+    if lamina.backend.backend() == "jax":
+        return True
+    module = getattr(entry.obj, "__module__", None) or ""
+    return not module.startswith(f"lamina.backend.{lamina.backend.backend()}")
+
+
 def test_names_without_an_example_are_exactly_the_listed_ones():
-    without = {entry.path for entry in _NAMES if ">>>" not in _own_doc(entry.obj)}
+    without = {
+        entry.path
+        for entry in _NAMES
+        if ">>>" not in _own_doc(entry.obj) and _documented_here(entry)
+    }
     listed = _todo()
     assert listed == sorted(set(listed)), f"{_TODO.name} must be sorted, each name once."
     new = sorted(without - set(listed))

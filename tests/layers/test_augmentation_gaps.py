@@ -185,6 +185,17 @@ def test_cutmix_pastes_a_box_and_mixes_labels_by_area():
     np.testing.assert_allclose(soft.sum(axis=1), 1.0, rtol=1e-5)
 
 
+@pytest.mark.parametrize("make", [lambda: layers.MixUp(seed=1), lambda: layers.CutMix(seed=1)])
+def test_mixing_layers_take_symbolic_image_and_label_dicts(make):
+    # A functional graph takes the output shapes of the dict the layer returns (it
+    # recursed without end on the dict's keys).
+    out = make()({"images": Input((8, 8, 3)), "labels": Input((4,))})
+    assert {key: value.shape for key, value in out.items()} == {
+        "images": (None, 8, 8, 3),
+        "labels": (None, 4),
+    }
+
+
 def test_geometry_layers():
     x = BATCH
     erased = _np(layers.RandomErasing((1.0, 1.0), fill_value=-1.0, seed=0)(x))

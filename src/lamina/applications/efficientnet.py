@@ -377,3 +377,16 @@ def preprocess_input(x, data_format=None):
 def decode_predictions(preds, top=5):
     """Decode ImageNet predictions; see `imagenet_utils.decode_predictions`."""
     return imagenet_utils.decode_predictions(preds, top=top)
+
+
+imagenet_utils.add_checks_example(
+    32,
+    EfficientNetB0,
+    EfficientNetB1,
+    EfficientNetB2,
+    EfficientNetB3,
+    EfficientNetB4,
+    EfficientNetB5,
+    EfficientNetB6,
+    EfficientNetB7,
+)

@@ -463,3 +463,15 @@ def preprocess_input(x, data_format=None):
 def decode_predictions(preds, top=5):
     """Decode ImageNet predictions; see `imagenet_utils.decode_predictions`."""
     return imagenet_utils.decode_predictions(preds, top=top)
+
+
+imagenet_utils.add_checks_example(
+    32,
+    EfficientNetV2B0,
+    EfficientNetV2B1,
+    EfficientNetV2B2,
+    EfficientNetV2B3,
+    EfficientNetV2S,
+    EfficientNetV2M,
+    EfficientNetV2L,
+)

@@ -369,3 +369,31 @@ def finish(model, path):
     if path is not None:
         model.load_weights(path)
     return model
+
+
+def add_checks_example(smallest: int, *builders) -> None:
+    """Append to each builder's docstring an example of the checks it makes before
+    building. The example stops there: building one of these models draws millions of
+    initial weights (about a second per 25 million), too slow for an example that runs
+    with every test."""
+    for fn in builders:
+        name = fn.__name__
+        fn.__doc__ = (
+            fn.__doc__.rstrip()
+            + f"""
+
+    `{name}(weights=None, input_shape=({smallest}, {smallest}, 3), classes=10)` builds an
+    untrained 10-class model. Its arguments are checked before anything is built or
+    downloaded:
+
+    >>> from lamina import applications
+    >>> applications.{name}(weights="imagenet", classes=10)
+    Traceback (most recent call last):
+        ...
+    ValueError: With weights='imagenet' and include_top=True, `classes` must be 1000 ...
+    >>> applications.{name}(weights=None, input_shape=(16, 16, 3))
+    Traceback (most recent call last):
+        ...
+    ValueError: ...at least {smallest}x{smallest}. Received: input_shape=(16, 16, 3)
+    """
+        )

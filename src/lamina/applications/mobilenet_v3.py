@@ -372,3 +372,6 @@ def preprocess_input(x, data_format=None):
 def decode_predictions(preds, top=5):
     """Decode ImageNet predictions; see `imagenet_utils.decode_predictions`."""
     return imagenet_utils.decode_predictions(preds, top=top)
+
+
+imagenet_utils.add_checks_example(32, MobileNetV3Small, MobileNetV3Large)

@@ -297,3 +297,6 @@ def decode_predictions(preds, top=5):
 
 for _fn in (ResNet50, ResNet101, ResNet152):
     _fn.__doc__ += _ARGS_DOC.format(min_size=32)
+
+
+imagenet_utils.add_checks_example(32, ResNet50, ResNet101, ResNet152)

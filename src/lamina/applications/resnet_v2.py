@@ -114,3 +114,6 @@ def decode_predictions(preds, top=5):
 
 for _fn in (ResNet50V2, ResNet101V2, ResNet152V2):
     _fn.__doc__ += resnet._ARGS_DOC.format(min_size=32)
+
+
+imagenet_utils.add_checks_example(32, ResNet50V2, ResNet101V2, ResNet152V2)

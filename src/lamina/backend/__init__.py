@@ -150,7 +150,17 @@ def cast(x, dtype):
 def shape(x):
     """The shape of `x` as a 1-D int32 tensor (the classic `K.shape`): symbolic for a
     graph tensor, whose sizes are known when the graph runs. Engine code that wants a
-    tuple of ints uses `backend.core.shape`."""
+    tuple of ints uses `backend.core.shape`.
+
+    >>> import numpy as np
+    >>> from lamina import backend as K
+    >>> K.eval(K.shape(np.zeros((2, 3)))).tolist()
+    [2, 3]
+    >>> x = K.placeholder(shape=(None, 3))
+    >>> f = K.function([x], [K.shape(x)])
+    >>> f([np.zeros((5, 3))])[0].tolist()
+    [5, 3]
+    """
     return _classic("shape").shape(x)
 
 

@@ -116,7 +116,12 @@ def set_image_data_format(data_format: str) -> None:
 
 
 def standardize_data_format(data_format: str | None) -> str:
-    """Resolve `None` to the global default and validate the value."""
+    """Resolve `None` to the global default and validate the value.
+
+    >>> from lamina import backend
+    >>> backend.standardize_data_format(None), backend.standardize_data_format("Channels_First")
+    ('channels_last', 'channels_first')
+    """
     if data_format is None:
         return image_data_format()
     value = str(data_format).lower()

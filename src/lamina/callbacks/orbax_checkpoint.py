@@ -47,6 +47,21 @@ class OrbaxCheckpoint(MonitorCallback):
             waits for the saves at its end (`wait_until_finished` waits earlier).
         save_weights_only: store the state tree only, not the model's config (load
             it with `load_weights` into a model built the same way).
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> import lamina
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> model = lamina.Sequential([lamina.Input((2,)), lamina.layers.Dense(1)])
+    >>> model.compile(optimizer="sgd", loss="mse")
+    >>> checkpoint = lamina.callbacks.OrbaxCheckpoint(os.path.join(tmp.name, "ckpt"))
+    >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0, callbacks=[checkpoint])
+    >>> sorted(os.listdir(os.path.join(tmp.name, "ckpt")))  # max_to_keep=1: the last epoch's step
+    ['1']
+    >>> restored = lamina.saving.load_model(os.path.join(tmp.name, "ckpt"))
+    >>> all(np.allclose(a, b) for a, b in zip(restored.get_weights(), model.get_weights()))
+    True
+    >>> tmp.cleanup()
     """
 
     def __init__(

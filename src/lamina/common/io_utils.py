@@ -50,7 +50,16 @@ def disable_interactive_logging() -> None:
 
 
 def is_interactive_logging_enabled() -> bool:
-    """True when messages go to stdout, False when they go to the `"lamina"` logger."""
+    """True when messages go to stdout, False when they go to the `"lamina"` logger.
+
+    >>> import lamina
+    >>> lamina.utils.disable_interactive_logging()  # messages go to the "lamina" logger
+    >>> lamina.utils.is_interactive_logging_enabled()
+    False
+    >>> lamina.utils.enable_interactive_logging()
+    >>> lamina.utils.is_interactive_logging_enabled()
+    True
+    """
     return _STATE["interactive_logging"]
 
 

@@ -33,6 +33,12 @@ def set_backend(backend: str) -> None:
         ValueError: `backend` names no lamina engine (Keras's `"tensorflow"`,
             `"numpy"` and `"openvino"` included).
         ImportError: the engine's package (`jax` or `torch`) is not installed.
+
+    >>> import lamina
+    >>> lamina.config.set_backend("tensorflow")
+    Traceback (most recent call last):
+        ...
+    ValueError: set_backend: unknown backend 'tensorflow'. Available ...
     """
     name = backend.strip().lower() if isinstance(backend, str) else backend
     if name not in _ENGINES:

@@ -62,6 +62,17 @@ class DistillationLoss:
     Subclass it and override `compute_loss(teacher_outputs, student_outputs)` to return
     a scalar; `validate_outputs` and `validate_model_compatibility` may be overridden to
     check the models and their outputs before training.
+
+    >>> import numpy as np
+    >>> from lamina import distillation, ops
+    >>> class MeanGap(distillation.DistillationLoss):  # the mean absolute gap of the outputs
+    ...     def compute_loss(self, teacher_outputs, student_outputs, **kwargs):
+    ...         return ops.mean(ops.abs(teacher_outputs - student_outputs))
+    >>> loss = MeanGap()
+    >>> teacher, student = np.array([[1.0, 2.0]]), np.array([[1.5, 1.0]])
+    >>> loss.validate_outputs(teacher, student)  # the same structure: no error
+    >>> float(loss.compute_loss(teacher, student))
+    0.75
     """
 
     def compute_loss(self, teacher_outputs, student_outputs, **kwargs):

@@ -85,7 +85,15 @@ class DTypePolicy:
 
 
 class FloatDTypePolicy(DTypePolicy):
-    """The same as `DTypePolicy` (Keras keeps the name for older programs)."""
+    """The same as `DTypePolicy` (Keras keeps the name for older programs).
+
+    >>> from lamina import dtype_policies, layers
+    >>> policy = dtype_policies.FloatDTypePolicy("mixed_float16")
+    >>> policy.compute_dtype, policy.variable_dtype
+    ('float16', 'float32')
+    >>> layers.Dense(2, dtype=policy).compute_dtype
+    'float16'
+    """
 
 
 class QuantizedDTypePolicy(DTypePolicy):

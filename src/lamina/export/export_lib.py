@@ -512,7 +512,23 @@ def _output_names(model):
 # Loading ---------------------------------------------------------------------------------
 class LoadedArtifact:
     """An exported artefact loaded for inference: each endpoint is a method, each
-    variable collection a list of NumPy arrays."""
+    variable collection a list of NumPy arrays.
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> import lamina
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> x = lamina.Input((3,))
+    >>> model = lamina.Model(x, lamina.layers.Dense(2, kernel_initializer="ones")(x))
+    >>> path = os.path.join(tmp.name, "model.stablehlo")
+    >>> model.export(path, format="stablehlo", verbose=False)
+    >>> artifact = lamina.export.load(path)
+    >>> artifact  # doctest: +ELLIPSIS
+    <LoadedArtifact '...model.stablehlo': endpoints ['serve']>
+    >>> np.asarray(artifact.serve(np.full((1, 3), 2.0, "float32"))).tolist()
+    [[6.0, 6.0]]
+    >>> tmp.cleanup()
+    """
 
     def __init__(self, path, endpoints, collections):
         self.path = path
@@ -584,6 +600,19 @@ def load(filepath, format=None) -> LoadedArtifact:
     Returns:
         A `LoadedArtifact`: `artifact.serve(x)` (and any other endpoint) runs the program
         in its runtime; variable collections are lists of NumPy arrays.
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> import lamina
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> x = lamina.Input((3,))
+    >>> model = lamina.Model(x, lamina.layers.Dense(2, kernel_initializer="ones")(x))
+    >>> path = os.path.join(tmp.name, "model.stablehlo")
+    >>> model.export(path, format="stablehlo", verbose=False)
+    >>> artifact = lamina.export.load(path)  # runs without the model's Python code
+    >>> np.asarray(artifact.serve(np.ones((2, 3), "float32"))).tolist()
+    [[3.0, 3.0], [3.0, 3.0]]
+    >>> tmp.cleanup()
     """
     path = pathlib.Path(filepath)
     if not path.exists():

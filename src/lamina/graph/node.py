@@ -21,6 +21,13 @@ class Node:
         outputs: the KerasTensor(s) the call returned.
         stamp_outputs: give the outputs a `_keras_history` pointing here. A functional
             model's own node 0 links its inputs to its outputs without restamping them.
+
+    >>> import lamina
+    >>> x = lamina.Input((3,))
+    >>> y = lamina.layers.Dense(2, name="d")(x)
+    >>> node = y._keras_history.operation._inbound_nodes[0]
+    >>> node.operation.name, [t.shape for t in node.input_tensors], node.output_tensors[0].shape
+    ('d', [(None, 3)], (None, 2))
     """
 
     def __init__(self, operation, call_args=(), call_kwargs=None, outputs=None, stamp_outputs=True):

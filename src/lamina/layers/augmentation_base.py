@@ -219,6 +219,8 @@ class BaseAugmentation(Layer):
         return parts
 
     def compute_output_shape(self, input_shape):
+        if isinstance(input_shape, dict):  # {"images": ..., "labels": ...}: shapes kept
+            return {key: tuple(shape) for key, shape in input_shape.items()}
         return tuple(input_shape)
 
     def get_config(self):

@@ -93,6 +93,11 @@ class RandomGrayscale(BaseAugmentation):
     Args:
         factor: the probability of converting an image, in `[0, 1]` (default 0.5).
         seed: an int for reproducible draws.
+
+    >>> import numpy as np
+    >>> red = np.array([255.0, 0.0, 0.0]).reshape(1, 1, 1, 3)
+    >>> np.asarray(RandomGrayscale(factor=1.0)(red)).ravel().round(2)
+    array([76.22, 76.22, 76.22], dtype=float32)
     """
 
     def __init__(self, factor=0.5, data_format=None, seed=None, **kwargs):
@@ -171,6 +176,12 @@ class RandomHue(_ValueRangeAugmentation):
         factor: `f` draws `s` in `[0, f]`; a pair gives the range; values in `[0, 1]`.
         value_range: the range of the pixel values, `(0, 255)` by default.
         seed: an int for reproducible draws.
+
+    >>> import numpy as np
+    >>> pixel = np.array([200.0, 50.0, 50.0]).reshape(1, 1, 1, 3)
+    >>> out = np.asarray(RandomHue(0.5, seed=1)(pixel))
+    >>> out.shape, round(float(out.max()), 2)  # the hue turns; the value (max channel) stays
+    ((1, 1, 1, 3), 200.0)
     """
 
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
@@ -213,6 +224,11 @@ class RandomSaturation(_ValueRangeAugmentation):
             `[-1, 1]`: `(0.5, 0.5)` is the identity.
         value_range: the range of the pixel values, `(0, 255)` by default.
         seed: an int for reproducible draws.
+
+    >>> import numpy as np
+    >>> pixel = np.array([200.0, 50.0, 50.0]).reshape(1, 1, 1, 3)
+    >>> np.asarray(RandomSaturation((0.0, 0.0))(pixel)).ravel().round(2)  # s = 0: gray
+    array([200., 200., 200.], dtype=float32)
     """
 
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
@@ -240,6 +256,11 @@ class RandomColorDegeneration(_ValueRangeAugmentation):
         factor: `f` draws in `[-f, f]`; a pair gives the range; values in `[-1, 1]`.
         value_range: the range of the pixel values, `(0, 255)` by default.
         seed: an int for reproducible draws.
+
+    >>> import numpy as np
+    >>> red = np.array([255.0, 0.0, 0.0]).reshape(1, 1, 1, 3)
+    >>> np.asarray(RandomColorDegeneration((1.0, 1.0))(red)).ravel().round(2)  # f = 1: gray
+    array([76.22, 76.22, 76.22], dtype=float32)
     """
 
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
@@ -289,6 +310,13 @@ class RandomSharpness(_ValueRangeAugmentation):
         factor: `f` draws in `[0, f]`; a pair gives the range; values in `[0, 1]`.
         value_range: the range of the pixel values, `(0, 255)` by default.
         seed: an int for reproducible draws.
+
+    >>> import numpy as np
+    >>> image = np.zeros((1, 3, 3, 1))
+    >>> image[0, 1, 1, 0] = 130.0
+    >>> out = RandomSharpness((0.0, 0.0))(image)  # f = 0: the smoothed image
+    >>> round(float(np.asarray(out)[0, 1, 1, 0]), 2)
+    50.0
     """
 
     def __init__(self, factor, value_range=(0, 255), data_format=None, seed=None, **kwargs):
@@ -369,6 +397,10 @@ class Solarization(_ValueRangeAugmentation):
         threshold_factor: the same for the threshold.
         value_range: the range of the pixel values, `(0, 255)` by default.
         seed: an int for reproducible draws.
+
+    >>> import numpy as np
+    >>> np.asarray(Solarization()(np.full((1, 1, 1, 3), 55.0))).ravel().tolist()
+    [200.0, 200.0, 200.0]
     """
 
     _keras_base_factor = "refuse"  # Keras's image base takes `factor`
@@ -449,6 +481,11 @@ class Equalization(_ValueRangeAugmentation):
     Args:
         value_range: the range of the pixel values, `(0, 255)` by default.
         bins: the number of histogram bins (256 by default).
+
+    >>> import numpy as np
+    >>> image = np.array([0.0, 0.0, 50.0, 100.0]).reshape(1, 2, 2, 1)
+    >>> np.asarray(Equalization()(image)).ravel().tolist()
+    [0.0, 0.0, 128.0, 255.0]
     """
 
     _keras_base_factor = "store"  # Keras's image base takes `factor`
@@ -518,6 +555,13 @@ class RandomGaussianBlur(_ProbabilityAugmentation):
             gives the range); 1.0 by default.
         value_range: the range of the pixel values, `(0, 255)` by default.
         seed: an int for reproducible draws.
+
+    >>> import numpy as np
+    >>> image = np.zeros((1, 3, 3, 1))
+    >>> image[0, 1, 1, 0] = 100.0
+    >>> out = np.asarray(RandomGaussianBlur(factor=(1.0, 1.0), sigma=(1.0, 1.0))(image))
+    >>> out.shape, round(float(out[0, 1, 1, 0]), 1)
+    ((1, 3, 3, 1), 20.4)
     """
 
     def __init__(
@@ -563,6 +607,12 @@ class RandomColorJitter(_ValueRangeAugmentation):
         value_range: the range of the pixel values, `(0, 255)` by default.
         brightness_factor, contrast_factor, saturation_factor, hue_factor: the factors.
         seed: an int for reproducible draws.
+
+    >>> import numpy as np
+    >>> jitter = RandomColorJitter(brightness_factor=(0.1, 0.1), contrast_factor=0.2, seed=1)
+    >>> out = np.asarray(jitter(np.full((2, 4, 4, 3), 100.0)))
+    >>> out.shape, float(out.max())
+    ((2, 4, 4, 3), 125.5)
     """
 
     _keras_base_factor = "store"  # Keras's image base takes `factor`

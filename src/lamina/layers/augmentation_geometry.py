@@ -115,6 +115,12 @@ class RandomErasing(BaseAugmentation):
         fill_value: the value written into the rectangle (None: noise).
         value_range: the range of the pixel values, `(0, 255)` by default.
         seed: an int for reproducible draws.
+
+    >>> import numpy as np
+    >>> erase = RandomErasing(factor=(1.0, 1.0), scale=(0.25, 0.25), fill_value=0.0, seed=1)
+    >>> out = np.asarray(erase(np.ones((1, 4, 4, 1))))
+    >>> out.shape, float(out.sum())  # a 2x2 rectangle of the 4x4 image erased
+    ((1, 4, 4, 1), 12.0)
     """
 
     def __init__(
@@ -234,6 +240,11 @@ class RandomShear(_Resampling):
             `"mirror"`.
         fill_value: the value for `fill_mode="constant"`.
         seed: an int for reproducible draws.
+
+    >>> import numpy as np
+    >>> out = RandomShear(x_factor=0.3, y_factor=0.3, seed=1)(np.ones((2, 8, 8, 3)))
+    >>> out.shape
+    (2, 8, 8, 3)
     """
 
     _keras_base_factor = "refuse"  # Keras's image base takes `factor`
@@ -313,6 +324,11 @@ class RandomPerspective(_Resampling):
         interpolation: `"bilinear"` (default) or `"nearest"`.
         fill_value: the value of points that fall outside the image.
         seed: an int for reproducible draws.
+
+    >>> import numpy as np
+    >>> out = RandomPerspective(scale=0.5, seed=1)(np.ones((2, 8, 8, 3)))
+    >>> out.shape
+    (2, 8, 8, 3)
     """
 
     def __init__(

@@ -134,6 +134,12 @@ class CutMix(BaseAugmentation):
     Args:
         factor: the Beta distribution's parameter, in `(0, 1]` (1.0: uniform areas).
         seed: an int for reproducible draws.
+
+    >>> import lamina
+    >>> batch = {"images": lamina.Input((8, 8, 3)), "labels": lamina.Input((4,))}
+    >>> out = CutMix(seed=1)(batch)  # images and one-hot labels, mixed alike
+    >>> out["images"].shape, out["labels"].shape
+    ((None, 8, 8, 3), (None, 4))
     """
 
     def __init__(self, factor=1.0, seed=None, data_format=None, **kwargs):
@@ -215,6 +221,14 @@ class RandAugment(BaseAugmentation):
             uses its upper end.
         interpolation: `"bilinear"` (default) or `"nearest"`, for the geometric ones.
         seed: an int for reproducible draws.
+
+    >>> import numpy as np
+    >>> import lamina
+    >>> lamina.Sequential([lamina.Input((32, 32, 3)), RandAugment(num_ops=2, seed=1)]).output_shape
+    (None, 32, 32, 3)
+    >>> images = np.full((1, 2, 2, 3), 128.0)
+    >>> float(np.asarray(RandAugment(seed=1)(images, training=False)).max())  # inference: as is
+    128.0
     """
 
     def __init__(
@@ -274,6 +288,14 @@ class AugMix(BaseAugmentation):
         all_ops: also use brightness, color, contrast and sharpness (True by default).
         interpolation: `"bilinear"` (default) or `"nearest"`.
         seed: an int for reproducible draws.
+
+    >>> import numpy as np
+    >>> import lamina
+    >>> lamina.Sequential([lamina.Input((32, 32, 3)), AugMix(num_chains=2, seed=1)]).output_shape
+    (None, 32, 32, 3)
+    >>> images = np.full((1, 2, 2, 3), 128.0)
+    >>> float(np.asarray(AugMix(seed=1)(images, training=False)).max())  # identity at inference
+    128.0
     """
 
     def __init__(

@@ -42,7 +42,23 @@ _UNSAFE = {"enabled": False}
 
 
 def enable_unsafe_deserialization() -> None:
-    """Allow loading Python bytecode (Lambda layers) from configs you trust."""
+    """Allow loading Python bytecode (Lambda layers) from configs you trust.
+
+    >>> import numpy as np
+    >>> import lamina
+    >>> config = lamina.layers.serialize(lamina.layers.Lambda(lambda x: x + 1))
+    >>> lamina.layers.deserialize(config)
+    Traceback (most recent call last):
+        ...
+    ValueError: layer 'lambda' (Lambda): This config contains a Lambda ...
+    >>> from unittest import mock
+    >>> from lamina.layers import core
+    >>> with mock.patch.dict(core._UNSAFE):  # (only so this example leaves the switch off)
+    ...     lamina.config.enable_unsafe_deserialization()
+    ...     restored = lamina.layers.deserialize(config)
+    >>> restored(np.ones((1, 2))).tolist()
+    [[2.0, 2.0]]
+    """
     _UNSAFE["enabled"] = True
 
 

@@ -108,10 +108,20 @@ def int_shape(x):
 
 
 def ndim(x):
-    """The number of axes of `x`."""
+    """The number of axes of `x`.
+
+    >>> from lamina import backend as K
+    >>> K.ndim(K.zeros((2, 3, 4))), K.ndim(K.placeholder(shape=(None, 5)))
+    (3, 2)
+    """
     return len(int_shape(x))
 
 
 def dtype(x):
-    """The dtype of `x` as a string such as `"float32"`."""
+    """The dtype of `x` as a string such as `"float32"`.
+
+    >>> from lamina import backend as K
+    >>> K.dtype(K.constant([1.0])), K.dtype(K.constant([1], dtype="int32"))
+    ('float32', 'int32')
+    """
     return ops.dtype(x)

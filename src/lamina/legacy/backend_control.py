@@ -26,6 +26,11 @@ def switch(condition, then_expression, else_expression):
     A scalar `condition` picks one branch (callables are called for that branch only,
     as one conditional when compiled). A condition of lower rank than the expressions
     selects along their leading axes: a `(batch,)` condition picks whole samples.
+
+    >>> from lamina import backend as K
+    >>> condition = K.constant([True, False])
+    >>> K.eval(K.switch(condition, K.constant([1, 2]), K.constant([10, 20]))).tolist()
+    [1.0, 20.0]
     """
     condition = ops.cast(condition, "bool")
     cond_ndim = ndim(condition)
@@ -83,6 +88,13 @@ def rnn(
     Returns:
         `(last_output, outputs, new_states)`: `outputs` is `(batch, time, ...)` (time
         first with `time_major=True`).
+
+    >>> import numpy as np
+    >>> from lamina import backend as K
+    >>> step = lambda x_t, states: (x_t + states[0], [x_t + states[0]])
+    >>> last, outputs, states = K.rnn(step, K.constant(np.ones((1, 3, 2))), [K.zeros((1, 2))])
+    >>> K.eval(outputs)[0].tolist(), K.eval(last).tolist()
+    ([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]], [[3.0, 3.0]])
     """
     del unroll, input_length
     constants = [_tensor(c) for c in constants or []]
@@ -148,7 +160,12 @@ def rnn(
 
 @_composite
 def map_fn(fn, elems, name=None, dtype=None):
-    """`fn` applied to each element of `elems` along axis 0, the results stacked."""
+    """`fn` applied to each element of `elems` along axis 0, the results stacked.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.map_fn(lambda row: K.sum(row), K.constant([[1, 2], [3, 4]]))).tolist()
+    [3.0, 7.0]
+    """
     elems = tree.map_structure(_tensor, elems)
     _, ys = ops.scan(lambda carry, x: (carry, fn(x)), 0, elems)
     return ys

@@ -37,6 +37,10 @@ def relu(x, alpha=0.0, max_value=None, threshold=0.0):
 
     `x` above `threshold` passes (capped at `max_value`); below, the output is
     `alpha * (x - threshold)`.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.relu(K.constant([-2.0, 1.0, 8.0]), alpha=0.1, max_value=6.0)).round(3)
+    array([-0.2,  1. ,  6. ], dtype=float32)
     """
     if alpha != 0.0 and max_value is None and threshold == 0:
         return ops.leaky_relu(x, negative_slope=alpha)
@@ -54,12 +58,22 @@ def relu(x, alpha=0.0, max_value=None, threshold=0.0):
 
 
 def elu(x, alpha=1.0):
-    """Exponential linear unit: `x` if `x > 0` else `alpha * (exp(x) - 1)`."""
+    """Exponential linear unit: `x` if `x > 0` else `alpha * (exp(x) - 1)`.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.elu(K.constant([-1.0, 2.0]))).round(3)
+    array([-0.632,  2.   ], dtype=float32)
+    """
     return ops.elu(x, alpha=alpha)
 
 
 def softmax(x, axis=-1):
-    """Softmax over `axis` (an int or a tuple). 1-D inputs are refused, as in Keras 2."""
+    """Softmax over `axis` (an int or a tuple). 1-D inputs are refused, as in Keras 2.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.softmax(K.constant([[1.0, 1.0, 2.0]]))).round(3)
+    array([[0.212, 0.212, 0.576]], dtype=float32)
+    """
     if ndim(x) <= 1:
         raise ValueError(
             f"K.softmax cannot be applied to a 1-D tensor (shape {int_shape(x)}); "
@@ -73,22 +87,42 @@ def softmax(x, axis=-1):
 
 
 def softplus(x):
-    """`log(1 + exp(x))`."""
+    """`log(1 + exp(x))`.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.softplus(K.constant([0.0, 10.0]))).round(3)
+    array([ 0.693, 10.   ], dtype=float32)
+    """
     return ops.softplus(x)
 
 
 def softsign(x):
-    """`x / (1 + |x|)`."""
+    """`x / (1 + |x|)`.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.softsign(K.constant([-3.0, 1.0]))).tolist()
+    [-0.75, 0.5]
+    """
     return ops.softsign(x)
 
 
 def sigmoid(x):
-    """`1 / (1 + exp(-x))`."""
+    """`1 / (1 + exp(-x))`.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.sigmoid(K.constant([0.0]))).tolist()
+    [0.5]
+    """
     return ops.sigmoid(x)
 
 
 def hard_sigmoid(x):
-    """Keras 2's piecewise-linear sigmoid: `clip(0.2 * x + 0.5, 0, 1)`."""
+    """Keras 2's piecewise-linear sigmoid: `clip(0.2 * x + 0.5, 0, 1)`.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.hard_sigmoid([-5.0, 0.0, 1.0])).round(3)
+    array([0. , 0.5, 0.7], dtype=float32)
+    """
     return ops.clip(_tensor(x) * 0.2 + 0.5, 0.0, 1.0)
 
 
@@ -98,12 +132,22 @@ def dropout(x, level, noise_shape=None, seed=None):
 
     `seed` is an int, a `lamina.random.SeedGenerator` or `None` (lamina's global seed
     generator; inside a compiled step pass a `SeedGenerator` held by a layer).
+
+    >>> from lamina import backend as K
+    >>> y = K.eval(K.dropout(K.ones((1000,)), 0.5, seed=1))
+    >>> sorted(set(y.tolist())), bool(400 < (y == 0).sum() < 600)
+    ([0.0, 2.0], True)
     """
     return ops.random.dropout(x, level, noise_shape=noise_shape, seed=seed)
 
 
 def l2_normalize(x, axis=None):
-    """`x / sqrt(max(sum(x ** 2, axis), 1e-12))`."""
+    """`x / sqrt(max(sum(x ** 2, axis), 1e-12))`.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.l2_normalize([[3.0, 4.0]], axis=-1)).round(3)
+    array([[0.6, 0.8]], dtype=float32)
+    """
     x = _tensor(x)
     squares = ops.sum(ops.square(x), axis=axis, keepdims=True)
     return x * ops.rsqrt(ops.maximum(squares, 1e-12))
@@ -118,6 +162,10 @@ def bias_add(x, bias, data_format=None):
             N-D bias is reshaped (not transposed) to `(channels, *spatial)`, as Keras 2
             did.
         data_format: `"channels_last"` or `"channels_first"` (default: the global one).
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.bias_add(K.zeros((2, 3)), K.constant([1.0, 2.0, 3.0]))).tolist()
+    [[1.0, 2.0, 3.0], [1.0, 2.0, 3.0]]
     """
     data_format = _data_format(data_format)
     x, bias = _tensor(x), _tensor(bias)
@@ -141,6 +189,12 @@ def batch_normalization(x, mean, var, beta, gamma, axis=-1, epsilon=1e-3):
 
     1-D statistics apply along `axis` (`axis=1` for channels-first features); others
     broadcast against `x` as they are.
+
+    >>> from lamina import backend as K
+    >>> x = K.constant([[1.0, 5.0]])
+    >>> y = K.batch_normalization(x, [1.0, 3.0], [1.0, 4.0], beta=None, gamma=None, epsilon=0.0)
+    >>> K.eval(y).tolist()
+    [[0.0, 1.0]]
     """
     x = _tensor(x)
     rank = ndim(x)
@@ -168,6 +222,11 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
     Returns:
         `(normalized, mean, variance)`; the statistics have the axes that were not
         reduced. `gamma` and `beta` (or None) hold one value per kept entry.
+
+    >>> from lamina import backend as K
+    >>> y, mean, var = K.normalize_batch_in_training(K.constant([[1.0], [3.0]]), None, None, [0])
+    >>> K.eval(y).round(3).ravel(), K.eval(mean).tolist(), K.eval(var).tolist()
+    (array([-1.,  1.], dtype=float32), [2.0], [1.0])
     """
     x = _tensor(x)
     axes = sorted(a % ndim(x) for a in reduction_axes)
@@ -183,7 +242,13 @@ def normalize_batch_in_training(x, gamma, beta, reduction_axes, epsilon=1e-3):
 
 
 def in_top_k(predictions, targets, k):
-    """Whether each `targets[i]` is among the `k` largest `predictions[i]` (note the order)."""
+    """Whether each `targets[i]` is among the `k` largest `predictions[i]` (note the order).
+
+    >>> from lamina import backend as K
+    >>> predictions = K.constant([[0.1, 0.7, 0.2], [0.5, 0.3, 0.2]])
+    >>> K.eval(K.in_top_k(predictions, K.constant([2, 1], dtype="int32"), k=2)).tolist()
+    [True, True]
+    """
     return ops.in_top_k(ops.cast(targets, "int32"), predictions, k)
 
 
@@ -191,6 +256,10 @@ def conv1d(x, kernel, strides=1, padding="valid", data_format=None, dilation_rat
     """1-D convolution; `kernel` is `(width, in_channels, out_channels)`.
 
     `padding` is `"valid"`, `"same"` or `"causal"` (left padding only).
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.conv1d(K.ones((1, 4, 1)), K.ones((3, 1, 1)))).ravel().tolist()
+    [3.0, 3.0]
     """
     data_format = _data_format(data_format)
     if padding == "causal":
@@ -205,14 +274,24 @@ def conv1d(x, kernel, strides=1, padding="valid", data_format=None, dilation_rat
 
 
 def conv2d(x, kernel, strides=(1, 1), padding="valid", data_format=None, dilation_rate=(1, 1)):
-    """2-D convolution; `kernel` is `(rows, cols, in_channels, out_channels)`."""
+    """2-D convolution; `kernel` is `(rows, cols, in_channels, out_channels)`.
+
+    >>> from lamina import backend as K
+    >>> K.int_shape(K.conv2d(K.ones((1, 5, 5, 3)), K.ones((3, 3, 3, 8)), padding="same"))
+    (1, 5, 5, 8)
+    """
     return ops.conv(x, kernel, strides, _padding(padding), _data_format(data_format), dilation_rate)
 
 
 def conv3d(
     x, kernel, strides=(1, 1, 1), padding="valid", data_format=None, dilation_rate=(1, 1, 1)
 ):
-    """3-D convolution; `kernel` is `(depth, rows, cols, in_channels, out_channels)`."""
+    """3-D convolution; `kernel` is `(depth, rows, cols, in_channels, out_channels)`.
+
+    >>> from lamina import backend as K
+    >>> K.int_shape(K.conv3d(K.ones((1, 4, 4, 4, 1)), K.ones((2, 2, 2, 1, 2))))
+    (1, 3, 3, 3, 2)
+    """
     return ops.conv(x, kernel, strides, _padding(padding), _data_format(data_format), dilation_rate)
 
 
@@ -268,6 +347,12 @@ def conv2d_transpose(
             batch entry may be `None`. With `"same"` padding each spatial length `n`
             needs `ceil(n / stride)` equal to the input's; with `"valid"`, `n` is
             `(input - 1) * stride + kernel` plus at most `stride - 1`.
+
+    >>> from lamina import backend as K
+    >>> x, kernel = K.ones((1, 2, 2, 1)), K.ones((2, 2, 1, 1))
+    >>> y = K.conv2d_transpose(x, kernel, (1, 4, 4, 1), strides=(2, 2))
+    >>> K.eval(y)[0, :, :, 0].tolist()
+    [[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]
     """
     return _conv_transpose(
         x,
@@ -287,6 +372,11 @@ def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding="valid"
     """Transposed 3-D convolution to the given `output_shape` (see `conv2d_transpose`).
 
     `kernel` is `(depth, rows, cols, out_channels, in_channels)`.
+
+    >>> from lamina import backend as K
+    >>> x, kernel = K.ones((1, 2, 2, 2, 1)), K.ones((2, 2, 2, 3, 1))
+    >>> K.int_shape(K.conv3d_transpose(x, kernel, (1, 4, 4, 4, 3), strides=(2, 2, 2)))
+    (1, 4, 4, 4, 3)
     """
     return _conv_transpose(
         x, kernel, output_shape, strides, padding, data_format, 1, 3, "conv3d_transpose"
@@ -296,7 +386,12 @@ def conv3d_transpose(x, kernel, output_shape, strides=(1, 1, 1), padding="valid"
 def depthwise_conv2d(
     x, depthwise_kernel, strides=(1, 1), padding="valid", data_format=None, dilation_rate=(1, 1)
 ):
-    """Depthwise 2-D convolution; kernel `(rows, cols, in_channels, multiplier)`."""
+    """Depthwise 2-D convolution; kernel `(rows, cols, in_channels, multiplier)`.
+
+    >>> from lamina import backend as K
+    >>> K.int_shape(K.depthwise_conv2d(K.ones((1, 4, 4, 3)), K.ones((3, 3, 3, 2))))
+    (1, 2, 2, 6)
+    """
     return ops.depthwise_conv(
         x, depthwise_kernel, strides, _padding(padding), _data_format(data_format), dilation_rate
     )
@@ -311,7 +406,12 @@ def separable_conv1d(
     data_format=None,
     dilation_rate=1,
 ):
-    """Depthwise then pointwise 1-D convolution."""
+    """Depthwise then pointwise 1-D convolution.
+
+    >>> from lamina import backend as K
+    >>> K.int_shape(K.separable_conv1d(K.ones((1, 5, 3)), K.ones((3, 3, 1)), K.ones((1, 3, 4))))
+    (1, 3, 4)
+    """
     return ops.separable_conv(
         x,
         depthwise_kernel,
@@ -332,7 +432,13 @@ def separable_conv2d(
     data_format=None,
     dilation_rate=(1, 1),
 ):
-    """Depthwise then pointwise 2-D convolution."""
+    """Depthwise then pointwise 2-D convolution.
+
+    >>> from lamina import backend as K
+    >>> depthwise, pointwise = K.ones((3, 3, 3, 1)), K.ones((1, 1, 3, 4))
+    >>> K.int_shape(K.separable_conv2d(K.ones((1, 5, 5, 3)), depthwise, pointwise))
+    (1, 3, 3, 4)
+    """
     return ops.separable_conv(
         x,
         depthwise_kernel,
@@ -356,12 +462,25 @@ def _pool(x, pool_size, strides, padding, data_format, pool_mode, n):
 
 
 def pool2d(x, pool_size, strides=(1, 1), padding="valid", data_format=None, pool_mode="max"):
-    """2-D max or average pooling (`pool_mode` `"max"` or `"avg"`; strides default 1)."""
+    """2-D max or average pooling (`pool_mode` `"max"` or `"avg"`; strides default 1).
+
+    >>> import numpy as np
+    >>> from lamina import backend as K
+    >>> x = K.constant(np.arange(16.0).reshape(1, 4, 4, 1))
+    >>> K.eval(K.pool2d(x, (2, 2), strides=(2, 2)))[0, :, :, 0].tolist()
+    [[5.0, 7.0], [13.0, 15.0]]
+    """
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 2)
 
 
 def pool3d(x, pool_size, strides=(1, 1, 1), padding="valid", data_format=None, pool_mode="max"):
-    """3-D max or average pooling (`pool_mode` `"max"` or `"avg"`; strides default 1)."""
+    """3-D max or average pooling (`pool_mode` `"max"` or `"avg"`; strides default 1).
+
+    >>> from lamina import backend as K
+    >>> y = K.pool3d(K.ones((1, 4, 4, 4, 2)), (2, 2, 2), strides=(2, 2, 2), pool_mode="avg")
+    >>> K.int_shape(y)
+    (1, 2, 2, 2, 2)
+    """
     return _pool(x, pool_size, strides, padding, data_format, pool_mode, 3)
 
 
@@ -398,6 +517,10 @@ def local_conv1d(inputs, kernel, kernel_size, strides, data_format=None):
         kernel: `(output_length, kernel_size * channels, filters)`: one kernel per output
             step.
         kernel_size, strides: 1-tuples (or ints).
+
+    >>> from lamina import backend as K
+    >>> K.int_shape(K.local_conv1d(K.ones((2, 5, 3)), K.ones((2, 2 * 3, 4)), (2,), (2,)))
+    (2, 2, 4)
     """
     kernel_size, strides = _tuple(kernel_size, 1, "kernel_size"), _tuple(strides, 1, "strides")
     out_sizes = (int_shape(kernel)[0],)
@@ -413,6 +536,11 @@ def local_conv2d(inputs, kernel, kernel_size, strides, output_shape, data_format
         kernel: `(out_rows * out_cols, kernel_rows * kernel_cols * channels, filters)`.
         kernel_size, strides: 2-tuples.
         output_shape: `(out_rows, out_cols)`.
+
+    >>> from lamina import backend as K
+    >>> kernel = K.ones((2 * 2, 2 * 2 * 3, 5))  # (output positions, window * channels, filters)
+    >>> K.int_shape(K.local_conv2d(K.ones((2, 4, 4, 3)), kernel, (2, 2), (2, 2), (2, 2)))
+    (2, 2, 2, 5)
     """
     kernel_size, strides = _tuple(kernel_size, 2, "kernel_size"), _tuple(strides, 2, "strides")
     out_sizes = tuple(int(n) for n in output_shape)
@@ -430,6 +558,11 @@ def categorical_crossentropy(target, output, from_logits=False, axis=-1):
 
     Probabilities are rescaled to sum to 1 over `axis` and clipped to
     `[epsilon, 1 - epsilon]`; with `from_logits=True`, `output` holds logits.
+
+    >>> from lamina import backend as K
+    >>> target, output = K.constant([[0.0, 1.0]]), K.constant([[0.2, 0.8]])
+    >>> K.eval(K.categorical_crossentropy(target, output)).round(3)
+    array([0.223], dtype=float32)
     """
     target, output = _tensor(target), _tensor(output)
     if from_logits:
@@ -443,6 +576,11 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1, 
 
     Probabilities are clipped to `[epsilon, 1 - epsilon]`. With `ignore_class`, entries
     whose target is that class contribute 0.
+
+    >>> from lamina import backend as K
+    >>> target, output = K.constant([1]), K.constant([[0.2, 0.8]])
+    >>> K.eval(K.sparse_categorical_crossentropy(target, output)).round(3)
+    array([0.223], dtype=float32)
     """
     if not from_logits:
         output = ops.log(_clip_probabilities(output))
@@ -466,7 +604,12 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1, 
 
 
 def binary_crossentropy(target, output, from_logits=False):
-    """Element-wise binary crossentropy; probabilities are clipped to `[eps, 1 - eps]`."""
+    """Element-wise binary crossentropy; probabilities are clipped to `[eps, 1 - eps]`.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.binary_crossentropy(K.constant([1.0, 0.0]), K.constant([0.9, 0.2]))).round(3)
+    array([0.105, 0.223], dtype=float32)
+    """
     target, output = _tensor(target), _tensor(output)
     if from_logits:
         # max(z, 0) - z * t + log(1 + exp(-|z|)): stable for large |z|.
@@ -479,7 +622,12 @@ def binary_crossentropy(target, output, from_logits=False):
 def binary_focal_crossentropy(
     target, output, apply_class_balancing=False, alpha=0.25, gamma=2.0, from_logits=False
 ):
-    """Binary crossentropy scaled by `(1 - p_t) ** gamma` (optionally class-balanced)."""
+    """Binary crossentropy scaled by `(1 - p_t) ** gamma` (optionally class-balanced).
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.binary_focal_crossentropy(K.constant([1.0, 0.0]), K.constant([0.9, 0.2]))).round(3)
+    array([0.001, 0.009], dtype=float32)
+    """
     target, output = _tensor(target), _tensor(output)
     probs = ops.sigmoid(output) if from_logits else output
     p_t = target * probs + (1.0 - target) * (1.0 - probs)
@@ -492,7 +640,13 @@ def binary_focal_crossentropy(
 def categorical_focal_crossentropy(
     target, output, alpha=0.25, gamma=2.0, from_logits=False, axis=-1
 ):
-    """Categorical crossentropy weighted by `alpha * (1 - p) ** gamma` per class."""
+    """Categorical crossentropy weighted by `alpha * (1 - p) ** gamma` per class.
+
+    >>> from lamina import backend as K
+    >>> target, output = K.constant([[0.0, 1.0]]), K.constant([[0.2, 0.8]])
+    >>> K.eval(K.categorical_focal_crossentropy(target, output)).round(3)
+    array([0.002], dtype=float32)
+    """
     target, output = _tensor(target), _tensor(output)
     if from_logits:
         output = ops.softmax(output, axis=axis)
@@ -509,6 +663,14 @@ def ctc_batch_cost(y_true, y_pred, input_length, label_length):
         y_pred: `(batch, time, num_classes)` probabilities (a softmax output).
         input_length: `(batch, 1)` valid time steps of each sample of `y_pred`.
         label_length: `(batch, 1)` valid labels of each sample of `y_true`.
+
+    >>> import numpy as np
+    >>> from lamina import backend as K
+    >>> y_pred = K.constant(np.full((1, 4, 3), 1 / 3))
+    >>> labels = K.constant([[0, 1]], dtype="int32")
+    >>> loss = K.ctc_batch_cost(labels, y_pred, K.constant([[4]]), K.constant([[2]]))
+    >>> K.int_shape(loss), K.eval(loss).round(3)
+    ((1, 1), array([[1.686]], dtype=float32))
     """
     num_classes = int_shape(y_pred)[-1]
     loss = _ctc_loss_op(
@@ -532,6 +694,13 @@ def ctc_decode(y_pred, input_length, greedy=True, beam_width=100, top_paths=1):
         `(decoded, log_prob)`: a list of `top_paths` int tensors `(batch, time)` padded
         with -1 (the best first), and `(batch, top_paths)` scores (greedy: the negative
         sum of the best log probability of each step; beam search: log probabilities).
+
+    >>> import numpy as np
+    >>> from lamina import backend as K
+    >>> probs = np.array([[[0.9, 0.05, 0.05], [0.1, 0.8, 0.1], [0.1, 0.1, 0.8]]])
+    >>> decoded, log_prob = K.ctc_decode(probs, input_length=np.array([3]))
+    >>> K.eval(decoded[0]).tolist()
+    [[0, 1, -1]]
     """
     num_classes = int_shape(y_pred)[-1]
     decoded, log_prob = _ctc_decode_op(
@@ -565,6 +734,12 @@ def ctc_label_dense_to_sparse(labels, label_lengths):
     Raises:
         NotImplementedError: always; pass dense labels and lengths to `K.ctc_batch_cost`
             or `lamina.ops.ctc_loss` instead.
+
+    >>> from lamina import backend as K
+    >>> K.ctc_label_dense_to_sparse([[1, 2]], [2])
+    Traceback (most recent call last):
+        ...
+    NotImplementedError: K.ctc_label_dense_to_sparse makes a TensorFlow ...
     """
     raise NotImplementedError(
         "K.ctc_label_dense_to_sparse makes a TensorFlow SparseTensor; lamina's engines have "

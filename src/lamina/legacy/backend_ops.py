@@ -41,11 +41,12 @@ from lamina.legacy._backend_util import (
     _data_format,
     _static_shape,
     _tensor,
-    _to_floatx_if_bool,
     _variable,
 )
 from lamina.legacy.backend_control import *  # noqa: F403
 from lamina.legacy.backend_control import __all__ as _control_names
+from lamina.legacy.backend_math import *  # noqa: F403
+from lamina.legacy.backend_math import __all__ as _math_names
 from lamina.legacy.backend_nn import *  # noqa: F403
 from lamina.legacy.backend_nn import __all__ as _nn_names
 
@@ -53,212 +54,6 @@ from lamina.legacy.backend_nn import __all__ as _nn_names
 dtype = _backend_util.dtype
 int_shape = _backend_util.int_shape
 ndim = _backend_util.ndim
-
-
-# Math and reductions --------------------------------------------------------------------
-def abs(x):
-    """Element-wise absolute value."""
-    return ops.absolute(x)
-
-
-def all(x, axis=None, keepdims=False):
-    """Logical AND over `axis` (`x` is read as booleans)."""
-    return ops.all(ops.cast(x, "bool"), axis=axis, keepdims=keepdims)
-
-
-def any(x, axis=None, keepdims=False):
-    """Logical OR over `axis` (`x` is read as booleans)."""
-    return ops.any(ops.cast(x, "bool"), axis=axis, keepdims=keepdims)
-
-
-def argmax(x, axis=-1):
-    """Index of the maximum along `axis` (default: the last)."""
-    return ops.argmax(x, axis=axis)
-
-
-def argmin(x, axis=-1):
-    """Index of the minimum along `axis` (default: the last)."""
-    return ops.argmin(x, axis=axis)
-
-
-def arange(start, stop=None, step=1, dtype="int32"):
-    """`[start, stop)` in steps of `step`, as Keras 2: one argument is the stop.
-
-    A single negative argument gives an empty range (Keras 2 clamps the start to 0).
-
-    >>> from lamina import ops
-    >>> ops.convert_to_numpy(arange(3)).tolist()
-    [0, 1, 2]
-    """
-    if stop is None and not isinstance(start, KerasTensor) and start < 0:
-        start = 0
-    return ops.arange(start, stop, step, dtype=dtype)
-
-
-def clip(x, min_value, max_value):
-    """Clip `x` to `[min_value, max_value]`; `None` leaves that side open.
-
-    As in Keras 2, a numeric `max_value` below `min_value` is raised to `min_value`.
-    """
-    if isinstance(min_value, (int, float)) and isinstance(max_value, (int, float)):
-        max_value = builtins.max(min_value, max_value)
-    if min_value is None:
-        min_value = -np.inf
-    if max_value is None:
-        max_value = np.inf
-    return ops.clip(x, min_value, max_value)
-
-
-def cos(x):
-    """Element-wise cosine."""
-    return ops.cos(x)
-
-
-def sin(x):
-    """Element-wise sine."""
-    return ops.sin(x)
-
-
-def cumsum(x, axis=0):
-    """Cumulative sum along `axis` (default: the first)."""
-    return ops.cumsum(x, axis=axis)
-
-
-def cumprod(x, axis=0):
-    """Cumulative product along `axis` (default: the first)."""
-    return ops.cumprod(x, axis=axis)
-
-
-def exp(x):
-    """Element-wise exponential."""
-    return ops.exp(x)
-
-
-def log(x):
-    """Element-wise natural logarithm."""
-    return ops.log(x)
-
-
-def logsumexp(x, axis=None, keepdims=False):
-    """`log(sum(exp(x)))` over `axis`, computed stably."""
-    return ops.logsumexp(x, axis=axis, keepdims=keepdims)
-
-
-def max(x, axis=None, keepdims=False):
-    """Maximum over `axis` (all axes when `None`)."""
-    return ops.max(x, axis=axis, keepdims=keepdims)
-
-
-def min(x, axis=None, keepdims=False):
-    """Minimum over `axis` (all axes when `None`)."""
-    return ops.min(x, axis=axis, keepdims=keepdims)
-
-
-def sum(x, axis=None, keepdims=False):
-    """Sum over `axis` (all axes when `None`)."""
-    return ops.sum(x, axis=axis, keepdims=keepdims)
-
-
-def prod(x, axis=None, keepdims=False):
-    """Product over `axis` (all axes when `None`)."""
-    return ops.prod(x, axis=axis, keepdims=keepdims)
-
-
-def mean(x, axis=None, keepdims=False):
-    """Mean over `axis`; booleans count as `floatx` 0/1."""
-    return ops.mean(_to_floatx_if_bool(x), axis=axis, keepdims=keepdims)
-
-
-def std(x, axis=None, keepdims=False):
-    """Population standard deviation over `axis`; booleans count as `floatx` 0/1."""
-    return ops.std(_to_floatx_if_bool(x), axis=axis, keepdims=keepdims)
-
-
-def var(x, axis=None, keepdims=False):
-    """Population variance over `axis`; booleans count as `floatx` 0/1."""
-    return ops.var(_to_floatx_if_bool(x), axis=axis, keepdims=keepdims)
-
-
-def maximum(x, y):
-    """Element-wise maximum."""
-    return ops.maximum(x, y)
-
-
-def minimum(x, y):
-    """Element-wise minimum."""
-    return ops.minimum(x, y)
-
-
-def pow(x, a):
-    """Element-wise `x ** a`."""
-    return ops.power(x, a)
-
-
-def round(x):
-    """Round to the nearest integer, halves to even (as `tf.round`)."""
-    return ops.round(x)
-
-
-def sign(x):
-    """Element-wise sign: -1, 0 or 1."""
-    return ops.sign(x)
-
-
-def sqrt(x):
-    """Element-wise square root; negative values count as 0 (Keras 2 clamps them)."""
-    return ops.sqrt(ops.maximum(x, ops.zeros_like(x)))
-
-
-def square(x):
-    """Element-wise square."""
-    return ops.square(x)
-
-
-def tanh(x):
-    """Element-wise hyperbolic tangent."""
-    return ops.tanh(x)
-
-
-def equal(x, y):
-    """Element-wise `x == y`."""
-    return ops.equal(x, y)
-
-
-def not_equal(x, y):
-    """Element-wise `x != y`."""
-    return ops.not_equal(x, y)
-
-
-def greater(x, y):
-    """Element-wise `x > y`."""
-    return ops.greater(x, y)
-
-
-def greater_equal(x, y):
-    """Element-wise `x >= y`."""
-    return ops.greater_equal(x, y)
-
-
-def less(x, y):
-    """Element-wise `x < y`."""
-    return ops.less(x, y)
-
-
-def less_equal(x, y):
-    """Element-wise `x <= y`."""
-    return ops.less_equal(x, y)
-
-
-def stop_gradient(variables):
-    """`variables` (a tensor, or a list of them) with gradients stopped."""
-    if isinstance(variables, (list, tuple)):
-        return [ops.stop_gradient(v) for v in variables]
-    return ops.stop_gradient(variables)
-
-
-def identity(x, name=None):
-    """`x` unchanged, as a new tensor."""
-    return ops.copy(x)
 
 
 def _print(x, message):
@@ -276,6 +71,10 @@ def print_tensor(x, message=""):
     Eagerly it prints at once; on a KerasTensor it prints each time the graph runs
     uncompiled (`K.function`, a model called eagerly). Compiled code (`fit`, `predict`)
     has no values to print and prints nothing.
+
+    >>> from lamina import backend as K
+    >>> y = K.print_tensor(K.constant([1.0, 2.0]), message="y =")
+    y = [1. 2.]
     """
     if isinstance(x, KerasTensor):
         return symbolic_call(functools.partial(_print, message=message), "print_tensor", (x,), {})
@@ -287,13 +86,27 @@ _UIDS: dict = {}
 
 def get_uid(prefix=""):
     """A counter per `prefix`: 1 on the first call, then 2, 3, ... (reset by `reset_uids`
-    and `clear_session`)."""
+    and `clear_session`).
+
+    >>> from lamina import backend as K
+    >>> K.reset_uids()
+    >>> K.get_uid("dense"), K.get_uid("dense"), K.get_uid("conv")
+    (1, 2, 1)
+    """
     _UIDS[prefix] = _UIDS.get(prefix, 0) + 1
     return _UIDS[prefix]
 
 
 def reset_uids():
-    """Restart every `get_uid` counter."""
+    """Restart every `get_uid` counter.
+
+    >>> from lamina import backend as K
+    >>> K.get_uid("dense") >= 1
+    True
+    >>> K.reset_uids()
+    >>> K.get_uid("dense")
+    1
+    """
     _UIDS.clear()
 
 
@@ -324,32 +137,62 @@ def shape(x):
 
 
 def reshape(x, shape):
-    """`x` with a new shape (one dim may be -1)."""
+    """`x` with a new shape (one dim may be -1).
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.reshape(K.constant([1, 2, 3, 4, 5, 6]), (2, 3))).tolist()
+    [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    """
     return ops.reshape(x, _static_shape(shape))
 
 
 def transpose(x):
-    """`x` with its axes reversed."""
+    """`x` with its axes reversed.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.transpose(K.constant([[1, 2, 3], [4, 5, 6]]))).tolist()
+    [[1.0, 4.0], [2.0, 5.0], [3.0, 6.0]]
+    """
     return ops.transpose(x)
 
 
 def permute_dimensions(x, pattern):
-    """`x` with its axes reordered by `pattern`, e.g. `(0, 2, 1)`."""
+    """`x` with its axes reordered by `pattern`, e.g. `(0, 2, 1)`.
+
+    >>> from lamina import backend as K
+    >>> K.int_shape(K.permute_dimensions(K.zeros((2, 3, 4)), (0, 2, 1)))
+    (2, 4, 3)
+    """
     return ops.transpose(x, axes=tuple(pattern))
 
 
 def expand_dims(x, axis=-1):
-    """`x` with a new axis of size 1 at `axis` (default: last)."""
+    """`x` with a new axis of size 1 at `axis` (default: last).
+
+    >>> from lamina import backend as K
+    >>> K.int_shape(K.expand_dims(K.constant([1.0, 2.0])))
+    (2, 1)
+    """
     return ops.expand_dims(x, axis)
 
 
 def squeeze(x, axis):
-    """`x` without the size-1 axis `axis`."""
+    """`x` without the size-1 axis `axis`.
+
+    >>> from lamina import backend as K
+    >>> K.int_shape(K.squeeze(K.ones((3, 1, 2)), axis=1))
+    (3, 2)
+    """
     return ops.squeeze(x, axis=axis)
 
 
 def flatten(x):
-    """`x` as one dimension."""
+    """`x` as one dimension.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.flatten(K.constant([[1, 2], [3, 4]]))).tolist()
+    [1.0, 2.0, 3.0, 4.0]
+    """
     return ops.reshape(x, (-1,))
 
 
@@ -365,24 +208,44 @@ def batch_flatten(x):
 
 
 def concatenate(tensors, axis=-1):
-    """Join `tensors` along an existing `axis` (default: last)."""
+    """Join `tensors` along an existing `axis` (default: last).
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.concatenate([K.constant([[1, 2]]), K.constant([[3]])])).tolist()
+    [[1.0, 2.0, 3.0]]
+    """
     return ops.concatenate(list(tensors), axis=axis)
 
 
 def stack(x, axis=0):
-    """Stack the list of tensors `x` along a new `axis`."""
+    """Stack the list of tensors `x` along a new `axis`.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.stack([K.constant([1, 2]), K.constant([3, 4])], axis=1)).tolist()
+    [[1.0, 3.0], [2.0, 4.0]]
+    """
     return ops.stack(list(x), axis=axis)
 
 
 def tile(x, n):
-    """Repeat `x` `n[i]` times along axis `i` (an int `n` tiles a 1-D `x`)."""
+    """Repeat `x` `n[i]` times along axis `i` (an int `n` tiles a 1-D `x`).
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.tile(K.constant([[1, 2]]), (2, 2))).tolist()
+    [[1.0, 2.0, 1.0, 2.0], [1.0, 2.0, 1.0, 2.0]]
+    """
     if isinstance(n, int):
         n = [n]
     return ops.tile(x, _static_shape(n, "tile"))
 
 
 def repeat(x, n):
-    """Repeat a 2-D `(batch, dim)` tensor `n` times: `(batch, n, dim)`."""
+    """Repeat a 2-D `(batch, dim)` tensor `n` times: `(batch, n, dim)`.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.repeat(K.constant([[1, 2]]), 3)).tolist()
+    [[[1.0, 2.0], [1.0, 2.0], [1.0, 2.0]]]
+    """
     if ndim(x) != 2:
         raise ValueError(
             f"K.repeat expects a 2-D tensor (batch, features); received shape {int_shape(x)}. "
@@ -392,17 +255,32 @@ def repeat(x, n):
 
 
 def repeat_elements(x, rep, axis):
-    """Repeat each element `rep` times along `axis`, like `np.repeat`."""
+    """Repeat each element `rep` times along `axis`, like `np.repeat`.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.repeat_elements(K.constant([[1, 2]]), 2, axis=1)).tolist()
+    [[1.0, 1.0, 2.0, 2.0]]
+    """
     return ops.repeat(x, rep, axis=axis)
 
 
 def gather(reference, indices):
-    """Rows of `reference` at `indices` (along axis 0)."""
+    """Rows of `reference` at `indices` (along axis 0).
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.gather(K.constant([[1, 2], [3, 4], [5, 6]]), [2, 0])).tolist()
+    [[5.0, 6.0], [1.0, 2.0]]
+    """
     return ops.take(reference, ops.cast(indices, "int32"), axis=0)
 
 
 def reverse(x, axes):
-    """`x` reversed along `axes` (an int or a list of ints)."""
+    """`x` reversed along `axes` (an int or a list of ints).
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.reverse(K.constant([[1, 2, 3]]), axes=1)).tolist()
+    [[3.0, 2.0, 1.0]]
+    """
     if isinstance(axes, int):
         axes = [axes]
     for axis in axes:
@@ -411,7 +289,12 @@ def reverse(x, axes):
 
 
 def one_hot(indices, num_classes):
-    """One-hot float encoding of integer `indices`, a new last axis of `num_classes`."""
+    """One-hot float encoding of integer `indices`, a new last axis of `num_classes`.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.one_hot(K.constant([0, 2], dtype="int32"), 3)).tolist()
+    [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    """
     return ops.one_hot(indices, num_classes)
 
 
@@ -425,21 +308,36 @@ def _padded(x, spatial_pads, data_format):
 
 
 def temporal_padding(x, padding=(1, 1)):
-    """Pad the middle axis of a 3-D tensor `(batch, steps, features)` with zeros."""
+    """Pad the middle axis of a 3-D tensor `(batch, steps, features)` with zeros.
+
+    >>> from lamina import backend as K
+    >>> K.int_shape(K.temporal_padding(K.ones((1, 4, 2)), (1, 2)))
+    (1, 7, 2)
+    """
     if len(padding) != 2:
         raise ValueError(f"`padding` must be a tuple of 2 ints; received {padding!r}.")
     return _padded(x, [tuple(padding)], "channels_last")
 
 
 def spatial_2d_padding(x, padding=((1, 1), (1, 1)), data_format=None):
-    """Pad the rows and columns of a 4-D image tensor with zeros."""
+    """Pad the rows and columns of a 4-D image tensor with zeros.
+
+    >>> from lamina import backend as K
+    >>> K.int_shape(K.spatial_2d_padding(K.ones((1, 4, 4, 3))))
+    (1, 6, 6, 3)
+    """
     if len(padding) != 2 or builtins.any(len(p) != 2 for p in padding):
         raise ValueError(f"`padding` must be 2 tuples of 2 ints; received {padding!r}.")
     return _padded(x, [tuple(p) for p in padding], _data_format(data_format))
 
 
 def spatial_3d_padding(x, padding=((1, 1), (1, 1), (1, 1)), data_format=None):
-    """Pad the three spatial axes of a 5-D volume tensor with zeros."""
+    """Pad the three spatial axes of a 5-D volume tensor with zeros.
+
+    >>> from lamina import backend as K
+    >>> K.int_shape(K.spatial_3d_padding(K.ones((1, 2, 2, 2, 3))))
+    (1, 4, 4, 4, 3)
+    """
     if len(padding) != 3 or builtins.any(len(p) != 2 for p in padding):
         raise ValueError(f"`padding` must be 3 tuples of 2 ints; received {padding!r}.")
     return _padded(x, [tuple(p) for p in padding], _data_format(data_format))
@@ -458,6 +356,11 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation="ne
         height_factor, width_factor: positive ints.
         data_format: `"channels_last"` or `"channels_first"` (required, as in Keras 2).
         interpolation: `"nearest"` (repeats pixels) or `"bilinear"`, ...
+
+    >>> from lamina import backend as K
+    >>> x = K.constant([[1.0, 2.0], [3.0, 4.0]])[None, :, :, None]
+    >>> K.eval(K.resize_images(x, 2, 2, "channels_last"))[0, :, :, 0].tolist()
+    [[1.0, 1.0, 2.0, 2.0], [1.0, 1.0, 2.0, 2.0], [3.0, 3.0, 4.0, 4.0], [3.0, 3.0, 4.0, 4.0]]
     """
     data_format = _data_format(data_format)
     if interpolation == "nearest":
@@ -473,7 +376,12 @@ def resize_images(x, height_factor, width_factor, data_format, interpolation="ne
 
 
 def resize_volumes(x, depth_factor, height_factor, width_factor, data_format):
-    """Upsample a 5-D volume tensor by repeating elements along its three spatial axes."""
+    """Upsample a 5-D volume tensor by repeating elements along its three spatial axes.
+
+    >>> from lamina import backend as K
+    >>> K.int_shape(K.resize_volumes(K.ones((1, 2, 2, 2, 3)), 2, 3, 1, "channels_last"))
+    (1, 4, 6, 2, 3)
+    """
     first = 2 if _data_format(data_format) == "channels_first" else 1
     for offset, factor in enumerate((depth_factor, height_factor, width_factor)):
         x = ops.repeat(x, factor, axis=first + offset)
@@ -510,29 +418,55 @@ def ones_like(x, dtype=None, name=None):
 
 
 def cast(x, dtype):
-    """`x` converted to `dtype` (works on arrays, Variables and KerasTensors)."""
+    """`x` converted to `dtype` (works on arrays, Variables and KerasTensors).
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.cast(K.constant([1.7, -0.2]), "int32")).tolist()
+    [1, 0]
+    """
     return ops.cast(x, dtype)
 
 
 def cast_to_floatx(x):
-    """`x` in `floatx`: tensors stay tensors, anything else becomes a NumPy array."""
+    """`x` in `floatx`: tensors stay tensors, anything else becomes a NumPy array.
+
+    >>> from lamina import backend as K
+    >>> K.cast_to_floatx([1, 2])
+    array([1., 2.], dtype=float32)
+    """
     if backend.is_tensor(x) or isinstance(x, (KerasTensor, Variable)):
         return ops.cast(x, backend.floatx())
     return np.asarray(x, dtype=backend.floatx())
 
 
 def is_sparse(tensor):
-    """Whether `tensor` is sparse: always False (lamina's engines make dense tensors)."""
+    """Whether `tensor` is sparse: always False (lamina's engines make dense tensors).
+
+    >>> from lamina import backend as K
+    >>> K.is_sparse(K.constant([1.0]))
+    False
+    """
     return False
 
 
 def to_dense(tensor):
-    """`tensor` itself: lamina's tensors are always dense."""
+    """`tensor` itself: lamina's tensors are always dense.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.to_dense(K.constant([1.0, 2.0]))).tolist()
+    [1.0, 2.0]
+    """
     return tensor
 
 
 def is_tensor(x):
-    """Whether `x` is a tensor: an engine tensor, a Variable or a KerasTensor."""
+    """Whether `x` is a tensor: an engine tensor, a Variable or a KerasTensor.
+
+    >>> from lamina import backend as K
+    >>> import numpy as np
+    >>> K.is_tensor(K.constant([1.0])), K.is_tensor(np.ones(2))
+    (True, False)
+    """
     return isinstance(x, (KerasTensor, Variable)) or backend.is_tensor(x)
 
 
@@ -541,6 +475,10 @@ def is_keras_tensor(x):
 
     Raises:
         ValueError: `x` is not a tensor at all (a NumPy array, a number), as Keras 2 did.
+
+    >>> from lamina import backend as K
+    >>> K.is_keras_tensor(K.placeholder(shape=(None, 3))), K.is_keras_tensor(K.constant([1.0]))
+    (True, False)
     """
     if not is_tensor(x):
         raise ValueError(
@@ -556,6 +494,12 @@ def dot(x, y):
 
     For N-D tensors the result shape is `x.shape[:-1] + y.shape[:-2] + y.shape[-1:]`:
     `(2, 3, 4) . (4, 3, 5) -> (2, 3, 3, 5)`, as `np.dot`.
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.dot(K.constant([[1.0, 2.0]]), K.constant([[3.0], [4.0]]))).tolist()
+    [[11.0]]
+    >>> K.int_shape(K.dot(K.ones((2, 3, 4)), K.ones((4, 5))))
+    (2, 3, 5)
     """
     x_ndim, y_ndim = ndim(x), ndim(y)
     if x_ndim <= 2 and y_ndim <= 2:
@@ -619,46 +563,87 @@ def batch_dot(x, y, axes=None):
 
 # Random ---------------------------------------------------------------------------------
 def random_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """Samples of a normal distribution. `seed`: an int, a SeedGenerator or None."""
+    """Samples of a normal distribution. `seed`: an int, a SeedGenerator or None.
+
+    >>> from lamina import backend as K
+    >>> x = K.random_normal((2, 3), mean=5.0, stddev=0.1, seed=1)
+    >>> K.int_shape(x), bool(K.eval(K.all(K.abs(x - 5.0) < 1.0)))
+    ((2, 3), True)
+    """
     return ops.random.normal(
         _static_shape(shape, "random_normal"), mean, stddev, dtype or backend.floatx(), seed
     )
 
 
 def random_uniform(shape, minval=0.0, maxval=1.0, dtype=None, seed=None):
-    """Samples of a uniform distribution on `[minval, maxval)`."""
+    """Samples of a uniform distribution on `[minval, maxval)`.
+
+    >>> from lamina import backend as K
+    >>> x = K.random_uniform((2, 3), minval=-1.0, maxval=1.0, seed=1)
+    >>> K.int_shape(x), bool(K.eval(K.all(K.abs(x) <= 1.0)))
+    ((2, 3), True)
+    """
     return ops.random.uniform(
         _static_shape(shape, "random_uniform"), minval, maxval, dtype or backend.floatx(), seed
     )
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=None, seed=None):
-    """Normal samples, those beyond two standard deviations drawn again."""
+    """Normal samples, those beyond two standard deviations drawn again.
+
+    >>> from lamina import backend as K
+    >>> x = K.truncated_normal((100,), stddev=1.0, seed=1)
+    >>> K.int_shape(x), bool(K.eval(K.max(K.abs(x))) <= 2.0)
+    ((100,), True)
+    """
     return ops.random.truncated_normal(
         _static_shape(shape, "truncated_normal"), mean, stddev, dtype or backend.floatx(), seed
     )
 
 
 def random_bernoulli(shape, p=0.0, dtype=None, seed=None):
-    """Samples of 1 (with probability `p`) and 0, in `dtype` (default `floatx`)."""
+    """Samples of 1 (with probability `p`) and 0, in `dtype` (default `floatx`).
+
+    >>> from lamina import backend as K
+    >>> x = K.eval(K.random_bernoulli((1000,), p=0.3, seed=1))
+    >>> sorted(set(x.tolist())), bool(0.2 < x.mean() < 0.4)
+    ([0.0, 1.0], True)
+    """
     dtype = dtype or backend.floatx()
     draws = ops.random.uniform(_static_shape(shape, "random_bernoulli"), 0.0, 1.0, "float32", seed)
     return ops.cast(ops.less(draws, p), dtype)
 
 
 def random_binomial(shape, p=0.0, dtype=None, seed=None):
-    """Keras 2's older name for `random_bernoulli`."""
+    """Keras 2's older name for `random_bernoulli`.
+
+    >>> from lamina import backend as K
+    >>> K.int_shape(K.random_binomial((3, 2), p=0.3, seed=1))
+    (3, 2)
+    """
     return random_bernoulli(shape, p=p, dtype=dtype, seed=seed)
 
 
 def random_normal_variable(shape, mean, scale, dtype=None, name=None, seed=None):
-    """A Variable filled with normal samples of mean `mean` and deviation `scale`."""
+    """A Variable filled with normal samples of mean `mean` and deviation `scale`.
+
+    >>> from lamina import backend as K
+    >>> v = K.random_normal_variable((2, 3), mean=0.0, scale=1.0, seed=1)
+    >>> K.int_shape(v), K.get_value(v).dtype
+    ((2, 3), dtype('float32'))
+    """
     dtype = dtype or backend.floatx()
     return _variable(random_normal(shape, mean, scale, dtype, seed), dtype, name)
 
 
 def random_uniform_variable(shape, low, high, dtype=None, name=None, seed=None):
-    """A Variable filled with uniform samples on `[low, high)`."""
+    """A Variable filled with uniform samples on `[low, high)`.
+
+    >>> from lamina import backend as K
+    >>> v = K.random_uniform_variable((2, 3), low=0.0, high=1.0, seed=1)
+    >>> K.int_shape(v), bool((K.get_value(v) < 1.0).all())
+    ((2, 3), True)
+    """
     dtype = dtype or backend.floatx()
     return _variable(random_uniform(shape, low, high, dtype, seed), dtype, name)
 
@@ -671,5 +656,5 @@ __all__ = sorted(
         and callable(value)
         and getattr(value, "__module__", None) == __name__
     ]
-    + ["dtype", "int_shape", "ndim", *_control_names, *_nn_names]
+    + ["dtype", "int_shape", "ndim", *_control_names, *_math_names, *_nn_names]
 )

@@ -76,6 +76,13 @@ def read(variable) -> KerasTensor:
 
     Expressions built on it (`read(v) * 0.9`) see the variable's value at each call of a
     `K.function`, not the value it had when the expression was written.
+
+    >>> from lamina import backend as K
+    >>> v = K.variable(2.0)
+    >>> f = K.function([], [K.read(v) * 10])
+    >>> K.set_value(v, 3.0)
+    >>> f([])[0].tolist()
+    30.0
     """
     if not isinstance(variable, _BaseVariable):
         raise TypeError(f"read() takes a Variable; received {_describe(variable)}.")
@@ -121,6 +128,13 @@ class ClassicVariable(_backend.Variable):
     that read `v` when they run, as the classic engine's variables did. Mixed with an
     array of data it computes at once. Read its value with `K.get_value(v)` and an
     expression's with `K.eval(expr)`.
+
+    >>> from lamina import backend as K
+    >>> v = K.variable([1.0, 2.0])
+    >>> expr = v * 2  # a graph expression: it reads v when evaluated
+    >>> K.set_value(v, [5.0, 6.0])
+    >>> type(v).__name__, K.eval(expr).tolist()
+    ('ClassicVariable', [10.0, 12.0])
     """
 
     # NumPy scalars defer to our reflected operators instead of reading the value.
@@ -188,12 +202,22 @@ def zeros(shape, dtype=None, name=None):
 
 
 def ones(shape, dtype=None, name=None):
-    """An all-ones variable of `shape`."""
+    """An all-ones variable of `shape`.
+
+    >>> from lamina import backend as K
+    >>> K.get_value(K.ones((2, 2), dtype="int32")).tolist()
+    [[1, 1], [1, 1]]
+    """
     return _filled(shape, dtype, 1, name)
 
 
 def eye(size, dtype=None, name=None):
-    """An identity-matrix variable; `size` is an int or a `(rows, columns)` pair."""
+    """An identity-matrix variable; `size` is an int or a `(rows, columns)` pair.
+
+    >>> from lamina import backend as K
+    >>> K.get_value(K.eye((2, 3))).tolist()
+    [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    """
     rows, cols = (size, size) if isinstance(size, int) else tuple(size)
     dtype = _backend.standardize_dtype(dtype or _backend.floatx())
     return variable(np.eye(rows, cols, dtype=dtype), dtype=dtype, name=name)
@@ -217,7 +241,13 @@ def zeros_like(x, dtype=None, name=None):
 
 
 def ones_like(x, dtype=None, name=None):
-    """A tensor of ones shaped like `x` (see `zeros_like`: a tensor, not a variable)."""
+    """A tensor of ones shaped like `x` (see `zeros_like`: a tensor, not a variable).
+
+    >>> import numpy as np
+    >>> from lamina import backend as K
+    >>> K.eval(K.ones_like(np.zeros((1, 3)))).tolist()
+    [[1.0, 1.0, 1.0]]
+    """
     if isinstance(x, _BaseVariable):
         x = x.value
     return ops.ones_like(x, dtype=dtype)
@@ -234,7 +264,12 @@ def int_shape_of(x) -> tuple:
 
 
 def constant(value, dtype=None, shape=None, name=None):
-    """A constant tensor of `value` (broadcast to `shape` when given)."""
+    """A constant tensor of `value` (broadcast to `shape` when given).
+
+    >>> from lamina import backend as K
+    >>> K.eval(K.constant(7, shape=(2, 2))).tolist()
+    [[7.0, 7.0], [7.0, 7.0]]
+    """
     dtype = _backend.standardize_dtype(dtype or _backend.floatx())
     array = np.asarray(value, dtype=dtype)
     if shape is not None:
@@ -283,7 +318,12 @@ def placeholder(shape=None, ndim=None, dtype=None, sparse=False, name=None, ragg
 
 
 def is_placeholder(x) -> bool:
-    """True when `x` is a placeholder (a symbolic input made by `placeholder` or `Input`)."""
+    """True when `x` is a placeholder (a symbolic input made by `placeholder` or `Input`).
+
+    >>> from lamina import backend as K
+    >>> K.is_placeholder(K.placeholder(shape=(None, 2))), K.is_placeholder(K.variable([1.0]))
+    (True, False)
+    """
     if not isinstance(x, KerasTensor) or x._keras_history is None:
         return False
     operation, node_index, _ = x._keras_history
@@ -309,7 +349,13 @@ def _evaluate(tensor):
 
 def eval(x):  # noqa: A001 - the classic name
     """The value of `x` as a NumPy array: a variable, a tensor, or a graph expression
-    that needs no placeholder (`K.eval(v * 2)`)."""
+    that needs no placeholder (`K.eval(v * 2)`).
+
+    >>> from lamina import backend as K
+    >>> v = K.variable([1.0, 2.0])
+    >>> K.eval(v * 2 + 1).tolist()
+    [3.0, 5.0]
+    """
     if isinstance(x, KerasTensor):
         return _backend.convert_to_numpy(_evaluate(x))
     if isinstance(x, _BaseVariable):
@@ -318,17 +364,34 @@ def eval(x):  # noqa: A001 - the classic name
 
 
 def get_value(x):
-    """The value of the variable (or tensor) `x` as a NumPy array."""
+    """The value of the variable (or tensor) `x` as a NumPy array.
+
+    >>> from lamina import backend as K
+    >>> K.get_value(K.variable([[1, 2]])).tolist()
+    [[1.0, 2.0]]
+    """
     return eval(x)
 
 
 def batch_get_value(tensors) -> list:
-    """`get_value` of each of `tensors`."""
+    """`get_value` of each of `tensors`.
+
+    >>> from lamina import backend as K
+    >>> [x.tolist() for x in K.batch_get_value([K.variable([1.0]), K.variable([2.0, 3.0])])]
+    [[1.0], [2.0, 3.0]]
+    """
     return [get_value(x) for x in tensors]
 
 
 def set_value(x, value) -> None:
-    """Assign the NumPy `value` to the variable `x` (its shape must match)."""
+    """Assign the NumPy `value` to the variable `x` (its shape must match).
+
+    >>> from lamina import backend as K
+    >>> v = K.variable([0.0, 0.0])
+    >>> K.set_value(v, [1.5, 2.5])
+    >>> K.get_value(v).tolist()
+    [1.5, 2.5]
+    """
     if not isinstance(x, _BaseVariable):
         raise TypeError(
             f"K.set_value assigns to a variable; received {_describe(x)}. Make one with "
@@ -344,13 +407,25 @@ def set_value(x, value) -> None:
 
 
 def batch_set_value(tuples) -> None:
-    """`set_value` for each `(variable, value)` pair."""
+    """`set_value` for each `(variable, value)` pair.
+
+    >>> from lamina import backend as K
+    >>> a, b = K.variable(0.0), K.variable([0.0, 0.0])
+    >>> K.batch_set_value([(a, 1.0), (b, [2.0, 3.0])])
+    >>> float(K.get_value(a)), K.get_value(b).tolist()
+    (1.0, [2.0, 3.0])
+    """
     for x, value in tuples:
         set_value(x, value)
 
 
 def count_params(x) -> int:
-    """The number of scalars in the variable or tensor `x`."""
+    """The number of scalars in the variable or tensor `x`.
+
+    >>> from lamina import backend as K
+    >>> K.count_params(K.zeros((3, 4)))
+    12
+    """
     return int(math.prod(int_shape_of(x)))
 
 
@@ -638,25 +713,57 @@ def update(x, new_x):
 
     Like the classic engine in graph mode, nothing changes until the function runs; it
     assigns on every call. (To change a variable now: `K.set_value` or `x.assign`.)
+
+    >>> from lamina import backend as K
+    >>> v = K.variable(0.0)
+    >>> x = K.placeholder(shape=())
+    >>> f = K.function([x], [x], updates=[K.update(v, x)])
+    >>> _ = f([4.0])
+    >>> float(K.get_value(v))
+    4.0
     """
     _check_target(x, "update")
     return (x, _as_graph(new_x))
 
 
 def update_add(x, increment):
-    """The update `x <- x + increment` (see `update`)."""
+    """The update `x <- x + increment` (see `update`).
+
+    >>> from lamina import backend as K
+    >>> step = K.variable(0.0)
+    >>> f = K.function([], [], updates=[K.update_add(step, 1.0)])
+    >>> _ = f([]); _ = f([])
+    >>> float(K.get_value(step))
+    2.0
+    """
     _check_target(x, "update_add")
     return (x, read(x) + _as_graph(increment))
 
 
 def update_sub(x, decrement):
-    """The update `x <- x - decrement` (see `update`)."""
+    """The update `x <- x - decrement` (see `update`).
+
+    >>> from lamina import backend as K
+    >>> v = K.variable(10.0)
+    >>> f = K.function([], [], updates=[K.update_sub(v, 3.0)])
+    >>> _ = f([])
+    >>> float(K.get_value(v))
+    7.0
+    """
     _check_target(x, "update_sub")
     return (x, read(x) - _as_graph(decrement))
 
 
 def moving_average_update(x, value, momentum):
-    """The update `x <- x * momentum + value * (1 - momentum)` (see `update`)."""
+    """The update `x <- x * momentum + value * (1 - momentum)` (see `update`).
+
+    >>> from lamina import backend as K
+    >>> mean = K.variable(0.0)
+    >>> f = K.function([], [], updates=[K.moving_average_update(mean, 10.0, momentum=0.9)])
+    >>> _ = f([])
+    >>> round(float(K.get_value(mean)), 3)
+    1.0
+    """
     _check_target(x, "moving_average_update")
     return (x, read(x) * momentum + _as_graph(value) * (1.0 - momentum))
 
@@ -664,7 +771,14 @@ def moving_average_update(x, value, momentum):
 # Graph-mode leftovers ------------------------------------------------------------------
 @contextlib.contextmanager
 def name_scope(name):
-    """A no-op context (lamina names tensors itself), kept so classic code runs."""
+    """A no-op context (lamina names tensors itself), kept so classic code runs.
+
+    >>> from lamina import backend as K
+    >>> with K.name_scope("block1") as scope:
+    ...     y = K.constant([1.0]) * 2
+    >>> scope, K.eval(y).tolist()
+    ('block1', [2.0])
+    """
     if not isinstance(name, str):
         raise TypeError(f"name_scope expects a string name; received {_describe(name)}.")
     yield name

@@ -59,6 +59,14 @@ def learning_phase():
     boolean scalar: give it to `K.function` as an input and feed 0 or 1
     (`K.function([x, K.learning_phase()], [y])([data, 1])`); not fed, it takes the
     training flag of the call that runs it.
+
+    >>> from lamina import backend as K
+    >>> K.set_learning_phase(1)
+    >>> K.learning_phase()
+    1
+    >>> K.set_learning_phase(None)
+    >>> K.learning_phase().shape
+    ()
     """
     fixed = _fixed()
     if fixed is not None:
@@ -81,6 +89,16 @@ def set_learning_phase(value) -> None:
     `set_learning_phase(1)` keeps dropout active at inference, and
     `set_learning_phase(0)` trains with dropout off and batch statistics frozen), and
     `K.function` when the phase is not fed. `K.clear_session()` releases it.
+
+    >>> from lamina import backend as K
+    >>> from lamina import layers
+    >>> dropout = layers.Dropout(0.5, seed=1)
+    >>> K.set_learning_phase(1)
+    >>> float(K.eval(dropout(K.ones((100,)))).min())  # dropout active outside fit
+    0.0
+    >>> K.set_learning_phase(None)
+    >>> float(K.eval(dropout(K.ones((100,)))).min())
+    1.0
     """
     if value not in (0, 1, None, True, False):
         raise ValueError(f"set_learning_phase: expected 0 or 1; received {value!r}.")
@@ -103,7 +121,15 @@ register_reset_hook(_reset_learning_phase)
 
 @contextlib.contextmanager
 def learning_phase_scope(value):
-    """Within the block, the learning phase is `value` (0 or 1)."""
+    """Within the block, the learning phase is `value` (0 or 1).
+
+    >>> from lamina import backend as K
+    >>> with K.learning_phase_scope(1):
+    ...     K.in_train_phase("train", "test")
+    'train'
+    >>> K.in_train_phase("train", "test")
+    'test'
+    """
     previous = _fixed()
     if value not in (0, 1, True, False):
         raise ValueError(f"learning_phase_scope: expected 0 or 1; received {value!r}.")
@@ -128,6 +154,10 @@ def in_train_phase(x, alt, training=None):
     `training` is the phase (a bool/0/1, or a symbolic flag); `None` uses the learning
     phase: inside a layer call during `fit` that is `training=True`; with symbolic `x`
     or `alt` it is the symbolic learning phase, chosen when the graph runs.
+
+    >>> from lamina import backend as K
+    >>> [K.in_train_phase("train", "test", training=phase) for phase in (True, 0)]
+    ['train', 'test']
     """
     if training is None:
         training = _fixed()
@@ -146,7 +176,14 @@ def in_train_phase(x, alt, training=None):
 
 
 def in_test_phase(x, alt, training=None):
-    """`x` in the test phase, `alt` in training (the mirror of `in_train_phase`)."""
+    """`x` in the test phase, `alt` in training (the mirror of `in_train_phase`).
+
+    >>> from lamina import backend as K
+    >>> K.in_test_phase("test", "train", training=False)
+    'test'
+    >>> K.in_test_phase(lambda: "test", lambda: "train", training=1)  # one callable is called
+    'train'
+    """
     return in_train_phase(alt, x, training=training)
 
 

@@ -38,18 +38,43 @@ def _defaults(rate, kwargs: dict, **defaults) -> dict:
 
 
 def sgd(learning_rate=None, **kwargs) -> SGD:
-    """Keras 2's `sgd`: `SGD` (learning rate 0.01, momentum 0, `nesterov`, `decay`)."""
+    """Keras 2's `sgd`: `SGD` (learning rate 0.01, momentum 0, `nesterov`, `decay`).
+
+    >>> from lamina import optimizers
+    >>> import lamina
+    >>> opt = optimizers.sgd(0.1, momentum=0.9)
+    >>> type(opt).__name__, round(float(opt.learning_rate.numpy()), 6), opt.momentum
+    ('SGD', 0.1, 0.9)
+    >>> w = lamina.Variable([1.0])
+    >>> opt.apply([lamina.ops.convert_to_tensor([2.0])], [w])
+    >>> [round(float(x), 4) for x in w.numpy()]
+    [0.8]
+    """
     return SGD(**_defaults(learning_rate, kwargs, learning_rate=0.01))
 
 
 def rmsprop(learning_rate=None, **kwargs) -> RMSprop:
-    """Keras 2's `rmsprop`: `RMSprop` (learning rate 0.001, rho 0.9)."""
+    """Keras 2's `rmsprop`: `RMSprop` (learning rate 0.001, rho 0.9).
+
+    >>> from lamina import optimizers
+    >>> opt = optimizers.rmsprop()
+    >>> type(opt).__name__, round(float(opt.learning_rate.numpy()), 6), opt.rho
+    ('RMSprop', 0.001, 0.9)
+    """
     return RMSprop(**_defaults(learning_rate, kwargs, learning_rate=0.001, rho=0.9))
 
 
 def adagrad(learning_rate=None, **kwargs) -> Adagrad:
     """Keras 2's `adagrad`: `Adagrad` with learning rate 0.01 and accumulators starting
-    at 0 (Keras 3: 0.001 and 0.1)."""
+    at 0 (Keras 3: 0.001 and 0.1).
+
+    >>> from lamina import optimizers
+    >>> opt = optimizers.adagrad()
+    >>> type(opt).__name__, round(float(opt.learning_rate.numpy()), 6)
+    ('Adagrad', 0.01)
+    >>> opt.initial_accumulator_value
+    0.0
+    """
     return Adagrad(
         **_defaults(learning_rate, kwargs, learning_rate=0.01, initial_accumulator_value=0.0)
     )
@@ -57,23 +82,49 @@ def adagrad(learning_rate=None, **kwargs) -> Adagrad:
 
 def adadelta(learning_rate=None, **kwargs) -> Adadelta:
     """Keras 2's `adadelta`: `Adadelta` with learning rate 1.0 (Keras 3: 0.001), rho
-    0.95."""
+    0.95.
+
+    >>> from lamina import optimizers
+    >>> opt = optimizers.adadelta()
+    >>> type(opt).__name__, round(float(opt.learning_rate.numpy()), 6), opt.rho
+    ('Adadelta', 1.0, 0.95)
+    """
     return Adadelta(**_defaults(learning_rate, kwargs, learning_rate=1.0, rho=0.95))
 
 
 def adam(learning_rate=None, **kwargs) -> Adam:
-    """Keras 2's `adam`: `Adam` (learning rate 0.001, `amsgrad`)."""
+    """Keras 2's `adam`: `Adam` (learning rate 0.001, `amsgrad`).
+
+    >>> from lamina import optimizers
+    >>> opt = optimizers.adam(amsgrad=True)
+    >>> type(opt).__name__, round(float(opt.learning_rate.numpy()), 6), opt.amsgrad
+    ('Adam', 0.001, True)
+    """
     return Adam(**_defaults(learning_rate, kwargs, learning_rate=0.001))
 
 
 def adamax(learning_rate=None, **kwargs) -> Adamax:
-    """Keras 2's `adamax`: `Adamax` with learning rate 0.002 (Keras 3: 0.001)."""
+    """Keras 2's `adamax`: `Adamax` with learning rate 0.002 (Keras 3: 0.001).
+
+    >>> from lamina import optimizers
+    >>> opt = optimizers.adamax()
+    >>> type(opt).__name__, round(float(opt.learning_rate.numpy()), 6)
+    ('Adamax', 0.002)
+    """
     return Adamax(**_defaults(learning_rate, kwargs, learning_rate=0.002))
 
 
 def nadam(learning_rate=None, **kwargs) -> Nadam:
     """Keras 2's `nadam`: `Nadam` with learning rate 0.002 and Keras 2's momentum
-    schedule, `schedule_decay=0.004` (Keras 3: 0.001 and its own schedule)."""
+    schedule, `schedule_decay=0.004` (Keras 3: 0.001 and its own schedule).
+
+    >>> from lamina import optimizers
+    >>> opt = optimizers.nadam()
+    >>> type(opt).__name__, round(float(opt.learning_rate.numpy()), 6)
+    ('Nadam', 0.002)
+    >>> opt.get_config()["schedule_decay"]
+    0.004
+    """
     return Nadam(**_defaults(learning_rate, kwargs, learning_rate=0.002, schedule_decay=0.004))
 
 

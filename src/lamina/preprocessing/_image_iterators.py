@@ -34,6 +34,17 @@ class Iterator(PyDataset):
         seed: seeds the shuffling and augmentation (NumPy's global generator is reseeded
             with `seed + batches seen` before each batch, as Keras does).
         **kwargs: `workers`, `use_multiprocessing`, `max_queue_size` for `PyDataset`.
+
+    >>> import numpy as np
+    >>> from lamina.preprocessing import image
+    >>> x, y = np.zeros((5, 2, 2, 3)), np.arange(5)
+    >>> flow = image.ImageDataGenerator().flow(x, y, batch_size=2, shuffle=False)
+    >>> isinstance(flow, image.Iterator), len(flow), flow.n
+    (True, 3, 5)
+    >>> [y.tolist() for _, y in (flow[0], flow[1], flow[2])]
+    [[0, 1], [2, 3], [4]]
+    >>> next(flow)[1].tolist()  # also an endless Python iterator
+    [0, 1]
     """
 
     white_list_formats = IMAGE_EXTENSIONS
@@ -121,7 +132,18 @@ def _save_batch(batch_x, index_array, data_format, directory, prefix, file_forma
 
 class NumpyArrayIterator(Iterator):
     """Batches of augmented images from NumPy arrays (what `ImageDataGenerator.flow`
-    returns). See `ImageDataGenerator.flow` for the arguments."""
+    returns). See `ImageDataGenerator.flow` for the arguments.
+
+    >>> import numpy as np
+    >>> from lamina.preprocessing import image
+    >>> generator = image.ImageDataGenerator(rescale=0.5)
+    >>> flow = generator.flow(np.ones((3, 2, 2, 1)), [0, 1, 2], batch_size=2, shuffle=False)
+    >>> type(flow).__name__, len(flow)
+    ('NumpyArrayIterator', 2)
+    >>> x, y = flow[0]
+    >>> x.shape, float(x.max()), y.tolist()
+    ((2, 2, 2, 1), 0.5, [0, 1])
+    """
 
     def __init__(
         self,
@@ -349,7 +371,26 @@ def _valid_files(directory: str, follow_links: bool):
 
 class DirectoryIterator(_FileBatches):
     """Batches of augmented images from class subfolders (what
-    `ImageDataGenerator.flow_from_directory` returns). See there for the arguments."""
+    `ImageDataGenerator.flow_from_directory` returns). See there for the arguments.
+
+    >>> from lamina.preprocessing import image
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from lamina import utils
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> for name in ("cats/a.png", "cats/b.png", "dogs/c.png"):
+    ...     os.makedirs(os.path.dirname(os.path.join(tmp.name, name)), exist_ok=True)
+    ...     utils.save_img(os.path.join(tmp.name, name), np.full((6, 6, 3), 100.0))
+    >>> options = dict(target_size=(4, 4), batch_size=3, shuffle=False)
+    >>> flow = image.ImageDataGenerator().flow_from_directory(tmp.name, **options)
+    Found 3 images belonging to 2 classes.
+    >>> type(flow).__name__, flow.class_indices
+    ('DirectoryIterator', {'cats': 0, 'dogs': 1})
+    >>> x, y = flow[0]
+    >>> x.shape, y.tolist()
+    ((3, 4, 4, 3), [[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    >>> tmp.cleanup()
+    """
 
     allowed_class_modes = ("categorical", "binary", "sparse", "input", None)
 
@@ -460,7 +501,27 @@ class DirectoryIterator(_FileBatches):
 class DataFrameIterator(_FileBatches):
     """Batches of augmented images listed in a DataFrame (what
     `ImageDataGenerator.flow_from_dataframe` returns; needs pandas). See there for the
-    arguments."""
+    arguments.
+
+    >>> from lamina.preprocessing import image
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from lamina import utils
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> for name in ("cats/a.png", "cats/b.png", "dogs/c.png"):
+    ...     os.makedirs(os.path.dirname(os.path.join(tmp.name, name)), exist_ok=True)
+    ...     utils.save_img(os.path.join(tmp.name, name), np.full((6, 6, 3), 100.0))
+    >>> class Frame(dict):  # stands in for a pandas DataFrame here
+    ...     columns = property(list)
+    >>> frame = Frame(filename=np.array(["cats/a.png", "dogs/c.png"]))
+    >>> frame["class"] = np.array(["cat", "dog"])
+    >>> flow = image.DataFrameIterator(frame, tmp.name, target_size=(4, 4), shuffle=False)
+    Found 2 validated image filenames belonging to 2 classes.
+    >>> x, y = flow[0]
+    >>> x.shape, y.tolist(), flow.class_indices
+    ((2, 4, 4, 3), [[1.0, 0.0], [0.0, 1.0]], {'cat': 0, 'dog': 1})
+    >>> tmp.cleanup()
+    """
 
     allowed_class_modes = ("binary", "categorical", "input", "multi_output", "raw", "sparse", None)
 

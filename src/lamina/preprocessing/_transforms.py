@@ -136,6 +136,12 @@ def apply_channel_shift(x: np.ndarray, intensity: float, channel_axis: int = 0) 
 
     Returns:
         The shifted image.
+
+    >>> import numpy as np
+    >>> from lamina.preprocessing import image
+    >>> x = np.array([[[0.0, 50.0], [90.0, 100.0]]])  # (channels, rows, cols)
+    >>> image.apply_channel_shift(x, 20.0).tolist()  # clipped to the original range [0, 100]
+    [[[20.0, 70.0], [100.0, 100.0]]]
     """
     low, high = np.min(x), np.max(x)
     channels = [
@@ -179,6 +185,12 @@ def apply_brightness_shift(x: np.ndarray, brightness: float, scale: bool = True)
 
     Returns:
         A float image.
+
+    >>> import numpy as np
+    >>> from lamina.preprocessing import image
+    >>> x = np.array([0.0, 100.0, 200.0, 250.0]).reshape(2, 2, 1)  # (rows, cols, channels)
+    >>> image.apply_brightness_shift(x, 0.5, scale=False).ravel().tolist()
+    [0.0, 50.0, 100.0, 125.0]
     """
     _, ImageEnhance = _pil_image_enhance()
     low, high = np.min(x), np.max(x)
@@ -203,7 +215,15 @@ def random_rotation(
     interpolation_order=1,
 ):
     """Rotate by an angle drawn uniformly from `[-rg, rg]` degrees (see
-    `apply_affine_transform` for the other arguments)."""
+    `apply_affine_transform` for the other arguments).
+
+    >>> import numpy as np
+    >>> from lamina.preprocessing import image
+    >>> x = np.arange(16.0).reshape(1, 4, 4)
+    >>> out = image.random_rotation(x, 30)
+    >>> out.shape, bool(out.min() >= 0.0 and out.max() <= 15.0)
+    ((1, 4, 4), True)
+    """
     theta = np.random.uniform(-rg, rg)
     return apply_affine_transform(
         x,
@@ -229,7 +249,14 @@ def random_shift(
     interpolation_order=1,
 ):
     """Shift by fractions drawn from `[-hrg, hrg]` of the height and `[-wrg, wrg]` of the
-    width (see `apply_affine_transform` for the other arguments)."""
+    width (see `apply_affine_transform` for the other arguments).
+
+    >>> import numpy as np
+    >>> from lamina.preprocessing import image
+    >>> x = np.arange(16.0).reshape(1, 4, 4)
+    >>> image.random_shift(x, 0.25, 0.25, fill_mode="constant").shape
+    (1, 4, 4)
+    """
     tx = np.random.uniform(-hrg, hrg) * x.shape[row_axis]
     ty = np.random.uniform(-wrg, wrg) * x.shape[col_axis]
     return apply_affine_transform(
@@ -256,7 +283,14 @@ def random_shear(
     interpolation_order=1,
 ):
     """Shear by an angle drawn from `[-intensity, intensity]` degrees (see
-    `apply_affine_transform` for the other arguments)."""
+    `apply_affine_transform` for the other arguments).
+
+    >>> import numpy as np
+    >>> from lamina.preprocessing import image
+    >>> x = np.ones((1, 4, 4))
+    >>> image.random_shear(x, 20).tolist() == x.tolist()  # a constant image, "nearest" fill
+    True
+    """
     shear = np.random.uniform(-intensity, intensity)
     return apply_affine_transform(
         x,
@@ -281,7 +315,14 @@ def random_zoom(
     interpolation_order=1,
 ):
     """Zoom by factors drawn from `zoom_range = (low, high)` per axis (see
-    `apply_affine_transform` for the other arguments)."""
+    `apply_affine_transform` for the other arguments).
+
+    >>> import numpy as np
+    >>> from lamina.preprocessing import image
+    >>> x = np.arange(16.0).reshape(1, 4, 4)
+    >>> image.random_zoom(x, (0.5, 0.5))[0].tolist()  # a factor below 1 zooms in
+    [[3.75, 4.25, 4.75, 5.25], [5.75, 6.25, 6.75, 7.25], [7.75, 8.25, 8.75, 9.25], [9.75, 10.25, 10.75, 11.25]]
+    """
     if len(zoom_range) != 2:
         raise ValueError(f"random_zoom: zoom_range must be two floats; received {zoom_range!r}.")
     if zoom_range[0] == 1 and zoom_range[1] == 1:
@@ -302,13 +343,28 @@ def random_zoom(
 
 
 def random_channel_shift(x, intensity_range, channel_axis=0):
-    """`apply_channel_shift` by an intensity drawn from `[-intensity_range, intensity_range]`."""
+    """`apply_channel_shift` by an intensity drawn from `[-intensity_range, intensity_range]`.
+
+    >>> import numpy as np
+    >>> from lamina.preprocessing import image
+    >>> x = np.array([[[0.0, 50.0], [90.0, 100.0]]])
+    >>> out = image.random_channel_shift(x, 10.0)
+    >>> out.shape, bool(out.min() >= 0.0 and out.max() <= 100.0)
+    ((1, 2, 2), True)
+    """
     intensity = np.random.uniform(-intensity_range, intensity_range)
     return apply_channel_shift(x, intensity, channel_axis=channel_axis)
 
 
 def random_brightness(x, brightness_range, scale=True):
-    """`apply_brightness_shift` by a factor drawn from `brightness_range = (low, high)`."""
+    """`apply_brightness_shift` by a factor drawn from `brightness_range = (low, high)`.
+
+    >>> import numpy as np
+    >>> from lamina.preprocessing import image
+    >>> x = np.array([0.0, 100.0, 200.0, 250.0]).reshape(2, 2, 1)
+    >>> image.random_brightness(x, (0.5, 0.5), scale=False).ravel().tolist()
+    [0.0, 50.0, 100.0, 125.0]
+    """
     if len(brightness_range) != 2:
         raise ValueError(
             f"random_brightness: brightness_range must be two floats; received {brightness_range!r}."

@@ -47,7 +47,14 @@ for _cls in (
 
 
 def get(identifier, **kwargs):
-    """A quantizer from None, a class name, a config dict, a class or an instance."""
+    """A quantizer from None, a class name, a config dict, a class or an instance.
+
+    >>> from lamina import quantizers
+    >>> type(quantizers.get("AbsMaxQuantizer", axis=-1)).__name__
+    'AbsMaxQuantizer'
+    >>> quantizers.get(None) is None
+    True
+    """
     if identifier is None:
         return None
     if isinstance(identifier, dict):

@@ -13,7 +13,13 @@ _MODES = ("int8", "float8", "int4", "gptq", "awq")
 def serialize(initializer):
     """The Keras 3 config dict of a quantizer or quantization config (None stays None).
 
-    The argument has Keras's name, `initializer` (a quantizer, despite the name)."""
+    The argument has Keras's name, `initializer` (a quantizer, despite the name).
+
+    >>> from lamina import quantizers
+    >>> config = quantizers.serialize(quantizers.AbsMaxQuantizer(axis=-1))
+    >>> config["class_name"], config["config"]["axis"]
+    ('AbsMaxQuantizer', [-1])
+    """
     obj = initializer
     if obj is None:
         return None
@@ -26,7 +32,13 @@ def serialize(initializer):
 
 
 def deserialize(config, custom_objects=None):
-    """A quantizer or quantization config from its config dict (or its class name)."""
+    """A quantizer or quantization config from its config dict (or its class name).
+
+    >>> from lamina import quantizers
+    >>> q = quantizers.deserialize({"class_name": "AbsMaxQuantizer", "config": {"axis": 0}})
+    >>> type(q).__name__, q.get_config()["axis"]
+    ('AbsMaxQuantizer', [0])
+    """
     obj = serialization.deserialize_keras_object(
         config, "quantizers", custom_objects=custom_objects, printable_module_name="quantizer"
     )
@@ -39,6 +51,11 @@ class QuantizationConfig:
     Args:
         weight_quantizer: quantizes the layer's weights (None: the mode's default).
         activation_quantizer: quantizes the layer's inputs (None: inputs stay float).
+
+    >>> from lamina import quantizers
+    >>> config = quantizers.Int8QuantizationConfig(activation_quantizer=None)  # a subclass
+    >>> isinstance(config, quantizers.QuantizationConfig), config.mode, config.activation_quantizer
+    (True, 'int8', None)
     """
 
     def __init__(self, weight_quantizer=None, activation_quantizer=None):
@@ -90,6 +107,14 @@ class Int8QuantizationConfig(QuantizationConfig):
             contracted axes).
         activation_quantizer: quantizes each call's inputs; `"default"` is
             `AbsMaxQuantizer()`, None keeps the inputs float (weight-only int8).
+
+    >>> import numpy as np
+    >>> from lamina import layers, quantizers
+    >>> layer = layers.Dense(4)
+    >>> layer.build((None, 8))
+    >>> layer.quantize("int8", config=quantizers.Int8QuantizationConfig(activation_quantizer=None))
+    >>> layer.dtype_policy.name, layer(np.ones((2, 8))).shape
+    ('int8_from_float32', (2, 4))
     """
 
     def __init__(self, weight_quantizer=None, activation_quantizer="default"):

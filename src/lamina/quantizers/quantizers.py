@@ -24,6 +24,18 @@ class Quantizer:
 
     Args:
         output_dtype: the dtype of the quantized values (default `"int8"`).
+
+    >>> import numpy as np
+    >>> from lamina import quantizers
+    >>> class Halve(quantizers.Quantizer):
+    ...     def __call__(self, x):
+    ...         return x / 2
+    ...     def get_config(self):
+    ...         return {"output_dtype": self.output_dtype}
+    >>> np.asarray(Halve()(np.array([4.0]))).tolist()
+    [2.0]
+    >>> Halve.from_config({"output_dtype": "int8"}).output_dtype
+    'int8'
     """
 
     def __init__(self, output_dtype="int8"):
@@ -241,6 +253,12 @@ def compute_float8_scale(amax, scale, dtype_max, margin=0):
 
     `scale` is kept where `amax` is zero or not finite; otherwise the new scale maps
     `amax` to `dtype_max / 2**margin`.
+
+    >>> import numpy as np
+    >>> from lamina import quantizers
+    >>> scale = quantizers.compute_float8_scale(np.float32(2.0), np.float32(1.0), dtype_max=448.0)
+    >>> round(float(scale), 6)  # 2.0 / scale is 448, the float8 maximum
+    0.004464
     """
     previous = ops.reciprocal(scale)
     factor = ops.divide(ops.divide(dtype_max, amax), 2**margin)
@@ -250,7 +268,14 @@ def compute_float8_scale(amax, scale, dtype_max, margin=0):
 
 
 def compute_float8_amax_history(x, amax_history):
-    """`amax_history` rolled one step left, with `max(|x|)` written at position 0."""
+    """`amax_history` rolled one step left, with `max(|x|)` written at position 0.
+
+    >>> import numpy as np
+    >>> from lamina import quantizers
+    >>> history = np.array([5.0, 6.0, 7.0], "float32")
+    >>> np.asarray(quantizers.compute_float8_amax_history(np.array([-3.0, 1.0]), history)).tolist()
+    [3.0, 7.0, 5.0]
+    """
     amax = ops.cast(ops.max(ops.abs(x)), amax_history.dtype)
     rolled = ops.roll(amax_history, shift=-1)
     return ops.scatter_update(rolled, [[0]], ops.reshape(amax, [1]))
@@ -258,7 +283,15 @@ def compute_float8_amax_history(x, amax_history):
 
 def quantize_and_dequantize(inputs, scale, quantized_dtype, compute_dtype):
     """`inputs / scale` clipped and cast to `quantized_dtype` (float8), then back times
-    `scale` in `compute_dtype`: the rounding error a float8 round trip adds."""
+    `scale` in `compute_dtype`: the rounding error a float8 round trip adds.
+
+    >>> import numpy as np
+    >>> from lamina import quantizers
+    >>> x = np.array([0.1, 1.0, 1000.0], "float32")
+    >>> out = quantizers.quantize_and_dequantize(x, np.float32(1.0), "float8_e4m3fn", "float32")
+    >>> np.asarray(out).tolist()  # float8 rounding; 1000 clipped to 448
+    [0.1015625, 1.0, 448.0]
+    """
     if quantized_dtype not in _FLOAT8_MAX:
         raise ValueError(
             f"quantize_and_dequantize expects quantized_dtype in {sorted(_FLOAT8_MAX)}; "

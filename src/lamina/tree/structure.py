@@ -17,7 +17,12 @@ from typing import Any
 
 
 class MAP_TO_NONE:  # noqa: N801 - Keras's name for the sentinel
-    """Returned by a `traverse` function to replace a sub-tree with `None`."""
+    """Returned by a `traverse` function to replace a sub-tree with `None`.
+
+    >>> from lamina import tree
+    >>> tree.traverse(lambda x: tree.MAP_TO_NONE if x == "drop" else None, {"a": 1, "b": "drop"})
+    {'a': 1, 'b': None}
+    """
 
 
 def is_nested(structure) -> bool:

@@ -88,6 +88,24 @@ def audio_dataset_from_directory(
         A `PyDataset` yielding `audio` (label_mode None) or `(audio, labels)`, where
         `audio` is float32 of shape `(batch, sequence_length, channels)`; or a
         `(training, validation)` pair with `subset="both"`.
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from lamina import utils
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> import wave
+    >>> for label, n in (("no", 80), ("yes", 120)):  # one mono 16-bit clip per class
+    ...     os.makedirs(os.path.join(tmp.name, label))
+    ...     with wave.open(os.path.join(tmp.name, label, "clip.wav"), "wb") as w:
+    ...         w.setnchannels(1); w.setsampwidth(2); w.setframerate(8000)
+    ...         w.writeframes(np.zeros(n, "<i2").tobytes())
+    >>> ds = utils.audio_dataset_from_directory(tmp.name, batch_size=2, shuffle=False)
+    Found 2 files belonging to 2 classes.
+    >>> ds.class_names
+    ['no', 'yes']
+    >>> [(x.shape, y.tolist()) for x, y in ds]  # padded to the longest clip
+    [((2, 120, 1), [0, 1])]
+    >>> tmp.cleanup()
     """
     dataset_utils.check_labels_args(labels, label_mode, class_names, "audio")
     if ragged and output_sequence_length is not None:

@@ -41,6 +41,16 @@ class SequenceEnqueuer:
     Args:
         data: a `Sequence` (or, for `GeneratorEnqueuer`, a generator).
         use_multiprocessing: accepted for Keras 2's signature; workers are threads.
+
+    >>> from lamina import utils
+    >>> issubclass(utils.OrderedEnqueuer, utils.SequenceEnqueuer)
+    True
+    >>> enqueuer = utils.GeneratorEnqueuer(iter([1, 2]))  # start / get / stop / is_running
+    >>> enqueuer.start(workers=1, max_queue_size=2)
+    >>> enqueuer.is_running(), list(enqueuer.get())
+    (True, [1, 2])
+    >>> enqueuer.stop(); enqueuer.is_running()
+    False
     """
 
     def __init__(self, data, use_multiprocessing: bool = False):
@@ -103,6 +113,20 @@ class OrderedEnqueuer(SequenceEnqueuer):
         sequence: a `Sequence` (`__len__`, `__getitem__`, optional `on_epoch_end`).
         use_multiprocessing: accepted; workers are threads.
         shuffle: visit the batches of each epoch in a random order.
+
+    >>> import numpy as np
+    >>> from lamina import utils
+    >>> class Batches(utils.Sequence):
+    ...     def __len__(self):
+    ...         return 2
+    ...     def __getitem__(self, i):
+    ...         return np.full((2, 1), i)
+    >>> enqueuer = utils.OrderedEnqueuer(Batches())
+    >>> enqueuer.start(workers=2, max_queue_size=4)
+    >>> batches = enqueuer.get()  # endless: epoch after epoch, in order
+    >>> [int(next(batches)[0, 0]) for _ in range(5)]
+    [0, 1, 0, 1, 0]
+    >>> enqueuer.stop()
     """
 
     def __init__(self, sequence, use_multiprocessing: bool = False, shuffle: bool = False):
@@ -141,6 +165,16 @@ class GeneratorEnqueuer(SequenceEnqueuer):
             generator cannot be advanced by two at once.
         use_multiprocessing: accepted; the worker is a thread.
         wait_time, random_seed: accepted for Keras 2's signature.
+
+    >>> from lamina import utils
+    >>> def squares():
+    ...     for i in range(4):
+    ...         yield i * i
+    >>> enqueuer = utils.GeneratorEnqueuer(squares())
+    >>> enqueuer.start(max_queue_size=2)
+    >>> list(enqueuer.get())  # ends when the generator does
+    [0, 1, 4, 9]
+    >>> enqueuer.stop()
     """
 
     def __init__(self, generator, use_multiprocessing=False, wait_time=None, random_seed=None):

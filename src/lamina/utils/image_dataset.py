@@ -89,6 +89,22 @@ def image_dataset_from_directory(
         A `PyDataset` yielding `images` (label_mode None) or `(images, labels)`, with
         float32 images of shape `(batch, height, width, channels)` (channels last); or
         a `(training, validation)` pair with `subset="both"`.
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from lamina import utils
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> for name in ("cats/a.png", "cats/b.png", "dogs/c.png"):
+    ...     os.makedirs(os.path.dirname(os.path.join(tmp.name, name)), exist_ok=True)
+    ...     utils.save_img(os.path.join(tmp.name, name), np.full((6, 6, 3), 100.0))
+    >>> options = dict(image_size=(4, 4), batch_size=2, shuffle=False)
+    >>> ds = utils.image_dataset_from_directory(tmp.name, **options)
+    Found 3 files belonging to 2 classes.
+    >>> ds.class_names
+    ['cats', 'dogs']
+    >>> [(x.shape, y.tolist()) for x, y in ds]
+    [((2, 4, 4, 3), [0, 0]), ((1, 4, 4, 3), [1])]
+    >>> tmp.cleanup()
     """
     dataset_utils.check_labels_args(labels, label_mode, class_names, "image")
     inferred = isinstance(labels, str) and label_mode is not None

@@ -107,6 +107,18 @@ def load_img(
 
     Returns:
         A `PIL.Image.Image`.
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from lamina import utils
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> utils.save_img(os.path.join(tmp.name, "red.png"), np.full((4, 6, 3), [255.0, 0.0, 0.0]))
+    >>> img = utils.load_img(os.path.join(tmp.name, "red.png"), target_size=(2, 3))
+    >>> img.size, img.mode  # a Pillow image: (width, height)
+    ((3, 2), 'RGB')
+    >>> utils.img_to_array(img)[0, 0].tolist()
+    [255.0, 0.0, 0.0]
+    >>> tmp.cleanup()
     """
     pil_image = _pil_image("load_img")
     img = open_image(path, "load_img")
@@ -153,6 +165,13 @@ def img_to_array(img, data_format: str | None = None, dtype: str | None = None) 
 
     Returns:
         A 3D array; a one-channel image gets a channel axis of size 1.
+
+    >>> import numpy as np
+    >>> from lamina import utils
+    >>> img = utils.array_to_img(np.zeros((2, 3, 3)))
+    >>> x = utils.img_to_array(img)
+    >>> x.shape, x.dtype
+    ((2, 3, 3), dtype('float32'))
     """
     data_format = standardize_data_format(data_format)
     if dtype is None:
@@ -186,6 +205,12 @@ def array_to_img(x, data_format: str | None = None, scale: bool = True, dtype: s
 
     Returns:
         A `PIL.Image.Image` (mode `"L"`, `"I"`, `"RGB"` or `"RGBA"`).
+
+    >>> import numpy as np
+    >>> from lamina import utils
+    >>> img = utils.array_to_img(np.array([[[0.0], [0.5]], [[1.0], [0.25]]]))  # scaled to 0-255
+    >>> img.size, img.mode, np.asarray(img).tolist()
+    ((2, 2), 'L', [[0, 127], [255, 63]])
     """
     data_format = standardize_data_format(data_format)
     if dtype is None:
@@ -238,6 +263,16 @@ def save_img(
             file name's extension (give it when `path` is a file object).
         scale: Whether to rescale values to `[0, 255]` (see `array_to_img`).
         **kwargs: Passed to `PIL.Image.Image.save` (e.g. `quality=95`).
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from lamina import utils
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "gray.png")
+    >>> utils.save_img(path, np.full((4, 4, 1), 0.5), scale=False)
+    >>> utils.img_to_array(utils.load_img(path, color_mode="grayscale")).shape
+    (4, 4, 1)
+    >>> tmp.cleanup()
     """
     data_format = standardize_data_format(data_format)
     if file_format is None and isinstance(path, (str, pathlib.Path)):
@@ -274,6 +309,12 @@ def smart_resize(
 
     Returns:
         The resized image(s): a NumPy array when `x` is one, else an engine tensor.
+
+    >>> import numpy as np
+    >>> from lamina.preprocessing import image
+    >>> x = np.arange(24.0).reshape(4, 6, 1)  # 4 x 6: the centred 4 x 4 window is kept
+    >>> image.smart_resize(x, (2, 2), interpolation="nearest")[..., 0].tolist()
+    [[8.0, 10.0], [20.0, 22.0]]
     """
     from lamina import ops
 

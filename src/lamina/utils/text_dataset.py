@@ -69,6 +69,22 @@ def text_dataset_from_directory(
         A `PyDataset` yielding `texts` (label_mode None) or `(texts, labels)`, where
         `texts` is a NumPy string array of shape `(batch,)`; or a
         `(training, validation)` pair with `subset="both"`.
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from lamina import utils
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> for label, text in (("neg", "a dull film"), ("pos", "a great film")):
+    ...     os.makedirs(os.path.join(tmp.name, label))
+    ...     with open(os.path.join(tmp.name, label, "review.txt"), "w") as f:
+    ...         _ = f.write(text)
+    >>> ds = utils.text_dataset_from_directory(tmp.name, batch_size=2, shuffle=False)
+    Found 2 files belonging to 2 classes.
+    >>> ds.class_names
+    ['neg', 'pos']
+    >>> [(x.tolist(), y.tolist()) for x, y in ds]
+    [(['a dull film', 'a great film'], [0, 1])]
+    >>> tmp.cleanup()
     """
     dataset_utils.check_labels_args(labels, label_mode, class_names, "text")
     if format not in ("tf", "grain"):

@@ -67,6 +67,18 @@ def plot_image_gallery(
         dpi: the resolution of the saved file.
         legend_handles: matplotlib patches for a legend under the grid.
         data_format: `"channels_last"` or `"channels_first"`.
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from lamina import visualization
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "gallery.png")
+    >>> images = np.random.default_rng(0).uniform(0, 255, (4, 8, 8, 3))
+    >>> labels = {"y_true": [0, 1, 0, 1], "label_map": {0: "cat", 1: "dog"}}
+    >>> visualization.plot_image_gallery(images, **labels, path=path)
+    >>> os.path.getsize(path) > 0  # a 2 x 2 grid, each image titled "Label: cat" or "Label: dog"
+    True
+    >>> tmp.cleanup()
     """
     plt = _pyplot("plot_image_gallery")
     if path is not None and show:
@@ -171,6 +183,19 @@ def plot_bounding_box_gallery(
         legend_handles: matplotlib patches for a legend of one's own (not with
             `legend=True`).
         rows, cols, data_format, **kwargs: as `plot_image_gallery`.
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from lamina import visualization
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "boxes.png")
+    >>> boxes = {"boxes": np.array([[[2.0, 2.0, 10.0, 10.0]]]), "labels": np.array([[0]])}
+    >>> images = np.zeros((1, 16, 16, 3))
+    >>> labels = {"y_true": boxes, "class_mapping": {0: "cat"}}
+    >>> visualization.plot_bounding_box_gallery(images, "xyxy", **labels, path=path)
+    >>> os.path.getsize(path) > 0
+    True
+    >>> tmp.cleanup()
     """
     _pyplot("plot_bounding_box_gallery")
     from matplotlib import patches
@@ -246,6 +271,19 @@ def plot_segmentation_mask_gallery(
         y_true, y_pred: integer masks, `(batch, height, width, 1)`.
         color_mapping, blend, alpha, ignore_index: as `draw_segmentation_masks`.
         data_format, **kwargs: as `plot_image_gallery`.
+
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from lamina import visualization
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> path = os.path.join(tmp.name, "masks.png")
+    >>> masks = np.zeros((2, 16, 16, 1), "int32")
+    >>> masks[:, 4:12, 4:12] = 1
+    >>> images = np.zeros((2, 16, 16, 3))
+    >>> visualization.plot_segmentation_mask_gallery(images, num_classes=2, y_true=masks, path=path)
+    >>> os.path.getsize(path) > 0
+    True
+    >>> tmp.cleanup()
     """
     _pyplot("plot_segmentation_mask_gallery")
     data_format = data_format or backend.image_data_format()

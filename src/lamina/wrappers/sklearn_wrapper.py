@@ -311,6 +311,19 @@ class SKLearnClassifier(ClassifierMixin, SKLBase):
     gets a 0/1 column. `predict` returns labels from `classes_`, `predict_proba` class
     probabilities (softmax or sigmoid of the outputs when the loss has
     `from_logits=True`), and `decision_function` the model's raw outputs, as Keras's.
+
+    >>> import numpy as np
+    >>> from lamina import Input, Model, layers
+    >>> from lamina.wrappers import SKLearnClassifier
+    >>> def build(X, y):  # y arrives one-hot: (n_samples, n_classes)
+    ...     inputs = Input((X.shape[1],))
+    ...     model = Model(inputs, layers.Dense(y.shape[1], activation="softmax")(inputs))
+    ...     model.compile(optimizer="sgd", loss="categorical_crossentropy")
+    ...     return model
+    >>> clf = SKLearnClassifier(model=build, fit_kwargs={"epochs": 1, "verbose": 0})
+    >>> X, y = np.random.default_rng(0).normal(size=(8, 3)), np.array(["cat", "dog"] * 4)
+    >>> clf.fit(X, y).classes_.tolist(), clf.predict(X[:3]).shape, clf.predict_proba(X[:3]).shape
+    (['cat', 'dog'], (3,), (3, 2))
     """
 
     __doc__ += _ARGS_DOC + "        classes_: the class labels seen by `fit`, sorted.\n"
@@ -453,6 +466,18 @@ class SKLearnRegressor(RegressorMixin, SKLBase):
     The model sees 2-D float targets `(n_samples, n_outputs)` (a 1-D `y` becomes one
     column), and `predict` returns the model's outputs shaped as `y` was in `fit`.
     Several target columns are supported (multi-output regression).
+
+    >>> import numpy as np
+    >>> from lamina import Input, Model, layers
+    >>> from lamina.wrappers import SKLearnRegressor
+    >>> def build(X, y):  # y arrives as (n_samples, n_outputs)
+    ...     inputs = Input((X.shape[1],))
+    ...     model = Model(inputs, layers.Dense(y.shape[1])(inputs))
+    ...     model.compile(optimizer="sgd", loss="mse")
+    ...     return model
+    >>> reg = SKLearnRegressor(model=build, fit_kwargs={"epochs": 1, "verbose": 0})
+    >>> reg.fit(np.ones((8, 3)), np.arange(8.0)).predict(np.ones((2, 3))).shape
+    (2,)
     """
 
     __doc__ += _ARGS_DOC
@@ -485,6 +510,18 @@ class SKLearnTransformer(TransformerMixin, SKLBase):
     does; `transform(X)` returns `model_.predict(X)`, e.g. an embedding for the next
     step of a `Pipeline`. To use an already trained model without training it again,
     wrap the fitted transformer in `sklearn.frozen.FrozenEstimator`.
+
+    >>> import numpy as np
+    >>> from lamina import Input, Model, layers
+    >>> from lamina.wrappers import SKLearnTransformer
+    >>> def build(X, y):  # a 2-unit embedding of X, trained to predict y
+    ...     inputs = Input((X.shape[1],))
+    ...     model = Model(inputs, layers.Dense(2)(inputs))
+    ...     model.compile(optimizer="sgd", loss="mse")
+    ...     return model
+    >>> embed = SKLearnTransformer(model=build, fit_kwargs={"epochs": 1, "verbose": 0})
+    >>> embed.fit(np.ones((8, 3)), np.zeros((8, 2))).transform(np.ones((5, 3))).shape
+    (5, 2)
     """
 
     __doc__ += _ARGS_DOC

@@ -18,7 +18,20 @@ RETRACE_WARNING_AT = 5
 
 
 class RetraceWarning(UserWarning):
-    """A compiled program was traced again and again for new input signatures."""
+    """A compiled program was traced again and again for new input signatures.
+
+    >>> import warnings
+    >>> from lamina import backend
+    >>> issubclass(backend.RetraceWarning, UserWarning)
+    True
+    >>> with warnings.catch_warnings():  # make a retrace storm fail, e.g. in a test
+    ...     warnings.simplefilter("error", backend.RetraceWarning)
+    ...     try:
+    ...         warnings.warn("step compiled 6 times", backend.RetraceWarning)
+    ...     except backend.RetraceWarning as error:
+    ...         print("caught:", error)
+    caught: step compiled 6 times
+    """
 
 
 def describe_signature(args) -> str:

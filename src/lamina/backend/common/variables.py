@@ -55,6 +55,15 @@ class StatelessScope:
         collect_losses: gather the losses layers add inside the scope in `losses`.
         initialize_variables: Keras's switch for initializing variables made inside at
             the exit; lamina's have their values when made, so it is only recorded.
+
+    >>> import numpy as np
+    >>> from lamina import backend, layers
+    >>> layer = layers.Dense(1, kernel_initializer="ones")
+    >>> layer.build((None, 2))
+    >>> with backend.StatelessScope([(layer.kernel, [[2.0], [3.0]])]):
+    ...     y = layer(np.ones((1, 2)))
+    >>> y.tolist(), backend.convert_to_numpy(layer.kernel).ravel().tolist()
+    ([[5.0]], [1.0, 1.0])
     """
 
     def __init__(self, state_mapping=(), collect_losses=False, initialize_variables=True):
@@ -121,7 +130,14 @@ def current_stateless_scope() -> StatelessScope | None:
 
 
 def in_stateless_scope() -> bool:
-    """Whether a `StatelessScope` is open (variables read their values from it)."""
+    """Whether a `StatelessScope` is open (variables read their values from it).
+
+    >>> from lamina import backend
+    >>> with backend.StatelessScope():
+    ...     inside = backend.in_stateless_scope()
+    >>> inside, backend.in_stateless_scope()
+    (True, False)
+    """
     return bool(_scope_stack())
 
 
@@ -133,7 +149,15 @@ _pending_sync = None
 
 
 def set_pending_sync(fn) -> None:
-    """Register (or clear, with None) the write-back of state held outside variables."""
+    """Register (or clear, with None) the write-back of state held outside variables.
+
+    >>> from lamina import backend
+    >>> v = backend.Variable(1.0)
+    >>> backend.set_pending_sync(lambda: print("write-back"))
+    >>> float(v.value)  # the first read runs the write-back (once)
+    write-back
+    1.0
+    """
     global _pending_sync
     _pending_sync = fn
 
@@ -714,7 +738,13 @@ _STANDARD_NAMES: dict = {}
 
 
 def standardize_dtype(dtype) -> str:
-    """Normalise a dtype (string, NumPy dtype, engine dtype) to its NumPy-style name."""
+    """Normalise a dtype (string, NumPy dtype, engine dtype) to its NumPy-style name.
+
+    >>> import numpy as np
+    >>> from lamina import backend
+    >>> [backend.standardize_dtype(d) for d in (np.float32, "float", None)]
+    ['float32', 'float32', 'float32']
+    """
     if dtype is None:
         from lamina.backend import config
 

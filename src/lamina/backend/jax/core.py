@@ -48,7 +48,14 @@ def _unwrap(x):
 
 
 def convert_to_tensor(x, dtype=None):
-    """Convert an array-like or Variable to a JAX array (optionally cast to `dtype`)."""
+    """Convert an array-like or Variable to a JAX array (optionally cast to `dtype`).
+
+    >>> import numpy as np
+    >>> from lamina import backend
+    >>> x = backend.convert_to_tensor([1, 2], dtype="float32")
+    >>> backend.is_tensor(x), backend.standardize_dtype(x.dtype), tuple(x.shape)
+    (True, 'float32', (2,))
+    """
     x = _unwrap(x)
     if dtype is not None:
         dtype = standardize_dtype(dtype)
@@ -89,6 +96,11 @@ def convert_to_numpy(x) -> np.ndarray:
 
     In a job of several processes, an array split over all of them (predictions of a
     data-parallel step) gives this process's part: the rows of its own batches.
+
+    >>> import numpy as np
+    >>> from lamina import backend
+    >>> backend.convert_to_numpy(backend.Variable([1.0, 2.0]))
+    array([1., 2.], dtype=float32)
     """
     x = _unwrap(x)
     if isinstance(x, jax.Array) and not x.is_fully_addressable:
@@ -112,7 +124,13 @@ def _local_part(x) -> np.ndarray:
 
 
 def is_tensor(x) -> bool:
-    """Whether `x` is a tensor of the engine (a `jax.Array`); NumPy arrays are not."""
+    """Whether `x` is a tensor of the engine (a `jax.Array`); NumPy arrays are not.
+
+    >>> import numpy as np
+    >>> from lamina import backend
+    >>> backend.is_tensor(backend.convert_to_tensor([1.0])), backend.is_tensor(np.ones(1))
+    (True, False)
+    """
     return isinstance(x, jax.Array)
 
 
@@ -196,7 +214,14 @@ def compute_output_spec(fn, args, kwargs, is_spec, make_spec):
 
 # Compilation and differentiation -----------------------------------------------------
 def jit(fn, donate_argnums=(), static_argnums=()):
-    """Compile `fn` with XLA; donated arguments' buffers are reused for the outputs."""
+    """Compile `fn` with XLA; donated arguments' buffers are reused for the outputs.
+
+    >>> import numpy as np
+    >>> from lamina import backend
+    >>> double = backend.jit(lambda x: x * 2)
+    >>> backend.convert_to_numpy(double(np.arange(3.0))).tolist()
+    [0.0, 2.0, 4.0]
+    """
     return jax.jit(fn, donate_argnums=donate_argnums, static_argnums=static_argnums)
 
 
@@ -213,7 +238,15 @@ def device_put(x):
 
 
 def device_scope(device_name):
-    """A context placing the arrays made inside it on `device_name` (`jax.default_device`)."""
+    """A context placing the arrays made inside it on `device_name` (`jax.default_device`).
+
+    >>> import lamina
+    >>> from lamina import ops
+    >>> with lamina.device("cpu:0"):
+    ...     x = ops.ones((2,))
+    >>> ops.convert_to_numpy(x).tolist()
+    [1.0, 1.0]
+    """
     if isinstance(device_name, jax.Device):
         return jax.default_device(device_name)
     kind, index = _devices.parse_device_name(device_name)
@@ -228,7 +261,14 @@ def device_scope(device_name):
 
 
 def block_until_ready(x):
-    """Wait until the computation of `x` is done (JAX dispatches asynchronously); returns `x`."""
+    """Wait until the computation of `x` is done (JAX dispatches asynchronously); returns `x`.
+
+    >>> import numpy as np
+    >>> from lamina import backend
+    >>> y = backend.block_until_ready(backend.convert_to_tensor([1.0, 2.0]) * 3)
+    >>> backend.convert_to_numpy(y).tolist()
+    [3.0, 6.0]
+    """
     return jax.block_until_ready(x)
 
 

@@ -13,22 +13,46 @@ from lamina.backend.jax.core import _unwrap
 
 
 def cond(pred, true_fn, false_fn):
-    """`true_fn()` if `pred` else `false_fn()`, traced as one conditional when compiled."""
+    """`true_fn()` if `pred` else `false_fn()`, traced as one conditional when compiled.
+
+    >>> from lamina import backend
+    >>> float(backend.cond(True, lambda: 1.0, lambda: 2.0))
+    1.0
+    """
     return jax.lax.cond(_unwrap(pred), true_fn, false_fn)
 
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
-    """`carry, y = f(carry, x)` over the leading axis of `xs`; returns `(carry, stacked ys)`."""
+    """`carry, y = f(carry, x)` over the leading axis of `xs`; returns `(carry, stacked ys)`.
+
+    >>> import numpy as np
+    >>> from lamina import backend
+    >>> total, running = backend.scan(lambda c, x: (c + x, c + x), 0.0, np.array([1.0, 2.0, 3.0]))
+    >>> float(total), backend.convert_to_numpy(running).tolist()
+    (6.0, [1.0, 3.0, 6.0])
+    """
     return jax.lax.scan(f, init, xs, length=length, reverse=reverse, unroll=unroll)
 
 
 def fori_loop(lower, upper, body_fun, init_val):
-    """`val = body_fun(i, val)` for `i` in `range(lower, upper)`, from `init_val`; returns `val`."""
+    """`val = body_fun(i, val)` for `i` in `range(lower, upper)`, from `init_val`; returns `val`.
+
+    >>> from lamina import backend
+    >>> int(backend.fori_loop(0, 4, lambda i, total: total + i, 10))
+    16
+    """
     return jax.lax.fori_loop(lower, upper, body_fun, init_val)
 
 
 def while_loop(cond, body, loop_vars, maximum_iterations=None):
-    """`loop_vars = body(loop_vars)` while `cond(loop_vars)`, at most `maximum_iterations` times."""
+    """`loop_vars = body(loop_vars)` while `cond(loop_vars)`, at most `maximum_iterations` times.
+
+    >>> from lamina import backend
+    >>> int(backend.while_loop(lambda n: n < 100, lambda n: n * 2, 3))
+    192
+    >>> int(backend.while_loop(lambda n: n < 100, lambda n: n * 2, 3, maximum_iterations=2))
+    12
+    """
     if maximum_iterations is None:
         return jax.lax.while_loop(cond, body, loop_vars)
 

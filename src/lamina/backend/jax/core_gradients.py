@@ -12,7 +12,14 @@ import numpy as np
 
 
 def value_and_grad(fn, has_aux=False):
-    """`fn`'s value and its gradient with respect to the first argument."""
+    """`fn`'s value and its gradient with respect to the first argument.
+
+    >>> import numpy as np
+    >>> from lamina import backend
+    >>> value, grad = backend.value_and_grad(lambda x: (x**2).sum())(np.array([1.0, 3.0]))
+    >>> float(value), backend.convert_to_numpy(grad).tolist()
+    (10.0, [2.0, 6.0])
+    """
     return jax.value_and_grad(fn, has_aux=has_aux)
 
 

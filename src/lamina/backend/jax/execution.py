@@ -59,6 +59,14 @@ class Program:
         replay: for an eager engine's read-only step, which variables it reads when
             it may be captured and replayed; ignored here, where every step is traced
             once per signature and compiled.
+
+    >>> import numpy as np
+    >>> from lamina import backend
+    >>> double = backend.Program(lambda x: x * 2, name="double")
+    >>> backend.convert_to_numpy(double(np.ones(3))).tolist(), double.trace_count
+    ([2.0, 2.0, 2.0], 1)
+    >>> _ = double(np.zeros(3)); double.trace_count  # same signature: no new trace
+    1
     """
 
     # Steps are pure: the state they read is passed in (`live` programs are torch's).
