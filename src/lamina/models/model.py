@@ -13,7 +13,7 @@ import inspect
 import json
 import warnings
 
-from lamina import saving, tree
+from lamina import backend, saving, tree
 from lamina.backend import core as backend_core
 from lamina.backend import execution as backend_execution
 from lamina.backend.common import variables as backend_variables
@@ -534,7 +534,7 @@ class Model(Trainer, Layer):
                 self,
                 tree.map_structure(
                     lambda x: (
-                        KerasTensor(tuple(x.shape), backend_core.standardize_dtype(x.dtype))
+                        KerasTensor(tuple(x.shape), backend.standardize_dtype(x.dtype))
                         if hasattr(x, "shape") and hasattr(x, "dtype")
                         else x
                     ),
