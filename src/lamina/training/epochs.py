@@ -360,7 +360,8 @@ def python_logs(logs) -> dict:
 
 
 def pass_logs(model, logs) -> dict:
-    """The logs of a finished pass, as Python floats. As in Keras, when the step's logs
+    """The logs of a finished pass, as Python floats (arrays for metrics with several
+    values). As in Keras, when the step's logs
     name exactly the model's metrics they are read from the metrics (a resumed epoch may
     have run no step); a custom step's own logs are kept as they are."""
     # The default step's logs are `get_metrics_result()` of the state its last call
