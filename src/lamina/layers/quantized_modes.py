@@ -47,6 +47,38 @@ def _g_idx_initializer(length: int, block_size: int):
 
 
 # int4: Dense ------------------------------------------------------------------------
+def _add_int4_scales(layer, weight, scale_shape, length, block_size) -> None:
+    """Add `<weight>_scale` and, in blocks, `<weight>_zero` and `g_idx` (the block of
+    each of the `length` positions along the blocked axis), as Keras adds them."""
+    setattr(
+        layer,
+        f"{weight}_scale",
+        layer.add_weight(
+            shape=scale_shape, initializer="ones", trainable=False, name=f"{weight}_scale"
+        ),
+    )
+    if _per_channel(block_size):
+        return
+    setattr(
+        layer,
+        f"{weight}_zero",
+        layer.add_weight(
+            shape=scale_shape,
+            initializer="zeros",
+            dtype="int8",
+            trainable=False,
+            name=f"{weight}_zero",
+        ),
+    )
+    layer.g_idx = layer.add_weight(
+        shape=(length,),
+        initializer=_g_idx_initializer(length, block_size),
+        dtype="float32",
+        trainable=False,
+        name="g_idx",
+    )
+
+
 def dense_int4_quantize(layer, config):
     """`(packed kernel, scale, zero or None)` of a Dense layer's float kernel."""
     block_size = block_size_for_layer(layer, config)
@@ -83,24 +115,7 @@ def dense_int4_build(layer, kernel_shape, config):
         scale_shape = (units,)
     else:
         scale_shape = (math.ceil(input_dim / block_size), units)
-    layer.kernel_scale = layer.add_weight(
-        shape=scale_shape, initializer="ones", trainable=False, name="kernel_scale"
-    )
-    if not _per_channel(block_size):
-        layer.kernel_zero = layer.add_weight(
-            shape=scale_shape,
-            initializer="zeros",
-            dtype="int8",
-            trainable=False,
-            name="kernel_zero",
-        )
-        layer.g_idx = layer.add_weight(
-            shape=(input_dim,),
-            initializer=_g_idx_initializer(input_dim, block_size),
-            dtype="float32",
-            trainable=False,
-            name="g_idx",
-        )
+    _add_int4_scales(layer, "kernel", scale_shape, input_dim, block_size)
 
 
 def dense_int4_call(layer, inputs):
@@ -181,24 +196,7 @@ def einsum_int4_build(layer, kernel_shape, config):
     )
     per_channel = _per_channel(block_size)
     scale_shape = (columns,) if per_channel else (math.ceil(rows / block_size), columns)
-    layer.kernel_scale = layer.add_weight(
-        shape=scale_shape, initializer="ones", trainable=False, name="kernel_scale"
-    )
-    if not per_channel:
-        layer.kernel_zero = layer.add_weight(
-            shape=scale_shape,
-            initializer="zeros",
-            dtype="int8",
-            trainable=False,
-            name="kernel_zero",
-        )
-        layer.g_idx = layer.add_weight(
-            shape=(rows,),
-            initializer=_g_idx_initializer(rows, block_size),
-            dtype="float32",
-            trainable=False,
-            name="g_idx",
-        )
+    _add_int4_scales(layer, "kernel", scale_shape, rows, block_size)
 
 
 def einsum_int4_call(layer, inputs):
@@ -252,24 +250,7 @@ def embedding_int4_build(layer, shape, config):
         scale_shape = (input_dim,)
     else:
         scale_shape = (input_dim, math.ceil(output_dim / block_size))
-    layer.embeddings_scale = layer.add_weight(
-        shape=scale_shape, initializer="ones", trainable=False, name="embeddings_scale"
-    )
-    if not _per_channel(block_size):
-        layer.embeddings_zero = layer.add_weight(
-            shape=scale_shape,
-            initializer="zeros",
-            dtype="int8",
-            trainable=False,
-            name="embeddings_zero",
-        )
-        layer.g_idx = layer.add_weight(
-            shape=(output_dim,),
-            initializer=_g_idx_initializer(output_dim, block_size),
-            dtype="float32",
-            trainable=False,
-            name="g_idx",
-        )
+    _add_int4_scales(layer, "embeddings", scale_shape, output_dim, block_size)
 
 
 def embedding_int4_call(layer, ids):
