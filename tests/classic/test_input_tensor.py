@@ -81,3 +81,53 @@ def test_constant_and_layer_output_fed_inputs():
     assert Input(tensor=plain) is plain
     with pytest.raises(TypeError, match="Input\\(tensor=...\\) takes a graph tensor"):
         Input(tensor="not a tensor")
+
+
+def test_a_model_fed_only_by_tensors_takes_x_none_with_steps():
+    """Keras 2's idiom for a model whose every input a tensor feeds: `predict(None,
+    steps=1)`, and `fit`/`evaluate` with `x=None` and a step count (Keras 2.2.4's
+    training.py): each step feeds no data, and the whole `y` when one is given."""
+    data = RNG.normal(size=(4, 3)).astype("float32")
+    source = K.variable(data)
+    fed = Input(tensor=source * 2.0)
+    dense = Dense(1, kernel_initializer="ones", bias_initializer="zeros")
+    model = Model(fed, dense(fed))
+    assert model.inputs == []
+    np.testing.assert_allclose(
+        model.predict(None, steps=1, verbose=0), 2 * data @ np.ones((3, 1)), rtol=1e-5
+    )
+    # Steps are concatenated, as Keras 2's predict loop did; the variable is read anew.
+    K.set_value(source, -data)
+    twice = model.predict(None, steps=2, verbose=0)
+    np.testing.assert_allclose(
+        twice, np.tile(-2 * data.sum(axis=1, keepdims=True), (2, 1)), rtol=1e-5
+    )
+    np.testing.assert_allclose(
+        lamina.ops.convert_to_numpy(model.predict_on_batch(None)), twice[:4], rtol=1e-5
+    )
+    with pytest.raises(ValueError, match=r"every input is fed by a tensor.*`steps=`"):
+        model.predict(None, verbose=0)
+
+    # A loss of the graph alone (add_loss, no targets), as a Keras 2 program trains one.
+    model.add_loss(K.mean(K.square(model.outputs[0] - 1.0)))
+    model.compile(optimizer=lamina.optimizers.SGD(0.05), loss=None)
+    inputs = -2 * data
+    expected = np.mean((inputs.sum(axis=1) - 1.0) ** 2)
+    assert model.evaluate(None, steps=2, verbose=0) == pytest.approx(expected, rel=1e-5)
+    with pytest.raises(ValueError, match=r"`steps_per_epoch=`"):
+        model.fit(None, epochs=1, verbose=0)
+    model.fit(None, steps_per_epoch=1, epochs=1, verbose=0)
+    residual = inputs.sum(axis=1) - 1.0  # d/dw of mean(r^2) is 2 * mean(r * x)
+    kernel = 1.0 - 0.05 * 2 * (residual[:, None] * inputs).mean(axis=0)
+    bias = 0.0 - 0.05 * 2 * residual.mean()
+    np.testing.assert_allclose(np.asarray(dense.get_weights()[0]).ravel(), kernel, rtol=1e-4)
+    np.testing.assert_allclose(float(np.asarray(dense.get_weights()[1])[0]), bias, rtol=1e-4)
+
+    # With targets: the whole `y` each step (the model's batch is its tensor's).
+    model.compile(optimizer="sgd", loss="mse")
+    y = RNG.normal(size=(4, 1)).astype("float32")
+    out = model.predict(None, steps=1, verbose=0)
+    added = np.mean((out - 1.0) ** 2)
+    assert model.evaluate(None, y, steps=1, verbose=0) == pytest.approx(
+        np.mean((out - y) ** 2) + added, rel=1e-5
+    )

@@ -2,7 +2,9 @@
 
 Checked against `jax.grad` of the same function, NumPy formulas and Keras 3's own
 `keras.layers.JaxLayer`; FlaxLayer against a small module written here with Linen's
-`init`/`apply` API (Flax is optional: the real-Flax test skips without it).
+`init`/`apply` API, and with real Flax modules (Linen, and NNX through Flax's bridge)
+against Keras 3's `keras.layers.FlaxLayer` (Flax is in the dev extra; those tests skip
+without it).
 """
 
 from __future__ import annotations
@@ -346,6 +348,129 @@ def test_real_flax_module_runs():
     out = _np(layer(x))
     bias, kernel = (_np(w) for w in layer.trainable_weights)
     np.testing.assert_allclose(out, x @ kernel + bias, rtol=1e-5)
+
+
+# FlaxLayer with real Flax modules, against Keras 3's FlaxLayer -----------------------------
+def _keras_on_jax():
+    keras = pytest.importorskip("keras")
+    if keras.backend.backend() != "jax":
+        pytest.skip("Keras runs FlaxLayer on its JAX backend only")
+    return keras
+
+
+def _batch_norm_net(nn):
+    class BatchNormNet(nn.Module):
+        @nn.compact
+        def __call__(self, inputs, training=False):
+            hidden = nn.Dense(4)(inputs)
+            hidden = nn.BatchNorm(use_running_average=not training, momentum=0.9)(hidden)
+            return nn.Dense(2)(nn.relu(hidden))
+
+    return BatchNormNet()
+
+
+@needs_jax
+def test_real_linen_module_trains_as_keras_flax_layer_does():
+    # A "params" collection and a "batch_stats" one updated in training: the same
+    # variables in both, then eager, functional, subclassed, fit and predict compared
+    # with Keras's FlaxLayer (SGD, no shuffling: the steps are the same arithmetic).
+    nn = pytest.importorskip("flax.linen")
+    keras = _keras_on_jax()
+    import jax
+
+    module = _batch_norm_net(nn)
+    x, y = _rand(8, 3), _rand(8, 2)
+    variables = jax.tree_util.tree_map(np.asarray, module.init(jax.random.PRNGKey(0), x))
+    theirs = keras.Sequential(
+        [keras.Input((3,)), keras.layers.FlaxLayer(module, variables=variables)]
+    )
+    eager = np.asarray(theirs.layers[0](x))
+    predicted = np.asarray(theirs.predict(x, verbose=0))
+    theirs.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    their_loss = theirs.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    their_weights = [np.asarray(w) for w in theirs.weights]
+    assert len(theirs.non_trainable_weights) == 2  # the moving mean and variance
+
+    layer = layers.FlaxLayer(module, variables=variables)
+    np.testing.assert_allclose(_np(layer(x)), eager, rtol=1e-6)
+    inputs = Input((3,))
+    functional = lamina.Model(inputs, layer(inputs))
+
+    class Wrapper(lamina.Model):
+        def __init__(self):
+            super().__init__()
+            self.flax = layers.FlaxLayer(module, variables=variables)
+
+        def call(self, inputs, training=False):
+            return self.flax(inputs, training=training)
+
+    for ours in (functional, Wrapper()):
+        np.testing.assert_allclose(_np(ours.predict(x, verbose=0)), predicted, rtol=1e-6)
+        ours.compile(optimizer=lamina.optimizers.SGD(0.1), loss="mse")
+        history = ours.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=0)
+        np.testing.assert_allclose(history.history["loss"], their_loss.history["loss"], rtol=1e-5)
+        assert [tuple(w.shape) for w in ours.weights] == [w.shape for w in their_weights]
+        for mine, expected in zip(ours.weights, their_weights, strict=True):
+            np.testing.assert_allclose(_np(mine), expected, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            _np(ours.predict(x, verbose=0)),
+            np.asarray(theirs.predict(x, verbose=0)),
+            rtol=1e-5,
+            atol=1e-6,
+        )
+
+
+@needs_jax
+def test_real_linen_method_with_dropout_follows_training():
+    # Keras's documented second form: a function taking the module first, mapping
+    # `training` to the module's own argument; dropout draws the layer's "dropout" key.
+    nn = pytest.importorskip("flax.linen")
+    keras = _keras_on_jax()
+    import jax
+
+    class Dropper(nn.Module):
+        @nn.compact
+        def forward(self, inputs, deterministic):
+            return nn.Dropout(0.5)(nn.Dense(16)(inputs), deterministic=deterministic)
+
+    def forward(module, inputs, training):
+        return module.forward(inputs, not training)
+
+    x = _rand(4, 3)
+    variables = Dropper().init(jax.random.PRNGKey(1), x, True, method="forward")
+    variables = jax.tree_util.tree_map(np.asarray, variables)
+    dense = x @ variables["params"]["Dense_0"]["kernel"] + variables["params"]["Dense_0"]["bias"]
+    theirs = keras.layers.FlaxLayer(Dropper(), method=forward, variables=variables)
+    layer = layers.FlaxLayer(Dropper(), method=forward, variables=variables)
+    np.testing.assert_allclose(_np(layer(x)), np.asarray(theirs(x)), rtol=1e-6)
+    np.testing.assert_allclose(_np(layer(x)), dense, rtol=1e-5, atol=1e-6)
+    first, second = _np(layer(x, training=True)), _np(layer(x, training=True))
+    for dropped in (first, second):  # each unit dropped or scaled by 1 / (1 - rate)
+        kept = dropped != 0
+        assert 0 < kept.sum() < kept.size
+        np.testing.assert_allclose(dropped[kept], 2 * dense[kept], rtol=1e-5)
+    assert (first != second).any(), "each training call draws fresh dropout"
+    model = Sequential([Input((3,)), layer])
+    np.testing.assert_allclose(_np(model.predict(x, verbose=0)), dense, rtol=1e-5, atol=1e-6)
+
+
+@needs_jax
+def test_nnx_modules_run_through_flax_bridge_and_bare_ones_are_refused():
+    nnx = pytest.importorskip("flax.nnx")
+    layer = layers.FlaxLayer(nnx.bridge.to_linen(nnx.Linear, 3, 2))
+    x = _rand(2, 3)
+    out = _np(layer(x))  # built by the module's own `init`
+    bias, kernel = (_np(w) for w in layer.trainable_weights)
+    np.testing.assert_allclose(out, x @ kernel + bias, rtol=1e-5)
+    with pytest.raises(TypeError, match=r"Linen module.*received a flax\.nnx.*Linear.*to_linen"):
+        layers.FlaxLayer(nnx.Linear(3, 2, rngs=nnx.Rngs(0)))
+
+
+@pytest.mark.skipif(ON_JAX, reason="the refusal is the torch engine's behaviour")
+def test_torch_engine_refuses_a_real_flax_module():
+    nn = pytest.importorskip("flax.linen")
+    with pytest.raises(ValueError, match=r"FlaxLayer needs the JAX engine \(LAMINA_BACKEND=jax\)"):
+        layers.FlaxLayer(nn.Dense(2))
 
 
 @needs_jax

@@ -219,3 +219,16 @@ def test_batch_dot_follows_keras_2_2_5_and_its_documented_examples():
     # On graph tensors too.
     symbolic = K.batch_dot(lamina.Input((3, 4, 5)), lamina.Input((5, 6)), axes=(3, 1))
     assert symbolic.shape == (None, 3, 4, 6)
+
+
+def test_batch_dot_on_capsule_routing_shapes_follows_keras_2_2_5():
+    # Keras 2.2.5's cifar10_cnn_capsule.py routing: `batch_dot(c, u_hat, [2, 2])` keeps
+    # both capsule axes (its rule), so the next `batch_dot(o, u_hat, [2, 3])` meets
+    # sizes 10 and 16, the error Keras 2.2.5 gave on its own example
+    # (keras-team/keras#13599).
+    rng = np.random.default_rng(1)
+    c, u_hat = rng.normal(size=(2, 10, 5)), rng.normal(size=(2, 10, 5, 16))
+    o = K.batch_dot(c, u_hat, [2, 2])
+    np.testing.assert_allclose(_np(o), np.einsum("bin,bjnd->bijd", c, u_hat), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match=r"x.shape\[2\] != y.shape\[3\] \(10 != 16\)"):
+        K.batch_dot(o, u_hat, [2, 3])

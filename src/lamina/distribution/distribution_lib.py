@@ -64,6 +64,17 @@ def initialize(job_addresses=None, num_processes=None, process_id=None) -> None:
     (`MASTER_ADDR`, `MASTER_PORT`, `WORLD_SIZE`, `RANK`, `LOCAL_RANK`), so a program
     started by `torchrun --nproc_per_node=N` needs no arguments; what is missing is
     named in the error.
+
+    A doctest cannot join a job (JAX must not have started when it runs), so the
+    example shows what it checks before joining; in a program, each process calls
+    `initialize()` first, e.g. with `KERAS_DISTRIBUTION_JOB_ADDRESSES=10.0.0.1:1234,...`,
+    `KERAS_DISTRIBUTION_NUM_PROCESSES=2` and its own `KERAS_DISTRIBUTION_PROCESS_ID`
+    set, then makes its `DataParallel` or `ModelParallel` (`docs/guides/distribution.md`).
+
+    >>> initialize("10.0.0.1:1234", num_processes=2, process_id=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: process_id must be in [0, num_processes=2); received 2.
     """
     env = os.environ
     if job_addresses is None:
@@ -227,7 +238,23 @@ class TensorLayout:
 
 class Distribution:
     """The base of `DataParallel` and `ModelParallel`: a mesh, a batch axis, and the
-    layouts of variables and data."""
+    layouts of variables and data.
+
+    Use a subclass. Within `scope()` (or after `set_distribution`), the variables a
+    layer creates are laid out as `get_variable_layout` says, and every batch that
+    enters a compiled step as `get_data_layout` says.
+
+    >>> data_parallel = DataParallel()
+    >>> isinstance(data_parallel, Distribution), data_parallel.batch_dim_name
+    (True, 'batch')
+    >>> data_parallel.get_data_layout((32, 16)).axes  # rows split over "batch"
+    ('batch', None)
+    >>> with data_parallel.scope():
+    ...     distribution() is data_parallel
+    True
+    >>> distribution() is None
+    True
+    """
 
     def __init__(self, device_mesh, batch_dim_name=None, auto_shard_dataset=True):
         self._device_mesh = device_mesh
@@ -473,6 +500,20 @@ class DataParallel(Distribution):
         device_mesh: a one-axis mesh (its axis is the batch axis).
         devices: the devices to use, when `device_mesh` is not given (default: all).
         auto_shard_dataset: kept for Keras compatibility (batches are always split).
+
+    Build, compile and `fit` the model inside `scope()`; the global batch size must be
+    a multiple of the number of devices (`docs/guides/distribution.md` trains one).
+
+    >>> from lamina import layers
+    >>> devices = list_devices()
+    >>> data_parallel = DataParallel(devices=devices)
+    >>> data_parallel.num_model_replicas == len(devices)
+    True
+    >>> with data_parallel.scope():
+    ...     dense = layers.Dense(2)
+    ...     dense.build((None, 3))
+    >>> data_parallel.get_variable_layout(dense.kernel).axes  # whole on every device
+    (None, None)
     """
 
     def __init__(self, device_mesh=None, devices=None, auto_shard_dataset=True):
@@ -498,6 +539,20 @@ class ModelParallel(Distribution):
     A variable no rule matches is replicated. A rule that matches no variable is
     reported with a warning when a model trains (a typo there would silently leave a
     model whole on every device).
+
+    >>> from lamina import layers
+    >>> devices = list_devices()
+    >>> mesh = DeviceMesh((1, len(devices)), ["batch", "model"], devices)
+    >>> layout_map = LayoutMap(mesh)
+    >>> layout_map["wide/kernel"] = (None, "model")  # columns split over "model"
+    >>> model_parallel = ModelParallel(layout_map=layout_map, batch_dim_name="batch")
+    >>> with model_parallel.scope():
+    ...     wide = layers.Dense(8 * len(devices), name="wide")
+    ...     wide.build((None, 3))
+    >>> model_parallel.get_variable_layout(wide.kernel).axes
+    (None, 'model')
+    >>> model_parallel.get_variable_layout(wide.bias).axes  # no rule: replicated
+    (None,)
     """
 
     def __init__(self, *, layout_map=None, batch_dim_name=None, auto_shard_dataset=True, **kwargs):
@@ -553,6 +608,19 @@ class LayoutMap(collections.abc.MutableMapping):
         device_mesh: the mesh every layout in the map uses.
 
     A path matched by several keys is an error naming them.
+
+    >>> mesh = DeviceMesh((1, len(list_devices())), ["batch", "model"])
+    >>> layout_map = LayoutMap(mesh)
+    >>> layout_map["dense.*/kernel"] = (None, "model")
+    >>> layout_map["dense_2/kernel"].axes  # a tuple became a TensorLayout on `mesh`
+    (None, 'model')
+    >>> layout_map["dense_2/bias"] is None  # no rule: the variable stays whole
+    True
+    >>> layout_map["(dense|dense_2)/kernel"] = ("model", None)
+    >>> layout_map["dense_2/kernel"]
+    Traceback (most recent call last):
+    ...
+    ValueError: Path 'dense_2/kernel' matches several LayoutMap keys ['dense.*/kernel', '(dense|dense_2)/kernel']; make each path match at most one key.
     """
 
     def __init__(self, device_mesh):
@@ -616,7 +684,22 @@ class LayoutMap(collections.abc.MutableMapping):
 
 def distribute_tensor(tensor, layout):
     """`tensor` placed as `layout` (a `TensorLayout`) says. Graph tensors (from
-    `Input`) are returned as they are: they hold no data to place."""
+    `Input`) are returned as they are: they hold no data to place.
+
+    Args:
+        tensor: an array or tensor.
+        layout: a `TensorLayout` (or the engine's own layout).
+
+    >>> import numpy as np
+    >>> mesh = DeviceMesh((len(list_devices()),), ["batch"])
+    >>> x = distribute_tensor(np.arange(8.0).reshape(4, 2), TensorLayout(["batch", None], mesh))
+    >>> tuple(x.shape), float(x.sum())
+    ((4, 2), 28.0)
+    >>> distribute_tensor(np.ones(4), TensorLayout(["batch", None], mesh))
+    Traceback (most recent call last):
+    ...
+    ValueError: The tensor has shape (4,) (1 dimensions), but its layout ('batch', None) gives 2. Give one axis (or None) per dimension.
+    """
     if hasattr(tensor, "_keras_history"):
         return tensor
     if isinstance(layout, TensorLayout):
@@ -626,12 +709,29 @@ def distribute_tensor(tensor, layout):
 
 
 def distribution():
-    """The distribution in use, or `None`."""
+    """The distribution in use, or `None`.
+
+    >>> distribution() is None  # one device, no distribution
+    True
+    >>> with DataParallel().scope() as data_parallel:
+    ...     distribution() is data_parallel
+    True
+    """
     return current_distribution()
 
 
 def set_distribution(value) -> None:
-    """Use `value` (a `Distribution`, or `None` for one device) from now on."""
+    """Use `value` (a `Distribution`, or `None` for one device) from now on.
+
+    `Distribution.scope()` does the same for a block and restores the previous one.
+
+    >>> set_distribution(DataParallel())
+    >>> type(distribution()).__name__
+    'DataParallel'
+    >>> set_distribution(None)
+    >>> distribution() is None
+    True
+    """
     if value is not None and not isinstance(value, Distribution):
         raise TypeError(
             f"set_distribution takes a DataParallel/ModelParallel (or None); received {value!r}."

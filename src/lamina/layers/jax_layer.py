@@ -339,10 +339,37 @@ class FlaxLayer(JaxLayer):
 
     Saving writes the module with its own `get_config` (its class registered with
     `register_keras_serializable`) and a bound method by name.
+
+    An NNX module (`flax.nnx.Module`) has no `init`/`apply`: wrap its class as Linen
+    with `flax.nnx.bridge.to_linen(ModuleClass, *args)`, as for Keras's `FlaxLayer`.
+
+    >>> import flax.linen as nn
+    >>> from lamina import Input, Sequential
+    >>> class TwoLayers(nn.Module):
+    ...     @nn.compact
+    ...     def __call__(self, inputs):
+    ...         hidden = nn.relu(nn.Dense(4)(inputs))  # "Dense_0"
+    ...         return nn.Dense(2)(hidden)  # "Dense_1"
+    >>> layer = FlaxLayer(TwoLayers())
+    >>> model = Sequential([Input((3,)), layer])
+    >>> [tuple(w.shape) for w in layer.trainable_weights]  # JAX's tree order, as Keras
+    [(4,), (3, 4), (2,), (4, 2)]
+    >>> model.predict(np.ones((5, 3), "float32"), verbose=0).shape
+    (5, 2)
     """
 
     def __init__(self, module, method=None, variables=None, **kwargs):
         _require_jax(type(self).__name__)
+        if not (
+            callable(getattr(module, "init", None)) and callable(getattr(module, "apply", None))
+        ):
+            raise TypeError(
+                "FlaxLayer takes a Flax Linen module (an object with `init` and `apply`); "
+                f"received a {type(module).__module__}.{type(module).__qualname__}. Wrap "
+                "an NNX module's class as Linen with "
+                "`flax.nnx.bridge.to_linen(ModuleClass, *args)`; a plain JAX function goes "
+                "in `JaxLayer`."
+            )
         target = method if method is not None else module.__call__
         takes_training = "training" in inspect.signature(target).parameters
 

@@ -357,6 +357,10 @@ def select_inputs(model, inputs):
 
 
 def standardize_inputs(model, inputs):
+    if inputs is None and not model._function.inputs:
+        # Every input is fed by a tensor (`Input(tensor=...)`): Keras 2 took `x=None`
+        # for such a model (its `predict(None, steps=1)`, `train_on_batch(None, None)`).
+        return []
     inputs = select_inputs(model, inputs)
     _check_input_structure(model, inputs)
     if isinstance(inputs, dict) and not isinstance(model._function._inputs_struct, dict):

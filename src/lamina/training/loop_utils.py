@@ -154,3 +154,35 @@ def check_fit_counts(counts: dict, freq) -> None:
                 )
     else:
         check_count("fit", "validation_freq", freq, 1)
+
+
+class TensorFedData:
+    """The batches of `fit`/`evaluate`/`predict` given `x=None` on a model whose every
+    input is fed by a tensor (`Input(tensor=...)`): its tensors hold the data, so each
+    of the `steps` steps of a pass feeds no inputs (and the whole `y` and
+    `sample_weight`, if given), as Keras 2 fed such a model."""
+
+    def __init__(self, steps: int, y=None, sample_weight=None):
+        self._steps = steps
+        self._batch = (None, y, sample_weight)
+
+    def __len__(self) -> int:
+        return self._steps
+
+    def __iter__(self):
+        return iter([self._batch] * self._steps)
+
+
+def tensor_fed_data(model, x, y, sample_weight, steps, method: str, steps_name: str):
+    """`(x, y, sample_weight)` for `method`: as given, unless `x` is None and the model
+    takes no data (every input fed by a tensor); then `steps` batches that feed none."""
+    function = getattr(model, "_function", None)
+    if x is not None or function is None or function.inputs:
+        return x, y, sample_weight
+    if steps is None:
+        raise ValueError(
+            f"{method} received x=None for model {model.name!r}, whose every input is fed "
+            f"by a tensor (Input(tensor=...)): pass `{steps_name}=` the number of steps to "
+            f"run, e.g. `{method}(None, {steps_name}=1)`, as Keras 2 required."
+        )
+    return TensorFedData(steps, y, sample_weight), None, None

@@ -41,7 +41,12 @@ _NO_LOSS = (
 
 
 def batch_size(x):
-    return tree.flatten(x)[0].shape[0]
+    leaves = tree.flatten(x)
+    if not leaves:
+        # A model whose every input a tensor feeds takes no `x`: each step counts
+        # once, as Keras 2 averaged the steps of such a model.
+        return 1
+    return leaves[0].shape[0]
 
 
 # Losses ------------------------------------------------------------------------------------

@@ -136,7 +136,10 @@ def ensure_built(model, x, y=None):
     build_structures(model, x)
     if y is not None and not model._metrics_built and has_call(model):
         y_flat = targets.flatten_targets(model._output_names_cache, y)
-        batch = np.shape(tree.flatten(x)[0])[0]
+        # The batch size from `x`, or from `y` for a model whose tensors feed every
+        # input (it gets no `x`).
+        leaves = [a for a in tree.flatten(x) + y_flat if a is not None]
+        batch = np.shape(leaves[0])[0]
         outputs = flatten_outputs(model._output_struct)
         for i, metric, _ in model._compile_metrics.entries:
             if hasattr(metric, "build") and y_flat[i] is not None:

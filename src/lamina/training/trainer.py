@@ -296,6 +296,9 @@ class Trainer:
         epochs = loop_utils.capped_epochs(epochs)
         from lamina import callbacks as callbacks_module
 
+        x, y, sample_weight = loop_utils.tensor_fed_data(
+            self, x, y, sample_weight, steps_per_epoch, "fit", "steps_per_epoch"
+        )
         if x is None:
             raise ValueError("fit needs training data: pass x (and y).")
         if validation_split and validation_data is None:
@@ -383,6 +386,9 @@ class Trainer:
         loop_utils.check_count("evaluate", "steps", steps, 1, optional=True)
         from lamina import callbacks as callbacks_module
 
+        x, y, sample_weight = loop_utils.tensor_fed_data(
+            self, x, y, sample_weight, steps, "evaluate", "steps"
+        )
         batches = data_adapter.make_batches(
             x, y, sample_weight, batch_size=batch_size, shuffle=False, steps=steps
         )
@@ -414,6 +420,7 @@ class Trainer:
         """
         # Safe from several threads at once, and beside `fit` in another thread: the
         # weights are those of one complete step, held until the outputs are ready.
+        x = loop_utils.tensor_fed_data(self, x, None, None, steps, "predict", "steps")[0]
         if verbose == 0 and steps is None and not callbacks:
             serve = self._runtime.lone_predict
             if serve is not None:
