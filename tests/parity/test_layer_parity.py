@@ -42,6 +42,9 @@ import random
 import numpy as np
 import pytest
 
+# Before Keras is imported: run alone, this file would otherwise get Keras's default
+# (TensorFlow) backend, and the import would skip every case.
+os.environ.setdefault("KERAS_BACKEND", "jax")
 keras = pytest.importorskip("keras")
 
 import parity_tools as tools  # noqa: E402
@@ -328,6 +331,8 @@ def _check_real_batch_build(case, layer, reference, problems) -> None:
     watcher.compile(lamina.optimizers.SGD(0.0), loss=["mse"] * len(y))
     batch = len(y[0])
     watcher.fit(data, y, batch_size=batch, epochs=1, shuffle=False, verbose=0)
+    if not watcher.seen:
+        problems.append("fit of a subclassed model never ran its call on a batch")
     stand_ins = sorted({size for size in watcher.seen if size not in (batch, None)}, key=str)
     if stand_ins:
         problems.append(f"fit of a subclassed model called it with batch sizes {stand_ins}")
