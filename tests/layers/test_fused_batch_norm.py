@@ -82,3 +82,76 @@ def test_a_batchnorm_layer_in_training_gives_the_numpy_values_and_moving_statist
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(layer.moving_mean.numpy(), 0.1 * mean, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(layer.moving_variance.numpy(), 0.9 + 0.1 * var, rtol=1e-5)
+
+
+def _numpy_inference(x, axis, mean, var, gamma, beta, eps):
+    shape = [1] * x.ndim
+    shape[axis] = -1
+    y = (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps)
+    if gamma is not None:
+        y = y * gamma.reshape(shape)
+    return y if beta is None else y + beta.reshape(shape)
+
+
+@pytest.mark.engine("torch")
+@pytest.mark.parametrize("shape, axis", CASES)
+def test_the_inference_kernel_matches_numpy_and_the_composites_gradients(shape, axis):
+    import torch
+
+    from lamina.backend.torch import nn as torch_nn
+
+    x = RNG.standard_normal(shape).astype("float32") * 2.0 + 0.5
+    channels = shape[axis]
+    mean = RNG.standard_normal(channels).astype("float32")
+    var = RNG.uniform(0.2, 3.0, channels).astype("float32")
+    gamma = RNG.uniform(0.5, 1.5, channels).astype("float32")
+    beta = RNG.standard_normal(channels).astype("float32")
+    f64 = [a.astype("float64") for a in (x, mean, var, gamma, beta)]
+    expected = _numpy_inference(f64[0], axis, *f64[1:], 1e-3)
+
+    tx, tg, tb = (torch.tensor(a, requires_grad=True) for a in (x, gamma, beta))
+    tm, tv = torch.tensor(mean), torch.tensor(var)
+    out, got_mean, got_var = torch_nn.fused_batch_norm(tx, axis, tg, tb, 1e-3, tm, tv)
+    np.testing.assert_allclose(out.detach().numpy(), expected, rtol=1e-5, atol=1e-5)
+    assert got_mean is tm and got_var is tv
+    # The statistics are constants; the gradient reaches the inputs, gamma and beta, as
+    # through the composite (a frozen BatchNormalization in a fine-tuned model).
+    weights = torch.tensor(RNG.standard_normal(shape).astype("float32"))
+    fused_grads = torch.autograd.grad((out * weights).sum(), (tx, tg, tb))
+    cx, cg, cb = (torch.tensor(a, requires_grad=True) for a in (x, gamma, beta))
+    bshape = [1] * len(shape)
+    bshape[axis] = -1
+    composite = (cx - tm.reshape(bshape)) * torch.rsqrt(tv.reshape(bshape) + 1e-3)
+    composite = composite * cg.reshape(bshape) + cb.reshape(bshape)
+    composite_grads = torch.autograd.grad((composite * weights).sum(), (cx, cg, cb))
+    for fused, reference in zip(fused_grads, composite_grads, strict=True):
+        np.testing.assert_allclose(fused.numpy(), reference.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.engine("torch")
+def test_the_inference_kernel_wants_both_statistics():
+    import torch
+
+    from lamina.backend.torch import nn as torch_nn
+
+    with pytest.raises(ValueError, match="both `mean` and `variance`"):
+        torch_nn.fused_batch_norm(torch.ones((2, 3)), -1, None, None, 1e-3, torch.zeros(3))
+
+
+@pytest.mark.parametrize("center, scale", [(True, True), (False, False)])
+def test_a_batchnorm_layer_in_inference_gives_the_numpy_values_in_every_mode(center, scale):
+    x = RNG.standard_normal((6, 4, 4, 3)).astype("float32") * 3.0 - 1.0
+    layer = layers.BatchNormalization(epsilon=1e-3, center=center, scale=scale)
+    layer.build(x.shape)
+    gamma = RNG.uniform(0.5, 1.5, 3).astype("float32") if scale else None
+    beta = RNG.standard_normal(3).astype("float32") if center else None
+    mean = RNG.standard_normal(3).astype("float32")
+    var = RNG.uniform(0.2, 3.0, 3).astype("float32")
+    layer.set_weights([w for w in (gamma, beta, mean, var) if w is not None])
+    f64 = lambda a: None if a is None else a.astype("float64")  # noqa: E731
+    expected = _numpy_inference(f64(x), -1, f64(mean), f64(var), f64(gamma), f64(beta), 1e-3)
+    eager = lamina.ops.convert_to_numpy(layer(x, training=False))
+    np.testing.assert_allclose(eager, expected, rtol=1e-5, atol=1e-5)
+    inputs = lamina.Input((4, 4, 3))
+    model = lamina.Model(inputs, layer(inputs, training=False))
+    np.testing.assert_allclose(model.predict(x, verbose=0), expected, rtol=1e-5, atol=1e-5)

@@ -82,16 +82,18 @@ DECLARATIONS = declare(
         >>> float(ops.convert_to_numpy(mean)), float(ops.convert_to_numpy(variance))
         (2.5, 1.25)
 
-    fused_batch_norm(x, axis, scale, offset, epsilon)
-        Batch normalization with the batch's statistics in one fused kernel, or None.
+    fused_batch_norm(x, axis, scale, offset, epsilon, mean=None, variance=None)
+        Batch normalization in one fused kernel, or None.
 
         The engine's fused kernel where it has one (torch); None where it has none (JAX,
-        whose compiler fuses the composite itself): the caller then computes it from
-        `moments`. Not an op of its own: `BatchNormalization` calls it in training.
+        whose compiler fuses the composite itself): the caller then computes the
+        composite. Not an op of its own: `BatchNormalization` calls it.
 
-        `(x - mean) / sqrt(variance + epsilon) * scale + offset`, where `mean` and the
-        biased `variance` are taken over every axis but `axis`; the gradient flows
-        through the statistics, as through the composite's.
+        `(x - mean) / sqrt(variance + epsilon) * scale + offset`. Without `mean` and
+        `variance` (training), they are the batch's statistics, taken over every axis
+        but `axis` (the biased variance), and the gradient flows through them, as
+        through the composite's. With them (inference: the moving statistics), they are
+        constants; the gradient flows to `x`, `scale` and `offset`.
 
         Args:
             x: A float32 tensor.
@@ -99,6 +101,9 @@ DECLARATIONS = declare(
             scale: The factor `gamma`, a vector along `axis`, or None for 1.
             offset: The shift `beta`, a vector along `axis`, or None for 0.
             epsilon: Added to the variance.
+            mean: The statistics to normalize with (vectors along `axis`), or None
+                (both None) for the batch's own.
+            variance: As `mean`.
 
         Returns:
             `(outputs, mean, variance)`, the statistics as vectors along `axis` (for the

@@ -99,7 +99,7 @@ def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
     return jax.nn.one_hot(x, num_classes, axis=axis, dtype=dtype)
 
 
-def fused_batch_norm(x, axis, scale, offset, epsilon):
+def fused_batch_norm(x, axis, scale, offset, epsilon, mean=None, variance=None):
     # No kernel of its own: XLA fuses the composite the layer computes from `moments`.
     return None
 

@@ -174,19 +174,28 @@ def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
     return (x.unsqueeze(axis) == classes).to(dtype)
 
 
-def fused_batch_norm(x, axis, scale, offset, epsilon):
-    """Training batch normalization in torch's own kernel (`native_batch_norm`, one pass
-    for the statistics and one for the output, and a fused backward), instead of the
-    composite's ten elementwise passes and their gradients. Feature axis moved to 1 as
-    a view: a channels-last image stays in its memory layout, which the kernel takes."""
+def fused_batch_norm(x, axis, scale, offset, epsilon, mean=None, variance=None):
+    """Batch normalization in torch's own kernel (`native_batch_norm`) instead of the
+    composite's elementwise passes: in training (no `mean`/`variance`: one pass for the
+    statistics and one for the output, and a fused backward), and with given statistics
+    (inference: one pass where the composite takes three). Feature axis moved to 1 as a
+    view: a channels-last image stays in its memory layout, which the kernel takes."""
     x = convert_to_tensor(x)
     if x.dtype is not torch.float32 or x.ndim < 2:
         return None
-    for v in (scale, offset):
+    for v in (scale, offset, mean, variance):
         if v is not None and (not isinstance(v, torch.Tensor) or v.dtype is not torch.float32):
             return None
+    if (mean is None) != (variance is None):
+        raise ValueError(
+            "fused_batch_norm: pass both `mean` and `variance` (inference) or neither "
+            f"(training); received mean={mean!r}, variance={variance!r}."
+        )
     axis = axis % x.ndim
     xt = x if axis == 1 else x.movedim(axis, 1)
+    if mean is not None:
+        out = F.batch_norm(xt, mean.detach(), variance.detach(), scale, offset, False, 0.0, epsilon)
+        return (out if axis == 1 else out.movedim(1, axis)), mean, variance
     out, mean, invstd = torch.native_batch_norm(xt, scale, offset, None, None, True, 0.0, epsilon)
     if axis != 1:
         out = out.movedim(1, axis)
