@@ -75,3 +75,30 @@ def test_shapes_to_specs_refuses_a_string_instead_of_recursing():
         shapes_to_specs("abc", "float32")
     specs = shapes_to_specs([(None, 2), {"a": (3,)}], "float32")
     assert specs[0].shape == (None, 2) and specs[1]["a"].shape == (3,)
+
+
+def _contrastive_loss(lib):
+    class HalfSquares(lib.losses.Loss):
+        # Overrides `__call__` with Keras 3's signature (no `mask`), as keras-io's
+        # supervised contrastive loss does; lamina passed `mask=` and failed.
+        def __call__(self, labels, preds, sample_weight=None):
+            return lib.ops.mean(lib.ops.square(preds - labels)) / 2.0
+
+    return HalfSquares()
+
+
+def test_a_loss_overriding_call_without_mask_trains_as_in_keras():
+    x = np.linspace(-1.0, 1.0, 24, dtype="float32").reshape(4, 2, 3)
+    x[:, 1] = 0.0  # masked timesteps: a Loss that overrides __call__ sees no mask in Keras
+    y = np.ones((4, 2, 1), "float32")
+    results = {}
+    for lib in (keras, lamina):
+        inputs = lib.Input(shape=(2, 3))
+        dense = lib.layers.Dense(1, kernel_initializer="ones")
+        model = lib.Model(inputs, dense(lib.layers.Masking(0.0)(inputs)))
+        model.compile(optimizer=lib.optimizers.SGD(0.1), loss=_contrastive_loss(lib))
+        before = model.fit(x, y, batch_size=4, epochs=1, verbose=0).history["loss"][0]
+        kernel = np.asarray(dense.kernel.value) if lib is keras else dense.get_weights()[0]
+        results[lib.__name__] = (before, kernel)
+    np.testing.assert_allclose(results["lamina"][0], results["keras"][0], rtol=1e-6)
+    np.testing.assert_allclose(results["lamina"][1], results["keras"][1], rtol=1e-5)
