@@ -269,7 +269,7 @@ def _call_loss(loss, y_true, y_pred, sample_weight, mask):
     return loss(y_true, y_pred, sample_weight, mask=mask)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _takes_mask(loss_type) -> bool:
     try:
         params = inspect.signature(loss_type.__call__).parameters.values()
