@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import json
 import os
@@ -115,7 +116,17 @@ sys.path.insert(0, HERE)
 import fake_tf  # noqa: E402
 
 fake_tf.install(root.utils.PyDataset, PROG)
-sys.modules["tqdm"] = types.SimpleNamespace(tqdm=lambda it=None, *a, **k: it, trange=range)
+
+
+def _stub(name, **attrs):
+    # A module with a spec: torch.compile looks modules up with importlib.util.find_spec.
+    module = types.ModuleType(name)
+    module.__spec__ = importlib.machinery.ModuleSpec(name, None)
+    module.__dict__.update(attrs)
+    return sys.modules.setdefault(name, module)
+
+
+_stub("tqdm", tqdm=lambda it=None, *a, **k: it, trange=range)  # a progress bar
 
 
 # ---------------------------------------------------------------- synthetic data
@@ -313,11 +324,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 plt.show = lambda *a, **k: None
 # Notebook display helpers (pixelcnn, super_resolution...) show nothing here either.
-_display = types.ModuleType("IPython.display")
-_display.display = _display.Image = lambda *a, **k: None
-_ipython = sys.modules.setdefault("IPython", types.ModuleType("IPython"))
-_ipython.display, _ipython.get_ipython, _ipython.version_info = _display, lambda: None, (8, 0)
-sys.modules.setdefault("IPython.display", _display)
+_nothing = lambda *a, **k: None  # noqa: E731
+_display = _stub("IPython.display", display=_nothing, Image=_nothing, SVG=_nothing)
+_stub("IPython", display=_display, get_ipython=_nothing, version_info=(8, 0))
 _plot_model = root.utils.plot_model
 
 
@@ -342,7 +351,7 @@ def _pet_images():
 
     for folder in ("Cat", "Dog"):
         os.makedirs(os.path.join("PetImages", folder), exist_ok=True)
-        for i in range(40):
+        for i in range(6760, 6800):  # the program opens Cat/6779.jpg by name
             pixels = rng.randint(0, 256, size=(60, 80, 3)).astype("uint8")
             Image.fromarray(pixels).save(os.path.join("PetImages", folder, f"{i}.jpg"))
 
