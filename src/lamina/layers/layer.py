@@ -683,6 +683,7 @@ class Layer(Operation, backend.layer.LayerBase):
         return self.autocast and self.__dict__.get("_function") is None
 
     def _convert_inputs(self, x):
+        layer_arguments.refuse_number_lists(self, x)
         dtype = self._inputs_dtype()
         casts = self._casts_inputs
 

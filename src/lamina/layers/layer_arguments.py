@@ -150,7 +150,15 @@ def shapes_to_specs(shapes, dtype):
         return KerasTensor(shapes, dtype)
     if isinstance(shapes, dict):
         return {k: shapes_to_specs(v, dtype) for k, v in shapes.items()}
-    return [shapes_to_specs(s, dtype) for s in shapes]
+    if isinstance(shapes, (list, tuple)):
+        return [shapes_to_specs(s, dtype) for s in shapes]
+    # A string is iterable (each character a string again): without this check it
+    # would recurse without end.
+    raise TypeError(
+        f"Expected a shape (a tuple of ints or None), or a list or dict of shapes; "
+        f"received {shapes!r} of type {type(shapes).__name__}. A layer's "
+        "compute_output_shape must return shapes such as (None, 4)."
+    )
 
 
 def tuplify(shapes):
@@ -361,6 +369,22 @@ def is_text_array(arr) -> bool:
             and all(isinstance(v, (str, bytes)) for v in arr.flat)
         )
     )
+
+
+def refuse_number_lists(layer, inputs) -> None:
+    """A clear error for Python numbers inside a list given as a layer's input, as
+    Keras 3 refuses them: a list there is a list of inputs, so `[[1.0, 1.0]]` would
+    otherwise reach the layer as one input of 0-d tensors and fail on its rank."""
+    if not isinstance(inputs, (list, tuple)):
+        return
+    for leaf in tree.flatten(inputs):
+        if isinstance(leaf, (int, float, complex)) and not isinstance(leaf, bool):
+            raise ValueError(
+                f"{type(layer).__name__} {layer.name!r} received a Python list holding the "
+                f"number {leaf!r} as its input; a list there is a list of input tensors. "
+                "Pass the data as one array: np.array(...) or ops.convert_to_tensor(...) "
+                "(e.g. np.array([[1.0, 1.0]]) for a batch of one sample of two features)."
+            )
 
 
 def refuse_text(layer, value: np.ndarray) -> None:

@@ -114,6 +114,7 @@ def glu(x, axis=-1):
     >>> ops.convert_to_numpy(ops.glu(np.array([1.0, 2.0, 0.0, 100.0]))).tolist()
     [0.5, 2.0]
     """
+    x = convert_to_tensor(x)
     size = shape(x)[axis]
     if size % 2:
         raise ValueError(

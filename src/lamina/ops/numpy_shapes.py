@@ -154,6 +154,7 @@ def hstack(xs):
     >>> ops.convert_to_numpy(ops.hstack([np.ones((2, 1)), np.zeros((2, 2))])).tolist()
     [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]
     """
+    xs = [convert_to_tensor(x) for x in xs]
     axis = 0 if all(len(shape(x)) <= 1 for x in xs) else 1
     return lnp.concatenate([_at_least(x, 1) if axis == 0 else x for x in xs], axis=axis)
 

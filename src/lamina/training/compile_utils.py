@@ -17,6 +17,8 @@ weighted metric whose name is already taken becomes `weighted_<name>`.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 
 import numpy as np
@@ -258,7 +260,22 @@ def _as_loss(spec):
 
 
 def _call_loss(loss, y_true, y_pred, sample_weight, mask):
-    return loss(y_true, y_pred, sample_weight=sample_weight, mask=mask)
+    # Keras 3 calls `loss(y_true, y_pred, sample_weight)` and a Loss reads the mask off
+    # `y_pred`, so a Loss subclass may override `__call__(labels, preds,
+    # sample_weight=None)` (keras-io's supervised contrastive loss does): such a loss
+    # gets no mask, as in Keras.
+    if mask is None or not _takes_mask(type(loss)):
+        return loss(y_true, y_pred, sample_weight)
+    return loss(y_true, y_pred, sample_weight, mask=mask)
+
+
+@functools.cache
+def _takes_mask(loss_type) -> bool:
+    try:
+        params = inspect.signature(loss_type.__call__).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == "mask" or p.kind is p.VAR_KEYWORD for p in params)
 
 
 def _name_of(obj) -> str:

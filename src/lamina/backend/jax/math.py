@@ -5,6 +5,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from lamina.backend.jax.core import convert_to_tensor
+
 
 def top_k(x, k, sorted=True):
     return jax.lax.top_k(x, k)
@@ -17,14 +19,17 @@ def in_top_k(targets, predictions, k):
 
 
 def logsumexp(x, axis=None, keepdims=False):
+    x = convert_to_tensor(x)
     return jax.scipy.special.logsumexp(x, axis=axis, keepdims=keepdims)
 
 
 def erf(x):
+    x = convert_to_tensor(x)
     return jax.scipy.special.erf(x)
 
 
 def rsqrt(x):
+    x = convert_to_tensor(x)
     return jax.lax.rsqrt(x)
 
 
@@ -33,10 +38,12 @@ def segment_sum(data, segment_ids, num_segments=None, sorted=False):
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
+    x = convert_to_tensor(x)
     return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
 
 
 def qr(x, mode="reduced"):
+    x = convert_to_tensor(x)
     return jnp.linalg.qr(x, mode=mode)
 
 
@@ -53,10 +60,12 @@ def segment_prod(data, segment_ids, num_segments=None, sorted=False):
 
 
 def erfc(x):
+    x = convert_to_tensor(x)
     return jax.scipy.special.erfc(x)
 
 
 def erfinv(x):
+    x = convert_to_tensor(x)
     return jax.scipy.special.erfinv(x)
 
 

@@ -13,67 +13,83 @@ from lamina.backend.jax.core import convert_to_tensor
 
 
 def relu(x):
+    x = convert_to_tensor(x)
     return jax.nn.relu(x)
 
 
 def relu6(x):
+    x = convert_to_tensor(x)
     return jax.nn.relu6(x)
 
 
 def sigmoid(x):
+    x = convert_to_tensor(x)
     return jax.nn.sigmoid(x)
 
 
 def hard_sigmoid(x):
+    x = convert_to_tensor(x)
     # Keras's piecewise-linear form: clip(x / 6 + 0.5, 0, 1).
     return jnp.clip(x / 6.0 + 0.5, 0.0, 1.0)
 
 
 def hard_silu(x):
+    x = convert_to_tensor(x)
     return x * hard_sigmoid(x)
 
 
 def softplus(x):
+    x = convert_to_tensor(x)
     return jax.nn.softplus(x)
 
 
 def softsign(x):
+    x = convert_to_tensor(x)
     return jax.nn.soft_sign(x)
 
 
 def silu(x):
+    x = convert_to_tensor(x)
     return jax.nn.silu(x)
 
 
 def log_sigmoid(x):
+    x = convert_to_tensor(x)
     return jax.nn.log_sigmoid(x)
 
 
 def leaky_relu(x, negative_slope=0.2):
+    x = convert_to_tensor(x)
     return jax.nn.leaky_relu(x, negative_slope=negative_slope)
 
 
 def elu(x, alpha=1.0):
+    x = convert_to_tensor(x)
     return jax.nn.elu(x, alpha=alpha)
 
 
 def selu(x):
+    x = convert_to_tensor(x)
     return jax.nn.selu(x)
 
 
 def gelu(x, approximate=True):
+    x = convert_to_tensor(x)
     return jax.nn.gelu(x, approximate=approximate)
 
 
 def mish(x):
+    x = convert_to_tensor(x)
     return x * jnp.tanh(jax.nn.softplus(x))
 
 
 def softmax(x, axis=-1):
+    x = convert_to_tensor(x)
     return jax.nn.softmax(x, axis=axis)
 
 
 def log_softmax(x, axis=-1):
+    x = convert_to_tensor(x)
     return jax.nn.log_softmax(x, axis=axis)
 
 
