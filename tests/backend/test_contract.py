@@ -295,7 +295,7 @@ def test_public_ops_cover_backend_functions():
     from lamina import ops
 
     # Engine kernels a layer calls, None where the engine has none: not ops of their own.
-    kernels = {"fused_batch_norm"}
+    kernels = {"fused_batch_norm", "fused_conv"}
     for module in ("numpy", "nn", "math"):
         for name in contract.ENGINE[module]:
             if name in kernels:

@@ -217,15 +217,18 @@ class BaseConv(Layer):
         lora.build_lora(self)
 
     def call(self, inputs):
-        x = ops.conv(
-            inputs,
-            self.kernel,
-            strides=self.strides,
-            padding=self.padding,
-            data_format=self.data_format,
-            dilation_rate=self.dilation_rate,
-        )
-        return self._finish(x)
+        options = {
+            "strides": self.strides,
+            "padding": self.padding,
+            "data_format": self.data_format,
+            "dilation_rate": self.dilation_rate,
+        }
+        if self.bias is not None:
+            # The engine's convolution with its bias, where it has one (torch).
+            x = backend.nn.fused_conv(inputs, self.kernel, self.bias, **options)
+            if x is not None:
+                return self.activation(x) if self.activation is not None else x
+        return self._finish(ops.conv(inputs, self.kernel, **options))
 
     def compute_output_shape(self, input_shape):
         self._check_input(input_shape)

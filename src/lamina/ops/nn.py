@@ -15,9 +15,10 @@ CTC ops in `ctc`; all are found here, as in `keras.ops.nn`.
 from lamina.ops.core import build_ops
 
 # `ctc_loss` of the backend is the engine's CTC kernel (None where there is none), which
-# the op `lamina.ops.ctc.ctc_loss` calls; it is not an op of its own. Nor is
-# `fused_batch_norm`, the engine's batch-norm kernel (None on JAX) that the layer calls.
-_OPS = build_ops("nn", exclude=("ctc_loss", "fused_batch_norm"))
+# the op `lamina.ops.ctc.ctc_loss` calls; it is not an op of its own. Nor are
+# `fused_batch_norm` and `fused_conv`, the engine's kernels (None on JAX) that the layers
+# call.
+_OPS = build_ops("nn", exclude=("ctc_loss", "fused_batch_norm", "fused_conv"))
 globals().update(_OPS)
 
 # The ops written once from the contract ops join them.

@@ -116,6 +116,36 @@ DECLARATIONS = declare(
         >>> found is None or tuple(found[0].shape) == (2, 3)
         True
 
+    fused_conv(inputs, kernel, bias, strides=1, padding="valid", data_format=None, dilation_rate=1)
+        `conv` with a bias added along the channels in one fused kernel, or None.
+
+        The engine's convolution kernel with its bias where it has one (torch: one pass
+        over the output fewer, and the bias gradient from the kernel's backward); None
+        where the engine has none (JAX, whose compiler fuses the addition itself) or the
+        inputs and bias are not both float32 (half precision rounds the convolution's
+        output before the bias is added, as the composite does): the caller then adds it.
+        Not an op of its own: the convolution layers call it.
+
+        Args:
+            inputs: The inputs, as `conv` takes them.
+            kernel: The kernel, as `conv` takes it.
+            bias: A vector of one value per output channel.
+            strides: As `conv`'s.
+            padding: As `conv`'s.
+            data_format: As `conv`'s.
+            dilation_rate: As `conv`'s.
+
+        Returns:
+            `conv(...)` plus `bias` along the channel axis, or None.
+
+        Example:
+
+        >>> from lamina import backend
+        >>> x, k = np.ones((1, 3, 1), "float32"), np.ones((2, 1, 2), "float32")
+        >>> found = backend.nn.fused_conv(x, k, np.array([0.5, -1.0], "float32"))
+        >>> found is None or backend.convert_to_numpy(found).tolist() == [[[2.5, 1.0], [2.5, 1.0]]]
+        True
+
     polar(abs_, angle)
         The complex numbers with magnitude `abs_` and phase `angle`.
 

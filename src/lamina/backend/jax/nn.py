@@ -115,6 +115,11 @@ def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
     return jax.nn.one_hot(x, num_classes, axis=axis, dtype=dtype)
 
 
+def fused_conv(inputs, kernel, bias, strides=1, padding="valid", data_format=None, dilation_rate=1):
+    # No kernel of its own: XLA fuses the bias into the convolution's output itself.
+    return None
+
+
 def fused_batch_norm(x, axis, scale, offset, epsilon, mean=None, variance=None):
     # No kernel of its own: XLA fuses the composite the layer computes from `moments`.
     return None

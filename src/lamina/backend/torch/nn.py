@@ -296,15 +296,33 @@ def _pad_for_conv(x, padding, kernel_spatial, strides, dilation):
     return F.pad(x, flat), 0
 
 
-def _conv(inputs, weight, strides, padding, data_format, dilation, groups, n):
+def _conv(inputs, weight, strides, padding, data_format, dilation, groups, n, bias=None):
     x = _channels_first(inputs, n, data_format)
     x, pad = _pad_for_conv(x, padding, weight.shape[2:], strides, dilation)
-    out = _CONV[n](x, weight, None, strides, pad, dilation, groups)
+    out = _CONV[n](x, weight, bias, strides, pad, dilation, groups)
     return _restore(out, n, data_format)
 
 
 def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
     """N-D convolution (cross-correlation) with a `(*spatial, in/groups, out)` kernel."""
+    return _conv_with_bias(inputs, kernel, None, strides, padding, data_format, dilation_rate)
+
+
+def fused_conv(inputs, kernel, bias, strides=1, padding="valid", data_format=None, dilation_rate=1):
+    """`conv` plus a bias along the channels, the bias added inside torch's convolution
+    kernel (as `nn.Conv2d` does) instead of a second pass over the output, and its
+    gradient taken by the kernel's backward. None where the bias is not a vector of the
+    inputs' dtype or the dtype is not float32: the caller then adds it itself, with the
+    usual type promotion. (In half precision the kernel adds the bias before rounding the
+    output, once, where the composite, as Keras, rounds twice.)"""
+    inputs = convert_to_tensor(inputs)
+    bias = convert_to_tensor(bias)
+    if bias.ndim != 1 or bias.dtype != inputs.dtype or inputs.dtype is not torch.float32:
+        return None
+    return _conv_with_bias(inputs, kernel, bias, strides, padding, data_format, dilation_rate)
+
+
+def _conv_with_bias(inputs, kernel, bias, strides, padding, data_format, dilation_rate):
     data_format = config.standardize_data_format(data_format)
     inputs = convert_to_tensor(inputs)
     n = _spatial_rank(inputs, "conv")
@@ -322,7 +340,12 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
         )
     weight = kernel.permute(n + 1, n, *range(n))  # (out, in / groups, *spatial)
     groups = in_channels // group_channels
-    return _conv(inputs, weight, strides, padding, data_format, dilation, groups, n)
+    if bias is not None and bias.shape[0] != out_channels:
+        raise ValueError(
+            f"fused_conv: a bias of {bias.shape[0]} values for {out_channels} output "
+            f"channels (kernel shape {tuple(kernel.shape)}); the bias needs one per channel."
+        )
+    return _conv(inputs, weight, strides, padding, data_format, dilation, groups, n, bias)
 
 
 def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
