@@ -21,7 +21,6 @@ Some programs need packages of their own (six, pandas, cairocffi, editdistance, 
 
 import faulthandler
 import importlib
-import importlib.abc
 import importlib.util
 import io
 import json
@@ -57,49 +56,10 @@ class StopProgram(BaseException):
 
 # ---------------------------------------------------------------- keras alias
 if FLAVOUR == "lamina":
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import keras_alias
 
-    class _AliasLoader(importlib.abc.Loader):
-        def __init__(self, real):
-            self.real = real
-
-        def create_module(self, spec):
-            return importlib.import_module(self.real)
-
-        def exec_module(self, module):
-            pass
-
-    class _AliasFinder(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path, target=None):
-            if name != "keras" and not name.startswith("keras."):
-                return None
-            real = "lamina" + name[len("keras") :]
-            try:
-                found = importlib.util.find_spec(real)
-            except (ImportError, AttributeError, ValueError):
-                found = None
-            if found is None:
-                # an attribute that is a module-like object (e.g. a namespace)
-                parent, _, leaf = real.rpartition(".")
-                try:
-                    obj = getattr(importlib.import_module(parent), leaf)
-                except Exception:
-                    return None
-                if not hasattr(obj, "__dict__"):
-                    return None
-                return importlib.util.spec_from_loader(name, _ObjLoader(obj))
-            return importlib.util.spec_from_loader(name, _AliasLoader(real))
-
-    class _ObjLoader(importlib.abc.Loader):
-        def __init__(self, obj):
-            self.obj = obj
-
-        def create_module(self, spec):
-            return self.obj
-
-        def exec_module(self, module):
-            pass
-
-    sys.meta_path.insert(0, _AliasFinder())
+    keras_alias.install()
     import lamina as root
 else:
     import keras as root

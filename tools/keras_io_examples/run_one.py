@@ -24,7 +24,6 @@ otherwise).
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import json
@@ -54,50 +53,11 @@ class StopProgram(BaseException):
 
 
 # ---------------------------------------------------------------- keras alias
-def _alias_keras_to_lamina():
-    class _ModuleLoader(importlib.abc.Loader):
-        def __init__(self, real):
-            self.real = real
-
-        def create_module(self, spec):
-            return importlib.import_module(self.real)
-
-        def exec_module(self, module):
-            pass
-
-    class _ObjLoader(importlib.abc.Loader):
-        def __init__(self, obj):
-            self.obj = obj
-
-        def create_module(self, spec):
-            return self.obj
-
-        def exec_module(self, module):
-            pass
-
-    class _AliasFinder(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path, target=None):
-            if name != "keras" and not name.startswith("keras."):
-                return None
-            real = "lamina" + name[len("keras") :]
-            try:
-                found = importlib.util.find_spec(real)
-            except (ImportError, AttributeError, ValueError):
-                found = None
-            if found is not None:
-                return importlib.util.spec_from_loader(name, _ModuleLoader(real))
-            parent, _, leaf = real.rpartition(".")  # a namespace object, not a module
-            try:
-                obj = getattr(importlib.import_module(parent), leaf)
-            except Exception:  # noqa: BLE001
-                return None
-            return importlib.util.spec_from_loader(name, _ObjLoader(obj))
-
-    sys.meta_path.insert(0, _AliasFinder())
-
-
 if FLAVOUR == "lamina":
-    _alias_keras_to_lamina()
+    sys.path.insert(0, os.path.dirname(HERE))
+    import keras_alias
+
+    keras_alias.install()
     import lamina as root
 else:
     os.environ["KERAS_BACKEND"] = "jax"

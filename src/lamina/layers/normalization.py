@@ -239,6 +239,19 @@ class BatchNormalization(_AffineMixin, Layer):
         )
         return mean, variance
 
+    def _fused(self, inputs, mean=None, variance=None):
+        """The engine's own batch-norm kernel where it has one (torch), with the batch's
+        statistics or, given them, the moving ones; None elsewhere."""
+        return backend.nn.fused_batch_norm(
+            inputs,
+            self._axis,
+            None if self.gamma is None else self.gamma.value,
+            None if self.beta is None else self.beta.value,
+            self.epsilon,
+            mean=mean,
+            variance=variance,
+        )
+
     def call(self, inputs, training=None, mask=None):
         if not self.trainable:
             training = False
@@ -247,14 +260,7 @@ class BatchNormalization(_AffineMixin, Layer):
         bshape = tuple(bshape)
         fused = None
         if training and mask is None:
-            # The engine's own kernel where it has one (torch); None elsewhere.
-            fused = backend.nn.fused_batch_norm(
-                inputs,
-                self._axis,
-                None if self.gamma is None else self.gamma.value,
-                None if self.beta is None else self.beta.value,
-                self.epsilon,
-            )
+            fused = self._fused(inputs)  # the batch's statistics
         if training:
             if fused is not None:
                 outputs, flat_mean, flat_var = fused
@@ -278,16 +284,7 @@ class BatchNormalization(_AffineMixin, Layer):
             if fused is not None:
                 return outputs
         else:
-            # Inference: the engine's kernel on the moving statistics, where it has one.
-            fused = backend.nn.fused_batch_norm(
-                inputs,
-                self._axis,
-                None if self.gamma is None else self.gamma.value,
-                None if self.beta is None else self.beta.value,
-                self.epsilon,
-                mean=self.moving_mean.value,
-                variance=self.moving_variance.value,
-            )
+            fused = self._fused(inputs, self.moving_mean.value, self.moving_variance.value)
             if fused is not None:
                 return fused[0]
             mean = ops.reshape(ops.cast(self.moving_mean.value, inputs.dtype), bshape)
