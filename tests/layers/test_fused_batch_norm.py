@@ -6,6 +6,8 @@ flow through the statistics. Checked against NumPy formulas and against the comp
 autograd gradients, for images held channels-last, features on axis 1 and a matrix.
 """
 
+import os
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,7 @@ import lamina
 from lamina import layers
 
 RNG = np.random.default_rng(3)
+os.environ.setdefault("KERAS_BACKEND", "jax")  # the reference below, before Keras loads
 CASES = [((4, 5, 5, 3), -1), ((6, 3, 4), 1), ((8, 5), -1)]
 
 
@@ -155,3 +158,71 @@ def test_a_batchnorm_layer_in_inference_gives_the_numpy_values_in_every_mode(cen
     inputs = lamina.Input((4, 4, 3))
     model = lamina.Model(inputs, layer(inputs, training=False))
     np.testing.assert_allclose(model.predict(x, verbose=0), expected, rtol=1e-5, atol=1e-5)
+
+
+def _frozen_bn_model(weights):
+    """A fine-tuning model: BatchNormalization called in inference mode (its moving
+    statistics) while its gamma and beta train, inside `fit`'s compiled step."""
+    inputs = lamina.Input((4,))
+    x = lamina.layers.Dense(3)(inputs)
+    x = lamina.layers.BatchNormalization(epsilon=1e-3)(x, training=False)
+    model = lamina.Model(inputs, lamina.layers.Dense(2)(x))
+    model.set_weights(weights)
+    model.compile(optimizer=lamina.optimizers.SGD(0.1), loss="mse")
+    return model
+
+
+def _keras_reference(keras, weights):
+    """The same model in Keras 3 with the normalization written out: trainable gamma and
+    beta, the statistics constants. (Keras 3.15's functional models override a layer's
+    `training=False` given at construction with fit's `training=True`, so its
+    BatchNormalization would train its statistics here; Keras 2, tf.keras and Keras's
+    transfer-learning guide keep it in inference mode, as lamina does.)"""
+
+    class FrozenNormalization(keras.layers.Layer):
+        def build(self, shape):
+            self.gamma = self.add_weight(shape=(shape[-1],), name="gamma")
+            self.beta = self.add_weight(shape=(shape[-1],), name="beta")
+
+        def call(self, x):
+            mean = keras.ops.convert_to_tensor(weights[4])
+            inv = self.gamma * keras.ops.rsqrt(keras.ops.convert_to_tensor(weights[5]) + 1e-3)
+            return (x - mean) * inv + self.beta
+
+    inputs = keras.Input((4,))
+    x = FrozenNormalization()(keras.layers.Dense(3)(inputs))
+    model = keras.Model(inputs, keras.layers.Dense(2)(x))
+    model.set_weights(weights[:4] + weights[6:])
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    return model
+
+
+# Keras's own Variable.__array__ (its get_weights) under NumPy 2, as in tests/saving.
+@pytest.mark.filterwarnings(
+    "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning"
+)
+def test_inference_batchnorm_inside_fit_trains_gamma_and_beta_as_keras():
+    keras = pytest.importorskip("keras")
+    weights = [
+        RNG.standard_normal((4, 3)).astype("float32"),
+        RNG.standard_normal(3).astype("float32"),
+        RNG.uniform(0.5, 1.5, 3).astype("float32"),  # gamma
+        RNG.standard_normal(3).astype("float32"),  # beta
+        RNG.standard_normal(3).astype("float32"),  # moving mean
+        RNG.uniform(0.5, 2.0, 3).astype("float32"),  # moving variance
+        RNG.standard_normal((3, 2)).astype("float32"),
+        RNG.standard_normal(2).astype("float32"),
+    ]
+    x = RNG.standard_normal((8, 4)).astype("float32")
+    y = RNG.standard_normal((8, 2)).astype("float32")
+    ours, theirs = _frozen_bn_model(weights), _keras_reference(keras, weights)
+    lost = ours.fit(x, y, batch_size=4, epochs=1, shuffle=False, verbose=0).history["loss"]
+    expected = theirs.fit(x, y, batch_size=4, epochs=1, shuffle=False, verbose=0)
+    np.testing.assert_allclose(lost, expected.history["loss"], rtol=1e-5)
+    got = ours.get_weights()
+    for mine, want in zip(got[:4] + got[6:], theirs.get_weights(), strict=True):
+        np.testing.assert_allclose(mine, want, rtol=1e-5, atol=1e-6)
+    # The moving statistics stay as they were; gamma and beta moved.
+    np.testing.assert_array_equal(got[4], weights[4])
+    np.testing.assert_array_equal(got[5], weights[5])
+    assert not np.allclose(got[2], weights[2])
