@@ -353,6 +353,13 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
     )
     keep_prob = 1.0 - rate
     keep = _draw("uniform", shape, torch.float32, seed) < keep_prob
+    if isinstance(keep_prob, numbers.Real) and keep_prob > 0 and inputs.dtype.is_floating_point:
+        # The kept values are `inputs / keep_prob`, as with `where`, and the dropped are
+        # 0; multiplying by the mask as floats takes a quarter of `where`'s time on CPU
+        # (torch's `where` with a scalar branch is not vectorized), forward and backward.
+        # Like torch's own dropout (and Keras's unseeded torch path), a dropped NaN or
+        # infinity stays NaN where `where` would give 0.
+        return (inputs / keep_prob) * keep.to(inputs.dtype)
     return torch.where(
         keep, inputs / keep_prob, torch.zeros((), dtype=inputs.dtype, device=inputs.device)
     )
