@@ -86,6 +86,10 @@ def test_buckets_start_in_order_during_the_backward_pass_and_give_the_average(jo
     reduced = distribution._reduce_gradients([*grads, extra])
     for ours, theirs in zip(reduced, [*expected, extra], strict=True):
         np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=1e-6)
+    # A column-major kernel's gradient (`Dense` on torch) comes back column-major, as
+    # the kernel is stored: the optimizer's update then reads both in one order.
+    assert variables[0].value.stride() == (1, 5)
+    assert reduced[0].stride() == grads[0].stride() == (1, 5)
     assert log[-1] == ("sync", 80)
     assert sum(1 for entry in log if entry[0] == "wait") == 4
 
@@ -117,3 +121,24 @@ def test_metrics_read_the_jobs_totals_by_aggregation(job):
         assert {k: float(v) for k, v in kinds.result().items()} == {"average": 4.0, "own": 5.0}
     assert float(mean.total.value) == pytest.approx(9.0)  # this process's, untouched
     assert log == [("sync", 4)]  # one collective for every variable
+
+
+def test_a_gradient_in_another_axis_order_keeps_it_through_its_bucket():
+    # A convolution kernel stored as `(out, in, h, w)` in memory (`Variable._store_for`)
+    # gets its gradient in that layout; the bucket copies it in memory order and hands
+    # it back laid out the same, equal to the gradient divided by the job's size.
+    import torch
+
+    engine = backend.distribution
+    grad = torch.arange(72.0).reshape(4, 2, 3, 3).permute(2, 3, 1, 0)  # (3, 3, 2, 4)
+    assert engine._memory_order(grad) == (3, 2, 0, 1)
+    assert engine._memory_order(grad.contiguous()) is None
+    assert engine._memory_order(torch.zeros(4, 6)[:, :3]) is None  # a slice: not a permutation
+    reducer = engine._Reducer()
+    reducer.size = 2
+    bucket = engine._Bucket([0], [grad])
+    reducer.where = {0: (bucket, 0)}
+    reducer._fill(0, grad)
+    back = bucket.part(0, tuple(grad.shape))
+    assert back.stride() == grad.stride()
+    np.testing.assert_array_equal(back.numpy(), grad.numpy() / 2)

@@ -387,3 +387,33 @@ def test_a_repeated_one_batch_predict_takes_the_short_path_and_stays_correct(mon
     for _ in range(3):
         check(x)
     assert len(calls) == 3
+
+
+def test_values_made_from_constants_alone_are_kept_in_the_graph_and_outputs_are_fresh():
+    # `where(x > 0, x, 0.0)` makes its 0.0 with `scalar_tensor` on every eager call; the
+    # graph keeps it as a constant instead. A constant the step returns is copied on each
+    # replay, so that changing one call's output in place never reaches the next.
+    import torch
+
+    from lamina.backend.torch import replay as replay_lib
+
+    def step(state, x):
+        return {"relu": ops.where(x > 0, x, 0.0), "zeros": ops.zeros((2,))}
+
+    replay = replay_lib.Replay(lambda: [], "constants")
+    x = torch.tensor([-1.0, 2.0, -3.0])
+    eager = step(None, x)
+    captured = replay.run(step, None, x)
+    assert replay.off is None and replay.graph_count == 1
+    ((forward, _, _),) = replay._graphs.values()
+    made = [n.target for n in forward.__self__.graph.nodes if n.op == "call_function"]
+    assert torch.ops.aten.scalar_tensor.default not in made
+    assert torch.ops.aten.zeros.default not in made
+    first = replay.run(step, None, x)
+    first["zeros"].add_(5.0)
+    second = replay.run(step, None, torch.tensor([4.0, -5.0, 6.0]))
+    for out in (captured, first):
+        np.testing.assert_array_equal(out["relu"].numpy(), eager["relu"].numpy())
+    np.testing.assert_array_equal(second["relu"].numpy(), [4.0, 0.0, 6.0])
+    np.testing.assert_array_equal(second["zeros"].numpy(), [0.0, 0.0])
+    assert second["zeros"] is not first["zeros"]

@@ -211,6 +211,7 @@ class BaseConv(Layer):
             constraint=self.kernel_constraint,
             name="kernel",
         )
+        self.kernel._store_for("conv")
         self._make_bias(self.filters)
         self.input_spec = InputSpec(ndim=self.rank + 2, axes={self._channel_axis: channels})
         self.built = True

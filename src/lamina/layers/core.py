@@ -160,6 +160,7 @@ class Dense(Layer):
                 constraint=self.kernel_constraint,
                 name="kernel",
             )
+            self.kernel._store_for("matmul")
         self.bias = None
         if self.use_bias:
             self.bias = self.add_weight(

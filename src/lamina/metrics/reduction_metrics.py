@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from lamina import ops
 from lamina.common import serialization
-from lamina.losses.loss import broadcast_weights, divide_no_nan, squeeze_or_expand_to_same_rank
+from lamina.losses.loss import broadcast_weights, squeeze_or_expand_to_same_rank
 from lamina.metrics.metric import Metric
 
 
@@ -96,7 +96,10 @@ class Mean(Metric):
         self.count.assign_add(count)
 
     def result(self):
-        return divide_no_nan(self.total.value, self.count.value)
+        # `divide_no_nan` without its guard of the divisor, which only keeps a gradient
+        # finite: a metric is not differentiated (one kernel fewer in each step).
+        count = self.count.value
+        return ops.where(ops.not_equal(count, 0), ops.divide(self.total.value, count), 0.0)
 
 
 class MeanMetricWrapper(Mean):

@@ -283,6 +283,7 @@ class Optimizer:
                 trainable=False,
                 name=f"{reference.path.replace('/', '_')}_{suffix}",
             )
+        variable._store_like(reference)
         if reference._placement is not None and variable._placement is None:
             # The variable was laid out under a distribution that is no longer in use.
             variable._placement = reference._placement

@@ -634,6 +634,18 @@ class Variable:
         through `assign`."""
         return False
 
+    def _store_for(self, use: str) -> None:
+        """Engine hook: this variable is a kernel read by one kind of operation, `use`
+        (`"matmul"`: the right-hand side of matrix products, a `Dense` kernel; `"conv"`:
+        a convolution's `(*spatial, in, out)` kernel); an engine whose kernels run
+        faster on another memory layout stores it so. The values, shape and dtype do not
+        change. Default: nothing."""
+
+    def _store_like(self, reference) -> None:
+        """Engine hook: lay this variable's storage out as `reference`'s (an optimizer's
+        slot follows its variable, so that the update's elementwise kernels read both
+        in the same order). Default: nothing."""
+
     def __repr__(self) -> str:
         return f"<Variable path={self.path}, shape={self._shape}, dtype={self._dtype}>"
 

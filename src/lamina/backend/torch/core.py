@@ -220,6 +220,46 @@ class Variable(_BaseVariable):
             param.add_(delta, alpha=sign)
         return True
 
+    def _store_for(self, use: str) -> None:
+        # The layout torch's own modules hold: `nn.Linear`'s weight is `(out, in)`
+        # row-major, which is a `(in, out)` kernel column-major, so that `x @ kernel` and
+        # its gradients run the GEMM forms `linear` runs (on CPU 10% faster for a
+        # 512x512 kernel, 60% for a 512x10 one, than on a row-major kernel); `nn.Conv2d`'s
+        # is `(out, in, *spatial)`, so that the convolution reads the kernel's permuted
+        # view without copying it.
+        param = self.__dict__.get("_param")
+        if param is None or param.is_meta or not param.is_contiguous() or param.ndim < 2:
+            return
+        n = param.ndim
+        if use == "matmul" and n == 2 and min(param.shape) > 1:
+            order = (1, 0)
+        elif use == "conv" and n >= 3:
+            order = (n - 1, n - 2, *range(n - 2))
+        else:
+            return
+        with torch.no_grad():
+            laid_out = param.detach().permute(*order).contiguous()
+            laid_out = laid_out.permute(*(order.index(axis) for axis in range(n)))
+        self.__dict__["_param"] = torch.nn.Parameter(laid_out, requires_grad=param.requires_grad)
+
+    def _store_like(self, reference) -> None:
+        param = self.__dict__.get("_param")
+        other = getattr(reference, "__dict__", {}).get("_param")
+        if (
+            param is None
+            or other is None
+            or param.is_meta
+            or param.shape != other.shape
+            or param.stride() == other.stride()
+            or other.is_contiguous()
+        ):
+            return
+        with torch.no_grad():
+            laid_out = torch.empty_strided(
+                param.shape, other.stride(), dtype=param.dtype, device=param.device
+            ).copy_(param)
+        self.__dict__["_param"] = torch.nn.Parameter(laid_out, requires_grad=param.requires_grad)
+
     def _wants_grad(self, dtype) -> bool:
         return (
             bool(self.__dict__.get("_trainable", True))
@@ -376,7 +416,7 @@ def convert_to_numpy(x) -> np.ndarray:
         if x.device.type == "cpu":
             # A copy, so later in-place updates (optimizer steps) never reach it.
             return x.numpy().copy()
-        return x.cpu().numpy()
+        return np.ascontiguousarray(x.cpu().numpy())
     return np.asarray(x)
 
 

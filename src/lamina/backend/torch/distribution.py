@@ -186,7 +186,7 @@ BUCKET_BYTES = 25 << 20
 
 
 class _Bucket:
-    __slots__ = ("indices", "offsets", "flat", "filled", "work")
+    __slots__ = ("indices", "offsets", "flat", "filled", "work", "orders")
 
     def __init__(self, indices, values):
         self.indices = indices
@@ -197,9 +197,27 @@ class _Bucket:
         self.flat = torch.empty(self.offsets[-1], dtype=first.dtype, device=first.device)
         self.filled = [False] * len(indices)
         self.work = None
+        # Per tensor: the order of its gradient's axes in memory when that is not the
+        # row-major order (a kernel stored as torch's modules store theirs, see
+        # `Variable._store_for`), kept so in the bucket; None otherwise.
+        self.orders: list = [None] * len(indices)
 
     def part(self, position, shape):
-        return self.flat[self.offsets[position] : self.offsets[position + 1]].view(shape)
+        flat = self.flat[self.offsets[position] : self.offsets[position + 1]]
+        order = self.orders[position]
+        if order is None or len(shape) != len(order):
+            return flat.view(shape)
+        stored = flat.view([shape[axis] for axis in order])
+        return stored.permute(*(order.index(axis) for axis in range(len(order))))
+
+
+def _memory_order(tensor):
+    """The axes of `tensor` from the outermost in memory, when it is a permutation of a
+    contiguous tensor other than the identity; None otherwise."""
+    if tensor.ndim < 2 or tensor.is_contiguous():
+        return None
+    order = tuple(sorted(range(tensor.ndim), key=lambda axis: -tensor.stride(axis)))
+    return order if tensor.permute(*order).is_contiguous() else None
 
 
 class _Reducer:
@@ -266,8 +284,14 @@ class _Reducer:
 
     def _fill(self, i, grad) -> None:
         bucket, position = self.where[i]
+        # A gradient laid out in another order of its axes is copied in its memory
+        # order, and comes back with the same layout (no transposing copy, and the
+        # optimizer's update reads the gradient in the order it reads the variable).
+        order = _memory_order(grad)
+        bucket.orders[position] = order
         with torch.no_grad():
-            torch.div(grad.reshape(-1), self.size, out=bucket.part(position, (-1,)))
+            flat = (grad if order is None else grad.permute(*order)).reshape(-1)
+            torch.div(flat, self.size, out=bucket.part(position, (-1,)))
         bucket.filled[position] = True
 
     def _launch_ready(self, in_backward=False) -> None:

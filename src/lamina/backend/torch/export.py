@@ -60,7 +60,9 @@ class _Program(torch.nn.Module):
         taken: set = set()
         for name, value in weights.items():
             key = _buffer_name(name, taken)
-            self.register_buffer(key, value.detach())
+            # Contiguous: torch's program archive writes whole storages, and warns
+            # about a column-major kernel (`Variable._store_for`) as a slice.
+            self.register_buffer(key, value.detach().contiguous())
             self._keys.append(key)
 
     def forward(self, *args):

@@ -119,6 +119,14 @@ class _Tape(TorchDispatchMode):
         for tag, what in _UNREPLAYABLE_TAGS.items():
             if tag in func.tags:
                 return f"{what} ({name})"
+        if isinstance(out, torch.Tensor) and self._from_constants(func, args, kwargs):
+            # Computed from constants alone (`scalar_tensor(0)`, `zeros(())`, a constant's
+            # `detach`): deterministic, so its value is kept as a constant of the graph
+            # rather than made again on every replay.
+            attribute = f"constant_{len(self.constants)}"
+            self.constants[attribute] = out
+            self.known[id(out)] = (out, self.graph.get_attr(attribute))
+            return None
         if func is backend_random._OP and not args[5]:
             # A draw with no tensor parameters, which autograd has nothing to do with:
             # the graph calls the sampler itself, without the custom op's dispatch
@@ -143,6 +151,25 @@ class _Tape(TorchDispatchMode):
                     self.known[id(o)] = (o, self.graph.call_function(operator.getitem, (node, i)))
             return None
         return f"returns a Python value to the call ({name})"
+
+    def _from_constants(self, func, args, kwargs) -> bool:
+        if func.namespace != "aten" or out_aliases_input(func):
+            return False
+        for value in _pytree.tree_leaves((args, kwargs)):
+            if isinstance(value, torch.Tensor):
+                found = self.known.get(id(value))
+                if found is None or found[0] is not value or found[1].op != "get_attr":
+                    return False
+        return True
+
+
+def out_aliases_input(func) -> bool:
+    """Whether the operation's output may share memory with an input (a view)."""
+    return any(r.alias_info is not None for r in func._schema.returns)
+
+
+def _storage(tensor) -> int:
+    return tensor.untyped_storage().data_ptr()
 
 
 class _Refused(Exception):
@@ -534,6 +561,7 @@ class Replay:
             # statistics, metric totals, an RNN's states): the graph returns both, and
             # each replay assigns the latter after the graph has run.
             nodes = []
+            constant_storages = {_storage(t) for t in tape.constants.values()}
             for leaf in [*flat_out, *(value for _, value in updates)]:
                 if leaf is None:
                     nodes.append(None)
@@ -542,7 +570,13 @@ class Replay:
                 if found is None or found[0] is not leaf:
                     refused = "returns a value the call did not compute from its inputs"
                     break
-                nodes.append(found[1])
+                node = found[1]
+                if len(nodes) < len(flat_out) and _storage(leaf) in constant_storages:
+                    # A constant of the graph (or a view of one): each replay returns a
+                    # fresh copy, as each eager call made a fresh tensor (the caller may
+                    # change it in place).
+                    node = graph.call_function(torch.ops.aten.clone.default, (node,))
+                nodes.append(node)
         if refused is not None:
             self.off = f"the step {refused}"
             if self.differentiable and (scope.losses or assigns_trainable):
