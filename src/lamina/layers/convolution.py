@@ -44,6 +44,12 @@ class BaseConv(Layer):
     _causal_ok = True
     _requires_filters = True
 
+    @property
+    def _spatial_convolution(self) -> bool:
+        """An image or volume convolution (rank 2 or 3): an engine may compile the
+        steps of a model holding one differently (`backend.jax.compilation`)."""
+        return self.rank >= 2
+
     def __init__(
         self,
         filters=None,

@@ -29,6 +29,7 @@ from lamina.backend.common.global_state import fixed_learning_phase
 from lamina.backend.common.variables import strict_trace
 from lamina.backend.jax import core as jax_core
 from lamina.backend.jax import numpy as jax_numpy
+from lamina.backend.jax.compilation import step_compiler_options
 
 # Steps are pure functions of the state: `train_step(self, state, data)`.
 STATEFUL = False
@@ -84,6 +85,7 @@ class Program:
         live: bool = False,
         jit=None,
         replay=None,
+        compiler_options=None,
     ):
         del jit, replay  # the whole step is compiled already
         if live:
@@ -95,6 +97,8 @@ class Program:
         self.name = name
         self.compiled = bool(compiled)
         self.max_signatures = int(max_signatures)
+        # XLA options this program is compiled with (`compilation.step_compiler_options`).
+        self.compiler_options = dict(compiler_options) if compiler_options else None
         self._log = TraceLog(name)
         self._static = tuple(static_argnums)
         # Traces from several threads at once: the count and signatures stay whole.
@@ -107,6 +111,7 @@ class Program:
                 donate_argnums=donate_argnums,
                 static_argnums=static_argnums,
                 static_argnames=("learning_phase",),
+                compiler_options=self.compiler_options,
             )
 
     @property
@@ -307,12 +312,14 @@ def step_programs(model, kind: str, replay=None) -> dict:
     `Program`) and ignored here.
     """
     del replay
+    options = step_compiler_options(model._flatten_layers()) if not model.run_eagerly else None
 
     def program(fn, form, **kwargs):
         return Program(
             fn,
             f"{kind} step ({form}) of model {model.name!r}",
             compiled=not model.run_eagerly,
+            compiler_options=options,
             **kwargs,
         )
 
