@@ -7,7 +7,9 @@ fresh worker process per framework (`--worker lamina|keras`), the two alternatin
 which goes first swapping from round to round:
 
   * `latency`: 200 consecutive calls each of `predict` (the full array), `evaluate` (the
-    full array) and `model(x)` (one batch, waited for), after a warm-up. Prints the p50,
+    full array) and `model(x)` (one batch, waited for), after a warm-up, and the same
+    three calls written in plain JAX (a third worker, `jax`: the machine's own spread,
+    the baseline for the frameworks' tails). Prints the p50,
     p99 and max of each and how many garbage collections of each generation ran during
     the calls: a full (generation 2) collection walks every object alive, the engine's
     included, and shows as a pause several calls long (issue 35's spikes);
@@ -75,10 +77,7 @@ def data():
 
 
 def work_latency(fw, calls):
-    import gc
-
     import jax
-    import numpy as np
 
     model = build(fw)
     x, y = data()
@@ -87,6 +86,69 @@ def work_latency(fw, calls):
         "evaluate": lambda: model.evaluate(x, y, batch_size=BATCH, verbose=0),
         "model(x)": lambda: jax.block_until_ready(model(x[:BATCH])),
     }
+    return time_calls(fns, calls)
+
+
+def work_latency_plain(calls):
+    """The same three calls written in plain JAX, as a JAX user loops over batches: one
+    jitted function per batch, the outputs gathered on the host at the end. Its spread
+    is this machine's own, the baseline for the frameworks' p99 / p50."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    sizes = [FEATURES, *HIDDEN, CLASSES]
+    params = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        limit = np.sqrt(6 / (a + b))
+        params += [jnp.asarray(rng.uniform(-limit, limit, (a, b)).astype("float32"))]
+        params += [jnp.zeros(b, "float32")]
+
+    def forward(params, xb):
+        h = xb
+        for i in range(0, len(params) - 2, 2):
+            h = jax.nn.relu(h @ params[i] + params[i + 1])
+        return jax.nn.softmax(h @ params[-2] + params[-1])
+
+    forward_jit = jax.jit(forward)
+
+    @jax.jit
+    def test_batch(params, totals, xb, yb):
+        probs = forward(params, xb)
+        picked = jnp.take_along_axis(probs, yb[:, None], axis=1)[:, 0]
+        loss = -jnp.log(jnp.clip(picked, 1e-7, 1.0)).sum()
+        right = (jnp.argmax(probs, axis=1) == yb).sum()
+        return totals[0] + loss, totals[1] + right
+
+    x, y = data()
+    starts = range(0, SAMPLES, BATCH)
+
+    def predict():
+        outs = [forward_jit(params, x[i : i + BATCH]) for i in starts]
+        return np.concatenate(jax.device_get(outs))
+
+    def evaluate():
+        totals = (jnp.float32(0), jnp.int32(0))
+        for i in starts:
+            totals = test_batch(params, totals, x[i : i + BATCH], y[i : i + BATCH])
+        return float(totals[0]) / SAMPLES, int(totals[1]) / SAMPLES
+
+    fns = {
+        "predict": predict,
+        "evaluate": evaluate,
+        "model(x)": lambda: jax.block_until_ready(forward_jit(params, x[:BATCH])),
+    }
+    return time_calls(fns, calls)
+
+
+def time_calls(fns, calls):
+    """Each call's p50, p99, max over `calls` calls after a warm-up, and the garbage
+    collections of each generation that started during them."""
+    import gc
+
+    import numpy as np
+
     started = {}
 
     def count(phase, info):
@@ -135,6 +197,8 @@ def work_spe(fw, rounds):
 
 
 def worker(args):
+    if args.worker == "jax":
+        return work_latency_plain(args.calls)
     if args.worker == "lamina":
         import lamina as fw
     else:
@@ -170,7 +234,7 @@ def main():
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=15, help="spe case: calls of each kind")
     parser.add_argument("--case", choices=["latency", "spe", "both"], default="both")
-    parser.add_argument("--worker", choices=["lamina", "keras"], help=argparse.SUPPRESS)
+    parser.add_argument("--worker", choices=["lamina", "keras", "jax"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(RESULT + json.dumps(worker(args)), flush=True)
@@ -185,7 +249,12 @@ def main():
         order = ("lamina", "keras") if r % 2 == 0 else ("keras", "lamina")
         for case in cases:
             extra = ("--calls", args.calls) if case == "latency" else ("--repeats", args.repeats)
-            got = {fw: spawn(fw, case, *extra) for fw in order}
+            if case == "latency":  # the three sides take turns at going first
+                three = ("lamina", "keras", "jax")
+                sides = three[r % 3 :] + three[: r % 3]
+            else:
+                sides = order
+            got = {fw: spawn(fw, case, *extra) for fw in sides}
             print(f"\nround {r + 1}, {case} (load average {os.getloadavg()[0]:.2f}):")
             if case == "latency":
                 print(
@@ -193,7 +262,7 @@ def main():
                     f"{'p99/p50':>8s} {'max/p50':>8s}  gc collections (gen 0, 1, 2)"
                 )
                 for name in got["lamina"]:
-                    for fw in ("lamina", "keras"):
+                    for fw in ("lamina", "keras", "jax"):
                         s = got[fw][name]
                         print(
                             f"{name:10s} {fw:7s} {ms(s['p50'])} {ms(s['p99'])} {ms(s['max'])} "
