@@ -359,10 +359,16 @@ def main():
     throughput = [row.ratio() for row in rows.values() if row.throughput]
     geomean = math.exp(sum(map(math.log, throughput)) / len(throughput))
     slower = sum(r < 1.0 for r in throughput)
+    # Issue 35 asks every row ahead of Keras in every round, not only its median.
+    slower_once = sum(
+        any(k < lam for lam, k in zip(row.lamina, row.keras, strict=True))
+        for row in rows.values()
+        if row.throughput
+    )
     print(
         f"\ngeometric mean of the {len(throughput)} fit/evaluate/predict (full array) ratios: "
-        f"{geomean:.2f}x (target >= 1.3x: {'met' if geomean >= 1.3 else 'NOT met'}); "
-        f"rows where lamina is slower: {slower}"
+        f"{geomean:.2f}x (target >= 1.5x: {'met' if geomean >= 1.5 else 'NOT met'}); "
+        f"rows where lamina is slower: {slower} by the median, {slower_once} in some round"
     )
 
 

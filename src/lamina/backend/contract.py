@@ -109,7 +109,7 @@ EXECUTION = declare(
         True where `compile(jit_compile="auto")` runs the steps compiled (JAX: every step is
         traced and compiled whole), False where they run eagerly unless `jit_compile=True`
         asks for more (torch: `torch.compile`).
-    Program(fn, name, donate_argnums=(), static_argnums=(), compiled=True, max_signatures=32, gradients=False, live=False, jit=None, replay=None)
+    Program(fn, name, donate_argnums=(), static_argnums=(), compiled=True, max_signatures=32, gradients=False, live=False, jit=None, replay=None, compiler_options=None)
         A step compiled once per input signature; `compiled=False` runs it as is;
         `gradients=True` for a step that differentiates (a taping engine records only then);
         `live=True` for a stateful engine's step on the live variables (no strict scope);
@@ -117,7 +117,9 @@ EXECUTION = declare(
         (`compile(jit_compile=True)`: `torch.compile`), ignored where steps compile whole;
         `replay=variables_for` on an eager engine runs a read-only step (predict's) from a
         graph of its operations captured once per signature, while `variables_for()`
-        names the variables it reads (None: eagerly); ignored where steps compile whole.
+        names the variables it reads (None: eagerly); ignored where steps compile whole;
+        `compiler_options` are options for the compiler of a step compiled whole (XLA's on
+        JAX, chosen per model by `step_programs`), ignored where steps run eagerly.
     program(fn, name, **kwargs)
         Make the `Program` that runs the step `fn` (see `Program`'s arguments).
     step_form(pure, live)

@@ -98,7 +98,9 @@ class Program:
         live: bool = False,
         jit=None,
         replay=None,
+        compiler_options=None,
     ):
+        self.compiler_options = None  # for steps compiled whole (JAX's); none are here
         self.fn = fn
         self.live = bool(live)
         self.jit = _compiled_call_for(jit) if jit is not None and compiled else None
