@@ -213,3 +213,81 @@ def test_sparse_crossentropy_takes_integer_or_float_labels_alike():
     expected = -np.mean(_log_softmax(logits.astype("float64"))[[0, 1], [1, 2]])
     for labels in (np.array([1, 2], "int32"), np.array([1, 2], "int64"), np.array([1.0, 2.0])):
         np.testing.assert_allclose(_np(loss(labels, logits)), expected, rtol=1e-6)
+
+
+class _ReadsTestBatchLogs(lamina.callbacks.Callback):
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def on_test_batch_end(self, batch, logs=None):
+        self.seen.append(dict(logs))
+
+
+def _classifier():
+    lamina.utils.set_random_seed(3)
+    model = lamina.Sequential([layers.Input((3,)), layers.Dense(2)])
+    model.compile(
+        "adam",
+        lamina.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+    )
+    return model
+
+
+def test_evaluate_gives_the_same_logs_whether_or_not_a_callback_reads_batch_logs():
+    # With no callback reading a batch's logs, the default stateful test step skips
+    # them (torch); the pass's logs, read from the metrics at its end, are the same, and
+    # a callback that reads them gets each batch's running means, in any order of calls.
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(40, 3)).astype("float32")
+    y = rng.integers(0, 2, size=40)
+    model = _classifier()
+    kernel, bias = model.layers[0].get_weights()
+    logits = x.astype("float64") @ kernel + bias
+    losses = -_log_softmax(logits)[np.arange(40), y]
+    right = (logits.argmax(1) == y).astype("float64")
+    expected = {"loss": losses.mean(), "accuracy": right.mean()}
+    for _ in range(2):  # unread, read, then unread and read again
+        without = model.evaluate(x, y, batch_size=8, verbose=0, return_dict=True)
+        reader = _ReadsTestBatchLogs()
+        with_reader = model.evaluate(
+            x, y, batch_size=8, verbose=0, return_dict=True, callbacks=[reader]
+        )
+        for logs in (without, with_reader):
+            assert set(logs) == set(expected)
+            for key, value in expected.items():
+                np.testing.assert_allclose(logs[key], value, rtol=1e-5)
+        assert len(reader.seen) == 5
+        for i, seen in enumerate(reader.seen):
+            rows = slice(0, 8 * (i + 1))
+            np.testing.assert_allclose(seen["loss"], losses[rows].mean(), rtol=1e-5)
+            np.testing.assert_allclose(seen["accuracy"], right[rows].mean(), rtol=1e-5)
+    if backend.backend() == "torch":  # each pass ran its own captured step
+        record = model._runtime
+        assert record.evaluation_unread.graph_count == record.evaluation.graph_count == 1
+    # Validation inside `fit` (fit's own callback list, no reader): the same figures.
+    history = model.fit(
+        x[:8], y[:8], epochs=1, verbose=0, validation_data=(x, y), validation_batch_size=8
+    )
+    kernel, bias = model.layers[0].get_weights()
+    logits = x.astype("float64") @ kernel + bias
+    val_loss = -_log_softmax(logits)[np.arange(40), y].mean()
+    np.testing.assert_allclose(history.history["val_loss"][0], val_loss, rtol=1e-5)
+
+
+def test_an_overridden_test_step_or_compute_metrics_still_gets_logs_in_evaluate():
+    seen = []
+
+    class Model(lamina.Model):
+        def compute_metrics(self, *args, **kwargs):
+            logs = super().compute_metrics(*args, **kwargs)
+            seen.append(set(logs))
+            return logs
+
+    inputs = layers.Input((3,))
+    model = Model(inputs, layers.Dense(2)(inputs))
+    model.compile("sgd", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    logs = model.evaluate(np.ones((8, 3), "float32"), np.zeros(8, "int32"), batch_size=4, verbose=0)
+    assert len(logs) == 2
+    assert seen and all(keys == {"loss", "accuracy"} for keys in seen)

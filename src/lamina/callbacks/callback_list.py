@@ -110,11 +110,12 @@ class CallbackList(Callback):
             callback.set_params(self.params)
         self.callbacks.append(callback)
 
-    def reads_train_batch_logs(self) -> bool:
-        """Whether some callback here has its own hook for each training batch's end
-        (`on_train_batch_end` or the legacy `on_batch_end`), which receives its logs."""
+    def reads_batch_logs(self, *hooks) -> bool:
+        """Whether some callback here has its own method for one of `hooks` (batch-end
+        hooks: `"on_train_batch_end"`, the legacy `"on_batch_end"`,
+        `"on_test_batch_end"`), which receives each batch's logs."""
         for cb in self.callbacks:
-            for hook in ("on_train_batch_end", "on_batch_end"):
+            for hook in hooks:
                 if getattr(getattr(cb, hook), "__func__", None) is not getattr(Callback, hook):
                     return True
         return False

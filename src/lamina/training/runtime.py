@@ -42,6 +42,8 @@ class Runtime:
         # True while `fit` runs with no callback reading a batch's logs: the default
         # stateful train step then skips computing them (`stateful_steps.train_step`).
         "batch_logs_unread",
+        # The same for `evaluate` (and fit's validation) and the default test step.
+        "test_logs_unread",
         # `(StateLock, RLock)`: the weights lock and the metrics lock, made on first use
         # (`concurrency`).
         "locks",
@@ -53,6 +55,8 @@ class Runtime:
         # The default stateful test step's forward pass, loss and metric updates as the
         # engine captured them, set when the test programs are made; None: eagerly.
         "evaluation",
+        # The same step returning no logs, for a pass in which no callback reads them.
+        "evaluation_unread",
         # `(y_pred, masks)`: the output masks of the forward pass of the step running
         # now, read by its loss and metrics (`steps.masks_for`).
         "step_output_masks",
@@ -109,6 +113,7 @@ class Runtime:
         for name in self.__slots__:
             setattr(self, name, None)
         self.batch_logs_unread = False
+        self.test_logs_unread = False
 
     def __deepcopy__(self, memo):
         return Runtime()  # a copied model makes its own

@@ -76,14 +76,19 @@ def prepare_train_programs(model) -> None:
         record.forward_and_loss = None
 
 
-def evaluation(model, data):
+def evaluation(model, data, logs=True):
     """The default test step on one batch `data` (tensors): the forward pass, the loss
-    trackers' and the compiled metrics' updates; returns the logs. Within `evaluate` it
-    runs from a graph captured per input signature where it may (as `forward_and_loss`
-    does), the metrics' new totals coming out of the graph."""
+    trackers' and the compiled metrics' updates; returns the logs (`logs=False`: none,
+    for a pass in which no callback reads a batch's logs; `pass_logs` reads the metrics
+    at its end). Within `evaluate` it runs from a graph captured per input signature
+    where it may (as `forward_and_loss` does), the metrics' new totals coming out of the
+    graph."""
     x, y, sample_weight = unpack_x_y_sample_weight(data)
     y_pred = forward(model, x, False)
     loss_of(model, x, y, y_pred, sample_weight, False)
+    if not logs:
+        steps.update_compiled_metrics(model, x, y, y_pred, sample_weight)
+        return {}
     return model.compute_metrics(x, y, y_pred, sample_weight)
 
 
@@ -92,13 +97,16 @@ def prepare_test_programs(model) -> None:
     is about to make), unless steps run eagerly or the call is `torch.compile`d."""
     record = model._runtime
     if not model.run_eagerly and getattr(model, "jit_compile", None) is not True:
-        record.evaluation = backend.execution.captured(
-            functools.partial(evaluation, model),
-            f"test step of model {model.name!r}",
-            programs.evaluation_variables(model),
+        record.evaluation, record.evaluation_unread = (
+            backend.execution.captured(
+                functools.partial(evaluation, model, logs=logs),
+                f"test step of model {model.name!r}",
+                programs.evaluation_variables(model),
+            )
+            for logs in (True, False)
         )
     else:
-        record.evaluation = None
+        record.evaluation = record.evaluation_unread = None
 
 
 def ready_for_step(model, x, y, training) -> None:
@@ -158,10 +166,12 @@ def test_step(self, data):
     x, y, sample_weight = unpack_x_y_sample_weight(data)
     ready_for_step(self, x, y, False)
     try:
-        captured = self._runtime.evaluation
+        record = self._runtime
+        logs = not record.test_logs_unread
+        captured = record.evaluation if logs else record.evaluation_unread
         if captured is not None:
             return captured(data)
-        return evaluation(self, data)
+        return evaluation(self, data, logs)
     finally:
         self._runtime.step_output_masks = None
 
@@ -174,6 +184,20 @@ def predict_step(self, data):
     return outputs
 
 
+def test_logs_skippable(model, callback_list) -> bool:
+    """`batch_logs_skippable` for `evaluate` and the default stateful `test_step`."""
+    cls = type(model)
+    skippable = (
+        cls.test_step is test_step
+        and cls.compute_metrics is steps.compute_metrics
+        and cls.get_metrics_result is steps.get_metrics_result
+        and not {"test_step", "compute_metrics", "get_metrics_result"} & vars(model).keys()
+        and not callback_list.reads_batch_logs("on_test_batch_end")
+    )
+    distribution = current_distribution()
+    return skippable if distribution is None else distribution._all_agree(skippable)
+
+
 def batch_logs_skippable(model, callback_list) -> bool:
     """Whether `fit` may let the default stateful `train_step` return empty logs: no
     callback reads a batch's logs, and neither the step nor the metrics methods it calls
@@ -184,7 +208,7 @@ def batch_logs_skippable(model, callback_list) -> bool:
         and cls.compute_metrics is steps.compute_metrics
         and cls.get_metrics_result is steps.get_metrics_result
         and not {"train_step", "compute_metrics", "get_metrics_result"} & vars(model).keys()
-        and not callback_list.reads_train_batch_logs()
+        and not callback_list.reads_batch_logs("on_train_batch_end", "on_batch_end")
     )
     # In a data-parallel job reading the logs is a collective: every process must skip
     # them alike (a progress bar on process 0 only is common).

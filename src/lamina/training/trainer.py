@@ -401,7 +401,15 @@ class Trainer:
         callback_list.on_test_begin()
         # Concurrent evaluates would mix their counts in the shared metric variables.
         with concurrency.metrics_in_use(self, "evaluate"), concurrency.state_lock(self).reading():
-            logs, step = loops.evaluation_pass(self, batches, callback_list)
+            record = self._runtime
+            # With no callback reading a batch's logs, the default stateful step skips
+            # them; `pass_logs` reads the metrics at the end.
+            unread_before = record.test_logs_unread
+            record.test_logs_unread = stateful_steps.test_logs_skippable(self, callback_list)
+            try:
+                logs, step = loops.evaluation_pass(self, batches, callback_list)
+            finally:
+                record.test_logs_unread = unread_before
             if step == 0:
                 raise ValueError("evaluate received no data (no batches were produced).")
             logs = loops.pass_logs(self, logs)
