@@ -417,3 +417,25 @@ def test_values_made_from_constants_alone_are_kept_in_the_graph_and_outputs_are_
     np.testing.assert_array_equal(second["relu"].numpy(), [4.0, 0.0, 6.0])
     np.testing.assert_array_equal(second["zeros"].numpy(), [0.0, 0.0])
     assert second["zeros"] is not first["zeros"]
+
+
+def test_the_replayed_forward_calls_each_operation_directly_with_fx_s_results():
+    # `_direct_forward`: FX's generated code with `torch.ops.aten.<op>.<overload>(...)`
+    # replaced by the operation's C++ entry point; the outputs are FX's own, bitwise.
+    model = _mlp()
+    x = RNG.standard_normal((4, 6)).astype("float32")
+    for _ in range(3):
+        out = model.predict(x, verbose=0)
+    ((forward, stores, _),) = _replay(model)._graphs.values()
+    assert forward.__func__.__code__.co_filename == "<lamina replay>"
+    assert any(name.startswith("_op_aten_addmm") for name in forward.__func__.__globals__)
+    import torch
+
+    inputs = [store["_param"] for store in stores] + [torch.from_numpy(x)]
+    with torch.no_grad():
+        direct, fx = forward(*inputs), forward.__self__.forward(*inputs)
+    direct, fx = ([v for v in lamina.tree.flatten(o) if v is not None] for o in (direct, fx))
+    assert len(direct) == len(fx) >= 1
+    for a, b in zip(direct, fx, strict=True):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    np.testing.assert_array_equal(direct[0].numpy(), out)

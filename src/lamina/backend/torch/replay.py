@@ -25,7 +25,9 @@ from __future__ import annotations
 import collections
 import contextlib
 import operator
+import re
 import threading
+import types
 
 import numpy as np
 import torch
@@ -166,6 +168,32 @@ class _Tape(TorchDispatchMode):
 def out_aliases_input(func) -> bool:
     """Whether the operation's output may share memory with an input (a view)."""
     return any(r.alias_info is not None for r in func._schema.returns)
+
+
+_OP_CALL = re.compile(r"torch\.ops\.([A-Za-z_]\w*)\.([A-Za-z_]\w*)\.([A-Za-z_]\w*)\(")
+
+
+def _direct_forward(module, graph):
+    """The graph's generated `forward`, bound to `module`, with each operation called
+    through its C++ entry point (`OpOverload._op`, a global of the code) instead of the
+    `torch.ops.aten.<name>.<overload>` lookups and `OpOverload.__call__`'s Python frame:
+    ~0.5 us less per operation, the same kernels. `module.forward` where that fails."""
+    try:
+        code = graph.python_code("self")
+        namespace = dict(code.globals)
+
+        def entry(match):
+            space, name, overload = match.groups()
+            target = f"_op_{space}_{name}_{overload}"
+            if target not in namespace:
+                namespace[target] = getattr(getattr(getattr(torch.ops, space), name), overload)._op
+            return f"{target}("
+
+        source = _OP_CALL.sub(entry, code.src)
+        exec(compile(source, "<lamina replay>", "exec"), namespace)  # noqa: S102
+        return types.MethodType(namespace["forward"], module)
+    except Exception:  # noqa: BLE001 - FX's own forward computes the same
+        return module.forward
 
 
 def _storage(tensor) -> int:
@@ -603,7 +631,8 @@ class Replay:
             setattr(root, attribute, tensor)
         module = torch.fx.GraphModule(root, graph)
         assigned = [variable for variable, _ in updates]
-        self._graphs[key] = (module.forward, [vars(v) for v in variables], assigned)
+        forward = _direct_forward(module, graph)
+        self._graphs[key] = (forward, [vars(v) for v in variables], assigned)
         if watched:
             self._guard = _Attributes(watched)
         for variable, value in updates:
