@@ -439,3 +439,34 @@ def test_the_replayed_forward_calls_each_operation_directly_with_fx_s_results():
     for a, b in zip(direct, fx, strict=True):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
     np.testing.assert_array_equal(direct[0].numpy(), out)
+
+
+def test_permutes_that_undo_each_other_are_folded_out_of_the_graph():
+    # Channels-last layers each convert to torch's layout and back: between a
+    # convolution and the BatchNormalization after it the two permutes cancel, and the
+    # graph keeps neither; the outputs stay bitwise the eager call's.
+    import torch
+
+    lamina.utils.set_random_seed(2)
+    model = Sequential(
+        [
+            Input((6, 6, 2)),
+            layers.Conv2D(3, 3),
+            layers.BatchNormalization(),
+            layers.Conv2D(4, 2),
+            layers.Flatten(),
+        ]
+    )
+    x = RNG.standard_normal((2, 6, 6, 2)).astype("float32")
+    outs = [model.predict(x, verbose=0) for _ in range(3)]  # eager, captured, replayed
+    for out in outs[1:]:
+        np.testing.assert_array_equal(out, outs[0])
+    ((forward, _, _),) = _replay(model)._graphs.values()
+    permute = torch.ops.aten.permute.default
+    for node in forward.__self__.graph.nodes:
+        inner = node.args[0] if node.args else None
+        if node.target is permute and getattr(inner, "target", None) is permute:
+            composed = [inner.args[1][axis] for axis in node.args[1]]
+            assert composed != list(range(len(composed)))
+    kept = [n for n in forward.__self__.graph.nodes if n.target is permute]
+    assert kept  # the conversions at the model's edges (and the kernels' views) remain

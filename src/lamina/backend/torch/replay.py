@@ -170,6 +170,29 @@ def out_aliases_input(func) -> bool:
     return any(r.alias_info is not None for r in func._schema.returns)
 
 
+_PERMUTE = torch.ops.aten.permute.default
+
+
+def _fold_permute_pairs(graph) -> None:
+    """Replace `permute(permute(x, p), q)` whose two orders undo each other by `x` (the
+    channels-last layers' conversions around a torch kernel that keeps the layout: one
+    layer's `(0, 2, 3, 1)` followed by the next one's `(0, 3, 1, 2)`). The result is `x`
+    with the same shape and strides, without two dispatched views."""
+    for node in graph.nodes:
+        if node.op != "call_function" or node.target is not _PERMUTE:
+            continue
+        inner = node.args[0]
+        if not (
+            isinstance(inner, torch.fx.Node)
+            and inner.op == "call_function"
+            and inner.target is _PERMUTE
+        ):
+            continue
+        first, second = inner.args[1], node.args[1]
+        if [first[axis] for axis in second] == list(range(len(second))):
+            node.replace_all_uses_with(inner.args[0])
+
+
 _OP_CALL = re.compile(r"torch\.ops\.([A-Za-z_]\w*)\.([A-Za-z_]\w*)\.([A-Za-z_]\w*)\(")
 
 
@@ -621,6 +644,7 @@ class Replay:
         # The graph returns the step's own structure: nothing to rebuild per call.
         result = _pytree.tree_unflatten(nodes[: len(flat_out)], out_spec)
         graph.output((result, nodes[len(flat_out) :]) if updates else result)
+        _fold_permute_pairs(graph)
         graph.eliminate_dead_code()
         if len(self._graphs) >= 32:
             self._graphs.clear()
