@@ -232,3 +232,25 @@ def test_batch_dot_on_capsule_routing_shapes_follows_keras_2_2_5():
     np.testing.assert_allclose(_np(o), np.einsum("bin,bjnd->bijd", c, u_hat), rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match=r"x.shape\[2\] != y.shape\[3\] \(10 != 16\)"):
         K.batch_dot(o, u_hat, [2, 3])
+
+
+def test_k_function_feeds_a_list_of_arrays_as_one_array_as_a_session_did():
+    # Keras 2.2.5's conv_filter_visualization calls `iterate([[image]])`: TensorFlow's
+    # feed turned the list `[image]` into one array of the placeholder's dtype, a batch
+    # of one; so does lamina, for every input given as a (nested) list or tuple.
+    image = np.random.default_rng(0).random((5, 5, 3))  # float64, as PIL and NumPy give
+    x = lamina.Input((5, 5, 3))
+    conv = layers.Conv2D(2, 3, kernel_initializer="ones", bias_initializer="zeros")
+    f = K.function([x], [conv(x)])
+    expected = np.array(
+        [
+            [[image[i : i + 3, j : j + 3].sum() for _ in range(2)] for j in range(3)]
+            for i in range(3)
+        ]
+    )
+    (out,) = f([[image]])
+    assert out.shape == (1, 3, 3, 2) and out.dtype == np.float32
+    np.testing.assert_allclose(out[0], expected, rtol=1e-5)
+    np.testing.assert_array_equal(f([[image]])[0], f([image[None].astype("float32")])[0])
+    with pytest.raises(ValueError, match="Input 0 of this function .*not one rectangular"):
+        f([[image, image[:4]]])

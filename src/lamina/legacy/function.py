@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
+import numpy as np
+
 from lamina import tree
 from lamina.backend import core as backend_core
 from lamina.backend import execution as backend_execution
@@ -132,6 +134,22 @@ class _BackendFunction:
         }
         return results, assigned
 
+    def _fed(self, i, value):
+        """An input value as a classic session fed it: a (nested) list or tuple becomes
+        one array of the input's dtype, as `np.asarray` makes it (`[image]` for an input of
+        shape `(None, h, w, c)` is a batch of one), as TensorFlow's `feed_dict` did."""
+        if not isinstance(value, (list, tuple)):
+            return value
+        tensor = self._function.inputs[i]
+        try:
+            return np.asarray(value, dtype=tensor.dtype)
+        except ValueError as error:
+            raise ValueError(
+                f"Input {i} of this function ({tensor.name!r}, shape {tensor.shape}) received "
+                f"a {type(value).__name__} that is not one rectangular array ({error}); pass "
+                "a NumPy array, or a list of equally shaped arrays."
+            ) from error
+
     def __call__(self, inputs):
         inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
         if len(inputs) != self._num_inputs:
@@ -144,6 +162,7 @@ class _BackendFunction:
         if self._phase_position is not None:
             phase = inputs.pop(self._phase_position)
             training = bool(int(phase)) if phase is not None else None
+        inputs = [self._fed(i, value) for i, value in enumerate(inputs)]
         results, assigned = self._program([v.value for v in self._variables], inputs, training)
         for i, value in assigned.items():
             self._variables[i].assign(value)
