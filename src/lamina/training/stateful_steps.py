@@ -184,31 +184,26 @@ def predict_step(self, data):
     return outputs
 
 
-def test_logs_skippable(model, callback_list) -> bool:
-    """`batch_logs_skippable` for `evaluate` and the default stateful `test_step`."""
-    cls = type(model)
-    skippable = (
-        cls.test_step is test_step
-        and cls.compute_metrics is steps.compute_metrics
-        and cls.get_metrics_result is steps.get_metrics_result
-        and not {"test_step", "compute_metrics", "get_metrics_result"} & vars(model).keys()
-        and not callback_list.reads_batch_logs("on_test_batch_end")
-    )
-    distribution = current_distribution()
-    return skippable if distribution is None else distribution._all_agree(skippable)
-
-
 def batch_logs_skippable(model, callback_list) -> bool:
     """Whether `fit` may let the default stateful `train_step` return empty logs: no
     callback reads a batch's logs, and neither the step nor the metrics methods it calls
     are overridden (an override sees exactly what Keras gives it)."""
-    cls = type(model)
+    return _logs_skippable(model, callback_list, train_step, "on_train_batch_end", "on_batch_end")
+
+
+def test_logs_skippable(model, callback_list) -> bool:
+    """`batch_logs_skippable` for `evaluate` and the default stateful `test_step`."""
+    return _logs_skippable(model, callback_list, test_step, "on_test_batch_end")
+
+
+def _logs_skippable(model, callback_list, step, *hooks) -> bool:
+    cls, name = type(model), step.__name__
     skippable = (
-        cls.train_step is train_step
+        getattr(cls, name) is step
         and cls.compute_metrics is steps.compute_metrics
         and cls.get_metrics_result is steps.get_metrics_result
-        and not {"train_step", "compute_metrics", "get_metrics_result"} & vars(model).keys()
-        and not callback_list.reads_batch_logs("on_train_batch_end", "on_batch_end")
+        and not {name, "compute_metrics", "get_metrics_result"} & vars(model).keys()
+        and not callback_list.reads_batch_logs(*hooks)
     )
     # In a data-parallel job reading the logs is a collective: every process must skip
     # them alike (a progress bar on process 0 only is common).
