@@ -474,3 +474,29 @@ def test_logs_are_sorted_by_name_with_python_float_values_as_keras_shows_them():
     ours, theirs = _what_logs_show(lamina), _what_logs_show(keras)
     assert ours == theirs
     assert theirs[1][:3] == ["loss", "out1_accuracy", "out1_loss"]
+
+
+def test_a_lambda_callbacks_batch_hooks_get_python_floats_as_in_keras():
+    # LambdaCallback sets its functions on the instance: the batch hooks' logs must
+    # still become Python floats for it, as Keras 3 hands them (not engine tensors).
+    def seen_types(fw):
+        model = fw.Sequential([fw.Input((4,)), fw.layers.Dense(1)])
+        model.compile("sgd", "mse", metrics=["mae"])
+        seen = {}
+
+        def record(name):
+            return lambda batch, logs: seen.setdefault(name, set()).update(
+                type(v) for v in logs.values()
+            )
+
+        cb = fw.callbacks.LambdaCallback(
+            on_train_batch_end=record("train"),
+            on_test_batch_end=record("test"),
+        )
+        model.fit(X, TARGET, batch_size=8, epochs=1, verbose=0, callbacks=[cb])
+        model.evaluate(X, TARGET, batch_size=8, verbose=0, callbacks=[cb])
+        return seen
+
+    ours, theirs = seen_types(lamina), seen_types(keras)
+    assert ours["train"] == theirs["train"] == {float}
+    assert ours["test"] == theirs["test"] == {float}

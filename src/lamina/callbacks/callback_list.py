@@ -110,11 +110,15 @@ class CallbackList(Callback):
             callback.set_params(self.params)
         self.callbacks.append(callback)
 
-    def reads_batch_logs(self, *hooks) -> bool:
+    def reads_batch_logs(self, *hooks, progbar: bool = True) -> bool:
         """Whether some callback here has its own method for one of `hooks` (batch-end
         hooks: `"on_train_batch_end"`, the legacy `"on_batch_end"`,
-        `"on_test_batch_end"`), which receives each batch's logs."""
+        `"on_test_batch_end"`), which receives each batch's logs: a subclass's method or
+        a function set on the instance (`LambdaCallback`). `progbar=False` leaves the
+        progress bar out."""
         for cb in self.callbacks:
+            if not progbar and isinstance(cb, ProgbarLogger):
+                continue
             for hook in hooks:
                 if getattr(getattr(cb, hook), "__func__", None) is not getattr(Callback, hook):
                     return True
@@ -130,11 +134,7 @@ class CallbackList(Callback):
         """Whether a callback other than the progress bar (which reads tensors itself)
         has its own `hook`, so the batch's logs must become Python values for it."""
         hooks = (hook, "on_batch_end") if hook == "on_train_batch_end" else (hook,)
-        return any(
-            not isinstance(cb, ProgbarLogger)
-            and any(getattr(type(cb), h) is not getattr(Callback, h) for h in hooks)
-            for cb in self.callbacks
-        )
+        return self.reads_batch_logs(*hooks, progbar=False)
 
     def _call(self, hook: str, *args) -> None:
         logs = args[-1]
