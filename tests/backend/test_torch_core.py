@@ -547,6 +547,33 @@ def test_categorical_frequencies():
     assert set(draws[1].tolist()) == {2}
 
 
+def test_a_program_refuses_compiler_options_it_could_not_use():
+    # XLA's options (JAX's `step_programs` passes them for whole compiled steps): torch
+    # compiles no step whole, so it says so rather than drop them.
+    with pytest.raises(ValueError, match="takes no compiler_options.*fusion_emitters"):
+        execution.Program(lambda x: x, "p", compiler_options={"xla_cpu_use_fusion_emitters": False})
+    assert execution.Program(lambda x: x, "p", compiler_options=None).compiler_options is None
+
+
+def test_dropout_keeps_x_over_keep_and_a_dropped_nan_stays_nan():
+    # The kept values are `x / keep_prob` exactly (NumPy's division of the same float32s)
+    # and the dropped are 0, as `where` gave; a dropped NaN or infinity stays NaN, as in
+    # torch's own `nn.Dropout` (docs/guides/choosing_an_engine.md). `rate=1` drops all.
+    x = np.random.default_rng(1).normal(size=(64, 33)).astype("float32")
+    y = random.dropout(torch.from_numpy(x), 0.3, seed=SEED).numpy()
+    kept = y != 0
+    assert 0.6 < kept.mean() < 0.8
+    np.testing.assert_array_equal(y, np.where(kept, x / np.float32(0.7), 0.0))
+    odd = torch.tensor([np.nan, np.inf, -np.inf, 1.0] * 250)
+    out = random.dropout(odd, 0.5, seed=SEED).numpy()
+    assert np.isnan(out[0::4]).all()  # a NaN input: NaN, kept or dropped
+    # An infinity: kept as an infinity, dropped as NaN (0 * inf), never 0.
+    assert np.isinf(out[1::4]).any() and np.isnan(out[1::4]).any()
+    assert not (out[1::4] == 0).any()
+    np.testing.assert_array_equal(out[3::4][out[3::4] != 0], 2.0)
+    np.testing.assert_array_equal(random.dropout(odd, 1.0, seed=SEED).numpy(), 0.0)
+
+
 def test_dropout_scales_and_shuffle_permutes():
     x = torch.ones(10000)
     y = random.dropout(x, 0.25, seed=SEED).numpy()

@@ -119,7 +119,7 @@ EXECUTION = declare(
         graph of its operations captured once per signature, while `variables_for()`
         names the variables it reads (None: eagerly); ignored where steps compile whole;
         `compiler_options` are options for the compiler of a step compiled whole (XLA's on
-        JAX, chosen per model by `step_programs`), ignored where steps run eagerly.
+        JAX, chosen per model by `step_programs`), refused where steps run eagerly.
     program(fn, name, **kwargs)
         Make the `Program` that runs the step `fn` (see `Program`'s arguments).
     step_form(pure, live)

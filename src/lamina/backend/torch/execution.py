@@ -1,22 +1,20 @@
 """How a step runs on torch: `Program`, a step run eagerly, once per call.
 
-The same seam as the JAX engine's (`backend/jax/execution.py`): the train, test and
-predict steps of `fit`/`evaluate`/`predict` (`step_programs`: the model's stateful steps
-on the live variables, `steps_per_execution` of them as a Python loop), the `model(x)`
-fast path and `backend.function` all run through a `Program`. Torch has no tracing, so `fn(*args)`
-runs eagerly on every call; a "trace" is counted for each new input signature (shapes,
-dtypes and static arguments), so `trace_count` and the retrace warning mean what they
-mean on JAX. `donate_argnums` is accepted and ignored (eager torch has no buffer
-donation; the old state is simply dropped).
+The same seam as the JAX engine's (`backend/jax/execution.py`): the steps of
+`fit`/`evaluate`/`predict` (`step_programs`: the model's stateful steps on the live
+variables, `steps_per_execution` of them as a Python loop), the `model(x)` fast path and
+`backend.function` all run through a `Program`. Torch has no tracing, so `fn(*args)` runs
+eagerly on every call; a "trace" is counted for each new input signature (shapes, dtypes
+and static arguments), so `trace_count` and the retrace warning mean what they mean on
+JAX. `donate_argnums` is ignored (eager torch has no buffer donation).
 
-Steps run under `torch.no_grad()` unless the program is made with `gradients=True`
-(a train step): autograd records only then. While a compiled step runs its stateless
-scopes are strict, as while JAX traces one: a variable outside the state it was given
-is an error that names it.
+Steps run under `torch.no_grad()` unless made with `gradients=True` (a train step). While
+a compiled step runs its stateless scopes are strict, as while JAX traces one: a
+variable outside the state it was given is an error that names it.
 
-`compile(jit_compile=True)` makes the programs with `jit=model`: the step stays eager
-and the model's `call` inside it runs as a `torch.compile`d graph (`_CompiledCall`,
-below), captured once per input signature. Measured on a 2-core CPU with
+`compile(jit_compile=True)` makes the programs with `jit=model`: the step stays eager and
+the model's `call` in it runs as a `torch.compile`d graph (`_CompiledCall`), captured
+once per input signature. Measured on a 2-core CPU with
 `bench/torch_jit.py`: the first call compiles for ~20 s with inductor, and each later
 `fit`/`predict` call of the tiny and large MLPs runs ~1.5x slower than eager (the
 compiled call's runtime costs ~100 us more than these small matrix products save).
@@ -80,10 +78,11 @@ class Program:
             operations (`compile(jit_compile=True)`; see `_CompiledCall`). Ignored with
             `compiled=False`.
         replay: None, or for a read-only step `fn(state, data)` (predict's) a function
-            that returns the variables the step reads, or None when the step must run
-            eagerly: from the second call with an input signature on, the step runs
-            from a graph of its tensor operations captured for that signature (see
-            `backend/torch/replay.py`). Ignored with `compiled=False`, `gradients=True` or `jit`.
+            that returns the variables the step reads (None: run eagerly): from the
+            second call with an input signature on, the step runs from a graph captured
+            for that signature (`replay.py`). Ignored with `compiled=False`,
+            `gradients=True` or `jit`.
+        compiler_options: for a compiler of whole steps (XLA's, on JAX): refused here.
     """
 
     def __init__(
@@ -100,7 +99,12 @@ class Program:
         replay=None,
         compiler_options=None,
     ):
-        self.compiler_options = None  # for steps compiled whole (JAX's); none are here
+        if compiler_options:
+            raise ValueError(
+                f"Program {name!r}: torch runs no step compiled whole, so it "
+                f"takes no compiler_options; received {compiler_options!r}."
+            )
+        self.compiler_options = None
         self.fn = fn
         self.live = bool(live)
         self.jit = _compiled_call_for(jit) if jit is not None and compiled else None
@@ -189,11 +193,10 @@ class Program:
         return self._run(args)
 
     def lone_runner(self, x):
-        """`run(state, x)`, the same as `self(state, x)` for `x` a NumPy array of this
-        `x`'s shape and dtype, with less looked up on each call (one-sample serving);
-        `run` returns None when it cannot take that path now, and the caller then makes
-        the ordinary call. None when there is no such path: only a replayed step
-        (`replay=`) whose graph for this signature is held has one."""
+        """`run(state, x)`: `self(state, x)` for NumPy arrays of `x`'s shape and dtype,
+        with less looked up per call (one-sample serving); `run` returns None when it
+        cannot take that path now (the caller makes the ordinary call). None without a
+        replayed step (`replay=`) holding a graph for this signature."""
         if self.replay is None or not self.compiled or self.gradients:
             return None
         run = self.replay.lone_runner(x)
@@ -362,17 +365,16 @@ class Captured:
     from a graph of its aten operations captured once per input signature.
 
     The capture is `Replay`'s (`backend/torch/replay.py`), made under autograd: the
-    replayed operations run on the variables' own tensors, so autograd records the same
-    nodes the eager pass would and `loss.backward()` (or `gradients`) gives the same
-    gradients, bitwise on the CPU, without the layers' and the loss's Python around the
-    kernels (a 784-32-32-10 MLP's forward pass and sparse cross-entropy on a batch of
-    32: ~160 us eager, ~95 us replayed, ~75 us for plain torch's `nn.Sequential` and
-    `CrossEntropyLoss`). `variables_for()` names the variables `fn` reads, or None when `fn` may
-    do more than compute tensors: then, and once a capture is refused (an added loss, a
-    value read in Python, random numbers drawn outside `lamina.random`, a user's layer
-    changing Python state; `off` says which), `fn` runs eagerly. Random draws and
-    assignments (Dropout, BatchNormalization's moving statistics) are carried through
-    the graph (see `replay.py`). `graph_count` says how many graphs are held.
+    replayed operations run on the variables' own tensors, so autograd records the nodes
+    the eager pass would and `loss.backward()` (or `gradients`) gives the same gradients,
+    bitwise on the CPU, without the layers' and the loss's Python around the kernels (a
+    784-32-32-10 MLP's forward pass and sparse cross-entropy on a batch of 32: ~160 us
+    eager, ~95 us replayed, ~75 us for plain torch). `variables_for()` names the
+    variables `fn` reads, or None when `fn` may do more than compute tensors: then, and
+    once a capture is refused (an added loss, a value read in Python, random numbers
+    drawn outside `lamina.random`, a user's layer changing Python state; `off` says
+    which), `fn` runs eagerly. Random draws and assignments (Dropout, BatchNormalization's
+    moving statistics) are carried through the graph. `graph_count` counts the graphs.
     """
 
     def __init__(self, fn, name: str, variables_for):

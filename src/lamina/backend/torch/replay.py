@@ -155,7 +155,7 @@ class _Tape(TorchDispatchMode):
         return f"returns a Python value to the call ({name})"
 
     def _from_constants(self, func, args, kwargs) -> bool:
-        if func.namespace != "aten" or out_aliases_input(func):
+        if func.namespace != "aten" or _aliases_input(func):
             return False
         for value in _pytree.tree_leaves((args, kwargs)):
             if isinstance(value, torch.Tensor):
@@ -165,7 +165,7 @@ class _Tape(TorchDispatchMode):
         return True
 
 
-def out_aliases_input(func) -> bool:
+def _aliases_input(func) -> bool:
     """Whether the operation's output may share memory with an input (a view)."""
     return any(r.alias_info is not None for r in func._schema.returns)
 
