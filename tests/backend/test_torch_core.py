@@ -574,6 +574,22 @@ def test_dropout_keeps_x_over_keep_and_a_dropped_nan_stays_nan():
     np.testing.assert_array_equal(random.dropout(odd, 1.0, seed=SEED).numpy(), 0.0)
 
 
+def test_dropout_keeps_exactly_the_draws_below_keep_prob(monkeypatch):
+    # The mask is computed with float kernels, not a comparison: it must keep exactly
+    # where the uniform draw is below `keep_prob` (NumPy's float32 comparison), draws
+    # one float away from the threshold and at it included.
+    keep = np.float32(0.7)
+    edges = [np.nextafter(keep, np.float32(0)), keep, np.nextafter(keep, np.float32(1))]
+    u = np.concatenate([edges, [0.0, 1.0 - 2**-24], np.linspace(0, 1, 995)]).astype("float32")
+    monkeypatch.setattr(random, "_draw", lambda *a, **k: torch.from_numpy(u.copy()))
+    x = np.linspace(-3.0, 3.0, u.size).astype("float32")
+    for dtype in ("float32", "float64"):
+        y = random.dropout(torch.from_numpy(x.astype(dtype)), 0.3, seed=SEED).numpy()
+        expected = np.where(u < keep, x.astype(dtype) / np.asarray(0.7, dtype), 0.0)
+        np.testing.assert_array_equal(y, expected.astype(dtype))
+    assert (y[:3] != 0).tolist() == [True, False, False]
+
+
 def test_dropout_scales_and_shuffle_permutes():
     x = torch.ones(10000)
     y = random.dropout(x, 0.25, seed=SEED).numpy()

@@ -34,6 +34,20 @@ def test_from_logits_matches_log_softmax_and_out_of_range_labels_give_zero():
     )
 
 
+@pytest.mark.parametrize("dtype", ["int32", "int64", "uint8"])
+def test_labels_far_outside_the_range_give_zero_in_every_integer_dtype(dtype):
+    # Labels far from the range, at the dtype's ends and one past each edge: a loss of 0,
+    # as JAX's one-hot gives, never an error, never another class's loss.
+    # (int64 labels beyond int32's range are not tried: both engines hold them as int32.)
+    info = np.iinfo(dtype)
+    wanted = np.array([-(2**31), -7, -1, 0, 4, 5, 6, 99, 2**31 - 1, 3])
+    labels = wanted.clip(max(info.min, -(2**31)), min(info.max, 2**31 - 1)).astype(dtype)
+    logits = np.resize(LOGITS, (len(labels), 5))
+    got = ops.convert_to_numpy(ops.sparse_categorical_crossentropy(labels, logits, True))
+    expected = _expected(_log_softmax(logits.astype("float64")), labels.astype(np.int64))
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
 def test_probabilities_are_normalised_and_clipped():
     probs = np.exp(_log_softmax(LOGITS.astype("float64"))) * 3.0  # not summing to one
     probs[0, 0] = 0.0  # clipped to epsilon, not log(0)

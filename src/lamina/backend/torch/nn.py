@@ -119,14 +119,15 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
     if from_logits and _fused_crossentropy_applies(target, output, axis):
         # torch's fused kernel (log-softmax and pick in one node, for the forward and
         # the backward pass). It rejects labels outside [0, classes), which get a loss
-        # of 0 here as on JAX: they are replaced by -100, the kernel's ignored index
-        # (a loss of 0 and no gradient), without reading the labels' values in Python.
-        labels = target.long()
-        # Out of range exactly where the label is not its own remainder (floor modulo:
-        # negative labels too), in two kernels rather than two comparisons and an `and`.
-        labels = labels.masked_fill(torch.remainder(labels, output.shape[1]) != labels, -100)
+        # of 0 here as on JAX: they are replaced by `classes`, passed as the kernel's
+        # ignored index (a loss of 0 and no gradient), without reading the labels'
+        # values in Python. Clamped to [-1, classes], a label outside the range is -1 or
+        # `classes`, and both are `classes` modulo `classes + 1`, while a label inside is
+        # itself: two kernels, where a range test and a fill take three.
+        classes = output.shape[1]
+        labels = torch.remainder(target.long().clamp(-1, classes), classes + 1)
         return torch.nn.functional.cross_entropy(
-            output, labels, reduction="none", ignore_index=-100
+            output, labels, reduction="none", ignore_index=classes
         )
     if from_logits:
         log_probs = torch.log_softmax(output, dim=axis)

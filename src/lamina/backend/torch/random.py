@@ -352,14 +352,20 @@ def dropout(inputs, rate, noise_shape=None, seed=None):
         else tuple(s if n is None else n for s, n in zip(inputs.shape, noise_shape, strict=True))
     )
     keep_prob = 1.0 - rate
-    keep = _draw("uniform", shape, torch.float32, seed) < keep_prob
+    uniform = _draw("uniform", shape, torch.float32, seed)
     if isinstance(keep_prob, numbers.Real) and keep_prob > 0 and inputs.dtype.is_floating_point:
         # The kept values are `inputs / keep_prob`, as with `where`, and the dropped are
         # 0; multiplying by the mask as floats takes a quarter of `where`'s time on CPU
         # (torch's `where` with a scalar branch is not vectorized), forward and backward.
         # Like torch's own dropout (and Keras's unseeded torch path), a dropped NaN or
         # infinity stays NaN where `where` would give 0.
-        return (inputs / keep_prob) * keep.to(inputs.dtype)
+        # The mask is `uniform < keep_prob` as 1.0 / 0.0, computed as the sign of
+        # `keep_prob - uniform` clamped at 0: the same values (a float difference is 0
+        # only between equal floats, and keeps the comparison's sign), in vectorized float
+        # kernels, where a comparison to bool and its cast to float take twice as long.
+        mask = torch.clamp_min(torch.sign(keep_prob - uniform), 0.0)
+        return (inputs / keep_prob) * mask.to(inputs.dtype)
+    keep = uniform < keep_prob
     return torch.where(
         keep, inputs / keep_prob, torch.zeros((), dtype=inputs.dtype, device=inputs.device)
     )
