@@ -109,6 +109,10 @@ EXECUTION = declare(
         True where `compile(jit_compile="auto")` runs the steps compiled (JAX: every step is
         traced and compiled whole), False where they run eagerly unless `jit_compile=True`
         asks for more (torch: `torch.compile`).
+    KEEPS_INT64_DATA
+        True where int64 data (NumPy arrays fed to `fit`, `evaluate`, `predict` and the
+        `*_on_batch` calls) reaches the steps as int64, as in Keras 3 on torch; False where
+        it becomes int32, as on JAX without 64-bit types.
     Program(fn, name, donate_argnums=(), static_argnums=(), compiled=True, max_signatures=32, gradients=False, live=False, jit=None, replay=None, compiler_options=None)
         A step compiled once per input signature; `compiled=False` runs it as is;
         `gradients=True` for a step that differentiates (a taping engine records only then);

@@ -148,7 +148,8 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     _check_axis(axis)
     y_pred = ops.convert_to_tensor(y_pred)
     y_true = _sparse_targets(y_true, y_pred, axis)
-    labels = ops.cast(y_true, "int32")
+    # int64 labels (torch's data) are taken as they are: a cast would cost a kernel.
+    labels = y_true if ops.dtype(y_true) in ("int32", "int64") else ops.cast(y_true, "int32")
     if ignore_class is not None:
         valid = ops.not_equal(labels, ignore_class)
         labels = ops.where(valid, labels, 0)

@@ -45,7 +45,9 @@ def binary_accuracy(y_true, y_pred, threshold=0.5):
 def _match_labels(labels, y_pred):
     """Compare integer `labels` with `argmax(y_pred)`; hits keep the labels' shape."""
     predicted = ops.cast(ops.argmax(y_pred, axis=-1), "int32")
-    return ops.cast(ops.equal(ops.cast(labels, "int32"), predicted), backend.floatx())
+    if ops.dtype(labels) not in ("int32", "int64"):  # int64: torch's data, compared as is
+        labels = ops.cast(labels, "int32")
+    return ops.cast(ops.equal(labels, predicted), backend.floatx())
 
 
 @graph_function

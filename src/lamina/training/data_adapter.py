@@ -47,8 +47,8 @@ def _to_numpy(x, role: str):
         )
     if arr.dtype == np.float64:
         arr = arr.astype("float32")
-    elif arr.dtype == np.int64:
-        arr = arr.astype("int32")
+    elif arr.dtype == np.int64 and not backend.execution.KEEPS_INT64_DATA:
+        arr = arr.astype("int32")  # as the engine holds it (JAX)
     return arr
 
 

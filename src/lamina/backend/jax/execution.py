@@ -37,6 +37,9 @@ STATEFUL = False
 # `jit_compile="auto"` compiles: every step is traced and compiled whole.
 JIT_BY_DEFAULT = True
 
+# int64 data becomes int32 on the host (JAX runs without 64-bit types).
+KEEPS_INT64_DATA = False
+
 
 class Program:
     """A pure function `fn(*args)` compiled with XLA, traced once per input signature.

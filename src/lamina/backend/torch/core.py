@@ -3,6 +3,8 @@
 Conversion follows the JAX engine's rules so that one test suite passes on both: Python
 floats and float64 NumPy data become `floatx()`, Python ints and int64 NumPy data become
 int32 (the JAX engine runs without 64-bit types), torch tensors pass through unchanged.
+The batches a step receives are the exception: `convert_data` keeps int64 data, as Keras
+3 on torch does.
 
 Control flow (`scan`, `fori_loop`, `while_loop`, `cond`, `vectorized_map`, in
 `core_control_flow.py`) runs as eager Python loops with `jax.lax` semantics;
@@ -614,7 +616,18 @@ def tree_flatten(tree):
 
 
 def device_put(x):
-    return tree_map(lambda v: convert_to_tensor(v).to(_DEFAULT_DEVICE), x)
+    return tree_map(lambda v: convert_data(v).to(_DEFAULT_DEVICE), x)
+
+
+def convert_data(x):
+    """A batch's array as the steps receive it: `convert_to_tensor`'s rules, except that
+    int64 NumPy data stays int64, as Keras 3 on torch gives it to a `train_step`
+    (`execution.KEEPS_INT64_DATA`)."""
+    if type(x) is np.ndarray and x.dtype == np.int64:
+        out = torch.from_numpy(np.array(x, order="C"))  # a copy, never the caller's memory
+        device = get_device()
+        return out if out.device == device else out.to(device)
+    return convert_to_tensor(x)
 
 
 def block_until_ready(x):

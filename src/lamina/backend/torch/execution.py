@@ -52,8 +52,9 @@ from lamina.backend.torch.replay import Replay
 # backend: trainable variables are autograd leaves, updated in place.
 STATEFUL = True
 
-# `jit_compile="auto"` runs steps eagerly; `jit_compile=True` asks for `torch.compile`.
-JIT_BY_DEFAULT = False
+JIT_BY_DEFAULT = False  # steps run eagerly; `jit_compile=True` asks for `torch.compile`
+# int64 data reaches the steps as int64, as in Keras 3 on torch (torch's losses want it).
+KEEPS_INT64_DATA = True
 
 
 class Program:
@@ -406,14 +407,13 @@ def captured(fn, name: str, variables_for) -> Captured:
 
 # The steps of fit / evaluate / predict --------------------------------------------------
 def _tensors(data):
+    convert = backend_core.convert_data
     if type(data) is np.ndarray or backend_core.is_tensor(data):
-        return backend_core.convert_to_tensor(data)  # a predict batch of one array: no tree walk
+        return convert(data)  # a predict batch of one array: no tree walk
     if type(data) is tuple and all(type(a) is np.ndarray or a is None for a in data):
         # A train step's `(x, y[, sample_weight])` of arrays: no tree walk either.
-        return tuple(None if a is None else backend_core.convert_to_tensor(a) for a in data)
-    return tree.map_structure(
-        lambda a: None if a is None else backend_core.convert_to_tensor(a), data
-    )
+        return tuple(None if a is None else convert(a) for a in data)
+    return tree.map_structure(lambda a: None if a is None else convert(a), data)
 
 
 def _row(chunk, i):
