@@ -26,6 +26,7 @@ import pkgutil
 
 from lamina.backend.common import classic as _classic_registry
 from lamina.backend.common import compilation_cache as _compilation_cache
+from lamina.backend.common import host_memory as _host_memory
 from lamina.backend.common.dtypes import is_float_dtype, is_int_dtype, result_type
 from lamina.backend.common.execution import RetraceWarning, profile
 from lamina.backend.common.global_state import reset_session as _reset_session
@@ -112,6 +113,8 @@ else:  # pragma: no cover - config.py refuses unknown names first
 
 # Compiled programs are kept between runs unless LAMINA_COMPILATION_CACHE=0.
 _compilation_cache.configure(compilation)
+# Large host buffers come from malloc's heap unless LAMINA_HOST_MALLOC=0 (glibc).
+_host_memory.configure()
 
 
 def _classic(who: str):

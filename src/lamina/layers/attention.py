@@ -17,7 +17,6 @@ from lamina.ops import random as ops_random
 from lamina.ops.nn_attention import NO_FLASH_KERNEL
 
 
-
 def _register(cls):
     serialization.register_builtin("layers", cls)
     return cls
@@ -35,7 +34,9 @@ def _masked_softmax(scores, mask, axes, zero_masked):
     long over a transformer's scores (JAX fuses either)."""
     if mask is not None:
         mask = ops.cast(mask, "bool")
-        scores = ops.where(mask, scores, ops.cast(large_negative_number(scores.dtype), scores.dtype))
+        scores = ops.where(
+            mask, scores, ops.cast(large_negative_number(scores.dtype), scores.dtype)
+        )
     if len(axes) == 1:
         probs = ops.softmax(scores, axis=axes[0])
     else:
