@@ -244,6 +244,8 @@ class Softmax(_Elementwise):
         return outputs
 
     def _checked_mask(self, inputs, mask):
+        if not hasattr(mask, "shape"):  # a nested list of booleans
+            mask = ops.convert_to_tensor(mask)
         shape, mask_shape = tuple(inputs.shape), tuple(mask.shape)
         broadcastable = len(mask_shape) <= len(shape) and all(
             m in (1, None) or i is None or m == i
