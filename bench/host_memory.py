@@ -81,12 +81,14 @@ SIDES = (
 )
 
 
-def _run(frame, engine, seq, extra):
-    env = {**os.environ, "LAMINA_BACKEND": engine, "KERAS_BACKEND": engine, **extra}
+def run_worker(script, args, engine, extra=None):
+    """Run `script` (a program's text) with `args` in a fresh process on `engine`, with
+    `extra` environment variables; returns what it printed after `RESULT ` (JSON)."""
+    env = {**os.environ, "LAMINA_BACKEND": engine, "KERAS_BACKEND": engine, **(extra or {})}
     repo_src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [repo_src, env.get("PYTHONPATH")]))
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, frame, engine, str(seq)],
+        [sys.executable, "-c", script, *map(str, args)],
         env=env,
         capture_output=True,
         text=True,
@@ -95,10 +97,10 @@ def _run(frame, engine, seq, extra):
     for line in done.stdout.splitlines():
         if line.startswith("RESULT "):
             return json.loads(line[len("RESULT ") :])
-    raise RuntimeError(f"{frame} on {engine} failed:\n{done.stderr[-3000:]}")
+    raise RuntimeError(f"{args} on {engine} failed:\n{done.stderr[-3000:]}")
 
 
-def _spread(values):
+def spread(values):
     return f"{statistics.median(values):6.2f}  [{min(values):.2f}, {max(values):.2f}]"
 
 
@@ -106,7 +108,7 @@ def bench(engine, rounds, seq):
     times = {name: {"fit": [], "evaluate": []} for name, _, _ in SIDES}
     for r in range(rounds):
         for name, frame, extra in SIDES:
-            result = _run(frame, engine, seq, extra)
+            result = run_worker(SCRIPT, (frame, engine, seq), engine, extra)
             for phase in ("fit", "evaluate"):
                 times[name][phase].append(result[phase])
         print(f"  round {r + 1}/{rounds} done", flush=True)
@@ -114,7 +116,7 @@ def bench(engine, rounds, seq):
     print(f"  {'side':30s} {'fit':>22s} {'evaluate':>22s}")
     for name, _, _ in SIDES:
         print(
-            f"  {name:30s} {_spread(times[name]['fit']):>22s} {_spread(times[name]['evaluate']):>22s}"
+            f"  {name:30s} {spread(times[name]['fit']):>22s} {spread(times[name]['evaluate']):>22s}"
         )
     base = times["lamina"]
     for other in ("lamina, LAMINA_HOST_MALLOC=0", "keras"):
