@@ -34,6 +34,10 @@ GLIBC = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
         ),
         ({"GLIBC_TUNABLES": "glibc.rtld.nns=2"}, "glibc", None),
         ({"LD_PRELOAD": "/usr/lib/libjemalloc.so.2"}, "glibc", "LD_PRELOAD"),
+        # Asked for by name: the guesses from other settings give way, the C library not.
+        ({"LAMINA_HOST_MALLOC": "1", "LD_PRELOAD": "/usr/lib/libjemalloc.so.2"}, "glibc", None),
+        ({"LAMINA_HOST_MALLOC": "on", "MALLOC_TRIM_THRESHOLD_": "0"}, "glibc", None),
+        ({"LAMINA_HOST_MALLOC": "1"}, "musl", "the C library is not glibc"),
         ({}, "", "the C library is not glibc"),
         ({}, "musl", "the C library is not glibc"),
     ],

@@ -17,7 +17,8 @@ back to the kernel at once (XLA's step buffers were otherwise faulted in again o
 call). The cost is memory held: up to 256 MB of freed heap at its top, and memory freed
 in its middle until the blocks around it are freed too, as for any small allocation.
 
-It is left alone where the process says how to allocate:
+It is left alone where the process says how to allocate, unless `LAMINA_HOST_MALLOC=1`
+asks for it (glibc only):
 `LAMINA_HOST_MALLOC=0` (or `off`, `false`); `MALLOC_MMAP_THRESHOLD_`,
 `MALLOC_TRIM_THRESHOLD_` or a `glibc.malloc` tunable in `GLIBC_TUNABLES`; another allocator preloaded (`LD_PRELOAD`);
 a C library other than glibc (macOS, Windows, musl).
@@ -34,14 +35,18 @@ ENV = "LAMINA_HOST_MALLOC"
 THRESHOLD = 256 * 2**20
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's <malloc.h>
 _OFF = frozenset({"0", "off", "false", "no"})
+_ON = frozenset({"1", "on", "true", "yes"})
 
 _applied: bool | None = None  # what `configure` did (None: not called)
 
 
 def reason_to_leave_alone(environ=os.environ, libc: str | None = None) -> str | None:
     """Why `configure` leaves malloc as it is, or None when it tunes it."""
-    if environ.get(ENV, "").strip().lower() in _OFF:
+    asked = environ.get(ENV, "").strip().lower()
+    if asked in _OFF:
         return f"{ENV}={environ[ENV]}"
+    if asked in _ON:  # asked for: the other settings below are only guesses
+        return None if _libc(libc) == "glibc" else "the C library is not glibc"
     for name in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"):
         if name in environ:
             return f"{name} is set"
@@ -49,11 +54,15 @@ def reason_to_leave_alone(environ=os.environ, libc: str | None = None) -> str | 
         return "GLIBC_TUNABLES sets glibc.malloc"
     if environ.get("LD_PRELOAD", "").strip():
         return "LD_PRELOAD may bring another allocator"
-    if libc is None:
-        libc = platform.libc_ver()[0] if sys.platform.startswith("linux") else ""
-    if libc != "glibc":
+    if _libc(libc) != "glibc":
         return "the C library is not glibc"
     return None
+
+
+def _libc(libc: str | None) -> str:
+    if libc is not None:
+        return libc
+    return platform.libc_ver()[0] if sys.platform.startswith("linux") else ""
 
 
 def configure(environ=os.environ) -> bool:
