@@ -23,6 +23,7 @@ variables.
 
 from __future__ import annotations
 
+import atexit
 import os
 
 import torch
@@ -462,6 +463,30 @@ def initialize(job_addresses=None, num_processes=None, process_id=None):
         world_size=num_processes,
         rank=process_id,
     )
+    # The group lamina made is taken down before the interpreter exits: left to the C++
+    # destructors, gloo's threads could still be running, and a process that exits first
+    # ended its peer with `terminate called without an active exception` (1 job in 5).
+    atexit.register(_leave_job)
+
+
+def _leave_job():
+    import datetime
+
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()):
+        return
+    try:
+        # Every process arrives before any tears its connections down (a peer that
+        # closes them first aborts the other's gloo threads); a peer that never comes
+        # (it failed) is waited for 30 s at most.
+        if dist.get_backend() == "gloo":
+            dist.monitored_barrier(timeout=datetime.timedelta(seconds=30))
+        else:
+            dist.barrier()
+    except Exception:  # noqa: BLE001 - exiting: a peer gone is not this process's error
+        pass
+    dist.destroy_process_group()
 
 
 def process_count():
