@@ -104,3 +104,78 @@ def test_a_stateless_apply_never_writes_the_variables():
     for v, w in zip(variables, W0):
         np.testing.assert_array_equal(v.numpy(), w)
     assert not np.allclose(lamina.ops.convert_to_numpy(new[0]), W0[0])
+
+
+# Adam's one-pass kernel (torch's fused Adam, with epsilon rescaled to Keras's formula) --
+def _adam_tensors(layout):
+    """Variables, gradients and slots as torch tensors laid out as `layout` says:
+    "rows" (contiguous), "columns" (contiguous transposed, as lamina's torch Dense kernels
+    are), "mixed" (the gradients in the other layout from the variables)."""
+    from lamina.backend.torch import optimizers as fused
+
+    def tensor(x, columns):
+        return torch.from_numpy(np.ascontiguousarray(x.T)).t() if columns else torch.tensor(x)
+
+    grad_columns = {"rows": False, "columns": True, "mixed": False}[layout]
+    var_columns = layout == "columns" or layout == "mixed"
+    params = [tensor(W0[0], var_columns), torch.tensor(W0[1])]
+    m = [torch.zeros_like(p) for p in params]
+    v = [torch.zeros_like(p) for p in params]
+    return fused, params, m, v, grad_columns
+
+
+@pytest.mark.parametrize("layout", ["rows", "columns", "mixed"])
+def test_one_pass_adam_matches_the_keras_formula_in_every_layout(layout, monkeypatch):
+    fused, params, m, v, grad_columns = _adam_tensors(layout)
+    calls = []
+    kernel = torch._fused_adam_
+    monkeypatch.setattr(torch, "_fused_adam_", lambda *a, **k: calls.append(1) or kernel(*a, **k))
+    slots = [[_Slot(a), _Slot(b)] for a, b in zip(m, v)]
+    hyper = {"beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7}
+    for t, grads in enumerate(GRADS, start=1):
+        g = [
+            torch.from_numpy(np.ascontiguousarray(grads[0].T)).t()
+            if grad_columns
+            else torch.tensor(grads[0]),
+            torch.tensor(grads[1]),
+        ]
+        assert fused.fused_apply("adam", [_Slot(p) for p in params], g, slots, 0.01, t, hyper)
+    for a, b in zip(params, _numpy_adam(), strict=True):
+        np.testing.assert_allclose(a.numpy(), b, rtol=1e-5, atol=1e-6)
+    # Tensors laid out alike go through the kernel (as contiguous views); a gradient laid
+    # out unlike its variable would be read in the wrong order by it, so the passes run.
+    assert len(calls) == (0 if layout == "mixed" else len(GRADS))
+
+
+class _Slot:  # what `fused_apply` reads of a variable or a slot: its tensor
+    def __init__(self, value):
+        self._value = value
+
+
+def test_one_pass_adam_declines_a_bias_correction_of_zero():
+    # beta_2 = 1: Keras's step size is lr * sqrt(1 - 1) = 0, the weights stay; torch's
+    # kernel would divide by zero.
+    fused, params, m, v, _ = _adam_tensors("rows")
+    before = [p.clone() for p in params]
+    slots = [[_Slot(a), _Slot(b)] for a, b in zip(m, v)]
+    hyper = {"beta_1": 0.9, "beta_2": 1.0, "epsilon": 1e-7}
+    grads = [torch.tensor(g) for g in GRADS[0]]
+    fused.fused_apply("adam", [_Slot(p) for p in params], grads, slots, 0.01, 1.0, hyper)
+    for p, b in zip(params, before):
+        np.testing.assert_array_equal(p.numpy(), b.numpy())
+    assert np.isfinite(v[0].numpy()).all()
+
+
+def test_fit_updates_dense_kernels_with_the_one_pass_kernel(monkeypatch):
+    calls = []
+    kernel = torch._fused_adam_
+    monkeypatch.setattr(
+        torch, "_fused_adam_", lambda *a, **k: calls.append(len(a[0])) or kernel(*a, **k)
+    )
+    model = lamina.Sequential(
+        [lamina.Input((4,)), lamina.layers.Dense(8, activation="relu"), lamina.layers.Dense(1)]
+    )
+    model.compile(optimizer="adam", loss="mse")
+    x = RNG.normal(size=(32, 4)).astype("float32")
+    model.fit(x, x[:, :1], batch_size=16, epochs=1, verbose=0)
+    assert calls == [4, 4]  # two steps, each over the four variables at once
