@@ -103,7 +103,9 @@ def _one_pass_adam(params, grads, m, v, lr, beta_1, beta_2, t, epsilon) -> bool:
         if group is None:
             return False
         views.append(group)
-    steps = [torch.tensor(t, dtype=torch.float32, device=device)] * len(params)
+    # The step count as the kernel reads it, a tensor on the weights' device (`full`: on
+    # CUDA a fill kernel, where `torch.tensor` would copy from the host and wait).
+    steps = [torch.full((), t, dtype=torch.float32, device=device)] * len(params)
     params, grads, m, v = (list(tensors) for tensors in zip(*views, strict=True))
     torch._fused_adam_(
         params,
