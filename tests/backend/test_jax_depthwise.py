@@ -77,3 +77,25 @@ def test_the_grouped_convolution_stays_for_low_precision_and_large_kernels():
     kernel = jnp.ones((3, 3, 2, 1), "bfloat16")
     y = nn.depthwise_conv(jnp.ones((1, 4, 4, 2), "bfloat16"), kernel, 1, "valid")
     np.testing.assert_array_equal(np.asarray(y, "float32"), np.full((1, 2, 2, 2), 9.0))
+
+
+@pytest.mark.parametrize("batch", [5, 6, 1])
+def test_the_kernel_gradient_summed_a_few_images_at_a_time_is_the_whole_batchs(batch, monkeypatch):
+    # Two images per step of the sum (the step's bytes set to two images' inputs and
+    # gradients): 5 images are two steps and one left over, 6 three steps, 1 no step.
+    rng = np.random.default_rng(1)
+    x = jnp.asarray(rng.standard_normal((batch, 7, 6, 3)).astype("float32"))
+    kernel = jnp.asarray(rng.standard_normal((3, 3, 3, 2)).astype("float32"))
+    per_image = 4 * (7 * 6 * 3 + 7 * 6 * 6)
+    monkeypatch.setattr(nn, "_CHUNK_BYTES", 2 * per_image)
+    args = (1, "same", "channels_last", 1)
+
+    def loss(conv):
+        return lambda a, b: jnp.sum(jnp.sin(conv(a, b, *args)))
+
+    got = jax.jit(jax.grad(loss(nn.depthwise_conv), (0, 1)))(x, kernel)
+    want = jax.grad(loss(_grouped), (0, 1))(x, kernel)
+    for have, expected in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(have), np.asarray(expected), rtol=1e-4, atol=1e-4)
+    text = str(jax.make_jaxpr(jax.grad(loss(nn.depthwise_conv), 1))(x, kernel))
+    assert ("scan[" in text) == (batch > 2)  # one image: the sum in one go
