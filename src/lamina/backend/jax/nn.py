@@ -259,7 +259,10 @@ def _pointwise_by_product(inputs, kernel, strides, data_format):
     if any(s != 1 for s in strides):
         x = x[(slice(None), *(slice(None, None, s) for s in strides), slice(None))]
     weights = jnp.reshape(kernel, kernel.shape[-2:]).astype(x.dtype)
-    y = jax.lax.dot_general(x, weights, (((x.ndim - 1,), (0,)), ((), ())))
+    # As a 2-D product over the flattened positions: the same product of rank 4 made
+    # XLA's CPU take 190 ms against 112 for a 1x1 layer's output and gradients (with a
+    # bias and a sine loss, 128x16x16x256).
+    y = jnp.matmul(x.reshape(-1, x.shape[-1]), weights).reshape(x.shape[:-1] + (-1,))
     return jnp.moveaxis(y, -1, 1) if data_format == "channels_first" else y
 
 
