@@ -94,3 +94,10 @@ def test_a_dense_layer_on_a_sequence_trains_as_keras_does():
 
     for a, b in zip(jax.tree.leaves(grads(ours)), jax.tree.leaves(grads(theirs)), strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-5)
+    # The product and the bias on the flattened rows (the bias's gradient a sum over one
+    # axis), the layer's output shaped back.
+    weights = [v.value for v in ours.trainable_variables]
+    jaxpr = jax.make_jaxpr(lambda ws, a: ours.stateless_call(ws, [], a)[0])(weights, x)
+    adds = [e for e in jaxpr.eqns if e.primitive.name == "add"]
+    assert adds and all(e.outvars[0].aval.ndim == 2 for e in adds)
+    assert jaxpr.out_avals[0].shape == (3, 5, 6)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
+import jax
+import jax.numpy as jnp
+
 
 class LayerBase:
     """Engine behaviour mixed into `Layer`; on JAX there is none."""
@@ -12,6 +17,16 @@ class LayerBase:
 def dense(x, kernel, bias=None):
     from lamina.backend.jax import numpy as jax_numpy
 
+    x = jnp.asarray(x)
+    if x.ndim > 2 and jnp.ndim(kernel) == 2 and jax.default_backend() == "cpu":
+        # On a sequence or an image: the product and the bias on the flattened rows (see
+        # `numpy_products._flat_matmul`). With the bias added to the rank-3 product, XLA's
+        # CPU ran the layer's output and gradients (64x200x64 to 256 units, a sine loss)
+        # in 32.7 ms against 12.9.
+        rows = jnp.reshape(x, (math.prod(x.shape[:-1]), x.shape[-1]))
+        out = jax_numpy.matmul(rows, kernel)
+        out = out if bias is None else jax_numpy.add(out, bias)
+        return jnp.reshape(out, x.shape[:-1] + out.shape[-1:])
     out = jax_numpy.matmul(x, kernel)
     return out if bias is None else jax_numpy.add(out, bias)
 

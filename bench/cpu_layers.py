@@ -1,19 +1,20 @@
-"""Convolution layers on JAX's CPU, one training step's worth each: lamina against Keras 3.
+"""Layers on JAX's CPU, one training step's worth each: lamina against Keras 3.
 
 For each layer, the time of one compiled call computing the layer's output, a loss and
 its gradients with respect to the inputs and every weight (`jax.value_and_grad` of
 `stateless_call`, what a train step does with that layer), lamina's layer against Keras
 3's with the same weights on the same inputs, both on JAX in this process. Keras's layers
 run XLA's convolutions; lamina's run 1x1 kernels as a matrix product, depthwise kernels as
-a sum over taps (kernel gradient summed a few images at a time) and strided transposed
-convolutions with gradients from their adjoint (docs/guides/performance.md). A plain 3x3
-convolution, which both run as XLA's convolution, is the control row.
+a sum over taps (kernel gradient summed a few images at a time), strided transposed
+convolutions with gradients from their adjoint, and a Dense layer on a sequence as one 2-D
+product (docs/guides/performance.md). A plain 3x3 convolution, which both run as XLA's
+convolution, is the control row.
 
 Prints per layer the median time of each side over rounds (each round the best of 3 calls,
 the sides alternating) and the median over rounds of Keras's time / lamina's, with its
 lowest and highest round.
 
-Usage: python bench/conv_layers_cpu.py [--rounds 5]
+Usage: python bench/cpu_layers.py [--rounds 5]
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ LAYERS = [
     ("3x3 SeparableConv2D 128->128", "SeparableConv2D", {"filters": 128, "kernel_size": 3, "padding": "same"}, (64, 16, 16, 128)),
     ("3x3/2 Conv2DTranspose 64->64 (decoder)", "Conv2DTranspose", {"filters": 64, "kernel_size": 3, "strides": 2, "padding": "same"}, (128, 7, 7, 64)),
     ("4x4/2 Conv2DTranspose 128->64 (DCGAN)", "Conv2DTranspose", {"filters": 64, "kernel_size": 4, "strides": 2, "padding": "same"}, (64, 16, 16, 128)),
+    ("Dense 64->256 on 64x200 (a sequence)", "Dense", {"units": 256}, (64, 200, 64)),
+    ("Dense 256->256 on 64x200 (a sequence)", "Dense", {"units": 256}, (64, 200, 256)),
     ("3x3 Conv2D 64->64 (control)", "Conv2D", {"filters": 64, "kernel_size": 3, "padding": "same"}, (64, 32, 32, 64)),
 ]  # fmt: skip
 
