@@ -6,8 +6,8 @@ its gradients with respect to the inputs and every weight (`jax.value_and_grad` 
 3's with the same weights on the same inputs, both on JAX in this process. Keras's layers
 run XLA's convolutions; lamina's run 1x1 kernels as a matrix product, depthwise kernels as
 a sum over taps (kernel gradient summed a few images at a time), strided transposed
-convolutions with gradients from their adjoint, and a Dense layer on a sequence as one 2-D
-product (docs/guides/performance.md). A plain 3x3 convolution, which both run as XLA's
+convolutions with gradients from their adjoint, and Dense and EinsumDense layers on a
+sequence as one 2-D product (docs/guides/performance.md). A plain 3x3 convolution, which both run as XLA's
 convolution, is the control row.
 
 Prints per layer the median time of each side over rounds (each round the best of 3 calls,
@@ -40,6 +40,7 @@ LAYERS = [
     ("4x4/2 Conv2DTranspose 128->64 (DCGAN)", "Conv2DTranspose", {"filters": 64, "kernel_size": 4, "strides": 2, "padding": "same"}, (64, 16, 16, 128)),
     ("Dense 64->256 on 64x200 (a sequence)", "Dense", {"units": 256}, (64, 200, 64)),
     ("Dense 256->256 on 64x200 (a sequence)", "Dense", {"units": 256}, (64, 200, 256)),
+    ("EinsumDense abc,cde->abde 256->8x32 on 64x200", "EinsumDense", {"equation": "abc,cde->abde", "output_shape": (None, 8, 32), "bias_axes": "de"}, (64, 200, 256)),
     ("3x3 Conv2D 64->64 (control)", "Conv2D", {"filters": 64, "kernel_size": 3, "padding": "same"}, (64, 32, 32, 64)),
 ]  # fmt: skip
 

@@ -101,3 +101,66 @@ def test_a_dense_layer_on_a_sequence_trains_as_keras_does():
     adds = [e for e in jaxpr.eqns if e.primitive.name == "add"]
     assert adds and all(e.outvars[0].aval.ndim == 2 for e in adds)
     assert jaxpr.out_avals[0].shape == (3, 5, 6)
+
+
+# Einsums that are products of flattened axes -----------------------------------------
+FLAT_EINSUMS = [
+    ("abc,cd->abd", (2, 3, 4), (4, 5)),  # EinsumDense as Dense
+    ("abc,cde->abde", (2, 3, 4), (4, 2, 3)),  # attention's query/key/value projection
+    ("abcd,cde->abe", (2, 3, 2, 3), (2, 3, 4)),  # attention's output projection
+    ("ab,bcd->acd", (3, 4), (4, 2, 5)),
+    ("abc, cd -> abd", (0, 3, 4), (4, 5)),  # spaces, no rows
+]
+
+
+@pytest.mark.parametrize("subscripts, s1, s2", FLAT_EINSUMS)
+def test_flat_einsums_give_numpys_values_and_xlas_gradients(subscripts, s1, s2):
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal(s1).astype("float32"), rng.standard_normal(s2).astype("float32")
+    got = numpy_products.einsum(subscripts, a, b)
+    np.testing.assert_allclose(np.asarray(got), np.einsum(subscripts, a, b), rtol=1e-5, atol=1e-5)
+    assert _dot_operand_ranks(lambda x, y: numpy_products.einsum(subscripts, x, y), a, b) == [
+        (2, 2)
+    ]
+
+    def loss(fn):
+        return lambda x, y: jnp.sum(jnp.sin(fn(subscripts, x, y)))
+
+    ours = jax.grad(loss(numpy_products.einsum), (0, 1))(a, b)
+    xlas = jax.grad(loss(jnp.einsum), (0, 1))(a, b)
+    for x, y in zip(ours, xlas, strict=True):
+        np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "subscripts, s1, s2",
+    [
+        ("abc,acd->abd", (2, 3, 4), (2, 4, 5)),  # a batch axis shared: not flat
+        ("abc,dc->abd", (2, 3, 4), (5, 4)),  # the contracted axis last on the right
+        ("bac,cd->abd", (3, 2, 4), (4, 5)),  # the output reorders the rows' axes
+        ("...c,cd->...d", (2, 3, 4), (4, 5)),
+        ("ij,jk->ik", (3, 4), (4, 5)),  # a matrix product already
+        ("abc,cd->abd", (2, 3, 4), (6, 5)),  # sizes that disagree: jnp.einsum's error
+    ],
+)
+def test_other_einsums_keep_jnp_einsum(subscripts, s1, s2):
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal(s1).astype("float32"), rng.standard_normal(s2).astype("float32")
+    assert numpy_products._flat_einsum(subscripts, a, b) is None
+    try:
+        want = np.einsum(subscripts, a, b)
+    except ValueError:
+        with pytest.raises((ValueError, TypeError)):
+            numpy_products.einsum(subscripts, a, b)
+        return
+    np.testing.assert_allclose(
+        np.asarray(numpy_products.einsum(subscripts, a, b)), want, rtol=1e-5, atol=1e-5
+    )
+
+
+def test_einsum_options_and_int8_keep_jnp_einsum():
+    a, b = np.ones((2, 3, 4), "int8"), np.ones((4, 5), "int8")
+    assert numpy_products.einsum("abc,cd->abd", a, b).dtype == jnp.int32
+    x = np.ones((2, 3, 4), "float32")
+    out = numpy_products.einsum("abc,cd->abd", x, np.ones((4, 5), "float32"), precision="highest")
+    np.testing.assert_array_equal(np.asarray(out), np.full((2, 3, 5), 4.0))

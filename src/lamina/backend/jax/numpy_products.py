@@ -50,7 +50,41 @@ def einsum(subscripts, *operands, **kwargs):
     # `jnp.einsum`, which rejects any other name; int8 products accumulate in int32.
     if kwargs.get("preferred_element_type") is None and builtins.all(map(_is_int8, operands)):
         kwargs["preferred_element_type"] = jnp.int32
+    if not kwargs and len(operands) == 2 and jax.default_backend() == "cpu":
+        flat = _flat_einsum(subscripts, *operands)
+        if flat is not None:
+            return flat
     return jnp.einsum(subscripts, *operands, **kwargs)
+
+
+def _flat_einsum(subscripts, a, b):
+    """An einsum that is a product of flattened axes, `BC,CO->BO` (`B`, `C`, `O` runs of
+    distinct letters: EinsumDense's `abc,cde->abde`, attention's output projection
+    `abcd,cde->abe`), as one 2-D product; None for any other einsum. On the CPU, XLA runs
+    such products' gradients 1.5x slower unflattened (see `_flat_matmul`)."""
+    spec = subscripts.replace(" ", "")
+    if "..." in spec or spec.count("->") != 1:
+        return None
+    inputs, out = spec.split("->")
+    parts = inputs.split(",")
+    if len(parts) != 2:
+        return None
+    left, right = parts
+    if any(len(set(t)) != len(t) for t in (left, right, out)):
+        return None
+    shared = "".join(c for c in left if c in right)
+    k = len(shared)
+    if not k or not left.endswith(shared) or not right.startswith(shared):
+        return None
+    batch, rest = left[: len(left) - k], right[k:]
+    if out != batch + rest or (len(batch) < 2 and k < 2 and len(rest) < 2):
+        return None
+    a, b = jnp.asarray(a), jnp.asarray(b)
+    if a.ndim != len(left) or b.ndim != len(right) or a.shape[len(batch) :] != b.shape[:k]:
+        return None  # jnp.einsum says what is wrong
+    rows, inner = math.prod(a.shape[: len(batch)]), math.prod(b.shape[:k])
+    flat = jnp.matmul(a.reshape(rows, inner), b.reshape(inner, math.prod(b.shape[k:])))
+    return flat.reshape(a.shape[: len(batch)] + b.shape[k:])
 
 
 def tensordot(x1, x2, axes=2):
