@@ -359,3 +359,55 @@ def test_gradients_match_numpy():
     np.testing.assert_allclose(
         ops.convert_to_numpy(d_x), np.einsum("abde,cde->abc", readout, kernel), atol=1e-4
     )
+
+
+def test_flat_equations_run_as_a_dense_product_and_others_as_einsum():
+    from lamina.layers.einsum_dense import _flat_plan, _parse_equation
+
+    def plan(equation, bias_axes=None):
+        return _flat_plan(_parse_equation(equation), bias_axes)
+
+    assert plan("abc,cde->abde", "de") == (2, 1)  # attention's query/key/value projection
+    assert plan("abcd,cde->abe", "e") == (2, 2)  # its output projection
+    assert plan("ab,bc->ac", "c") == (1, 1)
+    assert plan("abc,cde->abde") == (2, 1)
+    assert plan("abc,cde->abde", "e") is None  # a bias over part of the output axes
+    assert plan("abc,cde->abde", "be") is None
+    assert plan("...b,bc->...c") is None
+    assert plan("ibd,nd->ibn") is None  # the contracted axis last in the kernel
+    assert plan("ab,b->a") == (1, 1)  # a product with one output column
+
+
+@pytest.mark.engine("jax")
+@_KERAS_WARNING
+@pytest.mark.parametrize(
+    "equation, bias_axes, shape, output_shape",
+    [
+        ("abc,cde->abde", "de", (2, 5, 6), (None, 2, 4)),
+        ("abcd,cde->abe", "e", (2, 5, 2, 4), (None, 6)),
+        ("abc,cd->abd", None, (2, 5, 6), (None, 3)),
+        ("abc,cde->abde", "e", (2, 5, 6), (None, 2, 4)),  # the einsum path, for contrast
+    ],
+)
+def test_gradients_match_keras(equation, bias_axes, shape, output_shape):
+    import jax
+    import jax.numpy as jnp
+
+    keras = _keras()
+    x = _rand(*shape)
+    ours = layers.EinsumDense(equation, output_shape, bias_axes=bias_axes)
+    theirs = keras.layers.EinsumDense(equation, output_shape, bias_axes=bias_axes)
+    ours.build(shape)
+    theirs.build(shape)
+    weights = [_rand(*w.shape) for w in ours.weights]
+    ours.set_weights(weights)
+    theirs.set_weights(weights)
+
+    def grads(layer):
+        def loss(ws, a):
+            return jnp.sum(jnp.sin(layer.stateless_call(ws, [], a)[0]))
+
+        return jax.jit(jax.grad(loss, (0, 1)))([jnp.asarray(w) for w in weights], x)
+
+    for a, b in zip(jax.tree.leaves(grads(ours)), jax.tree.leaves(grads(theirs)), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-5)
