@@ -481,6 +481,13 @@ COMMON: dict[str, dict[str, Declaration]] = {
             Whether `dtype` is a signed or unsigned integer type.
         """
     ),
+    "common.einsum_plans": declare(
+        """
+        flat_product(left, right, out)
+            `(batch rank, contracted rank)` when the einsum `left,right->out` is one matrix
+            product of runs of axes, `BC,CO->BO`; None otherwise.
+        """
+    ),
     "common.shapes": declare(
         """
         conv_transpose_output_length(length, kernel_size, stride, padding='valid', output_padding=None, dilation=1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import re
 import string
 
@@ -15,6 +16,7 @@ from lamina import (
     quantizers,
     regularizers,
 )
+from lamina.backend.common import einsum_plans
 from lamina.common import serialization
 from lamina.dtype_policies.dtype_policy import check_quantization_mode
 from lamina.graph.keras_tensor import KerasTensor
@@ -193,26 +195,17 @@ class _Analysis:
         return tuple(shape)
 
 
-def _count(shape) -> int:
-    total = 1
-    for size in shape:
-        total *= int(size)
-    return total
-
-
 def _flat_plan(parsed, bias_axes):
-    """`(batch rank, contracted rank)` when the equation is `BC,CO->BO` (runs of letters,
-    no ellipsis) and the bias, if any, spans `O` exactly; None otherwise."""
+    """`(batch rank, contracted rank)` when the equation is one product of runs of axes,
+    `BC,CO->BO` (`backend.common.einsum_plans`), and the bias, if any, spans `O` exactly;
+    None otherwise."""
     input_spec, kernel_spec, output_spec, ellipsis = parsed
     if ellipsis is not None:
         return None
-    shared = "".join(c for c in input_spec if c in kernel_spec)
-    if not shared or not input_spec.endswith(shared) or not kernel_spec.startswith(shared):
+    plan = einsum_plans.flat_product(input_spec, kernel_spec, output_spec)
+    if plan is None or bias_axes not in (None, output_spec[plan[0] :]):
         return None
-    batch, rest = input_spec[: len(input_spec) - len(shared)], kernel_spec[len(shared) :]
-    if not batch or output_spec != batch + rest or bias_axes not in (None, rest):
-        return None
-    return len(batch), len(shared)
+    return plan
 
 
 @_register
@@ -387,7 +380,7 @@ class EinsumDense(Layer):
         lead = tuple(ops.shape(inputs)[:batch_rank])
         out_axes = tuple(kernel.shape[contracted_rank:])
         rows = ops.reshape(inputs, lead + (-1,))
-        matrix = ops.reshape(kernel, (-1, _count(out_axes)))
+        matrix = ops.reshape(kernel, (-1, math.prod(int(d) for d in out_axes)))
         bias = None if self.bias is None else ops.reshape(self.bias, (-1,))
         return ops.reshape(backend.layer.dense(rows, matrix, bias), lead + out_axes)
 

@@ -14,6 +14,7 @@ import math
 import jax
 import jax.numpy as jnp
 
+from lamina.backend.common import einsum_plans
 from lamina.backend.jax.numpy_arguments import _floats
 
 
@@ -58,33 +59,27 @@ def einsum(subscripts, *operands, **kwargs):
 
 
 def _flat_einsum(subscripts, a, b):
-    """An einsum that is a product of flattened axes, `BC,CO->BO` (`B`, `C`, `O` runs of
-    distinct letters: EinsumDense's `abc,cde->abde`, attention's output projection
-    `abcd,cde->abe`), as one 2-D product; None for any other einsum. On the CPU, XLA runs
-    such products' gradients 1.5x slower unflattened (see `_flat_matmul`)."""
+    """An einsum that is one product of runs of axes, `BC,CO->BO` (EinsumDense's
+    `abc,cde->abde`, attention's output projection `abcd,cde->abe`; see
+    `backend.common.einsum_plans`), as a 2-D product; None for any other einsum. On the
+    CPU, XLA runs such products' gradients 1.5x slower unflattened (see `_flat_matmul`)."""
     spec = subscripts.replace(" ", "")
     if "..." in spec or spec.count("->") != 1:
         return None
     inputs, out = spec.split("->")
     parts = inputs.split(",")
-    if len(parts) != 2:
+    plan = einsum_plans.flat_product(*parts, out) if len(parts) == 2 else None
+    if plan is None:
         return None
-    left, right = parts
-    if any(len(set(t)) != len(t) for t in (left, right, out)):
-        return None
-    shared = "".join(c for c in left if c in right)
-    k = len(shared)
-    if not k or not left.endswith(shared) or not right.startswith(shared):
-        return None
-    batch, rest = left[: len(left) - k], right[k:]
-    if out != batch + rest or (len(batch) < 2 and k < 2 and len(rest) < 2):
-        return None
+    rows_rank, k = plan
+    if rows_rank < 2 and k < 2 and len(out) - rows_rank < 2:
+        return None  # a matrix product already
     a, b = jnp.asarray(a), jnp.asarray(b)
-    if a.ndim != len(left) or b.ndim != len(right) or a.shape[len(batch) :] != b.shape[:k]:
+    if a.ndim != len(parts[0]) or b.ndim != len(parts[1]) or a.shape[rows_rank:] != b.shape[:k]:
         return None  # jnp.einsum says what is wrong
-    rows, inner = math.prod(a.shape[: len(batch)]), math.prod(b.shape[:k])
+    rows, inner = math.prod(a.shape[:rows_rank]), math.prod(b.shape[:k])
     flat = jnp.matmul(a.reshape(rows, inner), b.reshape(inner, math.prod(b.shape[k:])))
-    return flat.reshape(a.shape[: len(batch)] + b.shape[k:])
+    return flat.reshape(a.shape[:rows_rank] + b.shape[k:])
 
 
 def tensordot(x1, x2, axes=2):
