@@ -11,7 +11,7 @@ import pytest
 
 import lamina
 from lamina import backend as K
-from lamina.layers import Conv2D, Dense, Input, Lambda
+from lamina.layers import Conv2D, Dense, Input, Lambda, MaxPooling2D, Multiply
 from lamina.models import Model
 
 RNG = np.random.default_rng(32)
@@ -145,3 +145,60 @@ def test_a_gradient_penalty_inside_a_lambda_trains_with_fit():
         np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-5)
     with pytest.raises(TypeError, match="already computed"):
         Lambda(lambda t: K.gradients(K.sum(t * 2.0), t)[0])(np.ones((2, 3), "float32"))
+
+
+def _pooling_switches(values):
+    """1 where each 2x2 window (channels last) has its maximum, 0 elsewhere (NumPy)."""
+    b, h, w, c = values.shape
+    windows = values.reshape(b, h // 2, 2, w // 2, 2, c)
+    top = windows.max(axis=(2, 4), keepdims=True)
+    return (windows == top).astype("float32").reshape(b, h, w, c)
+
+
+def test_the_gradient_of_a_sum_taken_inside_a_lambda_trains_with_fit():
+    # Keras 2.2.5's mnist_swwae: `K.gradients(K.sum(y_postpool), y_prepool)` inside a
+    # Lambda, `y_postpool` the max pooling of `y_prepool`: the pooling's switches (1 at
+    # each window's maximum), which the decoder multiplies into its upsampled tensors.
+    # A mean is the sum over its count; sums of sums chain.
+    x = Input(shape=(4, 4, 1))
+    conv = Conv2D(2, 1, use_bias=False)
+    pre = conv(x)
+    post = MaxPooling2D(2)(pre)
+
+    def getwhere(args):
+        y_prepool, y_postpool = args
+        return K.gradients(K.sum(y_postpool), y_prepool)
+
+    where = Lambda(getwhere, output_shape=lambda shapes: shapes[0])([pre, post])
+    mean_where = Lambda(lambda a: K.gradients(K.mean(a[1]), a[0])[0])([pre, post])
+    chained = Lambda(lambda a: K.gradients(K.sum(K.sum(a[1], axis=1)), a[0])[0])([pre, post])
+    # A mean over the pooled rows and columns: each sum over 2 x 2 of them.
+    spatial = Lambda(lambda a: K.gradients(K.mean(a[1], axis=(1, 2)), a[0])[0])([pre, post])
+    decoded = Multiply()([where, pre])
+    model = Model(x, [decoded, mean_where, chained, spatial])
+    kernel = RNG.normal(size=(1, 1, 1, 2)).astype("float32")
+    conv.set_weights([kernel])
+    data = RNG.normal(size=(3, 4, 4, 1)).astype("float32")
+    pre_values = data * kernel[0, 0]  # the 1x1 convolution
+    switches = _pooling_switches(pre_values)
+    count = 3 * 2 * 2 * 2  # elements of the pooled tensor
+    for got in (model.predict(data, verbose=0), [K.eval(v) for v in model(data)]):
+        np.testing.assert_allclose(got[0], switches * pre_values, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got[1], switches / count, rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(got[2], switches, rtol=1e-5)
+        np.testing.assert_allclose(got[3], switches / 4, rtol=1e-5)
+    # In fit's step the switches are constant (a max's gradient is piecewise constant):
+    # one SGD step on the mean squared error of `decoded` against a target.
+    target = RNG.normal(size=(3, 4, 4, 2)).astype("float32")
+    residual = switches * pre_values - target
+    grad = 2 * np.einsum("bhwo,bhwo,bhw->o", residual, switches, data[..., 0]) / residual.size
+    # A loss computed otherwise in the layer is not a graph tensor: refused, saying so.
+    squared = Lambda(lambda a: K.gradients(K.sum(K.square(a[1])), a[0])[0])([pre, post])
+    with pytest.raises(TypeError, match="already computed"):
+        Model(x, squared).predict(data, verbose=0)
+    trained = Model(x, decoded)
+    trained.compile(optimizer=lamina.optimizers.SGD(0.1), loss="mse")
+    trained.fit(data, target, batch_size=3, verbose=0)
+    np.testing.assert_allclose(
+        trained.get_weights()[0], kernel - 0.1 * grad.reshape(kernel.shape), rtol=1e-4, atol=1e-6
+    )

@@ -292,7 +292,7 @@ class Function:
             context = current_call_context()
             training = context.training if context is not None else None
         frames = _running_frames()
-        frames.append((self, values))
+        frames.append((self, values, {}))
         try:
             return self._run_steps(values, training)
         finally:
@@ -382,10 +382,47 @@ def running_tensor(value):
     which tensors of the graph it was given (the classic `K.gradients` of one graph
     tensor with respect to another, inside a layer).
     """
-    for function, values in reversed(_running_frames()):
+    for function, values, _ in reversed(_running_frames()):
         tensor = function.tensor_with_value(value, values)
         if tensor is not None:
             return tensor, function, values
+    return None
+
+
+def running() -> bool:
+    """Whether a graph is running on this thread now (code a node called on a run's
+    values is running)."""
+    return bool(_running_frames())
+
+
+def note_reduction(result, source, scale: float) -> None:
+    """Note that `result`, computed by code a node called on a run's values, is `scale`
+    times a sum of `source`'s elements over some of its axes (`K.sum(t)`, `K.mean(t)`
+    inside a `Lambda`), where `source` is the value of a tensor of a graph running now
+    or such a result itself. `reduced_tensor` reads it back while the run lasts; outside
+    a run nothing is noted."""
+    frames = _running_frames()
+    if not frames:
+        return
+    found = running_tensor(source)
+    if found is not None:
+        base = (*found, 1.0)
+    else:
+        base = reduced_tensor(source)
+        if base is None:
+            return
+    tensor, function, values, inner = base
+    frames[-1][2][id(result)] = (result, tensor, function, values, inner * scale)
+
+
+def reduced_tensor(value):
+    """`(tensor, function, values, scale)` when `value` was noted by `note_reduction`
+    in a run still going: `value` is `scale` times a sum of that graph tensor's elements
+    in that run; None otherwise."""
+    for *_, reductions in reversed(_running_frames()):
+        entry = reductions.get(id(value))
+        if entry is not None and entry[0] is value:
+            return entry[1:]
     return None
 
 

@@ -13,6 +13,8 @@ import builtins
 import numpy as np
 
 from lamina import ops
+from lamina.graph.function import note_reduction as _note_reduction
+from lamina.graph.function import running as _graph_running
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.legacy._backend_util import _to_floatx_if_bool
 
@@ -198,7 +200,10 @@ def sum(x, axis=None, keepdims=False):
     >>> K.eval(K.sum([[1, 2], [3, 4]], axis=1, keepdims=True)).tolist()
     [[3], [7]]
     """
-    return ops.sum(x, axis=axis, keepdims=keepdims)
+    out = ops.sum(x, axis=axis, keepdims=keepdims)
+    # Inside a layer's call on a run's values, `K.gradients` may take it as its loss.
+    _note_reduction(out, x, 1.0)
+    return out
 
 
 def prod(x, axis=None, keepdims=False):
@@ -218,7 +223,14 @@ def mean(x, axis=None, keepdims=False):
     >>> K.eval(K.mean([[1.0, 2.0], [3.0, 5.0]], axis=-1)).tolist()
     [1.5, 4.0]
     """
-    return ops.mean(_to_floatx_if_bool(x), axis=axis, keepdims=keepdims)
+    out = ops.mean(_to_floatx_if_bool(x), axis=axis, keepdims=keepdims)
+    if _graph_running():  # a sum times 1/count, for `K.gradients` (see `sum`)
+        shape = tuple(getattr(x, "shape", ()))
+        axes = range(len(shape)) if axis is None else np.atleast_1d(axis)
+        count = np.prod([shape[int(a)] for a in axes], dtype=float)
+        if count:
+            _note_reduction(out, x, 1.0 / count)
+    return out
 
 
 def std(x, axis=None, keepdims=False):

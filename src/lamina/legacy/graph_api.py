@@ -32,7 +32,7 @@ from lamina.backend.common.global_state import unique_name
 from lamina.backend.common.symbolic_scope import in_symbolic_scope
 from lamina.backend.common.variables import StatelessScope
 from lamina.backend.common.variables import Variable as _BaseVariable
-from lamina.graph.function import Function, map_graph, running_tensor
+from lamina.graph.function import Function, map_graph, reduced_tensor, running_tensor
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.node import Node
 from lamina.graph.operation import Operation, current_call_context
@@ -605,8 +605,9 @@ def gradients(loss, variables):
     trained with `fit` differentiates through it.
 
     Inside a layer's call on data (a `Lambda` of a model), `loss` and the targets may
-    also be values the running graph computed (the layer's inputs): the gradient is
-    then computed at once, from the part of the graph between them.
+    also be values the running graph computed (the layer's inputs), and the loss a
+    `K.sum` or `K.mean` of one taken in the call: the gradient is then computed at once,
+    from the part of the graph between them.
 
     >>> import numpy as np
     >>> from lamina import backend as K, ops
@@ -644,8 +645,9 @@ _NOT_IN_GRAPH = (
     "K.gradients received {what}, which is already computed and is not a tensor of a "
     "graph running now. Differentiate graph tensors: build the loss from K.placeholder, "
     "K.variable and layers (`K.gradients(loss, [x])`), or, inside a Lambda layer, pass "
-    "the layer's inputs themselves (`K.gradients(inputs[0], inputs[1])`: the loss is "
-    "summed, as Keras 2 did). For eager code use lamina.backend.value_and_grad."
+    "the layer's inputs themselves, or a K.sum or K.mean of one "
+    "(`K.gradients(K.sum(inputs[0]), inputs[1])`). For eager code use "
+    "lamina.backend.value_and_grad."
 )
 
 
@@ -655,9 +657,15 @@ def _gradients_of_values(loss, targets) -> list:
         # Abstract evaluation of the layer (its output shapes): gradients have the
         # shapes and dtypes of their targets.
         return [ops.zeros_like(t.value if isinstance(t, _BaseVariable) else t) for t in targets]
-    found = running_tensor(loss)
+    found, scale = running_tensor(loss), 1.0
     if found is None:
-        raise TypeError(_NOT_IN_GRAPH.format(what=f"the loss {_describe(loss)}"))
+        # A sum or mean of a graph tensor taken inside the layer (mnist_swwae's
+        # `K.gradients(K.sum(y_postpool), y_prepool)`): summed again, as a loss is, it is
+        # `scale` times the sum of that tensor.
+        reduced = reduced_tensor(loss)
+        if reduced is None:
+            raise TypeError(_NOT_IN_GRAPH.format(what=f"the loss {_describe(loss)}"))
+        *found, scale = reduced
     loss_tensor, function, values = found
     resolved = []
     for t in targets:
@@ -677,7 +685,10 @@ def _gradients_of_values(loss, targets) -> list:
         [values[id(x)] for x in plan.sources],
         _training_now(),
     )
-    return plan.in_order_of(resolved, grads)
+    grads = plan.in_order_of(resolved, grads)
+    if scale != 1.0:
+        grads = [ops.multiply(g, scale) for g in grads]
+    return grads
 
 
 def _value_plan(function, loss_tensor, targets) -> _GradientPlan:
