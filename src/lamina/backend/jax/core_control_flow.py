@@ -9,6 +9,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
+from lamina.backend.jax.conv_in_loops import loop_body
 from lamina.backend.jax.core import _unwrap
 
 
@@ -31,7 +32,11 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     >>> float(total), backend.convert_to_numpy(running).tolist()
     (6.0, [1.0, 3.0, 6.0])
     """
-    return jax.lax.scan(f, init, xs, length=length, reverse=reverse, unroll=unroll)
+    # The loops trace their bodies inside `loop_body()`: convolutions there take gradients
+    # that XLA's CPU runs fast in a loop (see `conv_in_loops`). The bodies themselves are
+    # passed as they are, so that JAX's caches know them again in eager calls.
+    with loop_body():
+        return jax.lax.scan(f, init, xs, length=length, reverse=reverse, unroll=unroll)
 
 
 def fori_loop(lower, upper, body_fun, init_val):
@@ -41,7 +46,8 @@ def fori_loop(lower, upper, body_fun, init_val):
     >>> int(backend.fori_loop(0, 4, lambda i, total: total + i, 10))
     16
     """
-    return jax.lax.fori_loop(lower, upper, body_fun, init_val)
+    with loop_body():
+        return jax.lax.fori_loop(lower, upper, body_fun, init_val)
 
 
 def while_loop(cond, body, loop_vars, maximum_iterations=None):
@@ -54,7 +60,8 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
     12
     """
     if maximum_iterations is None:
-        return jax.lax.while_loop(cond, body, loop_vars)
+        with loop_body():
+            return jax.lax.while_loop(cond, body, loop_vars)
 
     def cond_with_count(state):
         count, values = state
@@ -65,7 +72,8 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None):
         count, values = state
         return count + 1, body(values)
 
-    return jax.lax.while_loop(cond_with_count, body_with_count, (0, loop_vars))[1]
+    with loop_body():
+        return jax.lax.while_loop(cond_with_count, body_with_count, (0, loop_vars))[1]
 
 
 def vectorized_map(function, elements):
@@ -77,7 +85,8 @@ def associative_scan(f, elems, reverse=False, axis=0):
 
 
 def map(f, xs):
-    return jax.lax.map(f, xs)
+    with loop_body():
+        return jax.lax.map(f, xs)
 
 
 def switch(index, branches, *operands):
