@@ -192,6 +192,11 @@ def test_the_gradient_of_a_sum_taken_inside_a_lambda_trains_with_fit():
     target = RNG.normal(size=(3, 4, 4, 2)).astype("float32")
     residual = switches * pre_values - target
     grad = 2 * np.einsum("bhwo,bhwo,bhw->o", residual, switches, data[..., 0]) / residual.size
+    # Reductions of other values in a running graph are plain reductions.
+    shifted = Lambda(lambda t: t + K.mean([[1.0, 3.0]], axis=-1))(pre)
+    np.testing.assert_allclose(
+        Model(x, shifted).predict(data, verbose=0), pre_values + 2.0, rtol=1e-6
+    )
     # A loss computed otherwise in the layer is not a graph tensor: refused, saying so.
     squared = Lambda(lambda a: K.gradients(K.sum(K.square(a[1])), a[0])[0])([pre, post])
     with pytest.raises(TypeError, match="already computed"):

@@ -224,8 +224,8 @@ def mean(x, axis=None, keepdims=False):
     [1.5, 4.0]
     """
     out = ops.mean(_to_floatx_if_bool(x), axis=axis, keepdims=keepdims)
-    if _graph_running():  # a sum times 1/count, for `K.gradients` (see `sum`)
-        shape = tuple(getattr(x, "shape", ()))
+    if _graph_running() and hasattr(x, "shape"):  # a sum / count, for `K.gradients` (`sum`)
+        shape = tuple(x.shape)
         axes = range(len(shape)) if axis is None else np.atleast_1d(axis)
         count = np.prod([shape[int(a)] for a in axes], dtype=float)
         if count:
