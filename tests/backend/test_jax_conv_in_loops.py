@@ -7,6 +7,7 @@ end, `steps_per_execution` and a ConvLSTM2D training as they do step by step."""
 from __future__ import annotations
 
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -64,6 +65,43 @@ def test_gradients_in_a_loop_are_xlas_outside_one(n, data_format, strides, paddi
     for a, b in zip(ours, xlas, strict=True):
         assert a.shape == b.shape
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-4)
+
+
+TRANSPOSED = [
+    # rank, data format, strides, padding, output padding, dilation
+    (2, "channels_last", 1, "same", None, 1),
+    (2, "channels_last", 2, "same", None, 1),  # a decoder's upsampling layer
+    (2, "channels_first", 3, "valid", 1, 1),
+    (1, "channels_last", 1, "valid", None, 2),  # dilated
+    (3, "channels_last", 2, "valid", None, 1),
+]
+
+
+@pytest.mark.parametrize("n, data_format, strides, padding, out_pad, dilation", TRANSPOSED)
+def test_transposed_convolutions_in_a_loop_are_xlas_outside_one(
+    n, data_format, strides, padding, out_pad, dilation
+):
+    xs, kernel = _case(n, data_format)  # kernel (*spatial, out=3, in=4): 4 -> 3 channels
+    kernel = jnp.swapaxes(kernel, -1, -2)  # (*spatial, out=4, in=3): the inputs' 3 channels
+
+    def conv_t(x, k):
+        return nn.conv_transpose(x, k, strides, padding, out_pad, data_format, dilation)
+
+    def looped(xs, k):
+        _, ys = flow.scan(lambda c, x: (c, conv_t(x, k)), 0.0, xs)
+        return jnp.sum(jnp.sin(ys))
+
+    def unrolled(xs, k):
+        return sum(jnp.sum(jnp.sin(conv_t(xs[t], k))) for t in range(xs.shape[0]))
+
+    # The loop's rule (`conv_in_loops.conv`), whatever the strides.
+    assert re.search(r"name=conv\b", str(jax.make_jaxpr(looped)(xs, kernel)))
+    np.testing.assert_allclose(looped(xs, kernel), unrolled(xs, kernel), rtol=1e-4)
+    ours = jax.jit(jax.grad(looped, (0, 1)))(xs, kernel)
+    theirs = jax.jit(jax.grad(unrolled, (0, 1)))(xs, kernel)
+    for a, b in zip(ours, theirs, strict=True):
+        assert a.shape == b.shape
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-3)
 
 
 def test_every_loop_marks_its_body_and_only_while_tracing_it():

@@ -11,12 +11,14 @@ run in a `lax.scan`) 7.6x as long as with 1.
 `conv` here computes the same convolution as `jax.lax.conv_general_dilated`, with a
 custom gradient that writes both gradients as convolutions of the standard layout
 (channels last, kernel `(*spatial, in, out)`), the operands transposed explicitly: the
-kernel's gradient 12.9 s -> 0.46 s over 15 steps of that ConvLSTM's largest convolution.
-`backend.jax.nn.conv` takes it on the CPU inside the bodies of the loops lamina makes
+kernel's gradient 12.4 s -> 0.37 s over 15 steps of that ConvLSTM's largest convolution.
+`backend.jax.nn.conv` and `conv_transpose` (as the convolution of the strides-dilated
+inputs it is: a 3x3 `Conv2DTranspose` model's `fit` at `steps_per_execution=8` took 8x
+its time at 1) take it on the CPU inside the bodies of the loops lamina makes
 (`core_control_flow`'s `scan`, `fori_loop`, `while_loop`, `map`, and through them the
 recurrent layers and `steps_per_execution`), which call the loop primitive (which traces
-the body) inside `loop_body()`; elsewhere XLA's own rules run. Like every custom gradient, it has no forward
-mode: `jax.jvp` through such a loop raises JAX's `TypeError`.
+the body) inside `loop_body()`; elsewhere XLA's own rules run. Like every custom
+gradient, it has no forward mode: `jax.jvp` through such a loop raises JAX's `TypeError`.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def _standard(n: int):
     return ("N" + spatial + "C", spatial + "IO", "N" + spatial + "C")
 
 
-def _forward(inputs, kernel, strides, padding, dilation, channels_first):
+def _forward(inputs, kernel, strides, padding, dilation, channels_first, input_dilation):
     n = inputs.ndim - 2
     lhs = "NC" + "".join(chr(ord("a") + i) for i in range(n)) if channels_first else None
     numbers = _standard(n) if lhs is None else (lhs, _standard(n)[1], lhs)
@@ -69,25 +71,27 @@ def _forward(inputs, kernel, strides, padding, dilation, channels_first):
         kernel,
         window_strides=strides,
         padding=padding,
+        lhs_dilation=input_dilation,
         rhs_dilation=dilation,
         dimension_numbers=numbers,
     )
 
 
-@functools.partial(jax.custom_vjp, nondiff_argnums=(2, 3, 4, 5))
-def conv(inputs, kernel, strides, padding, dilation, channels_first):
+@functools.partial(jax.custom_vjp, nondiff_argnums=(2, 3, 4, 5, 6))
+def conv(inputs, kernel, strides, padding, dilation, channels_first, input_dilation=None):
     """`lax.conv_general_dilated` of `inputs` (`N...C`, or `NC...` when
     `channels_first`) by a `(*spatial, in, out)` kernel of the same dtype, one group,
-    `padding` explicit `(low, high)` pairs; gradients in the standard layout."""
-    return _forward(inputs, kernel, strides, padding, dilation, channels_first)
+    `padding` explicit `(low, high)` pairs, the inputs dilated by `input_dilation` (a
+    transposed convolution's strides; None: 1); gradients in the standard layout."""
+    return _forward(inputs, kernel, strides, padding, dilation, channels_first, input_dilation)
 
 
-def _conv_forward(inputs, kernel, strides, padding, dilation, channels_first):
-    out = _forward(inputs, kernel, strides, padding, dilation, channels_first)
+def _conv_forward(inputs, kernel, strides, padding, dilation, channels_first, input_dilation):
+    out = _forward(inputs, kernel, strides, padding, dilation, channels_first, input_dilation)
     return out, (inputs, kernel)
 
 
-def _conv_backward(strides, padding, dilation, channels_first, residuals, grad):
+def _conv_backward(strides, padding, dilation, channels_first, input_dilation, residuals, grad):
     inputs, kernel = residuals
     x = _channels_last(inputs, channels_first)
     g = _channels_last(grad, channels_first)
@@ -95,39 +99,39 @@ def _conv_backward(strides, padding, dilation, channels_first, residuals, grad):
     spatial = range(1, n + 1)
     numbers = _standard(n)
     window = kernel.shape[:n]
-    in_sizes, out_sizes = x.shape[1:-1], g.shape[1:-1]
+    input_dilation = (1,) * n if input_dilation is None else input_dilation
+    in_dilated = [_dilated(i, d) for i, d in zip(x.shape[1:-1], input_dilation, strict=True)]
     k_dilated = [_dilated(k, d) for k, d in zip(window, dilation, strict=True)]
-    out_dilated = [_dilated(o, s) for o, s in zip(out_sizes, strides, strict=True)]
+    out_dilated = [_dilated(o, s) for o, s in zip(g.shape[1:-1], strides, strict=True)]
+    sizes = list(zip(padding, in_dilated, k_dilated, out_dilated, strict=True))
 
     # The kernel's gradient: a convolution of the inputs, batch and channels swapped
     # (`(in, *spatial, batch)`), by the output gradient as a `(*spatial, batch, out)`
     # kernel, dilated by the strides; its result is `(in, *window, out)`.
-    kernel_pads = [
-        (low, (o - i) + (k - low - 1))
-        for (low, _), i, k, o in zip(padding, in_sizes, k_dilated, out_dilated, strict=True)
-    ]
     kernel_grad = jax.lax.conv_general_dilated(
         jnp.transpose(x, (n + 1, *spatial, 0)),
         jnp.transpose(g, (*spatial, 0, n + 1)),
         window_strides=dilation,
-        padding=kernel_pads,
+        padding=[(low, (o - i) + (k - low - 1)) for (low, _), i, k, o in sizes],
+        lhs_dilation=input_dilation,
         rhs_dilation=strides,
         dimension_numbers=numbers,
     )
     kernel_grad = jnp.transpose(kernel_grad, (*spatial, 0, n + 1))
 
     # The inputs' gradient: the output gradient, dilated by the strides, convolved with
-    # the kernel flipped in space, its input and output axes swapped.
+    # the kernel flipped in space, its input and output axes swapped (with the input
+    # dilation as its strides).
     flipped = jnp.flip(kernel, axis=tuple(range(n)))
     flipped = jnp.swapaxes(flipped, n, n + 1)
     input_pads = []
-    for (low, _), i, k, o in zip(padding, in_sizes, k_dilated, out_dilated, strict=True):
+    for (low, _), i, k, o in sizes:
         before = k - low - 1
         input_pads.append((before, i + k - 1 - o - before))
     inputs_grad = jax.lax.conv_general_dilated(
         g,
         flipped,
-        window_strides=(1,) * n,
+        window_strides=input_dilation,
         padding=input_pads,
         lhs_dilation=strides,
         rhs_dilation=dilation,

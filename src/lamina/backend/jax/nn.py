@@ -449,6 +449,20 @@ def conv_transpose(
         right = out_len + k_eff - 2 - (size - 1) * s - left
         pads.append((left, right))
     args = (strides, tuple(pads), dilation, data_format)
+    if conv_in_loops.in_loop_body() and jax.default_backend() == "cpu":
+        # The convolution of the strides-dilated inputs by the flipped kernel, its
+        # channel axes swapped (what `lax.conv_transpose` computes), with gradients
+        # XLA's CPU runs fast in a loop's body (see `conv_in_loops`).
+        flipped = jnp.swapaxes(jnp.flip(kernel, axis=tuple(range(n))), -1, -2)
+        return conv_in_loops.conv(
+            inputs,
+            flipped.astype(inputs.dtype),
+            (1,) * n,
+            tuple(pads),
+            dilation,
+            data_format == "channels_first",
+            strides,
+        )
     if jax.default_backend() == "cpu" and any(s > 1 for s in strides):
         return _conv_transpose_by_adjoint(inputs, kernel, *args)
     return _lax_conv_transpose(inputs, kernel, *args)
