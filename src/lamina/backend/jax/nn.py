@@ -191,6 +191,11 @@ def _conv_padding(padding, kernel_spatial, dilation):
     raise ValueError(f"`padding` must be 'valid', 'same' or 'causal'; received {padding!r}.")
 
 
+# Grouped convolutions of up to this many groups run group by group on the CPU (`conv`);
+# more groups (a depthwise convolution written as a grouped one) keep XLA's.
+_MOST_GROUPS_SPLIT = 64
+
+
 def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
     """N-D convolution (cross-correlation) with a `(*spatial, in/groups, out)` kernel."""
     inputs, kernel = _operands(inputs, kernel)
@@ -200,6 +205,24 @@ def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_
     dilation = _tuple(dilation_rate, n, "dilation_rate")
     in_channels = inputs.shape[-1 if data_format == "channels_last" else 1]
     groups = in_channels // kernel.shape[-2]
+    if (
+        1 < groups <= _MOST_GROUPS_SPLIT
+        and in_channels == groups * kernel.shape[-2]
+        and kernel.shape[-1] % groups == 0
+        and jax.default_backend() == "cpu"
+    ):
+        # XLA's CPU runs a grouped convolution 7-12x slower forward and 12-100x slower
+        # with its gradients than one convolution per group: 32x28x28x64 -> 64 in 4
+        # groups, 36.7 against 2.9 ms, 541 against 16.8 ms with gradients. The same
+        # sums of the same products, group by group, concatenated.
+        axis = 1 if data_format == "channels_first" else -1
+        outputs = [
+            conv(part, weights, strides, padding, data_format, dilation_rate)
+            for part, weights in zip(
+                jnp.split(inputs, groups, axis=axis), jnp.split(kernel, groups, axis=-1)
+            )
+        ]
+        return jnp.concatenate(outputs, axis=axis)
     padding = _conv_padding(padding, kernel.shape[:-2], dilation)
     if groups == 1 and _pointwise_on_cpu(inputs, kernel):
         return _pointwise_by_product(inputs, kernel, strides, data_format)
