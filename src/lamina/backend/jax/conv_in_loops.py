@@ -57,15 +57,15 @@ def _channels_last(x, channels_first: bool):
     return jnp.moveaxis(x, 1, -1) if channels_first else x
 
 
-def _standard(n: int):
+def _specs(n: int, channels_first: bool = False):
+    """Dimension numbers: inputs and outputs `N...C` (or `NC...`), kernel `...IO`."""
     spatial = "".join(chr(ord("a") + i) for i in range(n))
-    return ("N" + spatial + "C", spatial + "IO", "N" + spatial + "C")
+    data = "NC" + spatial if channels_first else "N" + spatial + "C"
+    return (data, spatial + "IO", data)
 
 
 def _forward(inputs, kernel, strides, padding, dilation, channels_first, input_dilation):
-    n = inputs.ndim - 2
-    lhs = "NC" + "".join(chr(ord("a") + i) for i in range(n)) if channels_first else None
-    numbers = _standard(n) if lhs is None else (lhs, _standard(n)[1], lhs)
+    numbers = _specs(inputs.ndim - 2, channels_first)
     return jax.lax.conv_general_dilated(
         inputs,
         kernel,
@@ -97,7 +97,7 @@ def _conv_backward(strides, padding, dilation, channels_first, input_dilation, r
     g = _channels_last(grad, channels_first)
     n = x.ndim - 2
     spatial = range(1, n + 1)
-    numbers = _standard(n)
+    numbers = _specs(n)
     window = kernel.shape[:n]
     input_dilation = (1,) * n if input_dilation is None else input_dilation
     in_dilated = [_dilated(i, d) for i, d in zip(x.shape[1:-1], input_dilation, strict=True)]
