@@ -53,6 +53,8 @@ NUMPY = {
     "cbrt": (lambda o, x: o.cbrt(x), (X,), True, True),
     "conj": (lambda o, x: [o.conj(x), o.conjugate(x), o.real(x), o.imag(x)], (X,), False, True),
     "corrcoef": (lambda o, x: o.corrcoef(x), (X,), True, False),
+    # One variable (a 1-D x): NumPy's and Keras's scalar 1.0.
+    "corrcoef_1d": (lambda o, x: o.corrcoef(x), (VEC,), False, True),
     "correlate": (
         lambda o, x: [
             o.correlate(x, VEC2),

@@ -47,3 +47,16 @@ def unpack_x_y_sample_weight(data):
         "Data is expected to be x, (x,), (x, y) or (x, y, sample_weight); received a "
         f"tuple of {len(data)} elements: {data!r}."
     )
+
+
+def pandas_kind(x) -> str | None:
+    """`"DataFrame"` or `"Series"` for a pandas one (or a subclass's), told without
+    importing pandas; None for anything else.
+
+    >>> pandas_kind([1, 2]) is None
+    True
+    """
+    for cls in type(x).__mro__:
+        if cls.__name__ in ("DataFrame", "Series") and cls.__module__.startswith("pandas"):
+            return cls.__name__
+    return None

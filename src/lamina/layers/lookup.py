@@ -26,6 +26,7 @@ import numpy as np
 from lamina import backend, ops
 from lamina.backend import core as backend_core
 from lamina.common import serialization
+from lamina.common.data_utils import pandas_kind
 from lamina.common.py_dataset import PyDataset
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.layers.layer import Layer
@@ -191,6 +192,9 @@ def batches(data, who: str):
     if isinstance(data, np.ndarray) or backend.is_tensor(data):
         yield backend.convert_to_numpy(data)
         return
+    if pandas_kind(data) is not None:
+        yield data.to_numpy()  # a DataFrame's values, not an iteration over its columns
+        return
     if isinstance(data, PyDataset):
         for i in range(len(data)):
             yield backend.convert_to_numpy(first(data[i]))
@@ -219,6 +223,8 @@ def adapt_batches(data, steps, who: str, encoding: str = "utf-8"):
     lists are one batch whose rows (a 1-D array's elements) are documents; each batch
     of an iterable is one batch, a 1-D batch being one document."""
     whole = isinstance(data, (list, tuple, np.ndarray)) or backend.is_tensor(data)
+    if pandas_kind(data) is not None:
+        data, whole = data.to_numpy(), True  # a frame's values, not its column names
     if whole:
         batch = host_array(data, who, encoding)
         yield batch[:, None] if batch.ndim == 1 else batch

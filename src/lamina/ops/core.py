@@ -18,6 +18,7 @@ from lamina import backend, tree
 from lamina.backend import contract
 from lamina.backend.common.dtypes import result_type  # noqa: F401 (public op)
 from lamina.backend.common.variables import Variable
+from lamina.common.data_utils import pandas_kind
 from lamina.graph.keras_tensor import KerasTensor
 from lamina.graph.operation import FunctionOperation, any_symbolic, symbolic_call
 
@@ -27,13 +28,27 @@ _PLAIN_TYPES: set = {int, float, bool, complex, str, type(None)}
 _NOT_PLAIN = (KerasTensor, Variable, list, tuple, dict)
 
 
+# pandas DataFrames and Series: read as NumPy arrays (`np.asarray`), as Keras's
+# `convert_to_tensor` reads them; JAX's functions refuse them as they are.
+_PANDAS_TYPES: set = set()
+
+
+def _learn(t, value) -> bool:
+    """Whether `value`, of a type not seen before, passes as it is (learnt as plain)."""
+    if issubclass(t, _NOT_PLAIN):
+        return False
+    if pandas_kind(value) is not None:
+        _PANDAS_TYPES.add(t)
+        return False
+    _PLAIN_TYPES.add(t)
+    return True
+
+
 def _all_plain(values) -> bool:
     for v in values:
         t = type(v)
-        if t not in _PLAIN_TYPES:
-            if issubclass(t, _NOT_PLAIN):
-                return False
-            _PLAIN_TYPES.add(t)
+        if t not in _PLAIN_TYPES and not _learn(t, v):
+            return False
     return True
 
 
@@ -47,20 +62,24 @@ def _eager_args(args):
         t = type(a)
         if t in _PLAIN_TYPES:
             continue
-        if isinstance(a, Variable):
+        if isinstance(a, Variable) or t in _PANDAS_TYPES:
             if read is None:
                 read = list(args)
-            read[i] = a.value
-        elif issubclass(t, _NOT_PLAIN):
-            return _NOT_EAGER
-        else:
-            _PLAIN_TYPES.add(t)
+            read[i] = _read(a)
+        elif not _learn(t, a):
+            if t not in _PANDAS_TYPES:
+                return _NOT_EAGER
+            if read is None:
+                read = list(args)
+            read[i] = _read(a)
     return args if read is None else read
 
 
 def _read(x):
     if isinstance(x, Variable):
         return x.value
+    if type(x) in _PANDAS_TYPES or pandas_kind(x) is not None:
+        return np.asarray(x)
     if isinstance(x, (list, tuple)) and any(isinstance(v, Variable) for v in x):
         return type(x)(v.value if isinstance(v, Variable) else v for v in x)
     return x

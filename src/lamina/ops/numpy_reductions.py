@@ -148,10 +148,13 @@ def corrcoef(x):
     Each row of `x` is a variable and each column an observation.
 
     Args:
-        x: 2-D tensor of shape `(variables, observations)`.
+        x: 2-D tensor of shape `(variables, observations)`, or a 1-D tensor of one
+            variable's observations.
 
     Returns:
-        A `(variables, variables)` float tensor of correlations in `[-1, 1]`.
+        A `(variables, variables)` float tensor of correlations in `[-1, 1]`; for a 1-D
+        `x`, the scalar correlation of the variable with itself (1.0, NaN if constant),
+        as NumPy gives it.
 
     Example:
 
@@ -162,10 +165,14 @@ def corrcoef(x):
            [-1.,  1.]], dtype=float32)
     """
     x = _float(x)
+    one_variable = len(shape(x)) == 1
+    if one_variable:
+        x = lnp.expand_dims(x, 0)
     centered = x - lnp.mean(x, axis=-1, keepdims=True)
     cov = lnp.matmul(centered, lnp.transpose(centered))
     scale = lnp.sqrt(lnp.diagonal(cov))
-    return lnp.clip(cov / lnp.outer(scale, scale), -1.0, 1.0)
+    out = lnp.clip(cov / lnp.outer(scale, scale), -1.0, 1.0)
+    return lnp.reshape(out, ()) if one_variable else out
 
 
 __all__ = [

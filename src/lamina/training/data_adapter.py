@@ -26,18 +26,47 @@ import numpy as np
 from lamina import backend, tree
 from lamina.callbacks import backup as backup_callback
 from lamina.common import debugging, py_dataset
+from lamina.common.data_utils import pandas_kind
 from lamina.common.py_dataset import PyDataset  # noqa: F401 - re-exported for the loop
 from lamina.layers.layer import is_text_array as is_text
 
 
 def _is_array_like(x) -> bool:
-    return isinstance(x, np.ndarray) or (hasattr(x, "shape") and hasattr(x, "dtype"))
+    return (
+        isinstance(x, np.ndarray)
+        or (hasattr(x, "shape") and hasattr(x, "dtype"))
+        or pandas_kind(x) is not None
+    )
+
+
+def _from_pandas(x, kind: str, role: str) -> np.ndarray:
+    """A DataFrame's values (`to_numpy()`), a Series as one column `(n, 1)`: Keras 3's
+    reading. Columns NumPy cannot hold as numbers or text (missing values of a nullable
+    dtype, dates, categories) are refused by name."""
+    arr = x.to_numpy()
+    if kind == "Series":
+        arr = arr[:, None]
+    if arr.dtype != object or is_text(arr):
+        return arr
+    columns = [(x.name, x.dtype)] if kind == "Series" else list(x.dtypes.items())
+    bad = [
+        f"{name!r} (dtype {dtype})"
+        for name, dtype in columns
+        if not (isinstance(dtype, np.dtype) and dtype.kind in "biuf")
+    ]
+    raise TypeError(
+        f"{role} is a pandas {kind} whose column(s) {', '.join(bad) or '?'} do not convert "
+        "to numbers (NumPy reads them as Python objects). Convert them first: fill or drop "
+        "missing values and cast (`df.astype('float32')`), turn dates into numbers, or "
+        "encode categories (e.g. `df[col].cat.codes`, or a StringLookup layer in the model)."
+    )
 
 
 def _to_numpy(x, role: str):
     if x is None:
         return None
-    arr = np.asarray(x)
+    kind = pandas_kind(x) if type(x) is not np.ndarray else None
+    arr = np.asarray(x) if kind is None else _from_pandas(x, kind, role)
     if role.startswith("x") and is_text(arr):
         return arr  # for a model whose host layers (e.g. TextVectorization) take text
     if arr.dtype == object or arr.dtype.kind in ("U", "S", "O"):
