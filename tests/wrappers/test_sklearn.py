@@ -441,3 +441,26 @@ def test_signatures_match_keras():
                 assert inspect.signature(getattr(ours, method)) == inspect.signature(
                     getattr(theirs, method)
                 ), method
+
+
+def test_a_tfidf_pipeline_trains_on_sparse_rows():
+    """A TfidfVectorizer's SciPy sparse matrix goes to the model as it is (densified a
+    batch at a time), and gives the numbers of its dense array."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    texts = ["good movie", "bad movie", "great film", "awful film", "good film", "bad acting"]
+    y = np.array([1, 0, 1, 0, 1, 0] * 4)
+    features = TfidfVectorizer().fit_transform(texts * 4)
+    assert features.format == "csr"
+    kwargs = dict(
+        model=dense_model,
+        model_kwargs={"loss": "sparse_categorical_crossentropy", "activation": "softmax"},
+        fit_kwargs={"epochs": 3, "verbose": 0, "shuffle": False},
+    )
+    on_sparse = SKLearnClassifier(**kwargs).fit(features, y)
+    on_dense = SKLearnClassifier(**kwargs).fit(features.toarray(), y)
+    np.testing.assert_allclose(
+        on_sparse.predict_proba(features), on_dense.predict_proba(features.toarray()), rtol=1e-6
+    )
+    pipeline = make_pipeline(TfidfVectorizer(), SKLearnClassifier(**kwargs)).fit(texts * 4, y)
+    assert pipeline.predict(["good movie"]).shape == (1,)

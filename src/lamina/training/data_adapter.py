@@ -29,6 +29,7 @@ from lamina.common import debugging, py_dataset
 from lamina.common.data_utils import pandas_kind
 from lamina.common.py_dataset import PyDataset  # noqa: F401 - re-exported for the loop
 from lamina.layers.layer import is_text_array as is_text
+from lamina.training import host_arrays
 
 
 def _is_array_like(x) -> bool:
@@ -36,37 +37,16 @@ def _is_array_like(x) -> bool:
         isinstance(x, np.ndarray)
         or (hasattr(x, "shape") and hasattr(x, "dtype"))
         or pandas_kind(x) is not None
+        or host_arrays.is_scipy_sparse(x)
     )
 
 
-def _from_pandas(x, kind: str, role: str) -> np.ndarray:
-    """A DataFrame's values (`to_numpy()`), a Series as one column `(n, 1)`: Keras 3's
-    reading. Columns NumPy cannot hold as numbers or text (missing values of a nullable
-    dtype, dates, categories) are refused by name."""
-    arr = x.to_numpy()
-    if kind == "Series":
-        arr = arr[:, None]
-    if arr.dtype != object or is_text(arr):
-        return arr
-    columns = [(x.name, x.dtype)] if kind == "Series" else list(x.dtypes.items())
-    bad = [
-        f"{name!r} (dtype {dtype})"
-        for name, dtype in columns
-        if not (isinstance(dtype, np.dtype) and dtype.kind in "biuf")
-    ]
-    raise TypeError(
-        f"{role} is a pandas {kind} whose column(s) {', '.join(bad) or '?'} do not convert "
-        "to numbers (NumPy reads them as Python objects). Convert them first: fill or drop "
-        "missing values and cast (`df.astype('float32')`), turn dates into numbers, or "
-        "encode categories (e.g. `df[col].cat.codes`, or a StringLookup layer in the model)."
-    )
-
-
-def _to_numpy(x, role: str):
+def _to_numpy(x, role: str, sparse_rows: bool = False):
     if x is None:
         return None
-    kind = pandas_kind(x) if type(x) is not np.ndarray else None
-    arr = np.asarray(x) if kind is None else _from_pandas(x, kind, role)
+    arr = host_arrays.host_value(x, role, sparse_rows)
+    if isinstance(arr, host_arrays.SparseRows):
+        return arr  # already float32 / int32 (see there)
     if role.startswith("x") and is_text(arr):
         return arr  # for a model whose host layers (e.g. TextVectorization) take text
     if arr.dtype == object or arr.dtype.kind in ("U", "S", "O"):
@@ -157,28 +137,35 @@ def check_finite(struct, role: str, where: str = "") -> None:
     if struct is None or not debugging.is_input_checks_enabled():
         return
     for name, arr in named_leaves(struct, role):
-        if not isinstance(arr, np.ndarray) or arr.dtype.kind not in "fc":
+        if isinstance(arr, host_arrays.SparseRows):
+            found = arr.non_finite()
+        elif not isinstance(arr, np.ndarray) or arr.dtype.kind not in "fc":
             continue
-        bad = ~np.isfinite(arr)
-        if bad.any():
-            first = tuple(int(i) for i in np.argwhere(bad)[0])
+        else:
+            bad = ~np.isfinite(arr)
+            first = tuple(int(i) for i in np.argwhere(bad)[0]) if bad.any() else None
+            found = None if first is None else (int(bad.sum()), first, arr[first])
+        if found is not None:
+            count, first, value = found
             raise ValueError(
-                f"{name}{where} holds {int(bad.sum())} non-finite value(s) (NaN or "
-                f"infinity); the first is {arr[first]} at index {first}. Input checks are on "
+                f"{name}{where} holds {count} non-finite value(s) (NaN or "
+                f"infinity); the first is {value} at index {first}. Input checks are on "
                 "(lamina.config.enable_input_checks()). Clean the data before training: "
                 "drop those samples, or replace the values (e.g. np.nan_to_num, or an "
                 "imputed mean)."
             )
 
 
-def _standardize(struct, role: str):
+def _standardize(struct, role: str, sparse_rows: bool = False):
+    """`struct`'s arrays as NumPy arrays; with `sparse_rows` (a whole data set, batched
+    later), SciPy sparse matrices as `host_arrays.SparseRows`."""
     if struct is None:
         return None
     if isinstance(struct, dict):
-        return {k: _to_numpy(v, f"{role}[{k!r}]") for k, v in struct.items()}
+        return {k: _to_numpy(v, f"{role}[{k!r}]", sparse_rows) for k, v in struct.items()}
     if isinstance(struct, (list, tuple)) and struct and all(_is_array_like(v) for v in struct):
-        return [_to_numpy(v, f"{role}[{i}]") for i, v in enumerate(struct)]
-    return _to_numpy(struct, role)
+        return [_to_numpy(v, f"{role}[{i}]", sparse_rows) for i, v in enumerate(struct)]
+    return _to_numpy(struct, role, sparse_rows)
 
 
 def is_plain_batch(x, batch_size) -> bool:
@@ -253,11 +240,18 @@ def _on_accelerator() -> bool:
     return bool(devices) and not str(devices[0]).startswith("cpu")
 
 
-def take(struct, idx):
+def take(struct, idx, sparse_rows: bool = False):
+    """The rows `idx` of each array of `struct` (`sparse_rows`: SciPy sparse ones kept
+    sparse, as `host_arrays.SparseRows`; else dense, as a batch)."""
     if struct is None:
         return None
     if type(struct) is np.ndarray:  # the common batch: no tree to walk
         return struct[idx]
+    if sparse_rows:
+        return tree.map_structure(
+            lambda a: a.take_rows(idx) if isinstance(a, host_arrays.SparseRows) else a[idx],
+            struct,
+        )
     return tree.map_structure(lambda a: a[idx], struct)
 
 
@@ -701,8 +695,8 @@ def make_batches(x, y=None, sample_weight=None, batch_size=32, shuffle=False, st
         raise ValueError(f"batch_size must be a positive int; received {batch_size!r}.")
     if batch_size is not None:
         batch_size = int(batch_size)  # a NumPy integer, as Keras takes it
-    x = _standardize(x, role)
-    y = _standardize(y, "y")
+    x = _standardize(x, role, sparse_rows=True)
+    y = _standardize(y, "y", sparse_rows=True)
     sample_weight = _standardize(sample_weight, "sample_weight")
     for struct, name in ((x, role), (y, "y"), (sample_weight, "sample_weight")):
         check_finite(struct, name)
@@ -741,8 +735,8 @@ def split_for_validation(x, y, sample_weight, validation_split: float):
             "validation_split works only with array inputs; for generators and datasets "
             "pass validation_data instead."
         )
-    x = _standardize(x, "x")
-    y = _standardize(y, "y")
+    x = _standardize(x, "x", sparse_rows=True)
+    y = _standardize(y, "y", sparse_rows=True)
     sample_weight = _standardize(sample_weight, "sample_weight")
     n = check_sample_counts(x, y, sample_weight)
     split = int(n * (1.0 - validation_split))
@@ -753,8 +747,8 @@ def split_for_validation(x, y, sample_weight, validation_split: float):
         )
     first, last = slice(0, split), slice(split, n)
     return (
-        (take(x, first), take(y, first), take(sample_weight, first)),
-        (take(x, last), take(y, last), take(sample_weight, last)),
+        (take(x, first, True), take(y, first, True), take(sample_weight, first)),
+        (take(x, last, True), take(y, last, True), take(sample_weight, last)),
     )
 
 

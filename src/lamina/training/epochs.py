@@ -22,7 +22,7 @@ import numpy as np
 
 from lamina import backend, tree
 from lamina.backend.common.global_state import current_distribution
-from lamina.training import concurrency, data_adapter, loop_utils, runtime, structures
+from lamina.training import concurrency, data_adapter, host_arrays, loop_utils, runtime, structures
 from lamina.training import steps as steps_module
 from lamina.training.targets import StepData
 
@@ -236,8 +236,12 @@ def _step_done(values):
 def _resident_data(prep, batches):
     """The whole prepared training set on the device, once per `fit` (None if too big,
     or under a distribution, whose batches are split as each step takes them)."""
-    if batches.nbytes > data_adapter.resident_bytes() or current_distribution() is not None:
-        return None
+    if (
+        batches.nbytes > data_adapter.resident_bytes()
+        or current_distribution() is not None
+        or any(isinstance(a, host_arrays.SparseRows) for a in tree.flatten(list(batches.arrays)))
+    ):
+        return None  # (SciPy sparse data stays on the host, densified a batch at a time)
     if getattr(batches, "resident", None) is None:
         data = prep(*batches.arrays, check=False)
         # `device_put` copies host arrays as they are (2x faster than a conversion).

@@ -55,6 +55,10 @@ from lamina.wrappers.utils import (
     restore_compile_args,
 )
 
+# SciPy sparse matrices (a TfidfVectorizer's output) go to `fit` and `predict` as they are:
+# lamina densifies them a batch at a time. Keras 3's wrappers refuse them.
+_SPARSE_FORMATS = ("csr", "csc", "coo")
+
 _ARGS_DOC = """
     Args:
         model: a compiled lamina `Model`, or a callable that builds and compiles one. A
@@ -146,6 +150,7 @@ class SKLBase(BaseEstimator):
         # Weights start random and training shuffles: two fits differ.
         tags.non_deterministic = True
         tags.input_tags.allow_nan = False
+        tags.input_tags.sparse = True  # fit takes SciPy sparse rows, densifying each batch
         return tags
 
     # Pickling (joblib workers, saved pipelines): models travel as `.keras` files, so a
@@ -222,6 +227,7 @@ class SKLBase(BaseEstimator):
             y,
             reset=not continuing,
             allow_nd=True,
+            accept_sparse=_SPARSE_FORMATS,
             multi_output=self._multi_output,
             y_numeric=self._y_numeric,
         )
@@ -281,7 +287,7 @@ class SKLBase(BaseEstimator):
     # predict -------------------------------------------------------------------------
     def _model_output(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, allow_nd=True)
+        X = validate_data(self, X, reset=False, allow_nd=True, accept_sparse=_SPARSE_FORMATS)
         return self.model_.predict(X.astype(floatx(), copy=False), verbose=0)
 
     def predict(self, X):
