@@ -76,12 +76,15 @@ def _eager_args(args):
 
 
 def _read(x):
+    t = type(x)
+    if t in _PLAIN_TYPES:
+        return x
     if isinstance(x, Variable):
         return x.value
-    if type(x) in _PANDAS_TYPES or pandas_kind(x) is not None:
-        return np.asarray(x)
     if isinstance(x, (list, tuple)) and any(isinstance(v, Variable) for v in x):
         return type(x)(v.value if isinstance(v, Variable) else v for v in x)
+    if t in _PANDAS_TYPES or (not issubclass(t, _NOT_PLAIN) and not _learn(t, x)):
+        return np.asarray(x)
     return x
 
 
