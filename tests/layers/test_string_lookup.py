@@ -185,6 +185,34 @@ def test_string_lookup_first_in_a_model_trains_and_predicts():
     assert np.isfinite(model.evaluate(words, np.zeros((6, 1)), verbose=0))
 
 
+def test_numeric_inputs_beside_a_string_input_are_conformed_as_keras_conforms_them():
+    """keras-io's structured-data example: a numeric `Input(shape=(1,))` given a 1-D int
+    array, beside a string input feeding a StringLookup. Keras's Functional adds the
+    trailing axis and casts to the Input's float32 (as lamina does without the string
+    input); both must hold in every calling mode, and a wrong shape is named."""
+    number = lamina.Input(shape=(1,), name="number")
+    word = lamina.Input(shape=(1,), name="word", dtype="string")
+    as_given = layers.Lambda(lambda t: t, name="as_given")(number)
+    index = layers.StringLookup(vocabulary=VOCAB)(word)
+    both = layers.Concatenate()([as_given, ops.cast(index, "float32")])
+    model = lamina.Model({"number": number, "word": word}, [as_given, layers.Dense(1)(both)])
+    model.compile(optimizer="sgd", loss=["mse", "mse"])
+    data = {"number": np.arange(4), "word": np.array(["a", "b", "q", "d"])}
+    expected = np.arange(4, dtype="float32")[:, None]
+    for got in (
+        model.predict(data, verbose=0)[0],
+        model.predict_on_batch(data)[0],
+        ops.convert_to_numpy(model(data)[0]),
+    ):
+        assert got.shape == (4, 1) and got.dtype == np.float32
+        np.testing.assert_array_equal(got, expected)
+    targets = [np.zeros((4, 1)), np.zeros((4, 1))]
+    assert np.isfinite(model.fit(data, targets, epochs=1, verbose=0).history["loss"]).all()
+    assert np.isfinite(model.evaluate(data, targets, verbose=0)).all()
+    with pytest.raises(ValueError, match=r"input 0 \('number'\) expected shape \(None, 1\)"):
+        model.predict({"number": np.zeros((4, 3)), "word": data["word"]}, verbose=0)
+
+
 def test_models_that_cannot_take_strings_say_so():
     numeric = lamina.Sequential([lamina.Input((1,)), layers.Dense(1)])
     with pytest.raises(TypeError, match="this model takes no strings"):

@@ -256,30 +256,45 @@ def conform_inputs(model, inputs) -> list:
         flat = [inputs]  # one array for one input: what the general path gives
     else:
         flat = function._flatten_values(standardize_inputs(model, inputs))
-    out = []
-    for i, (ref, x) in enumerate(zip(model._function.inputs, flat, strict=True)):
-        if x is None or not hasattr(x, "shape"):
-            out.append(x)
-            continue
-        expected, shape = tuple(ref.shape), tuple(x.shape)
-        if len(shape) == len(expected) + 1 and shape[-1] == 1:
-            x = ops.squeeze(x, axis=-1)
-        elif len(shape) == len(expected) - 1 and expected and expected[-1] == 1:
-            x = ops.expand_dims(x, axis=-1)
-        if shapes_differ(x.shape, expected):
-            name = ref._keras_history.operation.name
-            raise ValueError(
-                f"Model {model.name!r}: input {i} ({name!r}) expected shape {expected}, "
-                f"received shape {shape}. Pass data of that shape (the batch "
-                "dimension, and any dimension shown as None, may vary)."
-            )
-        out.append(_to_input_dtype(x, ref))
+    out = [
+        _conform_one(model, i, ref, x)
+        for i, (ref, x) in enumerate(zip(model._function.inputs, flat, strict=True))
+    ]
     if len(out) == 1 and out[0] is inputs and backend_core.is_concrete(inputs):
         # Not a traced input (torch.export's fake tensors, of their own type, whose
         # sizes may be symbolic): comparing a later call's shape with it, or its
         # shape with a real one, would specialize the trace (a guard `batch != 3`).
         model._runtime.conformed = (function, type(inputs), inputs.shape, inputs.dtype)
     return out
+
+
+def _conform_one(model, i, ref, x, host: bool = False):
+    """Input `i`'s value `x` conformed to its `Input` `ref` (see `conform_inputs`);
+    `host`: a NumPy batch stays NumPy (a host part's batch, before the compiled step)."""
+    if x is None or not hasattr(x, "shape"):
+        return x
+    host = host and isinstance(x, np.ndarray)
+    expected, shape = tuple(ref.shape), tuple(x.shape)
+    if len(shape) == len(expected) + 1 and shape[-1] == 1:
+        x = x[..., 0] if host else ops.squeeze(x, axis=-1)
+    elif len(shape) == len(expected) - 1 and expected and expected[-1] == 1:
+        x = x[..., None] if host else ops.expand_dims(x, axis=-1)
+    if shapes_differ(x.shape, expected):
+        name = ref._keras_history.operation.name
+        raise ValueError(
+            f"Model {model.name!r}: input {i} ({name!r}) expected shape {expected}, "
+            f"received shape {shape}. Pass data of that shape (the batch "
+            "dimension, and any dimension shown as None, may vary)."
+        )
+    if host:
+        dtype = getattr(ref, "dtype", None)
+        if dtype is None or dtype == "string" or backend.standardize_dtype(x.dtype) == dtype:
+            return x
+        try:
+            return x.astype(dtype)
+        except TypeError:  # a dtype NumPy lacks (bfloat16 without ml_dtypes): the engine's
+            pass
+    return _to_input_dtype(x, ref)
 
 
 def _to_input_dtype(x, ref):
@@ -324,6 +339,11 @@ def prepare_host_inputs(model, inputs):
         flat = [inputs]
     else:
         flat = function._flatten_values(standardize_inputs(model, inputs))
+    # The inputs that go straight to the engine part are conformed as any model's are
+    # (rank, shape, the Input's dtype); the host part conforms its own.
+    flat = list(flat)
+    for i in plan.direct:
+        flat[i] = _conform_one(model, i, function.inputs[i], flat[i], host=True)
     return plan.prepare(flat)
 
 
