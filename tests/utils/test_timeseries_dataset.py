@@ -110,3 +110,18 @@ def test_errors():
         timeseries_dataset_from_array(data, None, 2.5)
     with pytest.raises(ValueError, match="batch_size"):
         timeseries_dataset_from_array(data, None, 2, batch_size=0)
+
+
+def test_iterated_batches_answer_numpy_as_tf_tensors_do():
+    """keras-io programs written for Keras's tf.data datasets read a batch with
+    `inputs.numpy()` (timeseries_weather_forecasting); iterating a lamina dataset gives
+    NumPy arrays that answer it, with the values of the plain batch."""
+    data = np.arange(40.0).reshape(20, 2)
+    dataset = timeseries_dataset_from_array(data, np.arange(20.0), sequence_length=3, batch_size=4)
+    for inputs, targets in dataset.take(1):
+        plain = inputs.numpy()
+        assert type(plain) is np.ndarray and plain.shape == (4, 3, 2)
+        np.testing.assert_array_equal(plain, np.stack([data[i : i + 3] for i in range(4)]))
+        np.testing.assert_array_equal(targets.numpy(), np.arange(4.0))
+    unbatched = timeseries_dataset_from_array(data, None, sequence_length=3, batch_size=None)
+    assert next(iter(unbatched)).numpy().shape == (3, 2)

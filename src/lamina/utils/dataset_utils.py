@@ -95,8 +95,11 @@ class SampleDataset(PyDataset):
         return self._load(self._select(positions))
 
     def __iter__(self):
+        # What a user's loop sees (`for x, y in ds.take(1)`): arrays that also answer
+        # `.numpy()`, as the tf.data tensors of Keras's datasets do. `fit` reads the
+        # batches by index, as plain arrays.
         for index in range(len(self)):
-            yield self[index]
+            yield _answering_numpy(self[index])
 
     def on_epoch_end(self) -> None:
         """Draw the next epoch's sample order (when shuffling)."""
@@ -164,6 +167,30 @@ class SampleDataset(PyDataset):
             f"<SampleDataset: {self._num_samples} samples, batch_size={self.batch_size}, "
             f"shuffle={self.shuffle}>"
         )
+
+
+class Batch(np.ndarray):
+    """A NumPy array from iterating a dataset, with tf.Tensor's `.numpy()` (the plain
+    array), so loops written for Keras's tf.data datasets (`inputs.numpy()`) run
+    unchanged. Everything else is NumPy's: arithmetic on it gives Batches too.
+
+    >>> batch = np.arange(3).view(Batch)
+    >>> type(batch.numpy()).__name__, (batch * 2).numpy().tolist()
+    ('ndarray', [0, 2, 4])
+    """
+
+    def numpy(self) -> np.ndarray:
+        return self.view(np.ndarray)
+
+
+def _answering_numpy(batch):
+    if type(batch) is np.ndarray:
+        return batch.view(Batch)
+    if isinstance(batch, tuple):
+        return tuple(_answering_numpy(part) for part in batch)
+    if isinstance(batch, dict):
+        return {key: _answering_numpy(value) for key, value in batch.items()}
+    return batch
 
 
 def _unbatch(batch):
