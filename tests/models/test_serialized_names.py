@@ -64,3 +64,44 @@ def test_weights_file_names_a_model_by_its_keras_class():
     assert _class_key(lamina.Model(inputs, outputs)) == "functional"
     assert _class_key(Model(inputs, outputs)) == "model"
     assert _class_key(lamina.Sequential([lamina.Input((3,)), layers.Dense(1)])) == "sequential"
+
+
+def test_default_names_follow_keras_a_subclass_by_its_class():
+    """keras-io's packaging example: a functional subclass is named after its class in
+    snake case, with its own counter; a plain functional model stays "functional"."""
+    import os
+
+    import pytest
+
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    keras = pytest.importorskip("keras")
+    names = {}
+    for K in (keras, lamina):
+        K.backend.clear_session()
+
+        class MnistModel(K.Model):
+            def __init__(self, K=K, **kwargs):
+                inputs = K.Input((4,))
+                super().__init__(inputs=inputs, outputs=K.layers.Dense(2)(inputs), **kwargs)
+
+        first, second = MnistModel(), MnistModel()
+        plain = K.Model(first.input, K.layers.Dense(1)(first.input))
+        named = MnistModel(name="given")
+        names[K.__name__] = [first.name, second.name, plain.name, named.name]
+    assert (
+        names["lamina"] == names["keras"] == ["mnist_model", "mnist_model_1", "functional", "given"]
+    )
+
+
+def test_a_layer_whose_call_has_no_module_trains():
+    """A class made by `exec` without a `__name__` in its globals (notebook tools do
+    this): its `call.__module__` is None; the step capture must not trip on it."""
+    scope = {"lamina": lamina}
+    exec(  # noqa: S102
+        "class Double(lamina.layers.Layer):\n    def call(self, x):\n        return x * 2.0\n",
+        scope,
+    )
+    model = lamina.Sequential([lamina.Input((3,)), layers.Dense(2), scope["Double"]()])
+    model.compile(optimizer="sgd", loss="mse")
+    history = model.fit(np.ones((8, 3), "float32"), np.zeros((8, 2), "float32"), verbose=0)
+    assert np.isfinite(history.history["loss"]).all()

@@ -57,6 +57,6 @@ def pandas_kind(x) -> str | None:
     True
     """
     for cls in type(x).__mro__:
-        if cls.__name__ in ("DataFrame", "Series") and cls.__module__.startswith("pandas"):
+        if cls.__name__ in ("DataFrame", "Series") and (cls.__module__ or "").startswith("pandas"):
             return cls.__name__
     return None

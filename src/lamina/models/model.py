@@ -17,7 +17,11 @@ from lamina import backend, saving, tree
 from lamina.backend import core as backend_core
 from lamina.backend import execution as backend_execution
 from lamina.backend.common import variables as backend_variables
-from lamina.backend.common.global_state import fixed_learning_phase, unique_name
+from lamina.backend.common.global_state import (
+    fixed_learning_phase,
+    to_snake_case,
+    unique_name,
+)
 from lamina.backend.common.variables import in_stateless_scope
 from lamina.common import serialization
 from lamina.common.traceback_utils import filter_traceback
@@ -138,7 +142,11 @@ class Model(Trainer, Layer):
         if isinstance(inputs, tuple):
             inputs = list(inputs)
         if name is None:
-            name = unique_name("functional")
+            # Keras's default: a user's subclass is named after its class ("mnist_model",
+            # "mnist_model_1"), a plain functional model "functional".
+            cls = type(self)
+            own = (cls.__module__ or "").startswith("lamina.")
+            name = unique_name("functional" if own else to_snake_case(cls.__name__))
         Layer.__init__(self, name=name, trainable=trainable, **kwargs)
         # Inputs fed by a tensor (`Input(tensor=t)`) are computed in the graph, not given.
         inputs = feed_inputs(inputs)

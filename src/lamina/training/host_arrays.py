@@ -45,7 +45,7 @@ def from_pandas(x, kind: str, role: str) -> np.ndarray:
 
 
 def is_scipy_sparse(x) -> bool:
-    return type(x).__module__.startswith("scipy.sparse") and hasattr(x, "tocsr")
+    return (type(x).__module__ or "").startswith("scipy.sparse") and hasattr(x, "tocsr")
 
 
 class SparseRows:

@@ -61,8 +61,8 @@ def _lamina_own(obj) -> bool:
     if obj is None:
         return True
     fn = getattr(obj, "fn", None)
-    return type(obj).__module__.startswith("lamina.") and (
-        fn is None or getattr(fn, "__module__", "").startswith("lamina.")
+    return (type(obj).__module__ or "").startswith("lamina.") and (
+        fn is None or (getattr(fn, "__module__", None) or "").startswith("lamina.")
     )
 
 
@@ -130,7 +130,7 @@ def evaluation_variables(model):
 
     variables.watched = lambda: [
         *train_variables.watched(),
-        *(m for m in _each_metric(model) if type(m).__module__.split(".")[0] != "lamina"),
+        *(m for m in _each_metric(model) if (type(m).__module__ or "").split(".")[0] != "lamina"),
     ]
     return variables
 
@@ -146,7 +146,7 @@ def _wraps_users_function(metric) -> bool:
     # A metric made from a user's function (`metrics=[fn]`): the function's Python is
     # not watched (a counter in its closure), so the step runs eagerly, as for a loss.
     fn = getattr(metric, "_fn", None) or getattr(metric, "fn", None)
-    return fn is not None and not getattr(fn, "__module__", "").startswith("lamina.")
+    return fn is not None and not (getattr(fn, "__module__", None) or "").startswith("lamina.")
 
 
 def test_programs(model) -> dict:
