@@ -17,11 +17,7 @@ from lamina import backend, saving, tree
 from lamina.backend import core as backend_core
 from lamina.backend import execution as backend_execution
 from lamina.backend.common import variables as backend_variables
-from lamina.backend.common.global_state import (
-    fixed_learning_phase,
-    to_snake_case,
-    unique_name,
-)
+from lamina.backend.common.global_state import fixed_learning_phase, to_snake_case, unique_name
 from lamina.backend.common.variables import in_stateless_scope
 from lamina.common import serialization
 from lamina.common.traceback_utils import filter_traceback
@@ -142,8 +138,7 @@ class Model(Trainer, Layer):
         if isinstance(inputs, tuple):
             inputs = list(inputs)
         if name is None:
-            # Keras's default: a user's subclass is named after its class ("mnist_model",
-            # "mnist_model_1"), a plain functional model "functional".
+            # As Keras: a user's subclass after its class ("mnist_model"), else "functional".
             cls = type(self)
             own = (cls.__module__ or "").startswith("lamina.")
             name = unique_name("functional" if own else to_snake_case(cls.__name__))
