@@ -62,16 +62,17 @@ def _eager_args(args):
         t = type(a)
         if t in _PLAIN_TYPES:
             continue
-        if isinstance(a, Variable) or t in _PANDAS_TYPES:
-            if read is None:
-                read = list(args)
-            read[i] = _read(a)
-        elif not _learn(t, a):
+        if isinstance(a, Variable):
+            value = a.value
+        elif t in _PANDAS_TYPES or not _learn(t, a):
             if t not in _PANDAS_TYPES:
                 return _NOT_EAGER
-            if read is None:
-                read = list(args)
-            read[i] = _read(a)
+            value = np.asarray(a)
+        else:
+            continue  # a type just learnt as plain
+        if read is None:
+            read = list(args)
+        read[i] = value
     return args if read is None else read
 
 
