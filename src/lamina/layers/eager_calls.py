@@ -18,6 +18,7 @@ from lamina.dtype_policies import autocast as _autocast
 from lamina.graph.operation import CallContext, current_call_context
 from lamina.layers import call_masks
 from lamina.layers.input_spec import check_input_compatibility
+from lamina.layers.quantization import call_method
 
 # Call keyword values that cannot hold a tensor (a `training` flag, a `None` mask).
 _SCALAR_KWARG_TYPES = frozenset({bool, type(None), int, float, str})
@@ -89,12 +90,12 @@ def call_on_tensor(self, x, kwargs):
     if context is None:
         self._clear_losses()
         with CallContext(training=training):
-            outputs = self.call(x, **kwargs)
+            outputs = call_method(self)(x, **kwargs)
             apply_activity_regularizer(self, outputs)
     else:
         if training is not None and context.training is None:
             context.training = training
-        outputs = self.call(x, **kwargs)
+        outputs = call_method(self)(x, **kwargs)
         apply_activity_regularizer(self, outputs)
     call_masks.outgoing(self, x, mask, outputs)
     return outputs
@@ -143,11 +144,11 @@ def repeat_call(self, x, kwargs):
         if context is None:
             self._clear_losses()
             with CallContext(training=training):
-                outputs = self.call(x, **kwargs)
+                outputs = call_method(self)(x, **kwargs)
         else:
             if training is not None and context.training is None:
                 context.training = training
-            outputs = self.call(x, **kwargs)
+            outputs = call_method(self)(x, **kwargs)
         call_masks.outgoing(self, x, mask, outputs)
         return outputs
     outputs = type(self)._base_call(self, x, **kwargs)

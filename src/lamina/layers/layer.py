@@ -283,10 +283,14 @@ class Layer(Operation, backend.layer.LayerBase):
             and self.__dict__.get("built")
             and self.quantization_mode is None
             and not self.__dict__.get("_quantizing")
+            and not self.__dict__.get("_is_quantized")
         ):
-            # As in Keras: a quantized policy on a built float layer quantizes it.
+            # As in Keras: a quantized policy on a built float layer quantizes it. A
+            # user's `quantize` marks `_is_quantized` and may set the policy itself
+            # (Keras's guide does): no second quantize, and the policy set either way.
             self.quantize(mode)
-            return
+            if self.quantization_mode is not None:
+                return
         self._dtype_policy = policy
         self._dtype = policy.variable_dtype
         self._mixed_precision = _is_mixed(policy)
@@ -660,7 +664,7 @@ class Layer(Operation, backend.layer.LayerBase):
             shapes = tree.map_structure(lambda x: x.shape, args[0])
             dtype = layer_arguments.spec_dtype(self, args[0])
             return _shapes_to_specs(self.compute_output_shape(shapes), dtype)
-        return output_spec(self.call, args, kwargs)
+        return output_spec(quantization.call_method(self), args, kwargs)
 
     def compute_mask(self, inputs, previous_mask=None):
         """The output mask: by default the input mask if `supports_masking`, else None."""
@@ -744,7 +748,7 @@ class Layer(Operation, backend.layer.LayerBase):
 
             context = current_call_context()
             training = eager_calls.resolve_training(self, kwargs, context)
-            call = self.call
+            call = quantization.call_method(self)
             if self._remat_mode is not None:
                 call = rematerialized_call(self, call, args, kwargs)
 

@@ -58,6 +58,18 @@ def quantized_build(self, input_shape, mode, config=None):
     raise _not_implemented(self, "quantized_build")
 
 
+def call_method(layer):
+    """What a call of `layer` runs: its `call`, or `quantized_call` when it is quantized
+    and its `call` is not lamina's own. Keras's base Layer sends every quantized layer's
+    call to `quantized_call`, so a user's layer with an `_int8_call` runs it; lamina's
+    layers dispatch inside their `call` (after their own input conversions)."""
+    if layer._dtype_policy.quantization_mode is None:
+        return layer.call
+    if (getattr(type(layer).call, "__module__", None) or "").startswith("lamina."):
+        return layer.call
+    return layer.quantized_call
+
+
 def quantized_call(self, *args, **kwargs):
     """The call of a quantized layer: `_<mode>_call` (`_int8_call` for "int8", ...)."""
     mode = self.quantization_mode
