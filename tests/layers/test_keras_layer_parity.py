@@ -156,3 +156,42 @@ def test_a_bare_model_call_augments_as_keras():
         np.testing.assert_array_equal(model.predict(images, verbose=0), images)
         kept = np.asarray(base.ops.convert_to_numpy(model(images, training=False)))
         np.testing.assert_array_equal(kept, images)
+
+
+def test_a_direct_build_leaves_the_layer_built_as_keras_does():
+    """Keras's guides call `layer.build(shape)` on a layer whose `build` never sets
+    `self.built`: the layer is built, keeps its weights on the first call, and saves
+    the build shape."""
+    seen = {}
+    for K in (keras, lamina):
+
+        class Scale(K.layers.Layer):
+            def build(self, input_shape, K=K):
+                self.w = self.add_weight(shape=(input_shape[-1], 2))
+
+            def call(self, x, K=K):
+                return K.ops.matmul(x, self.w)
+
+        class Wider(Scale):  # a build that calls its parent's: built once, at the end
+            def build(self, input_shape):
+                super().build(input_shape)
+                self.seen_built_inside = self.built
+                self.b = self.add_weight(shape=(2,))
+
+        layer = Scale()
+        layer.build((None, 3))
+        kernel = layer.w
+        layer(np.ones((1, 3), "float32"))
+        wider = Wider()
+        wider.build((None, 3))
+        seen[K.__name__] = (
+            layer.built,
+            len(layer.weights),
+            layer.w is kernel,
+            layer.get_build_config(),
+            wider.built,
+            wider.seen_built_inside,
+            len(wider.weights),
+        )
+    assert seen["lamina"] == seen["keras"]
+    assert seen["lamina"][:3] == (True, 1, True)
