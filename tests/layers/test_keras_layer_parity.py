@@ -195,3 +195,52 @@ def test_a_direct_build_leaves_the_layer_built_as_keras_does():
         )
     assert seen["lamina"] == seen["keras"]
     assert seen["lamina"][:3] == (True, 1, True)
+
+
+def test_weights_in_creation_order_and_dense_files_kernel_and_bias(tmp_path):
+    """Keras's saving guide: a Variable made in `__init__` comes before the weights
+    `build` adds; a Dense subclass files only kernel and bias (its own variable is its
+    to save, by overriding `save_own_variables`)."""
+
+    seen, files = {}, {}
+    for K in (keras, lamina):
+
+        class WithVariable(K.layers.Dense):
+            def __init__(self, units, K=K, **kwargs):
+                super().__init__(units, **kwargs)
+                self.my_variable = K.Variable(np.zeros((units,)), name="my_variable")
+
+        class Plain(K.layers.Layer):
+            def __init__(self, K=K):
+                super().__init__()
+                self.v = K.Variable(np.zeros((2,)), name="v_init")
+
+            def build(self, input_shape):
+                self.k = self.add_weight(shape=(input_shape[-1], 2), name="k_build")
+
+            def call(self, x):
+                return x @ self.k + self.v
+
+        layer, plain = WithVariable(1), Plain()
+        layer.build((None, 3))
+        plain.build((None, 3))
+        store = {}
+        layer.save_own_variables(store)
+        seen[K.__name__] = (
+            [w.name for w in layer.weights],
+            [w.name for w in plain.weights],
+            sorted(store),
+        )
+        model = K.Sequential([K.Input((3,)), WithVariable(2), Plain()])
+        path = str(tmp_path / f"{K.__name__}.weights.h5")
+        model.save_weights(path)
+        files[K.__name__] = (model, path)
+    assert seen["lamina"] == seen["keras"]
+    assert seen["lamina"] == (["my_variable", "kernel", "bias"], ["v_init", "k_build"], ["0", "1"])
+    # lamina reads Keras's file (Keras itself refuses it, counting my_variable).
+    model = files["lamina"][0]
+    model.load_weights(files["keras"][1])
+    expected = [np.asarray(w) for w in files["keras"][0].get_weights()]
+    got = [np.asarray(w) for w in model.get_weights()]
+    for a, b in zip(got[1:], expected[1:], strict=True):  # all but my_variable, not filed
+        np.testing.assert_array_equal(a, b)

@@ -125,6 +125,9 @@ class BaseConv(Layer):
     from_config = classmethod(lora.from_config)
     _own_weights = lora.own_weights
     _saved_variables = lora.saved_variables
+    # Keras files only kernel and bias for Conv1D-3D; its transposed and depthwise
+    # convolutions file all their own weights.
+    _float_file_order = ("kernel", "bias")
 
     @property
     def _who(self) -> str:
@@ -274,6 +277,7 @@ class BaseConvTranspose(BaseConv):
 
     _causal_ok = False
     _lora_supported = False
+    _float_file_order = None  # all its own weights, as Keras files them
 
     def __init__(
         self,
@@ -387,6 +391,7 @@ class BaseDepthwiseConv(BaseConv):
 
     _requires_filters = False
     _lora_supported = False
+    _float_file_order = None  # all its own weights, as Keras files them
 
     def __init__(
         self,

@@ -141,6 +141,7 @@ class Dense(Layer):
     from_config = classmethod(lora.from_config)
     _own_weights = lora.own_weights
     _saved_variables = lora.saved_variables
+    _float_file_order = ("kernel", "bias")
 
     def build(self, input_shape):
         input_dim = input_shape[-1]
@@ -490,6 +491,7 @@ class Embedding(Layer):
     from_config = classmethod(lora.from_config)
     _own_weights = lora.own_weights
     _saved_variables = lora.saved_variables
+    _float_file_order = ("embeddings",)
 
     def build(self, input_shape=None):
         if self.quantization_mode is not None:

@@ -356,6 +356,7 @@ class EinsumDense(Layer):
     from_config = classmethod(lora.from_config)
     _own_weights = lora.own_weights
     _saved_variables = lora.saved_variables
+    _float_file_order = ("kernel", "bias")
 
     def call(self, inputs):
         if self.quantization_mode is not None:

@@ -277,17 +277,11 @@ class Layer(Operation, backend.layer.LayerBase):
     @dtype_policy.setter
     def dtype_policy(self, value) -> None:
         policy = layer_arguments.resolve_policy(self, value)
-        mode = policy.quantization_mode
-        if (
-            mode is not None
-            and self.__dict__.get("built")
-            and self.quantization_mode is None
-            and not self.__dict__.get("_quantizing")
-            and not self.__dict__.get("_is_quantized")
-        ):
-            # As in Keras: a quantized policy on a built float layer quantizes it. A
-            # user's `quantize` marks `_is_quantized` and may set the policy itself
-            # (Keras's guide does): no second quantize, and the policy set either way.
+        mode, state = policy.quantization_mode, self.__dict__
+        busy = state.get("_quantizing") or state.get("_is_quantized")  # (a user's quantize)
+        if mode is not None and state.get("built") and self.quantization_mode is None and not busy:
+            # As in Keras: a quantized policy on a built float layer quantizes it (once: a
+            # user's `quantize` marks `_is_quantized` and may set the policy itself).
             self.quantize(mode)
             if self.quantization_mode is not None:
                 return
@@ -368,6 +362,7 @@ class Layer(Operation, backend.layer.LayerBase):
 
     def _own_weights(self) -> list[Variable]:
         own = [x for x in self._tracked() if isinstance(x, Variable)]
+        own.sort(key=lambda v: v.__dict__.get("_created", -1))  # made first, first (Keras)
         return [v for v in own if v.trainable] + [v for v in own if not v.trainable]
 
     def _seed_generators(self) -> list:

@@ -344,6 +344,20 @@ def own_weights(self) -> list:
     return [x for x in self._tracked() if isinstance(x, backend.Variable)]
 
 
+def float_values(layer) -> list:
+    """A float layer's filed weights: those its class names (`_float_file_order`, as
+    Keras's Dense, EinsumDense, Embedding and Conv1D-3D file only their kernel and bias:
+    a subclass's own extra variable is the subclass's to save), else all its own."""
+    own = layer._own_weights()
+    names = getattr(layer, "_float_file_order", None)
+    if names is None:
+        return own
+    known = {id(v) for v in own}
+    values = [layer.__dict__.get(f"_{name}", getattr(layer, name, None)) for name in names]
+    values = [v for v in values if v is not None]
+    return values if all(id(v) in known for v in values) else own
+
+
 def saved_variables(self) -> list:
     """What a weights file holds for the layer (the saving protocol's hook), in order:
     while quantized, the values in Keras's order for the mode
@@ -352,7 +366,7 @@ def saved_variables(self) -> list:
     if self.quantization_mode is not None:
         return quantization.quantized_values(self)
     if not self.lora_enabled:
-        return self._own_weights()
+        return float_values(self)
     factors = {id(f) for f in lora_factors(self)}
     base = lora_base(self)
     return [

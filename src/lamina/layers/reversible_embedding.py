@@ -169,6 +169,13 @@ class ReversibleEmbedding(Embedding):
     # Quantization: Embedding's for the table; the reverse projection (its own matrix
     # when untied) quantized per vocabulary entry, or in blocks of `output_dim`. ------
     @property
+    def _float_file_order(self):
+        # Keras's spec: the table, and the reverse projection when it has its own.
+        if getattr(self, "tie_weights", True):
+            return ("embeddings",)
+        return ("embeddings", "reverse_embeddings")
+
+    @property
     def _quantized_file_order(self):
         order = Embedding._quantized_file_order
         # Asked before `__init__` has set `tie_weights` (checking a quantized `dtype`).

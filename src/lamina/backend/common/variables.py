@@ -20,6 +20,8 @@ else (names, trainability, the scope protocol, arithmetic) lives here once.
 
 from __future__ import annotations
 
+import itertools
+
 import threading
 
 import numpy as np
@@ -350,6 +352,9 @@ def _choice(argument, value, allowed, none_means, name):
     return value
 
 
+_CREATION_ORDER = itertools.count()
+
+
 class Variable:
     """A named, mutable tensor: a layer weight, an optimizer slot or a metric total.
 
@@ -401,6 +406,9 @@ class Variable:
         from lamina.backend import config
 
         self.name = name or "variable"
+        # The order of creation: a layer lists its own weights in it, as Keras tracks
+        # them (a variable assigned in `__init__` before the weights `build` adds).
+        self._created = next(_CREATION_ORDER)
         self._explicit_layout = layout
         if isinstance(initializer, (str, dict, type)):
             initializer = resolve_initializer(initializer, self.name)
