@@ -500,3 +500,28 @@ def test_a_lambda_callbacks_batch_hooks_get_python_floats_as_in_keras():
     ours, theirs = seen_types(lamina), seen_types(keras)
     assert ours["train"] == theirs["train"] == {float}
     assert ours["test"] == theirs["test"] == {float}
+
+
+def test_a_metric_whose_result_is_its_state_variable_trains():
+    """Keras's guide "Training & evaluation with the built-in methods": a custom Metric
+    returns its state Variable from `result()`; fit, evaluate and train_on_batch log
+    its value (on JAX a compiled step cannot return the Variable itself)."""
+
+    class CountPositives(lamina.metrics.Metric):
+        def __init__(self, name="positives", **kwargs):
+            super().__init__(name=name, **kwargs)
+            self.count = self.add_variable(shape=(), name="count", initializer="zeros")
+
+        def update_state(self, y_true, y_pred, sample_weight=None):
+            self.count.assign_add(ops.sum(ops.cast(y_pred > 0, "float32")))
+
+        def result(self):
+            return self.count
+
+    model = lamina.Sequential([lamina.Input((4,)), layers.Dense(1, kernel_initializer="ones")])
+    model.compile(optimizer="sgd", loss="mse", metrics=[CountPositives()])
+    x = np.abs(X[:16])  # every output positive: the count is the number of samples seen
+    history = model.fit(x, TARGET[:16], batch_size=8, epochs=1, shuffle=False, verbose=0)
+    assert history.history["positives"] == [16.0]
+    logs = model.evaluate(x[:8], TARGET[:8], verbose=0, return_dict=True)
+    assert logs["positives"] == 8.0

@@ -195,11 +195,17 @@ def get_metrics_result(self) -> dict:
     with distribution._job_metrics(metrics) if distribution is not None else nullcontext():
         for metric in metrics:
             result = metric.result()
+            # A `result()` that returns a state Variable itself (Keras's guide does) gives
+            # its value: a compiled step returns arrays.
             if isinstance(result, dict):
-                logs.update(result)
+                logs.update({key: _value_of(value) for key, value in result.items()})
             else:
-                logs[metric.name] = result
+                logs[metric.name] = _value_of(result)
     return logs
+
+
+def _value_of(x):
+    return x.value if isinstance(x, backend.Variable) else x
 
 
 def update_loss_trackers(model, loss, per_output, size) -> None:
