@@ -21,7 +21,6 @@ else (names, trainability, the scope protocol, arithmetic) lives here once.
 from __future__ import annotations
 
 import itertools
-
 import threading
 
 import numpy as np
@@ -339,6 +338,7 @@ def _deferral():
 
 _AGGREGATIONS = ("none", "mean", "sum", "only_first_replica")
 _SYNCHRONIZATIONS = ("none", "on_read", "on_write", "auto")
+_CREATION_ORDER = itertools.count()  # a layer lists its own weights in it, as Keras does
 
 
 def _choice(argument, value, allowed, none_means, name):
@@ -350,9 +350,6 @@ def _choice(argument, value, allowed, none_means, name):
             f"received {argument}={value!r}."
         )
     return value
-
-
-_CREATION_ORDER = itertools.count()
 
 
 class Variable:
@@ -406,8 +403,6 @@ class Variable:
         from lamina.backend import config
 
         self.name = name or "variable"
-        # The order of creation: a layer lists its own weights in it, as Keras tracks
-        # them (a variable assigned in `__init__` before the weights `build` adds).
         self._created = next(_CREATION_ORDER)
         self._explicit_layout = layout
         if isinstance(initializer, (str, dict, type)):
