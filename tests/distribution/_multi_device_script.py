@@ -197,4 +197,29 @@ with dist.DataParallel().scope():
     found["resume_diff"] = max_diff(resumed, whole)
     found["resume_spec"] = str(resumed.get_layer("dense").kernel.value.sharding.spec)
 
+# A LayoutMap rule for a layer's output ("<path>/output", Keras's form): a sharding
+# constraint on that output inside the compiled step, the same numbers, no warning.
+import jax  # noqa: E402
+
+out_map = dist.LayoutMap(mesh)
+out_map["d2/output"] = ("batch", None)
+with dist.ModelParallel(layout_map=out_map, batch_dim_name="batch").scope():
+    inputs = lamina.Input((8,))
+    hidden = layers.Dense(6, name="d1")(inputs)
+    constrained = lamina.Model(inputs, layers.Dense(4, name="d2")(hidden))
+    values = [v.value for v in constrained.trainable_variables]
+    step = jax.jit(lambda tv, data: constrained.stateless_call(tv, [], data)[0])
+    lowered = step.lower(values, x[:8]).as_text()
+    found["output_constraints"] = lowered.count("sharding_constraint") + lowered.count("@Sharding")
+    constrained.compile(optimizer="sgd", loss="mse")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        constrained.fit(x, y, batch_size=16, epochs=1, verbose=0)
+    found["output_rule_warnings"] = [
+        str(w.message) for w in caught if "LayoutMap" in str(w.message)
+    ]
+    found["output_predict_diff"] = float(
+        np.abs(constrained.predict(x, verbose=0) - constrained(x).__array__()).max()
+    )
+
 json.dump(found, sys.stdout)

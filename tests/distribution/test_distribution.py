@@ -377,3 +377,13 @@ def test_data_parallel_refuses_a_process_torchrun_started_outside_its_job(monkey
         dist.DataParallel()
     monkeypatch.setenv("WORLD_SIZE", "1")
     assert dist.DataParallel().data_shard_id == 0
+
+
+@pytest.mark.engine("jax")
+def test_a_layout_rule_for_a_layers_output_constrains_it(multi_device):
+    """Keras's distribution guide: `layout_map["d2/output"] = ("batch", None)` puts a
+    sharding constraint on that layer's output in the compiled step (lamina ignored the
+    rule and warned that it matched no variable)."""
+    assert multi_device["output_constraints"] >= 1
+    assert multi_device["output_rule_warnings"] == []
+    assert multi_device["output_predict_diff"] < 1e-5

@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 
 from lamina import backend, tree
-from lamina.backend.common.global_state import fixed_learning_phase
+from lamina.backend.common.global_state import current_distribution, fixed_learning_phase
 from lamina.dtype_policies import autocast as _autocast
 from lamina.graph.operation import CallContext, current_call_context
 from lamina.layers import call_masks
@@ -97,6 +97,7 @@ def call_on_tensor(self, x, kwargs):
             context.training = training
         outputs = call_method(self)(x, **kwargs)
         apply_activity_regularizer(self, outputs)
+    outputs = output_layout(self, outputs)
     call_masks.outgoing(self, x, mask, outputs)
     return outputs
 
@@ -149,6 +150,7 @@ def repeat_call(self, x, kwargs):
             if training is not None and context.training is None:
                 context.training = training
             outputs = call_method(self)(x, **kwargs)
+        outputs = output_layout(self, outputs)
         call_masks.outgoing(self, x, mask, outputs)
         return outputs
     outputs = type(self)._base_call(self, x, **kwargs)
@@ -175,6 +177,21 @@ def repeat_call(self, x, kwargs):
             self.autocast,
         )
     return outputs
+
+
+def output_layout(layer, outputs):
+    """`outputs` laid out as the distribution in use says for `<layer path>/output` (a
+    `LayoutMap` rule for a layer's output, as Keras applies it: a sharding constraint
+    in a compiled step); as they are without such a rule."""
+    distribution = current_distribution()
+    if distribution is None:
+        return outputs
+    layout = distribution.get_tensor_layout(f"{layer.path}/output")
+    if layout is None:
+        return outputs
+    from lamina.distribution import distribution_lib
+
+    return tree.map_structure(lambda t: distribution_lib.distribute_tensor(t, layout), outputs)
 
 
 def apply_activity_regularizer(self, outputs) -> None:

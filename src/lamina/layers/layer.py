@@ -757,6 +757,7 @@ class Layer(Operation, backend.layer.LayerBase):
                     context.training = training
                 outputs = call(*args, **kwargs)
                 apply_activity_regularizer(self, outputs)
+        outputs = eager_calls.output_layout(self, outputs)
         call_masks.outgoing(self, inputs, mask, outputs)
         return outputs
 

@@ -62,7 +62,10 @@ def to_layout(axes, mesh):
 
 def distribute_tensor(x, layout):
     """`x` (the whole value, the same in every process) placed on the layout's
-    devices, sharded as it says (a copy when needed)."""
+    devices, sharded as it says (a copy when needed). A traced value gets a sharding
+    constraint (a `LayoutMap` rule for a layer's output, inside a compiled step)."""
+    if isinstance(x, jax.core.Tracer):
+        return jax.lax.with_sharding_constraint(x, layout)
     if jax.process_count() == 1 or layout.is_fully_addressable:
         return jax.device_put(x, layout)
     if isinstance(x, jax.Array) and not x.is_fully_addressable:
