@@ -166,3 +166,18 @@ def test_program_cache_is_bounded_and_retraces_after_eviction():
         program(np.ones((1,), "float32"))
     assert bounded.trace_count == 4  # evicted, traced again
     assert roomy.trace_count == 3  # still cached
+
+
+def test_a_retrace_warning_names_the_changing_batch_and_the_callers_line():
+    """A step takes the weights too: the warning shows the leaves that changed (the
+    batch), not the first weights, and points at the user's line, not into the engine."""
+    model = lamina.Sequential([lamina.Input((4,)), layers.Dense(2)])
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.warns(lamina.backend.RetraceWarning) as record:
+        for rows in range(1, 8):
+            model.train_on_batch(np.ones((rows, 4), "float32"), np.ones((rows, 2), "float32"))
+    warning = next(w for w in record if issubclass(w.category, lamina.backend.RetraceWarning))
+    message = str(warning.message)
+    assert "(6, 4) float32, (6, 2) float32]" in message, message
+    assert "(4, 2) float32" not in message.split("signatures:")[1].split("]")[0], message
+    assert warning.filename == __file__

@@ -10,6 +10,8 @@ times.
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
 # A program may legitimately be traced a few times (a full batch, the last partial
@@ -34,13 +36,11 @@ class RetraceWarning(UserWarning):
     """
 
 
-def describe_signature(args) -> str:
-    """Shapes and dtypes of the array leaves of `args`, compactly: `(32, 784) float32`."""
-    parts = []
-    seen = 0
+def _leaf_signatures(args) -> list[str]:
+    """`shape dtype` of every array leaf of `args`, in order."""
+    out: list[str] = []
 
     def visit(x):
-        nonlocal seen
         if isinstance(x, dict):
             for k in sorted(x, key=str):
                 visit(x[k])
@@ -48,14 +48,45 @@ def describe_signature(args) -> str:
             for v in x:
                 visit(v)
         elif hasattr(x, "shape") and hasattr(x, "dtype"):
-            seen += 1
-            if len(parts) < 6:
-                parts.append(f"{tuple(x.shape)} {x.dtype}")
+            out.append(f"{tuple(x.shape)} {x.dtype}")
 
     visit(args)
-    if seen > len(parts):
-        parts.append(f"... ({seen - len(parts)} more)")
-    return "[" + ", ".join(parts) + "]"
+    return out
+
+
+def _differences(signatures: list[list[str]]) -> str:
+    """The recent signatures, each shown by the leaves that differ among them (the
+    weights a step also takes stay the same, and would hide the batch that changed)."""
+    if len({len(s) for s in signatures}) == 1:
+        changed = [i for i in range(len(signatures[0])) if len({s[i] for s in signatures}) > 1]
+        if changed:
+            return "; ".join("[" + ", ".join(s[i] for i in changed[:6]) + "]" for s in signatures)
+    return "; ".join("[" + ", ".join(s[:6]) + "]" for s in signatures)
+
+
+def _internal_folders() -> tuple[str, ...]:
+    """lamina's package folder, the engines' and the standard library's."""
+    folders = [os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))]
+    folders.append(os.path.dirname(os.path.abspath(os.__file__)))
+    for name in ("jax", "jaxlib", "torch"):
+        module = sys.modules.get(name)
+        if getattr(module, "__file__", None):
+            folders.append(os.path.dirname(os.path.abspath(module.__file__)))
+    return tuple(folder + os.sep for folder in folders)
+
+
+def _user_stacklevel() -> int:
+    """The `stacklevel` naming the first caller outside lamina, the engines and the
+    standard library (a warning raised while JAX traces a step would otherwise point
+    into JAX)."""
+    internal = _internal_folders()
+    frame, level = sys._getframe(2), 2
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith(internal) and not name.startswith("<"):
+            return level
+        frame, level = frame.f_back, level + 1
+    return 2
 
 
 class TraceLog:
@@ -64,18 +95,18 @@ class TraceLog:
     def __init__(self, name: str):
         self.name = name
         self.count = 0
-        self.signatures: list[str] = []
+        self.signatures: list[list[str]] = []
 
     def record(self, data) -> None:
         self.count += 1
-        self.signatures.append(describe_signature(data))
+        self.signatures.append(_leaf_signatures(data))
         del self.signatures[:-8]
         if (
             self.count > RETRACE_WARNING_AT
             and (self.count & (self.count - 1)) == 0
             or (self.count == RETRACE_WARNING_AT + 1)
         ):
-            recent = "; ".join(self.signatures[-4:])
+            recent = _differences(self.signatures[-4:])
             warnings.warn(
                 f"{self.name} has been compiled {self.count} times, once per new input "
                 f"signature (recent data signatures: {recent}). Each compile costs as much "
@@ -83,7 +114,7 @@ class TraceLog:
                 "lengths, use one batch size), or pass `steps_per_execution`/`batch_size` "
                 "values that divide the data evenly.",
                 RetraceWarning,
-                stacklevel=4,
+                stacklevel=_user_stacklevel(),
             )
 
 
