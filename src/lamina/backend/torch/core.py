@@ -165,6 +165,34 @@ def _variable_values(args):
     return args
 
 
+def _match_grad_strides(param) -> None:
+    # Autograd keeps the gradient a backward pass computed when its strides agree with
+    # the parameter's along every axis longer than 1: its layout contract skips size-1
+    # axes. A convolution on channels-last images returns its kernel's gradient in
+    # `channels_last` strides, which for a kernel with one input channel or a 1x1 window
+    # agree with the kernel's layout (`_store_for`) along all but those axes; but
+    # DistributedDataParallel compares every stride with its bucket view's (the
+    # parameter's) and warns. Along a size-1 axis a stride addresses nothing: restride
+    # the gradient, a view.
+    grad = param.grad
+    if grad is None or grad.layout != torch.strided or grad.stride() == param.stride():
+        return
+    sizes, strides = param.shape, param.stride()
+    if all(a == b for n, a, b in zip(sizes, grad.stride(), strides, strict=True) if n != 1):
+        param.grad = grad.as_strided(sizes, strides, grad.storage_offset())
+
+
+def _new_param(value: torch.Tensor, requires_grad: bool) -> torch.nn.Parameter:
+    """A parameter holding `value`; one with a size-1 axis restrides its `.grad` after
+    each backward pass (`_match_grad_strides`). The hook is registered once, here: it
+    stays through `requires_grad` changes (freezing, `trainable`)."""
+    if not (value.dtype.is_floating_point or value.dtype.is_complex) or 1 not in value.shape:
+        return torch.nn.Parameter(value, requires_grad=requires_grad)
+    param = torch.nn.Parameter(value, requires_grad=True)
+    param.register_post_accumulate_grad_hook(_match_grad_strides)
+    return param.requires_grad_(requires_grad)
+
+
 class Variable(_BaseVariable):
     __doc__ = _BaseVariable.__doc__
 
@@ -195,8 +223,8 @@ class Variable(_BaseVariable):
         param = self.__dict__.get("_param")
         if param is None or value.shape != param.shape or value.is_meta or param.is_meta:
             # A copy: the variable must not share storage with the caller's tensor.
-            self.__dict__["_param"] = torch.nn.Parameter(
-                value.detach().clone(), requires_grad=self._wants_grad(value.dtype)
+            self.__dict__["_param"] = _new_param(
+                value.detach().clone(), self._wants_grad(value.dtype)
             )
         elif value is not param:
             with torch.no_grad():
@@ -242,7 +270,7 @@ class Variable(_BaseVariable):
         with torch.no_grad():
             laid_out = param.detach().permute(*order).contiguous()
             laid_out = laid_out.permute(*(order.index(axis) for axis in range(n)))
-        self.__dict__["_param"] = torch.nn.Parameter(laid_out, requires_grad=param.requires_grad)
+        self.__dict__["_param"] = _new_param(laid_out, param.requires_grad)
 
     def _store_like(self, reference) -> None:
         param = self.__dict__.get("_param")
@@ -260,7 +288,7 @@ class Variable(_BaseVariable):
             laid_out = torch.empty_strided(
                 param.shape, other.stride(), dtype=param.dtype, device=param.device
             ).copy_(param)
-        self.__dict__["_param"] = torch.nn.Parameter(laid_out, requires_grad=param.requires_grad)
+        self.__dict__["_param"] = _new_param(laid_out, param.requires_grad)
 
     def _wants_grad(self, dtype) -> bool:
         return (
