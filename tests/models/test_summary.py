@@ -116,3 +116,75 @@ def test_an_unbuilt_model_summary_lists_its_layers_unbuilt_as_keras_does(name):
         return rows, [line.strip() for line in lines if "params:" in line]
 
     assert cells(lamina) == cells(keras)
+
+
+# The table's layout: Keras prints it with rich, lamina by the same rules --------------
+def _laid_out_models(lib):
+    """Models whose cells need fitting: a two-input graph (the "Connected to" column, a
+    large Embedding), long layer names and a seven-digit count, a Sequential convnet."""
+    layers = lib.layers
+    a, b = lib.Input((None,), name="input_a"), lib.Input((None,), name="input_b")
+    ea = layers.Embedding(1000, 64, name="embedding")(a)
+    eb = layers.Embedding(2000, 64, name="embedding_with_a_longer_name")(b)
+    merged = layers.Concatenate(name="concatenate")([ea, eb])
+    pooled = layers.GlobalMaxPooling1D(name="global_max_pooling1d")(merged)
+    graph = lib.Model([a, b], pooled, name="two_inputs")
+    x = lib.Input((784,), name="digits_with_a_rather_long_input_name")
+    h = layers.Dense(1630, name="a_very_long_dense_layer_name_that_wraps")(x)
+    h = layers.Dense(64, activation="relu", name="dense_2")(h)
+    mlp = lib.Model(x, layers.Dense(10, name="predictions")(h), name="mlp")
+    convnet = lib.Sequential(
+        [
+            lib.Input((28, 28, 1)),
+            layers.Conv2D(32, 3, name="conv2d"),
+            layers.Flatten(name="flatten"),
+            layers.Dense(1000, name="dense"),
+        ],
+        name="convnet",
+    )
+    return {"graph": graph, "mlp": mlp, "convnet": convnet}
+
+
+def _summary_lines(model, **kwargs):
+    text = []
+    model.summary(print_fn=lambda t, *args, **kw: text.append(t), **kwargs)
+    return "".join(text).rstrip("\n").split("\n")
+
+
+LAYOUTS = [{}, {"line_length": 80}, {"line_length": 61}, {"line_length": 40}]
+LAYOUTS += [{"line_length": 70, "show_trainable": True}]
+
+
+@pytest.fixture(scope="module")
+def laid_out_models():
+    return {lib: _laid_out_models(lib) for lib in (lamina, keras)}
+
+
+@pytest.mark.parametrize("name", ["graph", "mlp", "convnet"])
+@pytest.mark.parametrize("kwargs", LAYOUTS, ids=str)
+def test_the_table_is_laid_out_as_keras_lays_it_out(name, kwargs, laid_out_models, monkeypatch):
+    # A wide terminal: Keras's console crops its lines to the terminal's width.
+    monkeypatch.setenv("COLUMNS", "200")
+    model = laid_out_models[lamina][name]
+    ours = _summary_lines(model, **kwargs)
+    theirs = _summary_lines(laid_out_models[keras][name], **kwargs)
+    header = [line for line in ours if line.startswith("┃")]
+    assert header == [line for line in theirs if line.startswith("┃")]
+    # No count is split over two lines: one Param # cell a layer (cut with "…" where
+    # its column is narrower than it, as Keras cuts it), and whole where it fits.
+    counts = [line.split("│")[3].strip() for line in ours if line.startswith("│")]
+    counts = [count for count in counts if count]
+    assert len(counts) == len(model.layers), ours
+    if kwargs.get("line_length", 80) >= 61 and not kwargs.get("show_trainable"):
+        assert "Param #" in "".join(header)
+        assert counts == [f"{layer.count_params():,}" for layer in model.layers]
+    assert ours == theirs
+
+
+def test_a_cell_breaks_at_spaces_and_cuts_a_long_word_with_an_ellipsis():
+    from lamina.models.summary_utils import _wrap
+
+    assert _wrap("embedding_1 (Embedding)", 14) == ["embedding_1   ", "(Embedding)   "]
+    assert _wrap("input_layer_1[0][0]", 18) == ["input_layer_1[0][…"]
+    assert _wrap("128,000", 9, "right") == ["  128,000"]
+    assert _wrap("Param #", 3, "right") == ["Pa…", "  #"]

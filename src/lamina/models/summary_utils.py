@@ -189,19 +189,66 @@ def _layer_range_bounds(entries, layer_range) -> tuple[int, int]:
     return first[0], last[-1] + 1
 
 
-def _wrap(text: str, width: int) -> list[str]:
-    if width <= 0:
-        return [text]
-    if len(text) <= width:
-        return [text]
-    out = []
-    while len(text) > width:
-        cut = text.rfind(", ", 0, width)
-        cut = cut + 1 if cut > 0 else width
-        out.append(text[:cut].rstrip())
-        text = text[cut:].lstrip()
-    out.append(text)
-    return out
+# Table layout --------------------------------------------------------------------------
+# Keras prints the table with `rich`; lamina lays it out by the same rules, so that a
+# summary reads as Keras's line for line. Each column gets `int(position * line_length)`
+# characters less the previous position's; a column's cell has one space of padding on
+# either side and the line has a border between and around the columns, so what those
+# take is then taken from the columns evenly. A cell breaks into lines at spaces only
+# (a number or a name never splits), and a word longer than its column is cut with "…".
+_WORD = re.compile(r"\s*\S+\s*")
+
+
+def _fit_widths(widths: list[int], room: int) -> list[int]:
+    """The columns' widths (padding included) fitted to `room` characters: an excess is
+    taken from every column evenly, left to right; a shortfall is given to the columns
+    in proportion to their widths (as rich fits a table of fixed-width columns)."""
+    total = sum(widths)
+    fitted = []
+    if total > room:
+        excess, count = total - room, len(widths)
+        for width in widths:
+            cut = min(width, round(excess / count))
+            fitted.append(width - cut)
+            excess, count = excess - cut, count - 1
+    else:
+        extra, weight = room - total, total
+        for width in widths:
+            added = math.ceil(width * extra / weight) if weight > 0 else extra
+            fitted.append(width + added)
+            extra, weight = extra - added, weight - width
+    return fitted
+
+
+def _wrap(text: str, width: int, align: str = "left") -> list[str]:
+    """The lines of a cell `width` characters wide, padded to it: `text` broken at
+    spaces, a word longer than the width cut with "…"."""
+    lines = []
+    for paragraph in text.split("\n"):
+        breaks, used = [], 0
+        for word in _WORD.finditer(paragraph):
+            length = len(word.group().rstrip())
+            if width - used >= length:
+                used += len(word.group())
+                continue
+            if (length > width or used) and word.start():
+                breaks.append(word.start())
+            used = len(word.group())
+        bounds = [0, *breaks, len(paragraph)]
+        for begin, end in zip(bounds[:-1], bounds[1:], strict=True):
+            line = paragraph[begin:end]
+            if len(line) > width:  # trailing spaces past the edge go first
+                line = line[:width] + line[width:].rstrip()
+            if align != "left":
+                line = line.rstrip()
+            if len(line) > width:
+                line = line[: max(width - 1, 0)] + "…"
+            if align == "right":
+                line = line.rjust(width)
+            elif align == "center":
+                line = " " * ((width - len(line)) // 2) + line
+            lines.append(line.ljust(width))
+    return lines
 
 
 def print_summary(
@@ -223,13 +270,10 @@ def print_summary(
     # '0 (unbuilt)'.
     graph_mode = model._function is not None and not _is_sequential_like(model)
     headers = ["Layer (type)", "Output Shape", "Param #"] + (["Connected to"] if graph_mode else [])
-    right_aligned = {2}
     # Keras's defaults, narrowed to the terminal (a log gets the 80 columns of no terminal).
     default_length = 108 if graph_mode else 88
     if positions is None:
-        # Keras's, except a wider "Connected to" column (Keras: [0.3, 0.56, 0.74, 1.0]),
-        # so that a node's connections wrap less.
-        positions = [0.3, 0.55, 0.67, 1.0] if graph_mode else [0.45, 0.80, 1.0]
+        positions = [0.3, 0.56, 0.74, 1.0] if graph_mode else [0.45, 0.80, 1.0]
     positions = list(positions)
     if len(positions) != len(headers):
         raise ValueError(
@@ -240,8 +284,9 @@ def print_summary(
         default_length += 12
         positions = [p * 0.90 for p in positions] + [1.0]
         headers.append("Trainable")
-    line_length = line_length or min(default_length, shutil.get_terminal_size().columns - 4)
-    if positions[-1] <= 1:
+    fractions = positions[-1] <= 1  # of the line (Keras 3); else offsets (Keras 2)
+    if fractions:
+        line_length = line_length or min(default_length, shutil.get_terminal_size().columns - 4)
         positions = [int(line_length * p) for p in positions]
     widths = [positions[0]] + [b - a for a, b in zip(positions[:-1], positions[1:], strict=True)]
     if any(w < 4 for w in widths):
@@ -262,40 +307,36 @@ def print_summary(
         cells = list(row[: 4 if graph_mode else 3])
         return cells + [row[4]] if show_trainable else cells
 
-    centred = {len(headers) - 1} if show_trainable else set()
-    inner = [w - 1 for w in widths]
-    inner[0] -= 1  # the left border
+    aligns = ["left", "left", "right"] + ["left"] * graph_mode + ["center"] * show_trainable
+    # The cells' widths inside their padding. Keras's: the columns and their padding
+    # fitted to the line between its borders. Offsets: each column's right border at its
+    # offset.
+    if fractions:
+        room = line_length - len(widths) - 1
+        inner = [max(w - 2, 1) for w in _fit_widths([w + 2 for w in widths], room)]
+    else:
+        inner = [max(w - 3 - (i == 0), 1) for i, w in enumerate(widths)]
     lines: list[str] = []
 
-    def emit(cells, bar="│"):
-        wrapped = [_wrap(str(c), w - 2) for c, w in zip(cells, inner, strict=False)]
+    def emit(cells, header=False):
+        wrapped = [
+            _wrap(str(c), w, align) for c, w, align in zip(cells, inner, aligns, strict=True)
+        ]
         height = max(len(w) for w in wrapped)
-        for i in range(height):
-            parts = []
-            for j, (texts, w) in enumerate(zip(wrapped, inner, strict=False)):
-                text = texts[i] if i < len(texts) else ""
-                if j in right_aligned:
-                    text = text.rjust(w - 2)
-                elif j in centred:
-                    text = text.center(w - 2)
-                else:
-                    text = text.ljust(w - 2)
-                parts.append(" " + text + " ")
-            lines.append(bar + bar.join(parts) + bar)
+        # A cell is written from the top of its row, a header from the bottom (as rich).
+        for texts, w in zip(wrapped, inner, strict=True):
+            blank = [" " * w] * (height - len(texts))
+            texts[:] = blank + texts if header else texts + blank
+        bar = "┃" if header else "│"
+        for parts in zip(*wrapped, strict=True):
+            lines.append(bar + bar.join(f" {part} " for part in parts) + bar)
 
     def rule(left, mid, right, fill):
-        lines.append(left + mid.join(fill * w for w in inner) + right)
+        lines.append(left + mid.join(fill * (w + 2) for w in inner) + right)
 
     lines.append(f'Model: "{model.name}"')
     rule("┏", "┳", "┓", "━")
-    # A header too long for its column is cut with an ellipsis, as rich cuts it.
-    emit(
-        [
-            h if len(h) <= w - 2 else h[: max(w - 3, 1)] + "…"
-            for h, w in zip(headers, inner, strict=True)
-        ],
-        bar="┃",
-    )
+    emit(headers, header=True)
     rule("┡", "╇", "┩", "━")
     for i, row in enumerate(rows):
         emit(select(row))
