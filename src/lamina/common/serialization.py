@@ -11,8 +11,12 @@ from __future__ import annotations
 import contextlib
 import threading
 
+import numpy as np
+
 # category -> {name: object}; categories are "layers", "activations", "initializers", ...
 _BUILTINS: dict[str, dict[str, object]] = {}
+# built-in object -> the first category it was registered in (which Keras module it is in)
+_BUILTIN_CATEGORIES: dict[object, str] = {}
 _CUSTOM_OBJECTS: dict[str, object] = {}
 _CUSTOM_NAMES: dict[object, str] = {}
 _scope = threading.local()
@@ -62,6 +66,7 @@ def _unknown_advice(class_name: str, registered: str | None) -> str:
 def register_builtin(category: str, obj, name: str | None = None):
     """Register a built-in class or function under `name` (default: its `__name__`)."""
     _BUILTINS.setdefault(category, {})[name or obj.__name__] = obj
+    _BUILTIN_CATEGORIES.setdefault(obj, category)
     return obj
 
 
@@ -153,6 +158,19 @@ def get_registered_object(
     >>> get_registered_object("Mine", custom_objects={"Mine": dict})
     <class 'dict'>
     """
+    found = _custom_object(name, custom_objects, module_objects)
+    if found is not None:
+        return found
+    categories = [category] if category else list(_BUILTINS)
+    for cat in categories:
+        if name in _BUILTINS.get(cat, {}):
+            return _BUILTINS[cat][name]
+    return None
+
+
+def _custom_object(name: str, custom_objects: dict | None, module_objects: dict | None):
+    """`name` among the scoped, passed and registered custom objects and `module_objects`
+    (not the built-ins), or None."""
     for scope in reversed(getattr(_scope, "stack", [])):
         if name in scope:
             return scope[name]
@@ -172,10 +190,6 @@ def get_registered_object(
         )
     if module_objects and name in module_objects:
         return module_objects[name]
-    categories = [category] if category else list(_BUILTINS)
-    for cat in categories:
-        if name in _BUILTINS.get(cat, {}):
-            return _BUILTINS[cat][name]
     return None
 
 
@@ -206,20 +220,26 @@ CustomObjectScope = custom_object_scope
 
 
 def serialize_keras_object(obj, category: str | None = None):
-    """A JSON-able config: `{"module", "class_name", "config", "registered_name"}`.
+    """A JSON-able config: `{"module", "class_name", "config", "registered_name"}`, and
+    `build_config` for a built layer.
 
-    Functions registered as built-ins serialize to their name (as Keras does for
-    activations); `None`, numbers and strings pass through.
+    As in Keras, what `get_config()` returns is serialized too: a layer, initializer,
+    regularizer (any object with a `get_config`) in it becomes its own config dict, which
+    a class's `from_config` deserializes. Functions registered as built-ins serialize to
+    their name (as Keras does for activations); `None`, numbers and strings pass through.
 
-    >>> from lamina import layers
+    >>> from lamina import layers, regularizers
     >>> config = serialize_keras_object(layers.Dense(3, name="d"))
     >>> config["class_name"], config["config"]["units"], config["config"]["name"]
     ('Dense', 3, 'd')
+    >>> serialize_keras_object(regularizers.L1(0.5))["module"]
+    'keras.regularizers'
     """
     if obj is None or isinstance(obj, (str, int, float, bool)):
         return obj
     if isinstance(obj, (list, tuple)):
-        return [serialize_keras_object(o, category) for o in obj]
+        items = [serialize_keras_object(o, category) for o in obj]
+        return tuple(items) if isinstance(obj, tuple) else items
     if isinstance(obj, dict):
         return {k: serialize_keras_object(v, category) for k, v in obj.items()}
     if callable(obj) and not hasattr(obj, "get_config"):
@@ -236,19 +256,55 @@ def serialize_keras_object(obj, category: str | None = None):
     if not hasattr(obj, "get_config"):
         raise TypeError(f"Cannot serialize {type(obj).__name__} {obj!r}: it has no `get_config()`.")
     cls = type(obj)
-    registered = _CUSTOM_NAMES.get(cls)
-    module = MODULE_NAMES.get(category or "", None) if registered is None else cls.__module__
-    class_name = cls.__name__
-    keras_names = getattr(obj, "_keras_serialized_names", None)
-    if registered is None and keras_names is not None:
-        # Models are written under the names Keras uses, so Keras can read the file.
-        module, class_name, registered = keras_names()
-    return {
-        "module": module,
+    module, class_name, registered = _serialized_names(obj, category)
+    inner = obj.get_config()
+    config = {
+        "module": None if module == "__main__" else module,  # Keras writes no `__main__`
         "class_name": class_name,
-        "config": obj.get_config(),
+        "config": _serialize_config(inner) if isinstance(inner, dict) else inner,
         "registered_name": registered,
     }
+    if getattr(obj, "built", False) and hasattr(cls, "get_build_config"):
+        build = obj.get_build_config()
+        if build is not None:
+            config["build_config"] = _serialize_config(build)
+    return config
+
+
+def _serialized_names(obj, category):
+    """`(module, class_name, registered_name)` of a config, as Keras writes them."""
+    cls = type(obj)
+    registered = _CUSTOM_NAMES.get(cls)
+    if registered is not None:
+        return cls.__module__, cls.__name__, registered
+    keras_names = getattr(obj, "_keras_serialized_names", None)
+    if keras_names is not None:
+        # Models are written under the names Keras uses, so Keras can read the file.
+        return keras_names()
+    builtin_category = _BUILTIN_CATEGORIES.get(cls, category)
+    if builtin_category is None:
+        # An unregistered class met inside a config: named as Keras names it, so a
+        # `custom_objects` entry of its class name finds it on either side.
+        return cls.__module__, cls.__name__, cls.__name__
+    return MODULE_NAMES.get(builtin_category), cls.__name__, None
+
+
+def _serialize_config(value):
+    """`value` (what a `get_config()` or `get_build_config()` returned) with the objects in
+    it serialized: anything with a `get_config`, registered and built-in functions, NumPy
+    scalars. Other values stay as they are."""
+    if isinstance(value, dict):
+        return {k: _serialize_config(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        items = [_serialize_config(v) for v in value]
+        return tuple(items) if isinstance(value, tuple) else items
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, type):
+        return value
+    if hasattr(value, "get_config") or (callable(value) and hasattr(value, "__name__")):
+        return serialize_keras_object(value)
+    return value
 
 
 @contextlib.contextmanager
@@ -388,6 +444,12 @@ def deserialize_keras_object(
 ):
     """Rebuild an object from `serialize_keras_object` output (or a bare name string).
 
+    A config with a `build_config` builds the new object from it (through its own
+    `build_from_config`), as Keras does. A name resolves among the built-ins of
+    `category`; without a category it resolves, as in Keras 3, only to a custom object
+    (registered, scoped or in `custom_objects`) and otherwise comes back as the string,
+    and a list gives the list of its items deserialized.
+
     Keyword arguments, as Keras's: `safe_mode` (refuse Python bytecode), and
     `module_objects`, a dict of names to classes and functions consulted after the
     custom and registered objects (Keras 2 era code passes a module's `globals()`).
@@ -397,6 +459,8 @@ def deserialize_keras_object(
     >>> layer = deserialize_keras_object(config)
     >>> type(layer).__name__, layer.units, layer.activation.__name__
     ('Dense', 3, 'relu')
+    >>> deserialize_keras_object(["sgd", "relu"]), deserialize_keras_object("relu", "activations").__name__
+    (['sgd', 'relu'], 'relu')
     """
     module_objects = kwargs.pop("module_objects", None)
     if "safe_mode" in kwargs:
@@ -411,6 +475,20 @@ def deserialize_keras_object(
             )
     if config is None:
         return None
+    if category is None and isinstance(config, list):
+        # As Keras: a list of configs (`metrics=[...]` in a compile config) gives a list.
+        return [
+            deserialize_keras_object(
+                item, None, custom_objects, printable_module_name, module_objects=module_objects
+            )
+            for item in config
+        ]
+    if isinstance(config, str) and category is None:
+        # As Keras 3: a name given without a category is a custom object's (registered,
+        # in scope or in `custom_objects`), or else stays the string it is (the compile
+        # config of a model's own `get_compile_config` keeps `"sgd"` as a name).
+        found = _custom_object(config, custom_objects, module_objects)
+        return config if found is None else found
     if isinstance(config, str):
         obj = get_registered_object(config, custom_objects, module_objects, category=category)
         if obj is None:
@@ -498,10 +576,10 @@ def deserialize_keras_object(
         )
         try:
             with build_budget():
-                return _from_config(cls, inner, custom_objects, kwargs)
+                return _from_config(cls, inner, custom_objects, kwargs, config.get("build_config"))
         except CONFIG_ERRORS as err:
             raise config_error(err, where) from err
-    return _from_config(cls, inner, custom_objects, kwargs)
+    return _from_config(cls, inner, custom_objects, kwargs, config.get("build_config"))
 
 
 # What building an object from a damaged config may raise, besides ValueError and
@@ -549,7 +627,24 @@ def config_error(err: BaseException, where: str) -> Exception:
     return cls(f"{where}: {detail}")
 
 
-def _from_config(cls, inner, custom_objects, kwargs):
+def _from_config(cls, inner, custom_objects, kwargs, build_config=None):
+    """`cls.from_config(inner)`, then, as Keras does, `build_from_config(build_config)` on
+    an instance that is not built yet: a layer nested in a model or in another layer's
+    config gets its state (its variables) before the model around it is rebuilt, through
+    its own `build_from_config` where it defines one."""
+    instance = _instantiate(cls, inner, custom_objects, kwargs)
+    if (
+        build_config
+        and hasattr(instance, "build_from_config")
+        and not getattr(instance, "built", True)
+    ):
+        with custom_object_scope(custom_objects or {}):
+            instance.build_from_config(build_config)
+        instance.built = True
+    return instance
+
+
+def _instantiate(cls, inner, custom_objects, kwargs):
     if hasattr(cls, "from_config"):
         try:
             return cls.from_config(inner, custom_objects=custom_objects, **kwargs)

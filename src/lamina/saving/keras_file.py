@@ -207,10 +207,31 @@ def model_config(model) -> dict:
     build = model.get_build_config()
     if build is not None:
         config["build_config"] = build
-    compile_config = model._compile_config() if getattr(model, "compiled", False) else None
+    # What the model's `get_compile_config` returns (a subclass may override it, as
+    # Keras lets it), with the objects in it serialized.
+    compile_config = model.get_compile_config() if getattr(model, "compiled", False) else None
     if compile_config is not None:
-        config["compile_config"] = compile_config
+        config["compile_config"] = serialization.serialize_keras_object(compile_config)
     return config
+
+
+def _defined_by_lamina(model, method: str) -> bool:
+    """Whether `model`'s `method` is lamina's own (not a user subclass's override)."""
+    for cls in type(model).__mro__:
+        if method in cls.__dict__:
+            return cls.__module__.startswith("lamina.")
+    return True
+
+
+def compile_loaded_model(model, compile_config, custom_objects) -> None:
+    """Compile a loaded model from its file's `compile_config`, as Keras does: through
+    the model's own `compile_from_config` where it overrides it (with `custom_objects`
+    in scope), else from lamina's format."""
+    if _defined_by_lamina(model, "compile_from_config"):
+        model._compile_from_config(compile_config, custom_objects)
+        return
+    with serialization.custom_object_scope(custom_objects or {}):
+        model.compile_from_config(compile_config)
 
 
 def _check_zip(zf: zipfile.ZipFile, filepath) -> None:
@@ -446,9 +467,11 @@ def _build_and_fill(zf, filepath, config, weights, custom_objects, compile, safe
         except serialization.CONFIG_ERRORS as err:
             raise _part_error(filepath, CONFIG, err) from err
         if compile and compile_config:
-            _check_compile_names(compile_config, custom_objects, filepath)
+            if _defined_by_lamina(model, "compile_from_config"):
+                # lamina's format: its loss and metric names must be in the registry.
+                _check_compile_names(compile_config, custom_objects, filepath)
             try:
-                model._compile_from_config(compile_config, custom_objects)
+                compile_loaded_model(model, compile_config, custom_objects)
             except serialization.CONFIG_ERRORS as err:
                 raise _part_error(filepath, f"{CONFIG}, compile_config", err) from err
         try:

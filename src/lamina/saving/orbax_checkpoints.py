@@ -83,6 +83,7 @@ def load_model(path, custom_objects=None, compile=True, safe_mode=True):
     """The model of the latest step of an Orbax checkpoint folder (written with the
     model's config: not `save_weights_only`)."""
     from lamina.common import serialization
+    from lamina.saving import keras_file
 
     ocp = orbax_v1("Loading an Orbax checkpoint")
     path = os.fspath(path)
@@ -109,7 +110,7 @@ def load_model(path, custom_objects=None, compile=True, safe_mode=True):
         if build_config and not model.built:
             model.build_from_config(build_config)
         if compile and compile_config:
-            model._compile_from_config(compile_config, custom_objects)
+            keras_file.compile_loaded_model(model, compile_config, custom_objects)
         with _quiet_restore():
             state = checkpointer.load_checkpointables(step, {"pytree": None})["pytree"]
     _set_state(model, state)
