@@ -244,3 +244,12 @@ def test_weights_in_creation_order_and_dense_files_kernel_and_bias(tmp_path):
     got = [np.asarray(w) for w in model.get_weights()]
     for a, b in zip(got[1:], expected[1:], strict=True):  # all but my_variable, not filed
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_direct_build_of_a_builtin_layer_records_its_shape():
+    configs = {}
+    for K in (keras, lamina):
+        dense = K.layers.Dense(2)
+        dense.build((None, 3))
+        configs[K.__name__] = dense.get_build_config()
+    assert configs["lamina"] == configs["keras"] == {"input_shape": (None, 3)}

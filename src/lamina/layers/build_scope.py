@@ -24,7 +24,7 @@ def scoped_build(build):
                 out = build(self, *args, **kwargs)
         finally:
             state["_build_depth"] = depth
-        if depth == 0 and not self.built:
+        if depth == 0:
             if self._build_shapes is None and len(args) == 1 and not kwargs:
                 self._build_shapes = args[0]  # what `get_build_config` saves
             self.built = True
