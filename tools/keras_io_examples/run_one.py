@@ -22,7 +22,10 @@ printed is `RESULT {json}`, with the last `fit`'s final loss and its shapes.
 Keras 3 runs with KERAS_BACKEND=jax whatever the program sets (it needs TensorFlow
 otherwise). The programs from the keras-io site itself (not in the Keras repository)
 are read from keras-team/keras-io's `examples/<area>/<name>.py`; the runner needs pandas
-and SciPy beside lamina for the programs that use them.
+and SciPy beside lamina for the programs that use them. Keras's developer guides (its
+repository's `guides/`) run the same way; `keras.applications` models are built with
+random weights there (nothing is downloaded), and `KERAS_BACKEND=torch`, when set, runs
+the Keras flavour on torch (for the guides written for it).
 """
 
 from __future__ import annotations
@@ -66,7 +69,7 @@ if FLAVOUR == "lamina":
 
     sys.modules.setdefault("keras_core", root)  # old programs import keras_core
 else:
-    os.environ["KERAS_BACKEND"] = "jax"
+    os.environ.setdefault("KERAS_BACKEND", "jax")  # KERAS_BACKEND=torch, if set, is honoured
     import keras as root
 
     sys.modules.setdefault("keras_core", root)  # old programs import keras_core
@@ -83,7 +86,31 @@ else:
 sys.path.insert(0, HERE)
 import fake_tf  # noqa: E402
 
-fake_tf.install(root.utils.PyDataset, PROG, keras_module=root)
+_tf = fake_tf.install(root.utils.PyDataset, PROG, keras_module=root)
+# tf.data's Dataset.cardinality() (transfer_learning prints it)
+_tf.data.Dataset.cardinality = lambda self: len(self._elements)
+
+
+def _tfds_load(name, split=None, as_supervised=False, **k):
+    # A tensorflow_datasets stand-in -- cats_vs_dogs as small random images of
+    # varied sizes (uint8 HxWx3, int64 label), one dataset per split.
+    if name != "cats_vs_dogs":
+        raise OSError(f"runner: no synthetic tfds dataset {name!r}")
+    r = np.random.RandomState(3)
+
+    def one(n):
+        els = []
+        for _ in range(n):
+            h, w = r.randint(60, 120), r.randint(60, 120)
+            img = r.randint(0, 256, size=(h, w, 3)).astype("uint8")
+            lab = np.int64(r.randint(0, 2))
+            els.append((img, lab) if as_supervised else {"image": img, "label": lab})
+        return _tf.data.Dataset(els)
+
+    sizes = [192, 64, 64]
+    splits = split if isinstance(split, (list, tuple)) else [split]
+    out = [one(sizes[min(i, 2)]) for i in range(len(splits))]
+    return out if isinstance(split, (list, tuple)) else out[0]
 
 
 def _stub(name, **attrs):
@@ -95,11 +122,38 @@ def _stub(name, **attrs):
 
 
 _stub("tqdm", tqdm=lambda it=None, *a, **k: it, trange=range)  # a progress bar
+_stub("tensorflow_datasets", load=_tfds_load, disable_progress_bar=lambda: None)
+
+
+# Pretrained weights are not reachable: keras.applications.* build with random
+# weights (weights="imagenet" -> None), for both flavours.
+def _no_pretrained(fn):
+    def build(*a, **k):
+        if k.get("weights", "imagenet") == "imagenet":
+            k["weights"] = None
+        return fn(*a, **k)
+
+    return build
+
+
+for _n in dir(root.applications):
+    _f = getattr(root.applications, _n)
+    if _n[:1].isupper() and callable(_f):
+        setattr(root.applications, _n, _no_pretrained(_f))
 
 
 # ---------------------------------------------------------------- synthetic data
 # Programs that split a fixed number of samples off the training set need that many.
-SIZES = {"siamese_contrastive.py": (30512, 256), "token_learner.py": (40512, 256)}
+SIZES = {
+    "siamese_contrastive.py": (30512, 256),
+    "token_learner.py": (40512, 256),
+    # the Keras guides reshape MNIST to (60000, 784) / (10000, 784), or split 10000 off
+    "functional_api.py": (60000, 10000),
+    "making_new_layers_and_models_via_subclassing.py": (60000, 10000),
+    "training_with_built_in_methods.py": (60000, 10000),
+    "writing_a_custom_training_loop_in_jax.py": (10512, 128),
+    "writing_a_custom_training_loop_in_torch.py": (10512, 128),
+}
 N_TRAIN, N_TEST = SIZES.get(NAME, (512, 128))
 
 
@@ -708,7 +762,9 @@ if NAME in FILES:
 result = {
     "program": NAME,
     "flavour": FLAVOUR,
-    "backend": os.environ.get("LAMINA_BACKEND", "jax") if FLAVOUR == "lamina" else "jax",
+    "backend": os.environ.get("LAMINA_BACKEND", "jax")
+    if FLAVOUR == "lamina"
+    else root.backend.backend(),
 }
 try:
     runpy.run_path(PROG, run_name="__main__")
