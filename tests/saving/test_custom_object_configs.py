@@ -426,3 +426,14 @@ def test_default_compile_config_still_round_trips(tmp_path):
         lambda K: _default_compile_config_round_trip(K, str(tmp_path / f"{K.__name__}.keras"))
     )
     assert got == expected
+
+
+def test_a_reloaded_models_variables_keep_their_paths(tmp_path):
+    """Building nested layers from their `build_config` is left to the model being
+    rebuilt (inside its name scope) for lamina's own layers: the variable paths, which
+    an Orbax checkpoint's state tree is keyed by, stay those of the saved model."""
+    model = lamina.Sequential([lamina.Input((2,)), lamina.layers.Dense(1)])
+    path = str(tmp_path / "m.keras")
+    model.save(path)
+    again = lamina.saving.load_model(path)
+    assert [v.path for v in again.variables] == [v.path for v in model.variables]

@@ -637,11 +637,21 @@ def _from_config(cls, inner, custom_objects, kwargs, build_config=None):
         build_config
         and hasattr(instance, "build_from_config")
         and not getattr(instance, "built", True)
+        and _own_build_from_config(instance)
     ):
         with custom_object_scope(custom_objects or {}):
             instance.build_from_config(build_config)
         instance.built = True
     return instance
+
+
+def _own_build_from_config(instance) -> bool:
+    """Whether `instance`'s class overrides lamina's `build_from_config` (a layer whose
+    `build` takes more than the input shape). lamina's own is left to the model being
+    rebuilt, which builds its layers inside its name scope: their variables keep the
+    paths they were saved under (an Orbax checkpoint's state tree is keyed by them)."""
+    method = getattr(type(instance), "build_from_config", None)
+    return not (getattr(method, "__module__", None) or "").startswith("lamina.")
 
 
 def _instantiate(cls, inner, custom_objects, kwargs):
