@@ -73,7 +73,9 @@ def _nested_layer_config(K):
         "type": type(nested).__name__,
         "entry": {k: nested[k] for k in ("module", "class_name", "registered_name")},
         "units": nested["config"]["units"],
-        "build_config": json.loads(json.dumps(nested.get("build_config"))),
+        # (Keras also writes the nested Dense's `build_config`; lamina writes it only for
+        # a class with its own `build_from_config`, and leaves its own layers to be built
+        # by what is rebuilt around them: see `serialization._from_config`.)
         "json": json.loads(json.dumps(config))["config"]["first_layer"]["class_name"],
     }
 

@@ -264,7 +264,13 @@ def serialize_keras_object(obj, category: str | None = None):
         "config": _serialize_config(inner) if isinstance(inner, dict) else inner,
         "registered_name": registered,
     }
-    if getattr(obj, "built", False) and hasattr(cls, "get_build_config"):
+    if (
+        getattr(obj, "built", False)
+        and hasattr(cls, "get_build_config")
+        and (_own_build_from_config(obj))
+    ):
+        # Only for a class that builds from it itself (see `_from_config`): lamina's
+        # layers are built by the model or wrapper rebuilt around them.
         build = obj.get_build_config()
         if build is not None:
             config["build_config"] = _serialize_config(build)
