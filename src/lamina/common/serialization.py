@@ -651,13 +651,23 @@ def _from_config(cls, inner, custom_objects, kwargs, build_config=None):
     return instance
 
 
+def is_lamina_code(obj) -> bool:
+    """Whether `obj` (a class, function or method) is lamina's own, not a user's: how
+    lamina tells its own methods from a subclass's overrides.
+
+    >>> from lamina import layers
+    >>> is_lamina_code(layers.Dense.call), is_lamina_code(dict.get)
+    (True, False)
+    """
+    return (getattr(obj, "__module__", None) or "").startswith("lamina.")
+
+
 def _own_build_from_config(instance) -> bool:
     """Whether `instance`'s class overrides lamina's `build_from_config` (a layer whose
     `build` takes more than the input shape). lamina's own is left to the model being
     rebuilt, which builds its layers inside its name scope: their variables keep the
     paths they were saved under (an Orbax checkpoint's state tree is keyed by them)."""
-    method = getattr(type(instance), "build_from_config", None)
-    return not (getattr(method, "__module__", None) or "").startswith("lamina.")
+    return not is_lamina_code(getattr(type(instance), "build_from_config", None))
 
 
 def _instantiate(cls, inner, custom_objects, kwargs):

@@ -185,8 +185,7 @@ class Layer(Operation, backend.layer.LayerBase):
         captured operations would skip: lamina's layers, and subclasses of them that
         keep their `call`. A `call` written elsewhere is not assumed to be pure."""
         return cls._pure_call and all(
-            (getattr(getattr(cls, name), "__module__", None) or "").startswith("lamina.")
-            for name in ("call", "__call__")
+            serialization.is_lamina_code(getattr(cls, name)) for name in ("call", "__call__")
         )
 
     def __init_subclass__(cls, **kwargs):

@@ -28,6 +28,7 @@ import warnings
 
 from lamina import dtype_policies, ops, quantizers
 from lamina.backend.common.variables import bump_structure_version
+from lamina.common import serialization
 from lamina.dtype_policies.dtype_policy import check_quantization_mode
 
 
@@ -65,7 +66,7 @@ def call_method(layer):
     layers dispatch inside their `call` (after their own input conversions)."""
     if layer._dtype_policy.quantization_mode is None:
         return layer.call
-    if (getattr(type(layer).call, "__module__", None) or "").startswith("lamina."):
+    if serialization.is_lamina_code(type(layer).call):
         return layer.call
     return layer.quantized_call
 

@@ -140,7 +140,7 @@ class Model(Trainer, Layer):
         if name is None:
             # As Keras: a user's subclass after its class ("mnist_model"), else "functional".
             cls = type(self)
-            own = (cls.__module__ or "").startswith("lamina.")
+            own = serialization.is_lamina_code(cls)
             name = unique_name("functional" if own else to_snake_case(cls.__name__))
         Layer.__init__(self, name=name, trainable=trainable, **kwargs)
         # Inputs fed by a tensor (`Input(tensor=t)`) are computed in the graph, not given.

@@ -215,19 +215,11 @@ def model_config(model) -> dict:
     return config
 
 
-def _defined_by_lamina(model, method: str) -> bool:
-    """Whether `model`'s `method` is lamina's own (not a user subclass's override)."""
-    for cls in type(model).__mro__:
-        if method in cls.__dict__:
-            return cls.__module__.startswith("lamina.")
-    return True
-
-
 def compile_loaded_model(model, compile_config, custom_objects) -> None:
     """Compile a loaded model from its file's `compile_config`, as Keras does: through
     the model's own `compile_from_config` where it overrides it (with `custom_objects`
     in scope), else from lamina's format."""
-    if _defined_by_lamina(model, "compile_from_config"):
+    if serialization.is_lamina_code(type(model).compile_from_config):
         model._compile_from_config(compile_config, custom_objects)
         return
     with serialization.custom_object_scope(custom_objects or {}):
@@ -467,7 +459,7 @@ def _build_and_fill(zf, filepath, config, weights, custom_objects, compile, safe
         except serialization.CONFIG_ERRORS as err:
             raise _part_error(filepath, CONFIG, err) from err
         if compile and compile_config:
-            if _defined_by_lamina(model, "compile_from_config"):
+            if serialization.is_lamina_code(type(model).compile_from_config):
                 # lamina's format: its loss and metric names must be in the registry.
                 _check_compile_names(compile_config, custom_objects, filepath)
             try:

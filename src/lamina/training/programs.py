@@ -15,6 +15,7 @@ step is traced and compiled whole).
 from __future__ import annotations
 
 from lamina import backend
+from lamina.common.serialization import is_lamina_code
 from lamina.training import steps
 
 
@@ -61,9 +62,7 @@ def _lamina_own(obj) -> bool:
     if obj is None:
         return True
     fn = getattr(obj, "fn", None)
-    return (type(obj).__module__ or "").startswith("lamina.") and (
-        fn is None or (getattr(fn, "__module__", None) or "").startswith("lamina.")
-    )
+    return is_lamina_code(type(obj)) and (fn is None or is_lamina_code(fn))
 
 
 def capture_variables(model):
@@ -130,7 +129,7 @@ def evaluation_variables(model):
 
     variables.watched = lambda: [
         *train_variables.watched(),
-        *(m for m in _each_metric(model) if (type(m).__module__ or "").split(".")[0] != "lamina"),
+        *(m for m in _each_metric(model) if not is_lamina_code(type(m))),
     ]
     return variables
 
@@ -146,7 +145,7 @@ def _wraps_users_function(metric) -> bool:
     # A metric made from a user's function (`metrics=[fn]`): the function's Python is
     # not watched (a counter in its closure), so the step runs eagerly, as for a loss.
     fn = getattr(metric, "_fn", None) or getattr(metric, "fn", None)
-    return fn is not None and not (getattr(fn, "__module__", None) or "").startswith("lamina.")
+    return fn is not None and not is_lamina_code(fn)
 
 
 def test_programs(model) -> dict:
